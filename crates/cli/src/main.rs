@@ -1,0 +1,45 @@
+//! `sloscope`: a thin command-line front over the sloscope libraries.
+//!
+//! Exit codes: 0 analysed (or collected); 1 `--check` found a profile that is not `accept`;
+//! 2 bad input (a file could not be read or parsed, or bad arguments).
+
+mod analyze;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Serving-profile benchmarks of quantized LLMs, judged against SLOs.
+#[derive(Parser)]
+#[command(name = "sloscope", version, about, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Analyse result files: lineage, recomputed summaries and the SLO verdict per profile.
+    Analyze(analyze::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    let result = match cli.command {
+        Command::Analyze(args) => analyze::run(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("sloscope: error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}

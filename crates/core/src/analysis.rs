@@ -1,0 +1,630 @@
+//! The whole analysis of a set of loaded files: lineage, then per profile the comparable runs,
+//! their recomputed summaries, the SLO verdict and the float-baseline comparison. This is the
+//! report view-model: `sloscope analyze` prints it and the page renders it.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::baseline::{self, BaselineReport};
+use crate::contract::{validate_profile, Profile, SloLimit};
+use crate::lineage::{check_lineage, LineageInputs, LineageReport};
+use crate::load::{Document, LoadedFile};
+use crate::metric::{Direction, Metric};
+use crate::schema::{
+    Decision, EvidenceLevel, KnobValue, Plan, ProfileName, ProfileSpec, Role, Run, RunStatus,
+    WorkloadSpec,
+};
+use crate::stats::Interval;
+use crate::summary::{summarize, Summary, Thresholds};
+use crate::verdict::{decide, slo_checks, BindingSlo, Confidence, Contender, SloCheck};
+
+/// Where a candidate's numbers come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum SummarySource {
+    /// Recomputed by sloscope from raw requests.
+    Recomputed,
+    /// Taken as reported by another tool (no raw requests in the file).
+    Reported,
+}
+
+/// A reported value that disagrees with the recomputed one beyond rounding.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Disagreement {
+    /// Metric name.
+    pub metric: String,
+    /// As reported in the file.
+    pub reported: f64,
+    /// As recomputed.
+    pub recomputed: f64,
+}
+
+/// One comparable candidate of a profile.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct CandidateReport {
+    /// Candidate name.
+    pub name: String,
+    /// Run file.
+    pub file: String,
+    /// The knob it varies.
+    pub knob: Option<String>,
+    /// Its value.
+    pub value: Option<KnobValue>,
+    /// Evidence level of the run.
+    pub evidence_level: EvidenceLevel,
+    /// Where the numbers come from.
+    pub source: SummarySource,
+    /// Repeats with raw data.
+    pub repeats: u32,
+    /// Recomputed summary over all repeats (`null` for reported-only runs).
+    pub summary: Option<Summary>,
+    /// Recomputed summary of each repeat.
+    pub per_repeat: Vec<Summary>,
+    /// Reported summaries carried by the file.
+    pub reported: BTreeMap<String, Option<f64>>,
+    /// Reported values that disagree with the recomputed ones.
+    pub disagreements: Vec<Disagreement>,
+    /// Every SLO limit checked.
+    pub slo_checks: Vec<SloCheck>,
+    /// True when every SLO check passes.
+    pub meets_slo: bool,
+    /// Value of the primary metric.
+    pub primary_value: Option<f64>,
+    /// 95% interval of the primary metric over repeats (3 or more).
+    pub primary_interval: Option<Interval>,
+    /// The recommended candidate.
+    pub chosen: bool,
+}
+
+impl CandidateReport {
+    /// The value of a metric: recomputed where there is raw data, else as reported.
+    pub fn metric(&self, m: Metric) -> Option<f64> {
+        match &self.summary {
+            Some(s) => s.metric(m),
+            None => self.reported.get(&m.name()).copied().flatten(),
+        }
+    }
+}
+
+/// A run left out of the comparison, and why.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Excluded {
+    /// Run file.
+    pub file: String,
+    /// Candidate name in the run.
+    pub candidate: String,
+    /// Why it is not comparable.
+    pub reason: String,
+}
+
+/// Everything about one profile.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct ProfileReport {
+    /// Profile name.
+    pub profile: String,
+    /// accept / tune / reject.
+    pub decision: Decision,
+    /// The chosen candidate.
+    pub recommended_name: Option<String>,
+    /// Why.
+    pub reason: String,
+    /// Problems with the profile definition (empty when it passed its contract).
+    pub contract_issues: Vec<String>,
+    /// Where the profile definition came from (a plan or a run file).
+    pub defined_in: Option<String>,
+    /// The workload.
+    pub workload: Option<WorkloadSpec>,
+    /// The ranking metric.
+    pub primary_metric: Option<String>,
+    /// Its direction.
+    pub primary_direction: Option<Direction>,
+    /// SLO limits.
+    pub slo: Vec<SloLimit>,
+    /// The knob the candidates vary.
+    pub knob: Option<String>,
+    /// Comparable candidates.
+    pub candidates: Vec<CandidateReport>,
+    /// Runs left out, with reasons.
+    pub excluded: Vec<Excluded>,
+    /// When no candidate met every SLO: what bound.
+    pub binding_slo: Option<BindingSlo>,
+    /// Interval statement when repeats allow.
+    pub confidence: Option<Confidence>,
+    /// Quantized vs float, when a baseline run is loaded.
+    pub baseline: Option<BaselineReport>,
+}
+
+/// The whole report.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Analysis {
+    /// Version of the sloscope core that computed it.
+    pub sloscope_version: String,
+    /// Lineage check.
+    pub lineage: LineageReport,
+    /// One entry per profile, in latency, balanced, throughput order.
+    pub profiles: Vec<ProfileReport>,
+    /// Problems that belong to no profile.
+    pub notes: Vec<String>,
+}
+
+impl Analysis {
+    /// True when every profile is `accept`.
+    pub fn all_accept(&self) -> bool {
+        !self.profiles.is_empty() && self.profiles.iter().all(|p| p.decision == Decision::Accept)
+    }
+}
+
+/// Analyses every loaded file together.
+pub fn analyze(files: &[LoadedFile]) -> Analysis {
+    let mut inputs = LineageInputs::default();
+    let mut plans: Vec<(&str, &Plan)> = Vec::new();
+    let mut notes = Vec::new();
+    for f in files {
+        match &f.doc {
+            Document::QualityGate(g) => inputs.gates.push((&f.name, g)),
+            Document::FloatBaseline(b) => inputs.baselines.push((&f.name, b)),
+            Document::Deployment(d) => inputs.deployments.push((&f.name, d)),
+            Document::Plan(p) => plans.push((&f.name, p)),
+            Document::Run(r) => inputs.runs.push((&f.name, r)),
+        }
+    }
+    let lineage = check_lineage(&inputs);
+    if plans.len() > 1 {
+        let names: Vec<&str> = plans.iter().map(|p| p.0).collect();
+        notes.push(format!(
+            "{} plans loaded ({}); using {}",
+            plans.len(),
+            names.join(", "),
+            names[0]
+        ));
+    }
+    let plan = plans.first().copied();
+    let mut names: Vec<ProfileName> = Vec::new();
+    if let Some((file, p)) = plan {
+        for (i, spec) in p.profiles.iter().enumerate() {
+            match spec.name.as_deref().map(ProfileName::parse) {
+                Some(Some(n)) => names.push(n),
+                _ => notes.push(format!(
+                    "{file}: profiles[{i}].name {:?} is not latency, balanced or throughput",
+                    spec.name.as_deref().unwrap_or("")
+                )),
+            }
+        }
+    }
+    for (file, run) in &inputs.runs {
+        match ProfileName::parse(&run.profile) {
+            Some(n) => names.push(n),
+            None => notes.push(format!(
+                "{file}: profile {:?} is not latency, balanced or throughput",
+                run.profile
+            )),
+        }
+    }
+    names.sort();
+    names.dedup();
+    let quantized_artifact = inputs
+        .deployments
+        .first()
+        .map(|d| d.1.artifact.artifact_id.clone())
+        .or_else(|| {
+            inputs
+                .gates
+                .first()
+                .map(|g| g.1.artifact.artifact_id.clone())
+        });
+    let ctx = Ctx {
+        plan,
+        runs: &inputs.runs,
+        lineage: &lineage,
+        quantized_artifact,
+    };
+    let profiles = names
+        .into_iter()
+        .map(|n| analyze_profile(&ctx, n))
+        .collect();
+    Analysis {
+        sloscope_version: env!("CARGO_PKG_VERSION").to_string(),
+        lineage,
+        profiles,
+        notes,
+    }
+}
+
+struct Ctx<'a> {
+    plan: Option<(&'a str, &'a Plan)>,
+    runs: &'a [(&'a str, &'a Run)],
+    lineage: &'a LineageReport,
+    quantized_artifact: Option<String>,
+}
+
+fn analyze_profile(ctx: &Ctx<'_>, name: ProfileName) -> ProfileReport {
+    let runs: Vec<(&str, &Run)> = ctx
+        .runs
+        .iter()
+        .filter(|(_, r)| r.profile == name.as_str())
+        .copied()
+        .collect();
+    let (spec, defined_in): (Option<ProfileSpec>, Option<String>) = match ctx.plan {
+        Some((file, plan)) => (
+            plan.profiles
+                .iter()
+                .find(|p| p.name.as_deref() == Some(name.as_str()))
+                .cloned(),
+            Some(file.to_string()),
+        ),
+        None => runs
+            .iter()
+            .find_map(|(f, r)| {
+                r.profile_spec
+                    .clone()
+                    .map(|s| (Some(s), Some(f.to_string())))
+            })
+            .unwrap_or((None, None)),
+    };
+    let knob = ctx.plan.map(|(_, p)| p.knob.clone()).or_else(|| {
+        runs.iter()
+            .find(|(_, r)| r.role == Role::Candidate)
+            .and_then(|(_, r)| r.candidate.knob.clone())
+    });
+    let contract = match &spec {
+        Some(s) => validate_profile(s),
+        None => Err(vec![format!(
+            "no definition of the {name} profile: load the plan, or runs that carry profile_spec"
+        )]),
+    };
+    let profile = contract.as_ref().ok();
+    let thresholds = profile.map_or_else(Thresholds::default, |p| Thresholds::from_slo(&p.slo));
+    let mut report = ProfileReport {
+        profile: name.as_str().to_string(),
+        decision: Decision::Reject,
+        recommended_name: None,
+        reason: String::new(),
+        contract_issues: contract.as_ref().err().cloned().unwrap_or_default(),
+        defined_in: spec.as_ref().and(defined_in),
+        workload: spec.as_ref().and_then(|s| s.workload.clone()),
+        primary_metric: spec.as_ref().and_then(|s| s.primary_metric.clone()),
+        primary_direction: profile.map(|p| p.primary_metric.direction()),
+        slo: profile.map(Profile::slo_limits).unwrap_or_default(),
+        knob: knob.clone(),
+        candidates: Vec::new(),
+        excluded: Vec::new(),
+        binding_slo: None,
+        confidence: None,
+        baseline: None,
+    };
+    let mut baseline_runs = Vec::new();
+    for &(file, run) in &runs {
+        if run.role == Role::Baseline {
+            baseline_runs.push((file, run));
+            continue;
+        }
+        let taken: Vec<&str> = report.candidates.iter().map(|c| c.name.as_str()).collect();
+        match comparable(ctx, spec.as_ref(), knob.as_deref(), run, &taken) {
+            Err(reason) => report.excluded.push(Excluded {
+                file: file.to_string(),
+                candidate: run.candidate.name.clone(),
+                reason,
+            }),
+            Ok(()) => report
+                .candidates
+                .push(candidate_report(file, run, profile, &thresholds)),
+        }
+    }
+    order_like_plan(ctx.plan.map(|p| p.1), &mut report.candidates);
+    decide_profile(ctx, profile, &mut report);
+    report.baseline = baseline_report(spec.as_ref(), &thresholds, &baseline_runs, &mut report);
+    report
+}
+
+fn order_like_plan(plan: Option<&Plan>, cands: &mut [CandidateReport]) {
+    if let Some(plan) = plan {
+        let pos = |n: &str| {
+            plan.candidates
+                .iter()
+                .position(|c| c.name == n)
+                .unwrap_or(usize::MAX)
+        };
+        cands.sort_by_key(|c| pos(&c.name));
+    }
+}
+
+fn decide_profile(ctx: &Ctx<'_>, profile: Option<&Profile>, report: &mut ProfileReport) {
+    if !ctx.lineage.ready {
+        let first = ctx.lineage.issues.first().cloned().unwrap_or_default();
+        let more = ctx.lineage.issues.len().saturating_sub(1);
+        report.reason = if more > 0 {
+            format!("lineage is broken: {first} (and {more} more)")
+        } else {
+            format!("lineage is broken: {first}")
+        };
+        return;
+    }
+    let Some(profile) = profile else {
+        report.reason = format!(
+            "the profile definition is invalid: {}",
+            report.contract_issues.join("; ")
+        );
+        return;
+    };
+    let lookups: Vec<Box<dyn Fn(Metric) -> Option<f64> + '_>> = report
+        .candidates
+        .iter()
+        .map(|c| Box::new(move |m: Metric| c.metric(m)) as Box<dyn Fn(Metric) -> Option<f64>>)
+        .collect();
+    let contenders: Vec<Contender<'_>> = report
+        .candidates
+        .iter()
+        .zip(&lookups)
+        .map(|(c, f)| Contender {
+            name: &c.name,
+            evidence: c.evidence_level,
+            value: f.as_ref(),
+            primary_per_repeat: c
+                .per_repeat
+                .iter()
+                .filter_map(|s| s.metric(profile.primary_metric))
+                .collect(),
+        })
+        .collect();
+    let v = decide(profile, &contenders);
+    drop(contenders);
+    drop(lookups);
+    report.decision = v.decision;
+    report.recommended_name = v.recommended.clone();
+    report.reason = v.reason;
+    report.binding_slo = v.binding;
+    report.confidence = v.confidence;
+    for c in &mut report.candidates {
+        c.chosen = v.recommended.as_deref() == Some(c.name.as_str());
+    }
+}
+
+/// Why a candidate run cannot be compared, or `Ok`.
+fn comparable(
+    ctx: &Ctx<'_>,
+    spec: Option<&ProfileSpec>,
+    knob: Option<&str>,
+    run: &Run,
+    taken: &[&str],
+) -> Result<(), String> {
+    match run.status {
+        RunStatus::Ok => {}
+        RunStatus::Failed => {
+            return Err(format!(
+                "status failed: {}",
+                run.failure.as_deref().unwrap_or("no reason given")
+            ))
+        }
+        RunStatus::Partial => {
+            let n: usize = run.repeats.iter().map(|r| r.requests.len()).sum();
+            return Err(format!(
+                "partial run ({n} requests kept): {}",
+                run.failure.as_deref().unwrap_or("interrupted")
+            ));
+        }
+    }
+    if run.evidence_level == EvidenceLevel::FailedBackendProfile {
+        return Err("evidence level failed_backend_profile".into());
+    }
+    if let Some(want) = &ctx.quantized_artifact {
+        if &run.artifact_id != want {
+            return Err(format!(
+                "artifact {:?}, not the deployed {want:?}",
+                run.artifact_id
+            ));
+        }
+    }
+    if let Some(spec) = spec {
+        let wid = spec.workload.as_ref().and_then(|w| w.id.as_deref());
+        if wid.is_some_and(|w| w != run.workload_id) {
+            return Err(format!(
+                "workload {:?}, the profile's is {:?}",
+                run.workload_id,
+                wid.unwrap_or("")
+            ));
+        }
+        if let (Some(want), Some(got)) = (
+            spec.workload.as_ref(),
+            run.profile_spec.as_ref().and_then(|s| s.workload.as_ref()),
+        ) {
+            let diffs = workload_diffs(want, got);
+            if !diffs.is_empty() {
+                return Err(format!(
+                    "workload differs from the profile: {}",
+                    diffs.join(", ")
+                ));
+            }
+        }
+    }
+    if let (Some(k), Some(rk)) = (knob, run.candidate.knob.as_deref()) {
+        if k != rk {
+            return Err(format!("varies knob {rk:?}; the plan declares {k:?}"));
+        }
+    }
+    if taken.contains(&run.candidate.name.as_str()) {
+        return Err(format!(
+            "a second run of candidate {:?} in this profile; the first one loaded is used",
+            run.candidate.name
+        ));
+    }
+    if run.repeats.is_empty() && run.reported.is_none() {
+        return Err("no requests and no reported summaries".into());
+    }
+    if !run.repeats.is_empty()
+        && run
+            .repeats
+            .iter()
+            .all(|r| r.requests.error.iter().all(Option::is_some))
+    {
+        return Err("every request failed".into());
+    }
+    Ok(())
+}
+
+fn workload_diffs(want: &WorkloadSpec, got: &WorkloadSpec) -> Vec<String> {
+    let mut d = Vec::new();
+    let mut cmp = |name: &str, a: Option<String>, b: Option<String>| {
+        if a.is_some() && a != b {
+            d.push(format!(
+                "{name} {} (profile {})",
+                b.unwrap_or_else(|| "unset".into()),
+                a.unwrap_or_default()
+            ));
+        }
+    };
+    let s = |v: Option<i64>| v.map(|x| x.to_string());
+    cmp("concurrency", s(want.concurrency), s(got.concurrency));
+    cmp("prompt_tokens", s(want.prompt_tokens), s(got.prompt_tokens));
+    cmp(
+        "max_output_tokens",
+        s(want.max_output_tokens),
+        s(got.max_output_tokens),
+    );
+    cmp(
+        "requests_per_repeat",
+        s(want.requests_per_repeat),
+        s(got.requests_per_repeat),
+    );
+    cmp(
+        "request_rate_rps",
+        want.request_rate_rps.map(|x| x.to_string()),
+        got.request_rate_rps.map(|x| x.to_string()),
+    );
+    d
+}
+
+fn candidate_report(
+    file: &str,
+    run: &Run,
+    profile: Option<&Profile>,
+    th: &Thresholds,
+) -> CandidateReport {
+    let reported = run.reported.clone().unwrap_or_default();
+    let (summary, per_repeat, source) = if run.repeats.is_empty() {
+        (None, Vec::new(), SummarySource::Reported)
+    } else {
+        let (s, per) = summarize(&run.repeats, th);
+        (Some(s), per, SummarySource::Recomputed)
+    };
+    let disagreements = summary
+        .as_ref()
+        .map(|s| disagreements(&reported, s))
+        .unwrap_or_default();
+    let mut c = CandidateReport {
+        name: run.candidate.name.clone(),
+        file: file.to_string(),
+        knob: run.candidate.knob.clone(),
+        value: run.candidate.value.clone(),
+        evidence_level: run.evidence_level,
+        source,
+        repeats: run.repeats.len() as u32,
+        summary,
+        per_repeat,
+        reported,
+        disagreements,
+        slo_checks: Vec::new(),
+        meets_slo: false,
+        primary_value: None,
+        primary_interval: None,
+        chosen: false,
+    };
+    if let Some(p) = profile {
+        c.slo_checks = slo_checks(p, &|m| c.metric(m));
+        c.meets_slo = c.slo_checks.iter().all(|x| x.pass);
+        c.primary_value = c.metric(p.primary_metric);
+        let per: Vec<f64> = c
+            .per_repeat
+            .iter()
+            .filter_map(|s| s.metric(p.primary_metric))
+            .collect();
+        if per.len() >= 3 {
+            c.primary_interval = crate::stats::mean_interval_95(&per);
+        }
+    }
+    c
+}
+
+/// Reported values further from the recomputed ones than rounding explains: 0.5% relative, or
+/// half a unit of the usual last decimal (0.05 ms, tok/s, req/s; 0.5 MB; 0.0005 for ratios).
+fn disagreements(reported: &BTreeMap<String, Option<f64>>, s: &Summary) -> Vec<Disagreement> {
+    let mut out = Vec::new();
+    for (k, v) in reported {
+        let (Some(m), Some(r)) = (Metric::parse(k), *v) else {
+            continue;
+        };
+        let Some(c) = s.metric(m) else { continue };
+        let abs_tol = match m.unit() {
+            "MB" => 0.51,
+            "" => 0.000_51,
+            _ => 0.051,
+        };
+        let tol = (0.005 * c.abs().max(r.abs())).max(abs_tol);
+        if (r - c).abs() > tol {
+            out.push(Disagreement {
+                metric: m.name(),
+                reported: r,
+                recomputed: c,
+            });
+        }
+    }
+    out
+}
+
+fn baseline_report(
+    spec: Option<&ProfileSpec>,
+    th: &Thresholds,
+    runs: &[(&str, &Run)],
+    report: &mut ProfileReport,
+) -> Option<BaselineReport> {
+    let wid = spec
+        .and_then(|s| s.workload.as_ref())
+        .and_then(|w| w.id.clone());
+    let mut chosen: Option<(&str, &Run)> = None;
+    for &(file, run) in runs {
+        let why = if run.status != RunStatus::Ok {
+            Some(format!("baseline run status {}", run.status.as_str()))
+        } else if wid.as_deref().is_some_and(|w| w != run.workload_id) {
+            Some(format!("baseline run of workload {:?}", run.workload_id))
+        } else if run.repeats.is_empty() {
+            Some("baseline run without raw requests".into())
+        } else if chosen.is_some() {
+            Some("a second baseline run for this profile; the first one loaded is used".into())
+        } else {
+            None
+        };
+        match why {
+            Some(reason) => report.excluded.push(Excluded {
+                file: file.to_string(),
+                candidate: run.candidate.name.clone(),
+                reason,
+            }),
+            None => chosen = Some((file, run)),
+        }
+    }
+    let (file, run) = chosen?;
+    let (bs, bper) = summarize(&run.repeats, th);
+    let q = report
+        .recommended_name
+        .as_deref()
+        .and_then(|n| report.candidates.iter().find(|c| c.name == n))
+        .and_then(|c| {
+            c.summary
+                .as_ref()
+                .map(|s| (c.name.clone(), s, c.per_repeat.as_slice()))
+        });
+    let rows = baseline::compare(q.as_ref().map(|(_, s, p)| (*s, *p)), (&bs, &bper));
+    Some(BaselineReport {
+        file: file.to_string(),
+        artifact_id: run.artifact_id.clone(),
+        compared_with: q.map(|(n, _, _)| n),
+        summary: bs,
+        rows,
+    })
+}

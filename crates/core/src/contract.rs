@@ -1,0 +1,220 @@
+//! The profile contract (the seed's TODO 2): a named workload with positive counts, a primary
+//! metric that exists and at least one SLO limit, each on a known metric with a known direction.
+
+use serde::{Deserialize, Serialize};
+
+use crate::metric::{Direction, Metric};
+use crate::schema::{ProfileName, ProfileSpec, WorkloadSpec};
+
+/// One SLO limit: a ceiling for lower-is-better metrics, a floor for higher-is-better ones.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct SloLimit {
+    /// Metric name.
+    pub metric: String,
+    /// The limit.
+    pub limit: f64,
+    /// Which side of the limit passes.
+    pub direction: Direction,
+}
+
+/// A profile that passed its contract.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Profile {
+    /// Which profile.
+    pub name: ProfileName,
+    /// The workload as declared (every required count present and positive).
+    pub workload: WorkloadSpec,
+    /// Workload id.
+    pub workload_id: String,
+    /// The ranking metric.
+    pub primary_metric: Metric,
+    /// The limits, in name order.
+    pub slo: Vec<(Metric, f64)>,
+}
+
+impl Profile {
+    /// SLO limits for reports.
+    pub fn slo_limits(&self) -> Vec<SloLimit> {
+        self.slo
+            .iter()
+            .map(|(m, l)| SloLimit {
+                metric: m.name(),
+                limit: *l,
+                direction: m.direction(),
+            })
+            .collect()
+    }
+}
+
+/// Checks a profile. `Err` lists every problem found, not only the first.
+pub fn validate_profile(spec: &ProfileSpec) -> Result<Profile, Vec<String>> {
+    let mut issues = Vec::new();
+    let name = match spec.name.as_deref() {
+        None => {
+            issues.push("missing name: expected latency, balanced or throughput".to_string());
+            None
+        }
+        Some(n) => {
+            let p = ProfileName::parse(n);
+            if p.is_none() {
+                issues.push(format!(
+                    "unsupported profile name {n:?}: expected latency, balanced or throughput"
+                ));
+            }
+            p
+        }
+    };
+    let workload = spec.workload.clone().unwrap_or_default();
+    if spec.workload.is_none() {
+        issues.push("missing workload".to_string());
+    }
+    let workload_id = match workload.id.as_deref() {
+        Some(id) if !id.trim().is_empty() => Some(id.to_string()),
+        Some(_) => {
+            issues.push("workload.id is empty: expected a name".to_string());
+            None
+        }
+        None => {
+            issues.push("missing workload.id".to_string());
+            None
+        }
+    };
+    let counts = [
+        ("concurrency", workload.concurrency, true),
+        ("prompt_tokens", workload.prompt_tokens, true),
+        ("max_output_tokens", workload.max_output_tokens, true),
+        ("repeats", workload.repeats, true),
+        ("requests_per_repeat", workload.requests_per_repeat, false),
+    ];
+    for (field, value, required) in counts {
+        match value {
+            None if required => issues.push(format!("missing workload.{field}")),
+            Some(v) if v <= 0 => issues.push(format!(
+                "workload.{field} is {v}: expected a positive count"
+            )),
+            _ => {}
+        }
+    }
+    if let Some(w) = workload.warmup_requests {
+        if w < 0 {
+            issues.push(format!(
+                "workload.warmup_requests is {w}: expected 0 or more"
+            ));
+        }
+    }
+    if let Some(r) = workload.request_rate_rps {
+        if !(r.is_finite() && r > 0.0) {
+            issues.push(format!(
+                "workload.request_rate_rps is {r}: expected a positive rate"
+            ));
+        }
+    }
+    let primary = match spec.primary_metric.as_deref() {
+        None | Some("") => {
+            issues.push("missing primary_metric".to_string());
+            None
+        }
+        Some(m) => {
+            let parsed = Metric::parse(m);
+            if parsed.is_none() {
+                issues.push(unknown_metric("primary_metric", m));
+            }
+            parsed
+        }
+    };
+    let mut slo = Vec::new();
+    match &spec.slo {
+        None => issues.push("missing slo: expected at least one limit".to_string()),
+        Some(map) if map.is_empty() => {
+            issues.push("slo is empty: expected at least one limit".to_string())
+        }
+        Some(map) => {
+            for (k, &v) in map {
+                match Metric::parse(k) {
+                    None => issues.push(unknown_metric(&format!("slo.{k}"), k)),
+                    Some(_) if !v.is_finite() => {
+                        issues.push(format!("slo.{k} is {v}: expected a finite limit"))
+                    }
+                    Some(m) => slo.push((m, v)),
+                }
+            }
+        }
+    }
+    match (name, workload_id, primary) {
+        (Some(name), Some(workload_id), Some(primary_metric)) if issues.is_empty() => Ok(Profile {
+            name,
+            workload,
+            workload_id,
+            primary_metric,
+            slo,
+        }),
+        _ => Err(issues),
+    }
+}
+
+fn unknown_metric(field: &str, name: &str) -> String {
+    format!(
+        "{field}: unknown metric {name:?}; expected one of ttft|tpot|itl|e2e|queue_wait \
+         _ mean|p50|p90|p95|p99|max _ms, or {}",
+        crate::metric::Scalar::ALL
+            .iter()
+            .map(|s| s.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec() -> ProfileSpec {
+        serde_json::from_str(
+            r#"{"name":"latency","workload":{"id":"short-chat","concurrency":1,"prompt_tokens":64,
+            "max_output_tokens":64,"repeats":3},"primary_metric":"ttft_p95_ms",
+            "slo":{"ttft_p95_ms":500,"failure_rate":0.0}}"#,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn accepts_a_complete_profile() {
+        let p = validate_profile(&spec()).unwrap();
+        assert_eq!(p.name, ProfileName::Latency);
+        assert_eq!(p.slo.len(), 2);
+    }
+
+    #[test]
+    fn lists_every_problem() {
+        let mut s = spec();
+        s.workload = Some(WorkloadSpec::default());
+        s.primary_metric = Some("ttft_p97_ms".into());
+        s.slo.as_mut().unwrap().insert("latency_ms".into(), 3.0);
+        let issues = validate_profile(&s).unwrap_err();
+        for want in [
+            "missing workload.id",
+            "missing workload.concurrency",
+            "missing workload.repeats",
+            "primary_metric: unknown metric \"ttft_p97_ms\"",
+            "slo.latency_ms: unknown metric",
+        ] {
+            assert!(
+                issues.iter().any(|i| i.contains(want)),
+                "{want} not in {issues:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn rejects_non_positive_counts_and_empty_slo() {
+        let mut s = spec();
+        s.workload.as_mut().unwrap().concurrency = Some(0);
+        s.slo = Some(Default::default());
+        let issues = validate_profile(&s).unwrap_err();
+        assert!(issues
+            .iter()
+            .any(|i| i.contains("workload.concurrency is 0")));
+        assert!(issues.iter().any(|i| i.contains("slo is empty")));
+    }
+}

@@ -1,0 +1,424 @@
+//! Reading files: kind detection, version check, typed parse and the checks serde cannot do.
+//!
+//! Every failure is a [`LoadError`] naming the file, the JSON path and what was expected. A file
+//! is parsed once without path tracking (fast); only when that fails is it parsed again with
+//! `serde_path_to_error` to name the path.
+
+use serde::de::{DeserializeOwned, IgnoredAny};
+
+use crate::schema::{
+    Deployment, FloatBaseline, Kind, Plan, QualityGate, Run, RunStatus, SCHEMA_MAJOR,
+};
+
+/// A parsed sloscope file.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Document {
+    /// Quality-gate record.
+    QualityGate(QualityGate),
+    /// Float baseline record.
+    FloatBaseline(FloatBaseline),
+    /// Deployment record.
+    Deployment(Deployment),
+    /// Plan.
+    Plan(Plan),
+    /// Run.
+    Run(Box<Run>),
+}
+
+impl Document {
+    /// The document's kind.
+    pub fn kind(&self) -> Kind {
+        match self {
+            Document::QualityGate(_) => Kind::QualityGate,
+            Document::FloatBaseline(_) => Kind::FloatBaseline,
+            Document::Deployment(_) => Kind::Deployment,
+            Document::Plan(_) => Kind::Plan,
+            Document::Run(_) => Kind::Run,
+        }
+    }
+}
+
+/// A file that was read, with the name it is reported under.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadedFile {
+    /// File name or path as the user gave it.
+    pub name: String,
+    /// Its contents.
+    pub doc: Document,
+}
+
+/// What went wrong, for callers that react to the category.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LoadErrorKind {
+    /// Not JSON, or truncated.
+    Syntax,
+    /// No `kind` field, or not one of ours.
+    Kind,
+    /// `schema_version` missing, malformed, or of a newer major.
+    Version,
+    /// A field has the wrong type or is missing.
+    Field,
+    /// Well-typed but impossible (negative durations, mismatched columns …).
+    Invalid,
+}
+
+/// A file that could not be read, with where and why.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{file}: {path}: {message}")]
+pub struct LoadError {
+    /// The file.
+    pub file: String,
+    /// JSON path (`$` for the document itself).
+    pub path: String,
+    /// What was found and what was expected.
+    pub message: String,
+    /// Category.
+    pub kind: LoadErrorKind,
+}
+
+impl LoadError {
+    fn new(
+        file: &str,
+        path: impl Into<String>,
+        message: impl Into<String>,
+        kind: LoadErrorKind,
+    ) -> Self {
+        LoadError {
+            file: file.to_string(),
+            path: path.into(),
+            message: message.into(),
+            kind,
+        }
+    }
+}
+
+struct Envelope {
+    kind: Option<serde_json::Value>,
+    schema_version: Option<serde_json::Value>,
+}
+
+/// Parses `bytes` (the contents of `file`) into a checked document.
+pub fn parse_document(file: &str, bytes: &[u8]) -> Result<Document, LoadError> {
+    let (kind, _minor) = envelope(file, bytes)?;
+    let doc = match kind {
+        Kind::QualityGate => Document::QualityGate(typed(file, bytes)?),
+        Kind::FloatBaseline => Document::FloatBaseline(typed(file, bytes)?),
+        Kind::Deployment => Document::Deployment(typed(file, bytes)?),
+        Kind::Plan => Document::Plan(typed(file, bytes)?),
+        Kind::Run => {
+            let run: Run = typed(file, bytes)?;
+            validate_run(file, &run)?;
+            Document::Run(Box::new(run))
+        }
+    };
+    Ok(doc)
+}
+
+/// Reads `kind` and `schema_version` and checks the major version.
+fn envelope(file: &str, bytes: &[u8]) -> Result<(Kind, u32), LoadError> {
+    let env = envelope_fields(file, bytes)?;
+    let kinds = Kind::ALL.map(|k| k.as_str()).join(", ");
+    let kind = match env.kind {
+        None => {
+            return Err(LoadError::new(
+                file,
+                "$.kind",
+                format!("missing field `kind`: expected one of {kinds} (is this a sloscope file?)"),
+                LoadErrorKind::Kind,
+            ))
+        }
+        Some(serde_json::Value::String(s)) => Kind::parse(&s).ok_or_else(|| {
+            LoadError::new(
+                file,
+                "$.kind",
+                format!("unknown kind {s:?}: expected one of {kinds}"),
+                LoadErrorKind::Kind,
+            )
+        })?,
+        Some(other) => {
+            return Err(LoadError::new(
+                file,
+                "$.kind",
+                format!("expected a string, one of {kinds}; found {other}"),
+                LoadErrorKind::Kind,
+            ))
+        }
+    };
+    let version = match env.schema_version {
+        Some(serde_json::Value::String(s)) => s,
+        Some(other) => {
+            return Err(LoadError::new(
+                file,
+                "$.schema_version",
+                format!("expected a string \"MAJOR.MINOR\"; found {other}"),
+                LoadErrorKind::Version,
+            ))
+        }
+        None => {
+            return Err(LoadError::new(
+                file,
+                "$.schema_version",
+                "missing field `schema_version`: expected \"MAJOR.MINOR\", e.g. \"1.0\"",
+                LoadErrorKind::Version,
+            ))
+        }
+    };
+    let (major, minor) = parse_version(&version).ok_or_else(|| {
+        LoadError::new(
+            file,
+            "$.schema_version",
+            format!("{version:?} is not \"MAJOR.MINOR\""),
+            LoadErrorKind::Version,
+        )
+    })?;
+    if major > SCHEMA_MAJOR {
+        return Err(LoadError::new(
+            file,
+            "$.schema_version",
+            format!(
+                "schema version {version} is newer than this sloscope reads ({SCHEMA_MAJOR}.x); \
+                 upgrade sloscope"
+            ),
+            LoadErrorKind::Version,
+        ));
+    }
+    if major < SCHEMA_MAJOR {
+        return Err(LoadError::new(
+            file,
+            "$.schema_version",
+            format!("schema version {version} predates {SCHEMA_MAJOR}.x and is not supported"),
+            LoadErrorKind::Version,
+        ));
+    }
+    Ok((kind, minor))
+}
+
+fn envelope_fields(file: &str, bytes: &[u8]) -> Result<Envelope, LoadError> {
+    // Skims the top level: only `kind` and `schema_version` are kept, the rest is skipped.
+    struct V;
+    impl<'de> serde::de::Visitor<'de> for V {
+        type Value = Envelope;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a JSON object")
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Envelope, A::Error> {
+            let mut env = Envelope {
+                kind: None,
+                schema_version: None,
+            };
+            while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                match key.as_ref() {
+                    "kind" => env.kind = Some(map.next_value()?),
+                    "schema_version" => env.schema_version = Some(map.next_value()?),
+                    _ => {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+            }
+            Ok(env)
+        }
+    }
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let env = serde::Deserializer::deserialize_map(&mut de, V)
+        .and_then(|env| de.end().map(|()| env))
+        .map_err(|e| syntax_error(file, &e))?;
+    Ok(env)
+}
+
+fn syntax_error(file: &str, e: &serde_json::Error) -> LoadError {
+    use serde_json::error::Category;
+    let message = match e.classify() {
+        Category::Eof => format!("truncated JSON: {e}"),
+        Category::Syntax => format!("malformed JSON (NaN and Infinity are not JSON numbers): {e}"),
+        Category::Io => format!("could not read: {e}"),
+        Category::Data => format!("expected a JSON object at the top level: {e}"),
+    };
+    LoadError::new(file, "$", message, LoadErrorKind::Syntax)
+}
+
+fn parse_version(v: &str) -> Option<(u32, u32)> {
+    let (a, b) = v.split_once('.')?;
+    Some((a.parse().ok()?, b.parse().ok()?))
+}
+
+fn typed<T: DeserializeOwned>(file: &str, bytes: &[u8]) -> Result<T, LoadError> {
+    match serde_json::from_slice::<T>(bytes) {
+        Ok(v) => Ok(v),
+        Err(_) => {
+            let mut de = serde_json::Deserializer::from_slice(bytes);
+            match serde_path_to_error::deserialize::<_, T>(&mut de) {
+                Ok(v) => Ok(v),
+                Err(e) => {
+                    let path = format!("$.{}", e.path())
+                        .replace("$..", "$.")
+                        .replace(".[", "[");
+                    let inner = e.into_inner();
+                    let msg = strip_position(&inner.to_string());
+                    Err(LoadError::new(file, path, msg, LoadErrorKind::Field))
+                }
+            }
+        }
+    }
+}
+
+fn strip_position(msg: &str) -> String {
+    match msg.rfind(" at line ") {
+        Some(i) => format!("{} ({})", &msg[..i], &msg[i + 1..]),
+        None => msg.to_string(),
+    }
+}
+
+/// Checks what the types cannot: equal column lengths, ordered and consistent times.
+pub fn validate_run(file: &str, run: &Run) -> Result<(), LoadError> {
+    let invalid =
+        |path: String, msg: String| LoadError::new(file, path, msg, LoadErrorKind::Invalid);
+    if run.repeats.is_empty() && run.reported.is_none() && run.status != RunStatus::Failed {
+        return Err(invalid(
+            "$.repeats".into(),
+            format!(
+                "empty: a run with status {} needs at least one repeat with requests \
+                 (or `reported` summaries for an imported run)",
+                run.status.as_str()
+            ),
+        ));
+    }
+    for (ri, rep) in run.repeats.iter().enumerate() {
+        let base = format!("$.repeats[{ri}].requests");
+        let r = &rep.requests;
+        let n = r.len();
+        if n == 0 && run.status == RunStatus::Ok {
+            return Err(invalid(
+                base,
+                "empty request list: expected at least one request in a repeat of an ok run".into(),
+            ));
+        }
+        let lens = [
+            ("ttft_us", r.ttft_us.len()),
+            ("e2e_us", r.e2e_us.len()),
+            ("prompt_tokens", r.prompt_tokens.len()),
+            ("prompt_tokens_source", r.prompt_tokens_source.len()),
+            ("output_tokens", r.output_tokens.len()),
+            ("output_tokens_source", r.output_tokens_source.len()),
+            ("server_queue_us", r.server_queue_us.len()),
+            ("error", r.error.len()),
+            ("itl_us", r.itl_us.len()),
+        ];
+        for (name, len) in lens {
+            if len != n {
+                return Err(invalid(
+                    format!("{base}.{name}"),
+                    format!(
+                        "has {len} entries: expected {n}, one per request as in send_offset_us"
+                    ),
+                ));
+            }
+        }
+        if let Some(intended) = &r.intended_offset_us {
+            if intended.len() != n {
+                return Err(invalid(
+                    format!("{base}.intended_offset_us"),
+                    format!("has {} entries: expected {n}", intended.len()),
+                ));
+            }
+            for (i, (&want, &sent)) in intended.iter().zip(&r.send_offset_us).enumerate() {
+                if sent < want {
+                    return Err(invalid(
+                        format!("{base}.send_offset_us[{i}]"),
+                        format!("sent at {sent} µs, before its intended time {want} µs"),
+                    ));
+                }
+            }
+        }
+        for i in 1..n {
+            if r.send_offset_us[i] < r.send_offset_us[i - 1] {
+                return Err(invalid(
+                    format!("{base}.send_offset_us[{i}]"),
+                    format!(
+                        "{} µs is before the previous request's {} µs: expected requests in send order",
+                        r.send_offset_us[i],
+                        r.send_offset_us[i - 1]
+                    ),
+                ));
+            }
+        }
+        for i in 0..n {
+            let ok = r.error[i].is_none();
+            let (ttft, e2e) = (r.ttft_us[i], r.e2e_us[i]);
+            if ok {
+                if ttft.is_none() {
+                    return Err(invalid(
+                        format!("{base}.ttft_us[{i}]"),
+                        "null for a successful request: expected the time to first token".into(),
+                    ));
+                }
+                if e2e.is_none() {
+                    return Err(invalid(
+                        format!("{base}.e2e_us[{i}]"),
+                        "null for a successful request: expected the end-to-end time".into(),
+                    ));
+                }
+                if r.output_tokens[i].is_none() {
+                    return Err(invalid(
+                        format!("{base}.output_tokens[{i}]"),
+                        "null for a successful request: expected the output token count".into(),
+                    ));
+                }
+            }
+            if let (Some(t), Some(e)) = (ttft, e2e) {
+                if e < t {
+                    return Err(invalid(
+                        format!("{base}.e2e_us[{i}]"),
+                        format!("end-to-end {e} µs is before the first token at {t} µs"),
+                    ));
+                }
+                let gaps = r.itl_us.get(i);
+                let sum: u64 = gaps.iter().map(|&g| g as u64).sum();
+                // Each gap is a difference of µs-truncated stamps, so they telescope exactly;
+                // allow 1 µs per gap for writers that round each gap independently.
+                if t + sum > e + gaps.len() as u64 {
+                    return Err(invalid(
+                        format!("{base}.itl_us[{i}]"),
+                        format!(
+                            "gaps add up to {sum} µs after a first token at {t} µs, past the \
+                             end at {e} µs"
+                        ),
+                    ));
+                }
+            }
+        }
+        for (j, s) in rep.memory.iter().enumerate() {
+            for (field, v) in [
+                ("gpu_used_mb", s.gpu_used_mb),
+                ("server_rss_mb", s.server_rss_mb),
+            ] {
+                if let Some(v) = v {
+                    if v < 0.0 {
+                        return Err(invalid(
+                            format!("$.repeats[{ri}].memory[{j}].{field}"),
+                            format!("{v}: expected a non-negative size"),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    if let Some(rep) = &run.reported {
+        for (k, v) in rep {
+            if crate::metric::Metric::parse(k).is_none() && !crate::summary::is_reported_extra(k) {
+                return Err(invalid(
+                    format!("$.reported.{k}"),
+                    "unknown metric name; see the metric list in the README".into(),
+                ));
+            }
+            if let Some(v) = v {
+                if *v < 0.0 {
+                    return Err(invalid(
+                        format!("$.reported.{k}"),
+                        format!("{v}: expected a non-negative value"),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}

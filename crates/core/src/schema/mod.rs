@@ -1,0 +1,121 @@
+//! The v1 file format: every type that the collector writes and the report reads.
+//!
+//! One owner for the schema: these types are both `Serialize` and `Deserialize`, the JSON
+//! Schemas under `static/schema/` are generated from them, and every file starts with `kind`
+//! and `schema_version`. Units live in field names; a missing value is `null`, never `0`.
+
+mod gaps;
+mod lineage;
+mod plan;
+mod run;
+
+pub use gaps::Gaps;
+pub use lineage::{ArtifactIdentity, Decision, Deployment, FloatBaseline, QualityGate};
+pub use plan::{Candidate, KnobValue, Plan, ProfileSpec, WorkloadSpec};
+pub use run::{
+    CandidateRef, EndpointInfo, EvidenceLevel, HistogramBucket, HistogramDelta, MemorySample,
+    MetricSample, Repeat, RequestColumns, Role, Run, RunSource, RunStatus, ServerInfo, TokenSource,
+    ToolInfo,
+};
+
+use serde::{Deserialize, Serialize};
+
+/// Major version of the schema this build reads and writes. A file with a newer major is
+/// refused; a newer minor is read (unknown fields are ignored).
+pub const SCHEMA_MAJOR: u32 = 1;
+/// Minor version written by this build.
+pub const SCHEMA_MINOR: u32 = 0;
+/// `schema_version` as written into every file.
+pub const SCHEMA_VERSION: &str = "1.0";
+
+/// What a file holds; the first field of every sloscope file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    /// The quality-gate record of the quantized artifact.
+    QualityGate,
+    /// The float baseline record (same model, float weights).
+    FloatBaseline,
+    /// The deployment record of the quantized artifact on its backend.
+    Deployment,
+    /// Profiles and candidates to run.
+    Plan,
+    /// One candidate under one profile: raw per-request data.
+    Run,
+}
+
+impl Kind {
+    /// All kinds, in the order they are listed in messages.
+    pub const ALL: [Kind; 5] = [
+        Kind::QualityGate,
+        Kind::FloatBaseline,
+        Kind::Deployment,
+        Kind::Plan,
+        Kind::Run,
+    ];
+
+    /// The snake_case name used in files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::QualityGate => "quality_gate",
+            Kind::FloatBaseline => "float_baseline",
+            Kind::Deployment => "deployment",
+            Kind::Plan => "plan",
+            Kind::Run => "run",
+        }
+    }
+
+    /// Parses a `kind` value.
+    pub fn parse(s: &str) -> Option<Kind> {
+        Kind::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+}
+
+impl std::fmt::Display for Kind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The three serving profiles.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum ProfileName {
+    /// Concurrency 1, short prompts; TTFT first.
+    Latency,
+    /// Medium concurrency, mixed lengths; TPOT, throughput and tail.
+    Balanced,
+    /// High concurrency, long generation; output tokens/s under limits.
+    Throughput,
+}
+
+impl ProfileName {
+    /// All profiles in report order.
+    pub const ALL: [ProfileName; 3] = [
+        ProfileName::Latency,
+        ProfileName::Balanced,
+        ProfileName::Throughput,
+    ];
+
+    /// The snake_case name used in files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProfileName::Latency => "latency",
+            ProfileName::Balanced => "balanced",
+            ProfileName::Throughput => "throughput",
+        }
+    }
+
+    /// Parses a profile name.
+    pub fn parse(s: &str) -> Option<ProfileName> {
+        ProfileName::ALL.into_iter().find(|p| p.as_str() == s)
+    }
+}
+
+impl std::fmt::Display for ProfileName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}

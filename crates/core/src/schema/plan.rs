@@ -1,0 +1,114 @@
+//! The plan: which profiles to run and which candidates (values of one serving knob) to compare.
+//!
+//! Profiles are stored raw (`ProfileSpec`, every field optional) so that a malformed profile can
+//! be reported field by field by the profile contract (`crate::contract`) instead of failing the
+//! whole file at the first missing key.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::Kind;
+
+/// A value of the declared serving knob: a number (`4`, `0.9`) or a word (`fcfs`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(untagged)]
+pub enum KnobValue {
+    /// An integer setting such as parallel slots or max batch size.
+    Int(i64),
+    /// A fractional setting such as a KV-cache memory fraction.
+    Float(f64),
+    /// A named setting such as a scheduler policy.
+    Text(String),
+}
+
+impl std::fmt::Display for KnobValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            KnobValue::Int(v) => write!(f, "{v}"),
+            KnobValue::Float(v) => write!(f, "{v}"),
+            KnobValue::Text(v) => f.write_str(v),
+        }
+    }
+}
+
+/// One serving configuration under comparison.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Candidate {
+    /// Short name shown in reports, e.g. `np4`.
+    pub name: String,
+    /// The knob's value for this candidate.
+    pub value: KnobValue,
+}
+
+/// A workload as written in a file. Checked by the profile contract.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct WorkloadSpec {
+    /// Name of the workload; runs are comparable only under the same id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// Requests in flight at once (closed loop), or the cap under an arrival rate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub concurrency: Option<i64>,
+    /// Prompt length in tokens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_tokens: Option<i64>,
+    /// `max_tokens` of every request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_output_tokens: Option<i64>,
+    /// Independent repetitions of the measurement.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeats: Option<i64>,
+    /// Measured requests per repeat (warm-up excluded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requests_per_repeat: Option<i64>,
+    /// Requests sent before each repeat and not measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warmup_requests: Option<i64>,
+    /// Open-loop Poisson arrival rate in requests per second; absent means closed loop.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_rate_rps: Option<f64>,
+}
+
+/// A serving profile as written in a file. Checked by the profile contract.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct ProfileSpec {
+    /// `latency`, `balanced` or `throughput`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The traffic shape.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workload: Option<WorkloadSpec>,
+    /// The metric candidates are ranked by, e.g. `ttft_p95_ms` or `throughput_tps`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub primary_metric: Option<String>,
+    /// Limits: metric name → ceiling (lower-is-better metrics) or floor (higher-is-better).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slo: Option<BTreeMap<String, f64>>,
+}
+
+/// Profiles and candidates to run; the collector's input and the analysis' reference.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Plan {
+    /// Always `plan`.
+    pub kind: Kind,
+    /// `MAJOR.MINOR`.
+    pub schema_version: String,
+    /// Optional title.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// The ONE serving knob the candidates vary, e.g. `parallel`, `max_num_seqs`, `kv_cache_mb`.
+    pub knob: String,
+    /// The candidates (values of `knob`).
+    pub candidates: Vec<Candidate>,
+    /// The profiles to run.
+    pub profiles: Vec<ProfileSpec>,
+}

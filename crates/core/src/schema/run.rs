@@ -1,0 +1,334 @@
+//! The run file: one candidate under one profile, with the raw per-request data of every repeat.
+//!
+//! Requests are stored column-wise (one array per field, index = request in send order) with
+//! integer microseconds, so a run of a million requests stays compact and parses quickly.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::{Gaps, Kind, KnobValue, ProfileSpec};
+
+/// How much a run's numbers can be trusted for a serving decision (the seed's levels).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum EvidenceLevel {
+    /// Measured against the real serving backend. The only level that can yield `accept`.
+    RealBackendProfile,
+    /// Measured against a simulation (scripted server, CPU stand-in). Never `accept`.
+    CpuProfileSimulation,
+    /// The backend failed; the run holds what was collected before.
+    FailedBackendProfile,
+}
+
+impl EvidenceLevel {
+    /// The snake_case name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EvidenceLevel::RealBackendProfile => "real_backend_profile",
+            EvidenceLevel::CpuProfileSimulation => "cpu_profile_simulation",
+            EvidenceLevel::FailedBackendProfile => "failed_backend_profile",
+        }
+    }
+}
+
+/// Whether the collection finished.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum RunStatus {
+    /// Every planned request was sent and accounted for.
+    Ok,
+    /// Interrupted (Ctrl-C, server crash, full disk): holds every request that finished.
+    Partial,
+    /// The run could not be carried out; `failure` says why.
+    Failed,
+}
+
+impl RunStatus {
+    /// The snake_case name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunStatus::Ok => "ok",
+            RunStatus::Partial => "partial",
+            RunStatus::Failed => "failed",
+        }
+    }
+}
+
+/// Whether a run is the quantized candidate or the float reference.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// A serving configuration of the quantized artifact.
+    #[default]
+    Candidate,
+    /// The float baseline under the same profile and workload.
+    Baseline,
+}
+
+/// Where the numbers came from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum RunSource {
+    /// Measured by sloscope's collector; summaries are recomputed from `repeats`.
+    #[default]
+    Measured,
+    /// Converted from another tool's result file.
+    Imported,
+}
+
+/// Where a token count came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum TokenSource {
+    /// The server's `usage` object.
+    Usage,
+    /// Counted stream events (one event may carry several tokens).
+    Events,
+    /// A local tokenizer.
+    Tokenizer,
+    /// The requested length, not verified.
+    Requested,
+}
+
+/// The program that wrote the file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct ToolInfo {
+    /// e.g. `sloscope`.
+    pub name: String,
+    /// Its version.
+    pub version: String,
+}
+
+/// Which candidate this run measured.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct CandidateRef {
+    /// Candidate name from the plan.
+    pub name: String,
+    /// The serving knob the candidates vary.
+    #[serde(default)]
+    pub knob: Option<String>,
+    /// This candidate's value of the knob.
+    #[serde(default)]
+    pub value: Option<KnobValue>,
+}
+
+/// The endpoint that was measured. Never holds credentials.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct EndpointInfo {
+    /// Base URL, e.g. `http://127.0.0.1:8080`.
+    pub url: String,
+    /// `completions` or `chat`.
+    pub api: String,
+    /// Model name sent in requests.
+    #[serde(default)]
+    pub model: Option<String>,
+}
+
+/// A server the collector launched for this candidate.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct ServerInfo {
+    /// The command line, one element per argument.
+    pub command: Vec<String>,
+    /// Exit status once stopped (`null` while running or when killed by a signal).
+    #[serde(default)]
+    pub exit_status: Option<i32>,
+    /// Seconds from spawn to a healthy `/health`.
+    #[serde(default)]
+    pub startup_s: Option<f64>,
+    /// The last lines of its log.
+    #[serde(default)]
+    pub log_tail: Option<String>,
+}
+
+/// One scrape of the server's Prometheus `/metrics`: raw series names and values.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct MetricSample {
+    /// Microseconds since the repeat started.
+    pub offset_us: u64,
+    /// Series name (labels dropped, summed over label sets) → value.
+    pub values: BTreeMap<String, f64>,
+}
+
+/// One memory sample. A value that could not be read is `null`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct MemorySample {
+    /// Microseconds since the repeat started.
+    pub offset_us: u64,
+    /// GPU memory in use (NVML), all devices the server uses, in MB (10^6 bytes).
+    #[serde(default)]
+    pub gpu_used_mb: Option<f64>,
+    /// Resident memory of the launched server process, in MB (10^6 bytes).
+    #[serde(default)]
+    pub server_rss_mb: Option<f64>,
+}
+
+/// One bucket of a histogram delta. `le_seconds: null` is the `+Inf` bucket.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct HistogramBucket {
+    /// Upper bound in seconds; `null` for `+Inf`.
+    pub le_seconds: Option<f64>,
+    /// Cumulative count of the delta.
+    pub count: f64,
+}
+
+/// The change of a server-side histogram over one repeat (end scrape minus start scrape).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct HistogramDelta {
+    /// Metric family, e.g. `vllm:request_queue_time_seconds`.
+    pub metric: String,
+    /// Observations in the repeat.
+    pub count: f64,
+    /// Sum of observations, seconds.
+    pub sum_seconds: f64,
+    /// Cumulative buckets, ascending.
+    pub buckets: Vec<HistogramBucket>,
+}
+
+/// Per-request data of one repeat, column-wise: entry `i` of every column is request `i`,
+/// in the order the requests were sent.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct RequestColumns {
+    /// When the request was sent, µs since the repeat started. Non-decreasing.
+    pub send_offset_us: Vec<u64>,
+    /// Open loop only: when it should have been sent. `send − intended` is client queue wait.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub intended_offset_us: Option<Vec<u64>>,
+    /// Time to the first non-empty content, µs; `null` if none arrived.
+    pub ttft_us: Vec<Option<u64>>,
+    /// Send to end of stream, µs; `null` if the request never completed.
+    pub e2e_us: Vec<Option<u64>>,
+    /// Prompt tokens (`usage.prompt_tokens` where the server sends it).
+    pub prompt_tokens: Vec<Option<u32>>,
+    /// Where each prompt count came from.
+    pub prompt_tokens_source: Vec<Option<TokenSource>>,
+    /// Output tokens (`usage.completion_tokens` where the server sends it).
+    pub output_tokens: Vec<Option<u32>>,
+    /// Where each output count came from.
+    pub output_tokens_source: Vec<Option<TokenSource>>,
+    /// Server-side queue wait per request, µs, where the server tells it; else `null`.
+    pub server_queue_us: Vec<Option<u64>>,
+    /// `null` for a successful request, else why it failed.
+    pub error: Vec<Option<String>>,
+    /// Per request, the gaps between consecutive content events after the first, µs.
+    pub itl_us: Gaps,
+}
+
+impl RequestColumns {
+    /// Number of requests (the length of `send_offset_us`).
+    pub fn len(&self) -> usize {
+        self.send_offset_us.len()
+    }
+
+    /// True when no request was recorded.
+    pub fn is_empty(&self) -> bool {
+        self.send_offset_us.is_empty()
+    }
+}
+
+/// One repetition of the measurement.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Repeat {
+    /// 0-based.
+    pub index: u32,
+    /// Wall-clock start, RFC 3339, for the record only.
+    #[serde(default)]
+    pub started_at: Option<String>,
+    /// Warm-up requests sent before the measured ones (not in `requests`).
+    #[serde(default)]
+    pub warmup_requests: u32,
+    /// The measured requests.
+    pub requests: RequestColumns,
+    /// `/metrics` scrapes during the repeat.
+    #[serde(default)]
+    pub server_metrics: Vec<MetricSample>,
+    /// Server-side queue-time histogram delta over the repeat, where the server has one.
+    #[serde(default)]
+    pub server_queue_histogram: Option<HistogramDelta>,
+    /// Memory samples during the repeat.
+    #[serde(default)]
+    pub memory: Vec<MemorySample>,
+}
+
+/// One candidate under one profile.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Run {
+    /// Always `run`.
+    pub kind: Kind,
+    /// `MAJOR.MINOR`.
+    pub schema_version: String,
+    /// The program that wrote it.
+    pub tool: ToolInfo,
+    /// The artifact served (the deployment's, or the float baseline's for `role: baseline`).
+    pub artifact_id: String,
+    /// Candidate of the quantized artifact, or the float baseline reference.
+    #[serde(default)]
+    pub role: Role,
+    /// Profile name.
+    pub profile: String,
+    /// Workload id of the profile.
+    pub workload_id: String,
+    /// The profile as it was run (workload, primary metric, SLOs).
+    #[serde(default)]
+    pub profile_spec: Option<ProfileSpec>,
+    /// The candidate measured.
+    pub candidate: CandidateRef,
+    /// Backend name.
+    pub backend: String,
+    /// Backend version.
+    pub backend_version: String,
+    /// Hardware.
+    pub hardware: String,
+    /// The endpoint measured.
+    #[serde(default)]
+    pub endpoint: Option<EndpointInfo>,
+    /// Whether collection finished.
+    pub status: RunStatus,
+    /// Why the run failed or stopped early.
+    #[serde(default)]
+    pub failure: Option<String>,
+    /// How far the numbers can be trusted.
+    pub evidence_level: EvidenceLevel,
+    /// Measured here or imported from another tool.
+    #[serde(default)]
+    pub source: RunSource,
+    /// For imported runs: the original file and its format.
+    #[serde(default)]
+    pub imported_from: Option<String>,
+    /// Wall-clock start, RFC 3339.
+    #[serde(default)]
+    pub started_at: Option<String>,
+    /// Wall-clock end, RFC 3339.
+    #[serde(default)]
+    pub finished_at: Option<String>,
+    /// The server the collector launched, if any.
+    #[serde(default)]
+    pub server: Option<ServerInfo>,
+    /// Notes the collector wants a reviewer to see (e.g. "no GPU: memory is RSS only").
+    #[serde(default)]
+    pub notes: Vec<String>,
+    /// The measured repeats with raw per-request data.
+    #[serde(default)]
+    pub repeats: Vec<Repeat>,
+    /// Summaries as reported by another tool (metric name → value). Used as reported, and
+    /// labelled so, only when there are no raw requests; otherwise compared with the
+    /// recomputed ones.
+    #[serde(default)]
+    pub reported: Option<BTreeMap<String, Option<f64>>>,
+}

@@ -1,0 +1,22 @@
+//! JSON Schemas generated from the types (feature `schema`); committed under `static/schema/`.
+
+use schemars::JsonSchema;
+
+fn one<T: JsonSchema>(file: &'static str) -> (&'static str, String) {
+    let schema = schemars::schema_for!(T);
+    let text = serde_json::to_string_pretty(&schema).unwrap_or_default() + "\n";
+    (file, text)
+}
+
+/// `(file name, schema text)` for every file kind and for the analysis output.
+pub fn all() -> Vec<(&'static str, String)> {
+    use crate::schema::*;
+    vec![
+        one::<QualityGate>("quality_gate.schema.json"),
+        one::<FloatBaseline>("float_baseline.schema.json"),
+        one::<Deployment>("deployment.schema.json"),
+        one::<Plan>("plan.schema.json"),
+        one::<Run>("run.schema.json"),
+        one::<crate::analysis::Analysis>("analysis.schema.json"),
+    ]
+}

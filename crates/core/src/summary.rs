@@ -1,0 +1,555 @@
+//! Summaries recomputed from the raw per-request data (the seed's TODO 3), never trusted from a
+//! file.
+//!
+//! Definitions (shared with vLLM, SGLang and AIPerf; see `reference/peer-tools.md` §1):
+//! - TTFT: send → first non-empty content event.
+//! - TPOT: `(e2e − TTFT)/(output_tokens − 1)` per request with more than one output token; the
+//!   first token is excluded. Statistics are taken across requests.
+//! - ITL: every gap between consecutive content events, pooled across requests (an event may
+//!   carry several tokens, so ITL can exceed TPOT).
+//! - e2e: send → end of stream.
+//! - Queue wait: client queue (open loop: actual − intended send) plus the server's per-request
+//!   queue time where it reports one; else estimated from the server's queue-time histogram.
+//! - Latency statistics use successful requests only; failures count in `failure_rate`.
+//! - Output throughput: output tokens of successful requests / measured window, where a
+//!   repeat's window runs from its first send to its last response end; repeats add up.
+//! - Goodput: successful requests whose TTFT, TPOT, e2e and (when known per request) queue wait
+//!   are each within the tightest limit the profile's SLO sets on that quantity.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::metric::{Metric, Quantity, Scalar};
+use crate::schema::{Repeat, TokenSource};
+use crate::stats::Distribution;
+use crate::telemetry::{self, first_present};
+
+/// Everything computed for one run, or one repeat of it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Summary {
+    /// Measured requests sent (warm-up excluded).
+    pub requests_sent: u64,
+    /// Requests that completed without error.
+    pub requests_ok: u64,
+    /// Requests that failed (HTTP error, stream error, timeout, reset, no `[DONE]` …).
+    pub requests_failed: u64,
+    /// failed / sent; `null` when nothing was sent.
+    pub failure_rate: Option<f64>,
+    /// Time to first token.
+    pub ttft: Distribution,
+    /// Time per output token (first token excluded).
+    pub tpot: Distribution,
+    /// Inter-token (inter-event) gaps.
+    pub itl: Distribution,
+    /// End-to-end latency.
+    pub e2e: Distribution,
+    /// Queue wait.
+    pub queue_wait: Distribution,
+    /// Where queue wait came from; `null` when it was not measured.
+    pub queue_wait_source: Option<String>,
+    /// Prompt tokens of successful requests.
+    pub prompt_tokens_total: u64,
+    /// Output tokens of successful requests.
+    pub output_tokens_total: u64,
+    /// How many output counts came from each source (`usage`, `events` …).
+    pub output_tokens_sources: BTreeMap<String, u64>,
+    /// Measured window in seconds (sum over repeats).
+    pub window_s: Option<f64>,
+    /// Output tokens per second over the window.
+    pub throughput_tps: Option<f64>,
+    /// Successful requests per second over the window.
+    pub request_throughput_rps: Option<f64>,
+    /// Requests per second that met every per-request SLO.
+    pub goodput_rps: Option<f64>,
+    /// Share of sent requests that met every per-request SLO.
+    pub goodput_ratio: Option<f64>,
+    /// Peak memory used for SLOs: GPU where sampled, else server RSS.
+    pub peak_memory_mb: Option<f64>,
+    /// Peak GPU memory (NVML).
+    pub peak_gpu_memory_mb: Option<f64>,
+    /// Peak resident memory of the launched server.
+    pub peak_rss_mb: Option<f64>,
+    /// `gpu` or `server_rss`: what `peak_memory_mb` is.
+    pub memory_source: Option<String>,
+    /// Largest server queue depth seen in `/metrics`.
+    pub queue_depth_max: Option<f64>,
+    /// The series queue depth was read from.
+    pub queue_depth_series: Option<String>,
+    /// Largest KV-cache use seen (0–1).
+    pub kv_cache_usage_max: Option<f64>,
+}
+
+impl Summary {
+    /// The value of a metric; `null` when not measured.
+    pub fn metric(&self, m: Metric) -> Option<f64> {
+        match m {
+            Metric::Latency(q, i) => {
+                let d = match q {
+                    Quantity::Ttft => &self.ttft,
+                    Quantity::Tpot => &self.tpot,
+                    Quantity::Itl => &self.itl,
+                    Quantity::E2e => &self.e2e,
+                    Quantity::QueueWait => &self.queue_wait,
+                };
+                d.stat(crate::metric::STATS[i])
+            }
+            Metric::Scalar(s) => match s {
+                Scalar::ThroughputTps => self.throughput_tps,
+                Scalar::RequestThroughputRps => self.request_throughput_rps,
+                Scalar::GoodputRps => self.goodput_rps,
+                Scalar::GoodputRatio => self.goodput_ratio,
+                Scalar::FailureRate => self.failure_rate,
+                Scalar::PeakMemoryMb => self.peak_memory_mb,
+                Scalar::QueueDepthMax => self.queue_depth_max,
+            },
+        }
+    }
+}
+
+/// Non-metric keys accepted in `reported` summaries.
+pub fn is_reported_extra(key: &str) -> bool {
+    matches!(
+        key,
+        "requests_sent" | "requests_ok" | "requests_failed" | "output_tokens_total"
+    )
+}
+
+/// Per-request ceilings (µs) that decide whether a request counts toward goodput.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Thresholds {
+    /// TTFT ceiling.
+    pub ttft_us: Option<f64>,
+    /// TPOT ceiling.
+    pub tpot_us: Option<f64>,
+    /// End-to-end ceiling.
+    pub e2e_us: Option<f64>,
+    /// Queue-wait ceiling.
+    pub queue_us: Option<f64>,
+}
+
+impl Thresholds {
+    /// The tightest limit the SLO sets on each per-request quantity.
+    pub fn from_slo(slo: &[(Metric, f64)]) -> Thresholds {
+        let mut t = Thresholds::default();
+        for &(m, limit) in slo {
+            if let Metric::Latency(q, _) = m {
+                let slot = match q {
+                    Quantity::Ttft => &mut t.ttft_us,
+                    Quantity::Tpot => &mut t.tpot_us,
+                    Quantity::E2e => &mut t.e2e_us,
+                    Quantity::QueueWait => &mut t.queue_us,
+                    Quantity::Itl => continue,
+                };
+                let us = limit * 1000.0;
+                *slot = Some(slot.map_or(us, |v: f64| v.min(us)));
+            }
+        }
+        t
+    }
+}
+
+/// Raw per-request values of one or more repeats, gathered once.
+#[derive(Default)]
+struct Gathered<'a> {
+    sent: u64,
+    ok: u64,
+    good: u64,
+    ttft_us: Vec<u64>,
+    e2e_us: Vec<u64>,
+    tpot_ms: Vec<f64>,
+    queue_us: Vec<u64>,
+    queue_client: bool,
+    queue_server: bool,
+    itl: Vec<&'a [u32]>,
+    prompt_tokens: u64,
+    output_tokens: u64,
+    sources: BTreeMap<String, u64>,
+    window_us: Option<u64>,
+}
+
+fn gather<'a>(rep: &'a Repeat, th: &Thresholds) -> Gathered<'a> {
+    let r = &rep.requests;
+    let n = r.len();
+    let mut g = Gathered {
+        sent: n as u64,
+        ..Default::default()
+    };
+    g.ttft_us.reserve(n);
+    g.e2e_us.reserve(n);
+    g.tpot_ms.reserve(n);
+    let all_ok = r.error.iter().all(Option::is_none);
+    if all_ok {
+        g.itl.push(r.itl_us.all());
+    }
+    let (mut first, mut last) = (u64::MAX, 0u64);
+    for i in 0..n {
+        let send = r.send_offset_us[i];
+        first = first.min(send);
+        if let Some(e) = r.e2e_us[i] {
+            last = last.max(send.saturating_add(e));
+        }
+        if r.error[i].is_some() {
+            continue;
+        }
+        let (Some(ttft), Some(e2e), Some(out)) = (r.ttft_us[i], r.e2e_us[i], r.output_tokens[i])
+        else {
+            continue; // excluded by validation for successful requests
+        };
+        g.ok += 1;
+        g.ttft_us.push(ttft);
+        g.e2e_us.push(e2e);
+        g.output_tokens += out as u64;
+        g.prompt_tokens += r.prompt_tokens[i].unwrap_or(0) as u64;
+        let src = match r.output_tokens_source[i] {
+            Some(TokenSource::Usage) => "usage",
+            Some(TokenSource::Events) => "events",
+            Some(TokenSource::Tokenizer) => "tokenizer",
+            Some(TokenSource::Requested) => "requested",
+            None => "unknown",
+        };
+        if let Some(c) = g.sources.get_mut(src) {
+            *c += 1;
+        } else {
+            g.sources.insert(src.to_string(), 1);
+        }
+        let tpot_us = (out > 1).then(|| e2e.saturating_sub(ttft) as f64 / (out - 1) as f64);
+        if let Some(t) = tpot_us {
+            g.tpot_ms.push(t / 1000.0);
+        }
+        let client = r
+            .intended_offset_us
+            .as_ref()
+            .map(|intended| send.saturating_sub(intended[i]));
+        let server = r.server_queue_us[i];
+        g.queue_client |= client.is_some();
+        g.queue_server |= server.is_some();
+        let queue = match (client, server) {
+            (None, None) => None,
+            (a, b) => Some(a.unwrap_or(0).saturating_add(b.unwrap_or(0))),
+        };
+        if let Some(q) = queue {
+            g.queue_us.push(q);
+        }
+        if !all_ok {
+            g.itl.push(r.itl_us.get(i));
+        }
+        let within = |v: Option<f64>, limit: Option<f64>| match (v, limit) {
+            (Some(v), Some(l)) => v <= l,
+            _ => true,
+        };
+        if within(Some(ttft as f64), th.ttft_us)
+            && within(tpot_us, th.tpot_us)
+            && within(Some(e2e as f64), th.e2e_us)
+            && within(queue.map(|q| q as f64), th.queue_us)
+        {
+            g.good += 1;
+        }
+    }
+    if n > 0 && last >= first {
+        g.window_us = Some(last - first);
+    }
+    g
+}
+
+fn merge<'a>(parts: Vec<Gathered<'a>>) -> Gathered<'a> {
+    let mut all = Gathered::default();
+    for p in parts {
+        all.sent += p.sent;
+        all.ok += p.ok;
+        all.good += p.good;
+        all.ttft_us.extend(p.ttft_us);
+        all.e2e_us.extend(p.e2e_us);
+        all.tpot_ms.extend(p.tpot_ms);
+        all.queue_us.extend(p.queue_us);
+        all.queue_client |= p.queue_client;
+        all.queue_server |= p.queue_server;
+        all.itl.extend(p.itl);
+        all.prompt_tokens += p.prompt_tokens;
+        all.output_tokens += p.output_tokens;
+        for (k, v) in p.sources {
+            *all.sources.entry(k).or_insert(0) += v;
+        }
+        all.window_us = match (all.window_us, p.window_us) {
+            (Some(a), Some(b)) => Some(a + b),
+            (a, b) => a.or(b),
+        };
+    }
+    all
+}
+
+fn finish(mut g: Gathered<'_>, reps: &[&Repeat]) -> Summary {
+    let window_s = g.window_us.filter(|&w| w > 0).map(|w| w as f64 / 1e6);
+    let per_s = |x: u64| window_s.map(|w| x as f64 / w);
+    let (queue_wait, queue_wait_source) = if !g.queue_us.is_empty() {
+        let src = match (g.queue_client, g.queue_server) {
+            (true, true) => "client + server, per request",
+            (true, false) => "client, per request (server queue not reported)",
+            _ => "server, per request",
+        };
+        (
+            Distribution::from_us(&mut g.queue_us),
+            Some(src.to_string()),
+        )
+    } else {
+        histogram_queue(reps)
+    };
+    let itl = if g.itl.len() == 1 {
+        Distribution::from_us_u32(g.itl[0])
+    } else {
+        let mut flat: Vec<u32> = Vec::with_capacity(g.itl.iter().map(|s| s.len()).sum());
+        for s in &g.itl {
+            flat.extend_from_slice(s);
+        }
+        Distribution::from_us_u32(&flat)
+    };
+    let mut s = Summary {
+        requests_sent: g.sent,
+        requests_ok: g.ok,
+        requests_failed: g.sent - g.ok,
+        failure_rate: (g.sent > 0).then(|| (g.sent - g.ok) as f64 / g.sent as f64),
+        ttft: Distribution::from_us(&mut g.ttft_us),
+        tpot: Distribution::from_ms(&mut g.tpot_ms),
+        itl,
+        e2e: Distribution::from_us(&mut g.e2e_us),
+        queue_wait,
+        queue_wait_source,
+        prompt_tokens_total: g.prompt_tokens,
+        output_tokens_total: g.output_tokens,
+        output_tokens_sources: g.sources,
+        window_s,
+        throughput_tps: per_s(g.output_tokens),
+        request_throughput_rps: per_s(g.ok),
+        goodput_rps: per_s(g.good),
+        goodput_ratio: (g.sent > 0).then(|| g.good as f64 / g.sent as f64),
+        ..Default::default()
+    };
+    add_telemetry(&mut s, reps);
+    s
+}
+
+/// Queue wait from the server's histogram deltas when no per-request value exists.
+fn histogram_queue(reps: &[&Repeat]) -> (Distribution, Option<String>) {
+    let hists: Vec<_> = reps
+        .iter()
+        .filter_map(|r| r.server_queue_histogram.as_ref())
+        .collect();
+    let Some(first) = hists.first() else {
+        return (Distribution::default(), None);
+    };
+    let mut buckets: Vec<(Option<f64>, f64)> =
+        first.buckets.iter().map(|b| (b.le_seconds, 0.0)).collect();
+    let (mut count, mut sum) = (0.0, 0.0);
+    for h in &hists {
+        if h.metric != first.metric || h.buckets.len() != buckets.len() {
+            return (Distribution::default(), None);
+        }
+        count += h.count;
+        sum += h.sum_seconds;
+        for (acc, b) in buckets.iter_mut().zip(&h.buckets) {
+            acc.1 += b.count;
+        }
+    }
+    if count <= 0.0 {
+        return (Distribution::default(), None);
+    }
+    let q = |p: f64| telemetry::histogram_quantile(p, &buckets).map(|s| s * 1000.0);
+    let d = Distribution {
+        count: count.round() as u64,
+        mean_ms: Some(sum / count * 1000.0),
+        min_ms: None,
+        p50_ms: q(0.50),
+        p90_ms: q(0.90),
+        p95_ms: q(0.95),
+        p99_ms: q(0.99),
+        max_ms: None,
+    };
+    (
+        d,
+        Some(format!(
+            "server histogram {} (bucket-interpolated)",
+            first.metric
+        )),
+    )
+}
+
+fn add_telemetry(s: &mut Summary, reps: &[&Repeat]) {
+    let max = |acc: &mut Option<f64>, v: f64| *acc = Some(acc.map_or(v, |a: f64| a.max(v)));
+    for rep in reps {
+        for m in &rep.memory {
+            if let Some(v) = m.gpu_used_mb {
+                max(&mut s.peak_gpu_memory_mb, v);
+            }
+            if let Some(v) = m.server_rss_mb {
+                max(&mut s.peak_rss_mb, v);
+            }
+        }
+        for sample in &rep.server_metrics {
+            if let Some((name, v)) = first_present(&sample.values, &telemetry::QUEUE_DEPTH_SERIES) {
+                max(&mut s.queue_depth_max, v);
+                s.queue_depth_series.get_or_insert(name);
+            }
+            if let Some((_, v)) = first_present(&sample.values, &telemetry::KV_USAGE_SERIES) {
+                max(&mut s.kv_cache_usage_max, v);
+            }
+        }
+    }
+    (s.peak_memory_mb, s.memory_source) = match (s.peak_gpu_memory_mb, s.peak_rss_mb) {
+        (Some(g), _) => (Some(g), Some("gpu".to_string())),
+        (None, Some(r)) => (Some(r), Some("server_rss".to_string())),
+        _ => (None, None),
+    };
+}
+
+/// Summaries of a run: pooled over all repeats, and one per repeat.
+pub fn summarize(repeats: &[Repeat], th: &Thresholds) -> (Summary, Vec<Summary>) {
+    let parts: Vec<Gathered<'_>> = repeats.iter().map(|r| gather(r, th)).collect();
+    if parts.len() == 1 {
+        let reps: Vec<&Repeat> = repeats.iter().collect();
+        let one = finish(merge(parts), &reps);
+        return (one.clone(), vec![one]);
+    }
+    // Per-repeat summaries need their own copies; the pooled one takes ownership last.
+    let per: Vec<Summary> = repeats
+        .iter()
+        .map(|r| finish(gather(r, th), &[r]))
+        .collect();
+    let reps: Vec<&Repeat> = repeats.iter().collect();
+    (finish(merge(parts), &reps), per)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::{Gaps, MemorySample, MetricSample, RequestColumns};
+
+    /// send, TTFT, e2e, output tokens, error, gaps
+    type Row<'a> = (
+        u64,
+        Option<u64>,
+        Option<u64>,
+        Option<u32>,
+        Option<&'a str>,
+        &'a [u32],
+    );
+
+    fn repeat(rows: &[Row<'_>]) -> Repeat {
+        let mut r = RequestColumns::default();
+        let mut gaps = Gaps::new();
+        for &(send, ttft, e2e, out, err, g) in rows {
+            r.send_offset_us.push(send);
+            r.ttft_us.push(ttft);
+            r.e2e_us.push(e2e);
+            r.prompt_tokens.push(Some(10));
+            r.prompt_tokens_source.push(Some(TokenSource::Usage));
+            r.output_tokens.push(out);
+            r.output_tokens_source.push(out.map(|_| TokenSource::Usage));
+            r.server_queue_us.push(None);
+            r.error.push(err.map(str::to_string));
+            gaps.push(g);
+        }
+        r.itl_us = gaps;
+        Repeat {
+            requests: r,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn recomputes_by_the_shared_definitions() {
+        // two ok requests and one failure; window = 0 .. 1_000_000 + 200_000
+        let rep = repeat(&[
+            (
+                0,
+                Some(100_000),
+                Some(400_000),
+                Some(4),
+                None,
+                &[100_000, 100_000, 100_000],
+            ),
+            (
+                1_000_000,
+                Some(50_000),
+                Some(200_000),
+                Some(2),
+                None,
+                &[150_000],
+            ),
+            (1_100_000, None, None, None, Some("http 500"), &[]),
+        ]);
+        let (s, per) = summarize(std::slice::from_ref(&rep), &Thresholds::default());
+        assert_eq!(per.len(), 1);
+        assert_eq!(
+            (s.requests_sent, s.requests_ok, s.requests_failed),
+            (3, 2, 1)
+        );
+        assert!((s.failure_rate.unwrap() - 1.0 / 3.0).abs() < 1e-12);
+        // TPOT: (400-100)/3 = 100 ms, (200-50)/1 = 150 ms
+        assert_eq!(s.tpot.mean_ms, Some(125.0));
+        assert_eq!(s.ttft.p50_ms, Some(75.0));
+        assert_eq!(s.itl.count, 4);
+        assert_eq!(s.window_s, Some(1.2));
+        assert!((s.throughput_tps.unwrap() - 6.0 / 1.2).abs() < 1e-9);
+        assert_eq!(s.queue_wait.count, 0);
+        assert_eq!(s.queue_wait.p95_ms, None);
+        assert_eq!(s.queue_wait_source, None);
+        assert_eq!(
+            s.peak_memory_mb, None,
+            "no memory samples means null, not 0"
+        );
+    }
+
+    #[test]
+    fn goodput_uses_the_tightest_limit_per_quantity() {
+        let rep = repeat(&[
+            (0, Some(100_000), Some(400_000), Some(4), None, &[]),
+            (0, Some(50_000), Some(200_000), Some(2), None, &[]),
+        ]);
+        let th = Thresholds::from_slo(&[
+            (Metric::parse("ttft_p95_ms").unwrap(), 90.0),
+            (Metric::parse("ttft_p99_ms").unwrap(), 200.0),
+        ]);
+        let (s, _) = summarize(&[rep], &th);
+        assert_eq!(s.goodput_ratio, Some(0.5));
+    }
+
+    #[test]
+    fn telemetry_peaks_and_sources() {
+        let mut rep = repeat(&[(0, Some(1), Some(2), Some(1), None, &[])]);
+        rep.memory = vec![
+            MemorySample {
+                offset_us: 0,
+                gpu_used_mb: None,
+                server_rss_mb: Some(300.0),
+            },
+            MemorySample {
+                offset_us: 1,
+                gpu_used_mb: None,
+                server_rss_mb: Some(340.0),
+            },
+        ];
+        let mut values = BTreeMap::new();
+        values.insert("llamacpp:requests_deferred".to_string(), 4.0);
+        rep.server_metrics = vec![MetricSample {
+            offset_us: 0,
+            values,
+        }];
+        let (s, _) = summarize(&[rep], &Thresholds::default());
+        assert_eq!(s.peak_memory_mb, Some(340.0));
+        assert_eq!(s.memory_source.as_deref(), Some("server_rss"));
+        assert_eq!(s.queue_depth_max, Some(4.0));
+    }
+
+    #[test]
+    fn pooled_differs_from_per_repeat() {
+        let a = repeat(&[(0, Some(10_000), Some(20_000), Some(2), None, &[10_000])]);
+        let b = repeat(&[(0, Some(30_000), Some(40_000), Some(2), None, &[10_000])]);
+        let (s, per) = summarize(&[a, b], &Thresholds::default());
+        assert_eq!(per.len(), 2);
+        assert_eq!(per[0].ttft.mean_ms, Some(10.0));
+        assert_eq!(per[1].ttft.mean_ms, Some(30.0));
+        assert_eq!(s.ttft.mean_ms, Some(20.0));
+        assert_eq!(s.window_s, Some(0.06));
+    }
+}

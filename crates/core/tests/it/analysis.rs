@@ -1,0 +1,480 @@
+//! Analysis of raw runs: comparability, verdicts, binding SLOs, intervals, baseline comparison.
+
+use serde_json::json;
+use sloscope_core::analysis::{analyze, SummarySource};
+use sloscope_core::lineage::FieldStatus;
+use sloscope_core::schema::{Decision, EvidenceLevel, Role, RunStatus};
+use sloscope_core::{parse_document, LoadedFile};
+use sloscope_testkit::synth::{self, Shape};
+
+fn load(name: &str, v: &serde_json::Value) -> LoadedFile {
+    LoadedFile {
+        name: name.into(),
+        doc: parse_document(name, v.to_string().as_bytes()).unwrap_or_else(|e| panic!("{e}")),
+    }
+}
+
+fn lineage_files() -> Vec<LoadedFile> {
+    let [g, b, d] = synth::lineage();
+    vec![
+        load("gate.json", &g),
+        load("baseline.json", &b),
+        load("deployment.json", &d),
+    ]
+}
+
+fn run_file(name: &str, run: &sloscope_core::schema::Run) -> LoadedFile {
+    load(name, &serde_json::to_value(run).unwrap())
+}
+
+fn latency() -> sloscope_core::schema::ProfileSpec {
+    synth::profile(
+        "latency",
+        "short",
+        1,
+        "ttft_p95_ms",
+        json!({"ttft_p95_ms": 100, "failure_rate": 0.0}),
+    )
+}
+
+#[test]
+fn picks_the_lowest_primary_metric_among_feasible_candidates() {
+    let p = latency();
+    let fast = Shape {
+        ttft_us: (20_000, 30_000),
+        ..Shape::default()
+    };
+    let slow = Shape {
+        ttft_us: (50_000, 70_000),
+        seed: 2,
+        ..Shape::default()
+    };
+    let mut files = lineage_files();
+    files.push(run_file(
+        "np1.json",
+        &synth::run("q4", &p, "np1", 1, EvidenceLevel::RealBackendProfile, &fast),
+    ));
+    files.push(run_file(
+        "np4.json",
+        &synth::run("q4", &p, "np4", 4, EvidenceLevel::RealBackendProfile, &slow),
+    ));
+    let a = analyze(&files);
+    assert!(a.lineage.ready, "{:?}", a.lineage.issues);
+    let prof = &a.profiles[0];
+    assert_eq!(prof.decision, Decision::Accept, "{}", prof.reason);
+    assert_eq!(prof.recommended_name.as_deref(), Some("np1"));
+    let c = prof
+        .confidence
+        .as_ref()
+        .expect("3 repeats give an interval");
+    assert!(c.distinguishable, "{}", c.statement);
+    let np1 = &prof.candidates[0];
+    assert_eq!(np1.source, SummarySource::Recomputed);
+    assert_eq!(np1.per_repeat.len(), 3);
+    let s = np1.summary.as_ref().unwrap();
+    assert_eq!(s.requests_sent, 60);
+    assert_eq!(s.failure_rate, Some(0.0));
+    let p95 = s.ttft.p95_ms.unwrap();
+    assert!((20.0..=30.0).contains(&p95), "{p95}");
+    assert_eq!(s.tpot.count, 60);
+    assert!((9.0..=11.3).contains(&s.tpot.mean_ms.unwrap()));
+}
+
+#[test]
+fn simulation_never_yields_accept() {
+    let p = latency();
+    let mut files = lineage_files();
+    files.push(run_file(
+        "np1.json",
+        &synth::run(
+            "q4",
+            &p,
+            "np1",
+            1,
+            EvidenceLevel::CpuProfileSimulation,
+            &Shape::default(),
+        ),
+    ));
+    let a = analyze(&files);
+    assert_eq!(a.profiles[0].decision, Decision::Tune);
+    assert_eq!(a.profiles[0].recommended_name.as_deref(), Some("np1"));
+    assert!(a.profiles[0].reason.contains("cpu_profile_simulation"));
+}
+
+#[test]
+fn failure_rate_is_computed_and_names_the_binding_slo() {
+    let p = latency();
+    let flaky = Shape {
+        fail_every: 10,
+        ..Shape::default()
+    };
+    let mut files = lineage_files();
+    files.push(run_file(
+        "np1.json",
+        &synth::run(
+            "q4",
+            &p,
+            "np1",
+            1,
+            EvidenceLevel::RealBackendProfile,
+            &flaky,
+        ),
+    ));
+    let a = analyze(&files);
+    let prof = &a.profiles[0];
+    let s = prof.candidates[0].summary.as_ref().unwrap();
+    assert_eq!((s.requests_sent, s.requests_failed), (60, 6));
+    assert!((s.failure_rate.unwrap() - 0.1).abs() < 1e-12);
+    assert_eq!(prof.decision, Decision::Tune);
+    let b = prof.binding_slo.as_ref().unwrap();
+    assert_eq!(b.metric, "failure_rate");
+    assert_eq!(b.candidate, "np1");
+    assert!((b.missed_by.unwrap() - 0.1).abs() < 1e-12);
+}
+
+#[test]
+fn binding_slo_reports_the_closest_candidate_and_the_miss() {
+    let p = synth::profile(
+        "latency",
+        "short",
+        1,
+        "ttft_p95_ms",
+        json!({"ttft_p95_ms": 40}),
+    );
+    let a_shape = Shape {
+        ttft_us: (44_000, 44_000),
+        ..Shape::default()
+    };
+    let b_shape = Shape {
+        ttft_us: (80_000, 80_000),
+        ..Shape::default()
+    };
+    let mut files = lineage_files();
+    files.push(run_file(
+        "a.json",
+        &synth::run(
+            "q4",
+            &p,
+            "a",
+            1,
+            EvidenceLevel::RealBackendProfile,
+            &a_shape,
+        ),
+    ));
+    files.push(run_file(
+        "b.json",
+        &synth::run(
+            "q4",
+            &p,
+            "b",
+            4,
+            EvidenceLevel::RealBackendProfile,
+            &b_shape,
+        ),
+    ));
+    let prof = &analyze(&files).profiles[0];
+    let b = prof.binding_slo.as_ref().unwrap();
+    assert_eq!(
+        (b.candidate.as_str(), b.metric.as_str()),
+        ("a", "ttft_p95_ms")
+    );
+    assert!((b.missed_by.unwrap() - 4.0).abs() < 1e-9);
+    assert!((b.missed_by_ratio.unwrap() - 0.1).abs() < 1e-9);
+    assert!(prof.reason.contains("missed by 4"), "{}", prof.reason);
+}
+
+#[test]
+fn throughput_profile_maximises() {
+    let p = synth::profile(
+        "throughput",
+        "batch",
+        4,
+        "throughput_tps",
+        json!({"failure_rate": 0.0}),
+    );
+    let slow = Shape {
+        gap_us: (20_000, 22_000),
+        concurrency: 4,
+        ..Shape::default()
+    };
+    let fast = Shape {
+        gap_us: (5_000, 6_000),
+        concurrency: 4,
+        ..Shape::default()
+    };
+    let mut files = lineage_files();
+    files.push(run_file(
+        "slow.json",
+        &synth::run(
+            "q4",
+            &p,
+            "slow",
+            1,
+            EvidenceLevel::RealBackendProfile,
+            &slow,
+        ),
+    ));
+    files.push(run_file(
+        "fast.json",
+        &synth::run(
+            "q4",
+            &p,
+            "fast",
+            4,
+            EvidenceLevel::RealBackendProfile,
+            &fast,
+        ),
+    ));
+    let prof = &analyze(&files).profiles[0];
+    assert_eq!(prof.recommended_name.as_deref(), Some("fast"));
+}
+
+#[test]
+fn non_comparable_runs_are_listed_with_reasons() {
+    let p = latency();
+    let other = synth::profile(
+        "latency",
+        "other-workload",
+        1,
+        "ttft_p95_ms",
+        json!({"ttft_p95_ms": 100}),
+    );
+    let mut bigger = latency();
+    bigger.workload.as_mut().unwrap().concurrency = Some(8);
+    let shape = Shape::default();
+    let mut partial = synth::run(
+        "q4",
+        &p,
+        "partial",
+        2,
+        EvidenceLevel::RealBackendProfile,
+        &shape,
+    );
+    partial.status = RunStatus::Partial;
+    partial.failure = Some("interrupted by Ctrl-C".into());
+    let mut files = lineage_files();
+    files.push(run_file(
+        "ok.json",
+        &synth::run("q4", &p, "ok", 1, EvidenceLevel::RealBackendProfile, &shape),
+    ));
+    files.push(run_file(
+        "dup.json",
+        &synth::run("q4", &p, "ok", 1, EvidenceLevel::RealBackendProfile, &shape),
+    ));
+    files.push(run_file(
+        "wl.json",
+        &synth::run(
+            "q4",
+            &other,
+            "wl",
+            3,
+            EvidenceLevel::RealBackendProfile,
+            &shape,
+        ),
+    ));
+    files.push(run_file(
+        "conc.json",
+        &synth::run(
+            "q4",
+            &bigger,
+            "conc",
+            4,
+            EvidenceLevel::RealBackendProfile,
+            &shape,
+        ),
+    ));
+    files.push(run_file("partial.json", &partial));
+    let prof = &analyze(&files).profiles[0];
+    assert_eq!(prof.candidates.len(), 1);
+    let reasons: Vec<(&str, &str)> = prof
+        .excluded
+        .iter()
+        .map(|e| (e.file.as_str(), e.reason.as_str()))
+        .collect();
+    let find = |f: &str| {
+        reasons
+            .iter()
+            .find(|r| r.0 == f)
+            .map(|r| r.1)
+            .unwrap_or_else(|| panic!("{f} not excluded: {reasons:?}"))
+    };
+    assert!(find("dup.json").contains("second run"));
+    assert!(find("wl.json").contains("workload \"other-workload\""));
+    assert!(find("conc.json").contains("concurrency 8 (profile 1)"));
+    assert!(find("partial.json").contains("partial run (60 requests kept): interrupted by Ctrl-C"));
+}
+
+#[test]
+fn broken_lineage_rejects_every_profile_and_lists_all_problems() {
+    let [mut g, b, mut d] = synth::lineage();
+    g["decision"] = json!("tune");
+    d["tokenizer_sha256"] = json!("ff00");
+    d["backend_version"] = json!("b2");
+    let p = latency();
+    let files = vec![
+        load("gate.json", &g),
+        load("baseline.json", &b),
+        load("deployment.json", &d),
+        run_file(
+            "np1.json",
+            &synth::run(
+                "other-artifact",
+                &p,
+                "np1",
+                1,
+                EvidenceLevel::RealBackendProfile,
+                &Shape::default(),
+            ),
+        ),
+    ];
+    let a = analyze(&files);
+    assert!(!a.lineage.ready);
+    let all = a.lineage.issues.join("\n");
+    for want in [
+        "gate decision is \"tune\"",
+        "tokenizer_sha256 differs",
+        "backend_version differs",
+        "np1.json: run of artifact \"other-artifact\"",
+    ] {
+        assert!(all.contains(want), "{want} missing from:\n{all}");
+    }
+    let tok = a
+        .lineage
+        .fields
+        .iter()
+        .find(|f| f.field == "tokenizer_sha256")
+        .unwrap();
+    assert_eq!(tok.status, FieldStatus::Mismatch);
+    assert_eq!(a.profiles[0].decision, Decision::Reject);
+    assert!(a.profiles[0].reason.starts_with("lineage is broken"));
+}
+
+#[test]
+fn missing_records_and_unstated_fields() {
+    let [g, b, d] = synth::lineage();
+    let a = analyze(&[load("gate.json", &g), load("deployment.json", &d)]);
+    assert!(a
+        .lineage
+        .issues
+        .iter()
+        .any(|i| i.contains("no float_baseline record")));
+    let strip = |mut v: serde_json::Value| {
+        v.as_object_mut().unwrap().remove("revision");
+        v
+    };
+    let a = analyze(&[
+        load("g", &strip(g.clone())),
+        load("b", &strip(b.clone())),
+        load("d", &strip(d.clone())),
+    ]);
+    assert!(a.lineage.ready);
+    assert!(a
+        .lineage
+        .warnings
+        .iter()
+        .any(|w| w.contains("revision is recorded in no lineage record")));
+    let a = analyze(&[load("g", &strip(g)), load("b", &b), load("d", &d)]);
+    assert!(
+        a.lineage.issues.iter().any(|i| i.contains(
+            "revision is stated by baseline \"main\", deployment \"main\" but missing from gate"
+        )),
+        "{:?}",
+        a.lineage.issues
+    );
+    let mut bq = synth::lineage()[1].clone();
+    bq["format"] = json!("Q8_0");
+    let [g, _, d] = synth::lineage();
+    let a = analyze(&[load("g", &g), load("b", &bq), load("d", &d)]);
+    assert!(a
+        .lineage
+        .issues
+        .iter()
+        .any(|i| i.contains("expected a float format")));
+}
+
+#[test]
+fn baseline_runs_are_the_reference_not_candidates() {
+    let p = latency();
+    let q = Shape {
+        gap_us: (5_000, 6_000),
+        ..Shape::default()
+    };
+    let f = Shape {
+        gap_us: (15_000, 16_000),
+        seed: 9,
+        rss_mb: Some(700.0),
+        ..Shape::default()
+    };
+    let mut base = synth::run("f16", &p, "float", 1, EvidenceLevel::RealBackendProfile, &f);
+    base.role = Role::Baseline;
+    let mut files = lineage_files();
+    files.push(run_file(
+        "np1.json",
+        &synth::run("q4", &p, "np1", 1, EvidenceLevel::RealBackendProfile, &q),
+    ));
+    files.push(run_file("float.json", &base));
+    let a = analyze(&files);
+    assert!(a.lineage.ready, "{:?}", a.lineage.issues);
+    let prof = &a.profiles[0];
+    assert_eq!(prof.candidates.len(), 1);
+    let b = prof.baseline.as_ref().expect("baseline comparison");
+    assert_eq!(b.compared_with.as_deref(), Some("np1"));
+    let tpot = b.rows.iter().find(|r| r.metric == "tpot_p95_ms").unwrap();
+    assert!(tpot.ratio.unwrap() < 0.5, "{tpot:?}");
+    let iv = tpot.difference_interval.expect("3 repeats each");
+    assert!(iv.high < 0.0, "quantized is faster: {iv:?}");
+    let mem = b
+        .rows
+        .iter()
+        .find(|r| r.metric == "peak_memory_mb")
+        .unwrap();
+    assert_eq!(mem.baseline, Some(700.0));
+}
+
+#[test]
+fn reported_summaries_disagreeing_with_raw_data_are_flagged() {
+    let p = latency();
+    let mut run = synth::run(
+        "q4",
+        &p,
+        "np1",
+        1,
+        EvidenceLevel::RealBackendProfile,
+        &Shape::default(),
+    );
+    let mut reported = std::collections::BTreeMap::new();
+    reported.insert("ttft_p95_ms".to_string(), Some(1.0));
+    reported.insert("failure_rate".to_string(), Some(0.0));
+    run.reported = Some(reported);
+    let mut files = lineage_files();
+    files.push(run_file("np1.json", &run));
+    let c = &analyze(&files).profiles[0].candidates[0];
+    assert_eq!(c.disagreements.len(), 1);
+    assert_eq!(c.disagreements[0].metric, "ttft_p95_ms");
+}
+
+#[test]
+fn renders_markdown_and_text() {
+    let p = latency();
+    let mut files = lineage_files();
+    files.push(run_file(
+        "np1.json",
+        &synth::run(
+            "q4",
+            &p,
+            "np1",
+            1,
+            EvidenceLevel::RealBackendProfile,
+            &Shape::default(),
+        ),
+    ));
+    let a = analyze(&files);
+    let md = sloscope_core::render::markdown(&a);
+    assert!(
+        md.contains("| latency | ACCEPT | np1 | ttft_p95_ms |"),
+        "{md}"
+    );
+    assert!(md.contains("| np1 ★ | 1 |"), "{md}");
+    let txt = sloscope_core::render::text(&a);
+    assert!(txt.contains("Lineage: ready"), "{txt}");
+}

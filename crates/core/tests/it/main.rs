@@ -1,0 +1,7 @@
+//! Integration tests of sloscope-core: one binary, one module per concern.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod analysis;
+mod bad_input;
+mod schema_files;
+mod seed;
