@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
-use sloscope_core::{analyze, parse_document, render, LoadedFile};
+use sloscope_core::{analyze, parse_document_owned, render, LoadedFile};
 
 /// Output formats.
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -77,7 +77,7 @@ pub fn load_all(files: &[PathBuf]) -> (Vec<LoadedFile>, Vec<String>) {
         let name = f.display().to_string();
         match std::fs::read(f) {
             Err(e) => errors.push(format!("{name}: cannot read: {e}")),
-            Ok(bytes) => match parse_document(&name, &bytes) {
+            Ok(bytes) => match parse_document_owned(&name, bytes) {
                 Ok(doc) => loaded.push(LoadedFile { name, doc }),
                 Err(e) => errors.push(e.to_string()),
             },

@@ -21,4 +21,4 @@ pub mod telemetry;
 pub mod verdict;
 
 pub use analysis::{analyze, Analysis};
-pub use load::{parse_document, Document, LoadError, LoadedFile};
+pub use load::{parse_document, parse_document_owned, Document, LoadError, LoadedFile};

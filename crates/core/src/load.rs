@@ -97,6 +97,97 @@ struct Envelope {
     schema_version: Option<serde_json::Value>,
 }
 
+/// Like [`parse_document`], but takes the buffer so a large run file can be parsed in less
+/// memory: the inter-token gaps are parsed out of the text first, the buffer is compacted in
+/// place (each gap array replaced by `[]`) and shrunk, and serde reads what remains.
+pub fn parse_document_owned(file: &str, mut bytes: Vec<u8>) -> Result<Document, LoadError> {
+    let (kind, _minor) = envelope(file, &bytes)?;
+    if kind != Kind::Run || bytes.len() < FAST_PATH_MIN_BYTES {
+        return parse_document(file, &bytes);
+    }
+    let Some(extracted) = extract_gaps(&mut bytes) else {
+        return parse_document(file, &bytes);
+    };
+    bytes.shrink_to_fit();
+    let mut run: Run = typed(file, &bytes)?;
+    drop(bytes);
+    if run.repeats.len() != extracted.len() {
+        return Err(LoadError::new(
+            file,
+            "$.repeats",
+            format!(
+                "{} `itl_us` arrays in the file for {} repeats: expected one per \
+                 repeats[].requests and no `itl_us` key anywhere else",
+                extracted.len(),
+                run.repeats.len()
+            ),
+            LoadErrorKind::Invalid,
+        ));
+    }
+    for (rep, gaps) in run.repeats.iter_mut().zip(extracted) {
+        rep.requests.itl_us.fill(gaps);
+    }
+    validate_run(file, &run)?;
+    Ok(Document::Run(Box::new(run)))
+}
+
+/// Below this size the plain path is as fast and simpler.
+const FAST_PATH_MIN_BYTES: usize = 1 << 20;
+
+/// Finds every `"itl_us": [[…]]` value, parses it, and compacts `bytes` in place with `[]` in
+/// its stead. `None` (bytes untouched) when a value does not parse, so the plain path can
+/// report the error with its JSON path.
+fn extract_gaps(bytes: &mut Vec<u8>) -> Option<Vec<crate::schema::Gaps>> {
+    const KEY: &[u8] = b"\"itl_us\"";
+    let mut ranges = Vec::new();
+    let mut found = Vec::new();
+    let mut from = 0;
+    while let Some(pos) = memchr::memmem::find(&bytes[from..], KEY).map(|p| p + from) {
+        from = pos + KEY.len();
+        // An escaped quote (odd run of backslashes before it) is inside a string, not a key.
+        let backslashes = bytes[..pos]
+            .iter()
+            .rev()
+            .take_while(|&&c| c == b'\\')
+            .count();
+        if backslashes % 2 == 1 {
+            continue;
+        }
+        let mut i = from;
+        while matches!(bytes.get(i), Some(b' ' | b'\n' | b'\r' | b'\t')) {
+            i += 1;
+        }
+        if bytes.get(i) != Some(&b':') {
+            continue; // a string value "itl_us", not a key
+        }
+        i += 1;
+        while matches!(bytes.get(i), Some(b' ' | b'\n' | b'\r' | b'\t')) {
+            i += 1;
+        }
+        let (gaps, used) = crate::schema::gaps_parse_prefix(&bytes[i..]).ok()?;
+        ranges.push((i, i + used));
+        found.push(gaps);
+        from = i + used;
+    }
+    if ranges.is_empty() {
+        return None;
+    }
+    let mut write = 0;
+    let mut read = 0;
+    for (a, b) in ranges {
+        bytes.copy_within(read..a, write);
+        write += a - read;
+        bytes[write..write + 2].copy_from_slice(b"[]");
+        write += 2;
+        read = b;
+    }
+    let len = bytes.len();
+    bytes.copy_within(read..len, write);
+    write += len - read;
+    bytes.truncate(write);
+    Some(found)
+}
+
 /// Parses `bytes` (the contents of `file`) into a checked document.
 pub fn parse_document(file: &str, bytes: &[u8]) -> Result<Document, LoadError> {
     let (kind, _minor) = envelope(file, bytes)?;
@@ -193,7 +284,48 @@ fn envelope(file: &str, bytes: &[u8]) -> Result<(Kind, u32), LoadError> {
     Ok((kind, minor))
 }
 
+/// Fast path: files written by sloscope start with `{"kind": "…", "schema_version": "…"`; read
+/// those two strings without scanning the rest. Anything else takes the full scan.
+fn envelope_prefix(bytes: &[u8]) -> Option<Envelope> {
+    let head = &bytes[..bytes.len().min(256)];
+    let text = std::str::from_utf8(head).ok().or_else(|| {
+        // the cut may split a UTF-8 sequence; fall back to the longest valid prefix
+        let valid = std::str::from_utf8(head).err()?.valid_up_to();
+        std::str::from_utf8(&head[..valid]).ok()
+    })?;
+    let rest = text.trim_start().strip_prefix('{')?;
+    let (kind, rest) = key_string(rest, "kind")?;
+    let rest = rest.trim_start().strip_prefix(',')?;
+    let (version, _) = key_string(rest, "schema_version")?;
+    Some(Envelope {
+        kind: Some(serde_json::Value::String(kind.to_string())),
+        schema_version: Some(serde_json::Value::String(version.to_string())),
+    })
+}
+
+/// Parses `"key": "value"` with a plain (escape-free) value.
+fn key_string<'a>(s: &'a str, key: &str) -> Option<(&'a str, &'a str)> {
+    let s = s
+        .trim_start()
+        .strip_prefix('"')?
+        .strip_prefix(key)?
+        .strip_prefix('"')?;
+    let s = s
+        .trim_start()
+        .strip_prefix(':')?
+        .trim_start()
+        .strip_prefix('"')?;
+    let end = s.find(['"', '\\'])?;
+    if s.as_bytes()[end] != b'"' {
+        return None;
+    }
+    Some((&s[..end], &s[end + 1..]))
+}
+
 fn envelope_fields(file: &str, bytes: &[u8]) -> Result<Envelope, LoadError> {
+    if let Some(env) = envelope_prefix(bytes) {
+        return Ok(env);
+    }
     // Skims the top level: only `kind` and `schema_version` are kept, the rest is skipped.
     struct V;
     impl<'de> serde::de::Visitor<'de> for V {
@@ -253,8 +385,14 @@ fn typed<T: DeserializeOwned>(file: &str, bytes: &[u8]) -> Result<T, LoadError> 
                         .replace("$..", "$.")
                         .replace(".[", "[");
                     let inner = e.into_inner();
-                    let msg = strip_position(&inner.to_string());
-                    Err(LoadError::new(file, path, msg, LoadErrorKind::Field))
+                    if matches!(inner.classify(), serde_json::error::Category::Data) {
+                        let msg = strip_position(&inner.to_string());
+                        Err(LoadError::new(file, path, msg, LoadErrorKind::Field))
+                    } else {
+                        let mut err = syntax_error(file, &inner);
+                        err.path = path;
+                        Err(err)
+                    }
                 }
             }
         }

@@ -1,1 +1,170 @@
-fn main() {}
+//! Developer tasks. `cargo run -p xtask --release -- bench-analyze [REQUESTS] [TOKENS]` measures
+//! file → verdict time and peak memory of the core on a synthetic run (each measurement in a
+//! fresh process, so generation does not count) and prints a table.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::Context;
+use serde_json::json;
+use sloscope_core::schema::EvidenceLevel;
+use sloscope_testkit::synth::{self, Shape};
+
+fn main() -> anyhow::Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        Some("bench-analyze") => bench_analyze(&args[1..]),
+        Some("phases") => {
+            let bytes = std::fs::read(args.get(1).context("FILE")?)?;
+            let t = Instant::now();
+            let v: serde_json::Value =
+                serde_json::from_slice::<serde::de::IgnoredAny>(&bytes).map(|_| json!(1))?;
+            eprintln!("skim {:?} {v}", t.elapsed());
+            let t = Instant::now();
+            let run: sloscope_core::schema::Run = serde_json::from_slice(&bytes)?;
+            eprintln!("typed {:?}", t.elapsed());
+            let mut text = String::from("[");
+            for (i, g) in run.repeats[0].requests.itl_us.iter().enumerate() {
+                if i > 0 {
+                    text.push(',');
+                }
+                text.push_str(&serde_json::to_string(g)?);
+            }
+            text.push(']');
+            let t = Instant::now();
+            let g = sloscope_core::schema::gaps_parse_nested(text.as_bytes())
+                .map_err(|e| anyhow::anyhow!(e))?;
+            eprintln!(
+                "parse_nested {:?} {} MB {}",
+                t.elapsed(),
+                text.len() / 1_000_000,
+                g.all().len()
+            );
+            let t = Instant::now();
+            let _: serde::de::IgnoredAny = serde_json::from_str(&text)?;
+            eprintln!("serde skip gaps {:?}", t.elapsed());
+            let t = Instant::now();
+            sloscope_core::load::validate_run("x", &run).map_err(|e| anyhow::anyhow!("{e}"))?;
+            eprintln!("validate {:?}", t.elapsed());
+            Ok(())
+        }
+        Some("measure-analyze") => measure(Path::new(args.get(1).context("missing FILE")?)),
+        _ => {
+            eprintln!("usage: xtask bench-analyze [REQUESTS] [OUTPUT_TOKENS]");
+            std::process::exit(2)
+        }
+    }
+}
+
+fn bench_analyze(args: &[String]) -> anyhow::Result<()> {
+    let sizes: Vec<usize> = match args.first() {
+        Some(n) => vec![n.parse()?],
+        None => vec![10_000, 100_000, 1_000_000],
+    };
+    let tokens: u32 = args.get(1).map(|t| t.parse()).transpose()?.unwrap_or(64);
+    let dir = std::env::temp_dir().join("sloscope-bench");
+    std::fs::create_dir_all(&dir)?;
+    println!("| requests | output tokens | file MB | parse s | analyze s | file→verdict s | peak RSS MB | peak / file |");
+    println!("|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for n in sizes {
+        let path = dir.join(format!("run-{n}x{tokens}.json"));
+        if !path.exists() {
+            generate(&path, n, tokens)?;
+        }
+        let out = std::process::Command::new(std::env::current_exe()?)
+            .arg("measure-analyze")
+            .arg(&path)
+            .output()?;
+        anyhow::ensure!(
+            out.status.success(),
+            "measure failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let m: serde_json::Value = serde_json::from_slice(&out.stdout)?;
+        let mb = m["file_bytes"].as_f64().unwrap_or(0.0) / 1e6;
+        let peak = m["peak_rss_mb"].as_f64().unwrap_or(f64::NAN);
+        println!(
+            "| {n} | {tokens} | {mb:.1} | {:.3} | {:.3} | {:.3} | {peak:.1} | {:.2}× |",
+            m["parse_s"].as_f64().unwrap_or(f64::NAN),
+            m["analyze_s"].as_f64().unwrap_or(f64::NAN),
+            m["total_s"].as_f64().unwrap_or(f64::NAN),
+            peak / mb
+        );
+    }
+    Ok(())
+}
+
+fn generate(path: &PathBuf, n: usize, tokens: u32) -> anyhow::Result<()> {
+    let profile = synth::profile(
+        "throughput",
+        "bench",
+        64,
+        "throughput_tps",
+        json!({"ttft_p95_ms": 5000, "failure_rate": 0.01}),
+    );
+    let shape = Shape {
+        requests: n,
+        repeats: 1,
+        output_tokens: tokens,
+        ttft_us: (20_000, 400_000),
+        gap_us: (4_000, 30_000),
+        concurrency: 64,
+        fail_every: 1000,
+        rss_mb: Some(900.0),
+        seed: 7,
+    };
+    let run = synth::run(
+        "q4",
+        &profile,
+        "np64",
+        64,
+        EvidenceLevel::CpuProfileSimulation,
+        &shape,
+    );
+    let tmp = path.with_extension("tmp");
+    let mut w = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
+    serde_json::to_writer(&mut w, &run)?;
+    w.flush()?;
+    drop(w);
+    std::fs::rename(&tmp, path)?;
+    Ok(())
+}
+
+/// Runs in a fresh process: read, parse, analyze, render JSON; report times and VmHWM.
+fn measure(path: &Path) -> anyhow::Result<()> {
+    let t0 = Instant::now();
+    let bytes = std::fs::read(path)?;
+    let file_bytes = bytes.len();
+    let name = path.display().to_string();
+    let doc =
+        sloscope_core::parse_document_owned(&name, bytes).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let t1 = Instant::now();
+    let files = vec![sloscope_core::LoadedFile { name, doc }];
+    let analysis = sloscope_core::analyze(&files);
+    let report = serde_json::to_string(&analysis)?;
+    let t2 = Instant::now();
+    anyhow::ensure!(
+        !analysis.profiles.is_empty() && report.len() > 100,
+        "no verdict"
+    );
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let hwm_kb: f64 = status
+        .lines()
+        .find(|l| l.starts_with("VmHWM:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(f64::NAN);
+    println!(
+        "{}",
+        json!({
+            "file_bytes": file_bytes,
+            "parse_s": (t1 - t0).as_secs_f64(),
+            "analyze_s": (t2 - t1).as_secs_f64(),
+            "total_s": (t2 - t0).as_secs_f64(),
+            "peak_rss_mb": hwm_kb * 1024.0 / 1e6,
+            "decision": analysis.profiles[0].decision,
+        })
+    );
+    Ok(())
+}

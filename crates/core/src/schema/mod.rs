@@ -9,7 +9,7 @@ mod lineage;
 mod plan;
 mod run;
 
-pub use gaps::Gaps;
+pub use gaps::{parse_nested as gaps_parse_nested, parse_nested_prefix as gaps_parse_prefix, Gaps};
 pub use lineage::{ArtifactIdentity, Decision, Deployment, FloatBaseline, QualityGate};
 pub use plan::{Candidate, KnobValue, Plan, ProfileSpec, WorkloadSpec};
 pub use run::{

@@ -237,3 +237,69 @@ proptest! {
         let _ = parse_document("junk.json", &bytes);
     }
 }
+
+fn big_run() -> sloscope_core::schema::Run {
+    let p = synth::profile(
+        "latency",
+        "short",
+        1,
+        "ttft_p95_ms",
+        json!({"ttft_p95_ms": 100}),
+    );
+    let shape = Shape {
+        requests: 3000,
+        repeats: 2,
+        output_tokens: 64,
+        ..Shape::default()
+    };
+    synth::run(
+        "q4",
+        &p,
+        "np1",
+        1,
+        EvidenceLevel::CpuProfileSimulation,
+        &shape,
+    )
+}
+
+#[test]
+fn large_file_fast_path_reads_the_same_document() {
+    let run = big_run();
+    let text = serde_json::to_vec(&run).unwrap();
+    assert!(
+        text.len() > 1 << 20,
+        "exercise the fast path: {} bytes",
+        text.len()
+    );
+    let plain = parse_document("big.json", &text).unwrap();
+    let fast = sloscope_core::parse_document_owned("big.json", text).unwrap();
+    assert_eq!(plain, fast);
+    let pretty = serde_json::to_vec_pretty(&run).unwrap();
+    let fast = sloscope_core::parse_document_owned("big.json", pretty).unwrap();
+    assert_eq!(plain, fast);
+}
+
+#[test]
+fn large_file_errors_keep_their_paths() {
+    let mut v = serde_json::to_value(big_run()).unwrap();
+    v["repeats"][1]["requests"]["itl_us"][5][2] = json!(-1);
+    let e =
+        sloscope_core::parse_document_owned("big.json", v.to_string().into_bytes()).unwrap_err();
+    assert_eq!(e.path, "$.repeats[1].requests.itl_us", "{e}");
+    assert!(e.message.contains("request 5, gap 2"), "{e}");
+    let mut v = serde_json::to_value(big_run()).unwrap();
+    v["repeats"][1]["requests"]["ttft_us"][7] = json!("x");
+    let e =
+        sloscope_core::parse_document_owned("big.json", v.to_string().into_bytes()).unwrap_err();
+    assert_eq!(e.path, "$.repeats[1].requests.ttft_us[7]", "{e}");
+    let mut v = serde_json::to_value(big_run()).unwrap();
+    v["notes"] = json!({"itl_us": [[1]]});
+    let e =
+        sloscope_core::parse_document_owned("big.json", v.to_string().into_bytes()).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("`itl_us` arrays in the file for 2 repeats")
+            || e.path.starts_with("$.notes"),
+        "{e}"
+    );
+}

@@ -1,0 +1,151 @@
+//! The real `sloscope` binary: exit codes, formats and error messages.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::json;
+use sloscope_core::schema::EvidenceLevel;
+use sloscope_testkit::synth::{self, Shape};
+
+fn dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("sloscope-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn write(d: &Path, name: &str, v: &serde_json::Value) {
+    std::fs::write(d.join(name), serde_json::to_vec_pretty(v).unwrap()).unwrap();
+}
+
+fn results(d: &Path, evidence: EvidenceLevel) {
+    let [g, b, dep] = synth::lineage();
+    write(d, "gate.json", &g);
+    write(d, "baseline.json", &b);
+    write(d, "deployment.json", &dep);
+    let p = synth::profile(
+        "latency",
+        "short",
+        1,
+        "ttft_p95_ms",
+        json!({"ttft_p95_ms": 100, "failure_rate": 0.0}),
+    );
+    for (name, v) in [("np1", 1), ("np4", 4)] {
+        let run = synth::run(
+            "q4",
+            &p,
+            name,
+            v,
+            evidence,
+            &Shape {
+                seed: v as u64,
+                ..Shape::default()
+            },
+        );
+        write(
+            d,
+            &format!("run-{name}.json"),
+            &serde_json::to_value(run).unwrap(),
+        );
+    }
+}
+
+fn sloscope(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_sloscope"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn analyze_json_has_the_seed_fields_and_exit_codes_follow_the_verdict() {
+    let d = dir("json");
+    results(&d, EvidenceLevel::RealBackendProfile);
+    let (code, out, err) = sloscope(&["analyze", d.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let p = &v["profiles"][0];
+    assert_eq!(p["profile"], "latency");
+    assert_eq!(p["decision"], "accept");
+    assert!(p["recommended_name"].is_string());
+    assert!(p["reason"]
+        .as_str()
+        .unwrap()
+        .contains("meets every latency SLO"));
+    assert!(p["candidates"][0]["summary"]["ttft"]["p95_ms"].is_number());
+    let (code, _, _) = sloscope(&["analyze", d.to_str().unwrap(), "--check"]);
+    assert_eq!(code, 0);
+
+    let sim = dir("sim");
+    results(&sim, EvidenceLevel::CpuProfileSimulation);
+    let (code, out, _) = sloscope(&[
+        "analyze",
+        sim.to_str().unwrap(),
+        "--check",
+        "--format",
+        "markdown",
+    ]);
+    assert_eq!(code, 1, "simulation evidence is tune, so --check fails");
+    assert!(out.contains("| latency | TUNE |"), "{out}");
+    let (code, _, _) = sloscope(&["analyze", sim.to_str().unwrap()]);
+    assert_eq!(
+        code, 0,
+        "without --check a tune verdict still analysed fine"
+    );
+}
+
+#[test]
+fn bad_input_is_exit_2_with_file_and_path_while_good_files_still_analyse() {
+    let d = dir("bad");
+    results(&d, EvidenceLevel::RealBackendProfile);
+    std::fs::write(
+        d.join("broken.json"),
+        b"{\"kind\": \"run\", \"schema_version\": \"1.0\", \"repeats\": [",
+    )
+    .unwrap();
+    let (code, out, err) = sloscope(&["analyze", d.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("broken.json: $.repeats: truncated JSON"),
+        "{err}"
+    );
+    assert!(
+        out.contains("latency"),
+        "the good files are still analysed: {out}"
+    );
+    let (code, _, err) = sloscope(&["analyze", "/nonexistent/sloscope"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("/nonexistent/sloscope: cannot read"), "{err}");
+    let (code, _, _) = sloscope(&["analyze", "--format", "yaml", "x"]);
+    assert_eq!(code, 2);
+}
+
+#[test]
+fn out_file_is_written_and_text_is_default() {
+    let d = dir("out");
+    results(&d, EvidenceLevel::RealBackendProfile);
+    let out_file = d.join("report.md");
+    let (code, stdout, _) = sloscope(&[
+        "analyze",
+        d.join("gate.json").to_str().unwrap(),
+        d.join("baseline.json").to_str().unwrap(),
+        d.join("deployment.json").to_str().unwrap(),
+        d.join("run-np1.json").to_str().unwrap(),
+        "--format",
+        "markdown",
+        "--out",
+        out_file.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0);
+    assert!(stdout.is_empty());
+    let md = std::fs::read_to_string(&out_file).unwrap();
+    assert!(md.starts_with("## sloscope verdict"), "{md}");
+    let (_, text, _) = sloscope(&["analyze", d.to_str().unwrap()]);
+    assert!(text.contains("Lineage: ready"), "{text}");
+}
