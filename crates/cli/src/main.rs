@@ -1,9 +1,11 @@
 //! `sloscope`: a thin command-line front over the sloscope libraries.
 //!
 //! Exit codes: 0 analysed (or collected); 1 `--check` found a profile that is not `accept`;
-//! 2 bad input (a file could not be read or parsed, or bad arguments).
+//! 2 bad input (a file could not be read or parsed, a bad plan, or bad arguments); 3 a run is
+//! partial or failed (written and marked so); 130 interrupted by Ctrl-C (partial results kept).
 
 mod analyze;
+mod run;
 
 use std::process::ExitCode;
 
@@ -19,6 +21,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Collect: drive each profile's load against the plan's endpoint(s) and write run files.
+    Run(run::Args),
     /// Analyse result files: lineage, recomputed summaries and the SLO verdict per profile.
     Analyze(analyze::Args),
 }
@@ -34,6 +38,7 @@ fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Analyze(args) => analyze::run(args),
+        Command::Run(args) => run::run(args),
     };
     match result {
         Ok(code) => code,

@@ -1,6 +1,9 @@
 //! sloscope-testkit: helpers for tests and benchmarks only.
 //!
-//! [`synth`] builds deterministic synthetic runs and lineage records. Everything it makes is
-//! labelled `cpu_profile_simulation` unless a test asks otherwise to exercise verdict logic.
+//! - [`server`]: a scripted OpenAI-compatible streaming server on 127.0.0.1 with injected,
+//!   known TTFT, gaps, errors, stalls and disconnects. It labels itself as a simulation
+//!   (`x-sloscope-simulation` header), so runs against it can never be `accept`ed.
+//! - [`synth`]: deterministic synthetic runs and lineage records.
 
+pub mod server;
 pub mod synth;

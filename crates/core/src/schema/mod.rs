@@ -5,11 +5,13 @@
 //! and `schema_version`. Units live in field names; a missing value is `null`, never `0`.
 
 mod gaps;
+pub mod journal;
 mod lineage;
 mod plan;
 mod run;
 
 pub use gaps::{parse_nested as gaps_parse_nested, parse_nested_prefix as gaps_parse_prefix, Gaps};
+pub use journal::{JournalLine, RequestRow, JOURNAL_KIND};
 pub use lineage::{ArtifactIdentity, Decision, Deployment, FloatBaseline, QualityGate};
 pub use plan::{Candidate, KnobValue, Plan, ProfileSpec, WorkloadSpec};
 pub use run::{

@@ -1,0 +1,117 @@
+//! `sloscope run`: collect every profile × candidate of a plan against a real endpoint.
+//!
+//! Exit codes: 0 every run finished; 2 bad plan or arguments; 3 a run is partial or failed (its
+//! file is written and marked so); 130 interrupted by Ctrl-C (partial results written).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use sloscope_collector::cancel::Cancel;
+use sloscope_collector::config::{load_plan, Overrides};
+use sloscope_collector::runner::{self, Options};
+use sloscope_collector::secret::Secret;
+
+/// Arguments of `sloscope run`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// The plan (TOML or JSON).
+    #[arg(long, value_name = "PLAN")]
+    plan: PathBuf,
+    /// Output directory (created).
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    /// Use this running endpoint instead of the plan's target.
+    #[arg(long, value_name = "URL")]
+    endpoint: Option<String>,
+    /// Read the API key from this environment variable (never written anywhere).
+    #[arg(long, value_name = "NAME")]
+    api_key_env: Option<String>,
+    /// Only these profiles (comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    profiles: Option<Vec<String>>,
+    /// Only these candidates (comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    candidates: Option<Vec<String>>,
+    /// Do not run the float baseline.
+    #[arg(long)]
+    no_baseline: bool,
+    /// No progress on stderr.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+/// Runs the command.
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let overrides = Overrides {
+        endpoint: args.endpoint.clone(),
+        profiles: args.profiles.clone(),
+        candidates: args.candidates.clone(),
+        no_baseline: args.no_baseline,
+    };
+    let plan = match load_plan(&args.plan, &overrides) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("sloscope: bad plan: {e}");
+            return Ok(ExitCode::from(2));
+        }
+    };
+    let api_key = match &args.api_key_env {
+        Some(name) => match Secret::from_env(name) {
+            Ok(k) => Some(k),
+            Err(e) => {
+                eprintln!("sloscope: --api-key-env: {e}");
+                return Ok(ExitCode::from(2));
+            }
+        },
+        None => None,
+    };
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let cancel = Cancel::default();
+    let interrupted = Cancel::default();
+    let outcome = rt.block_on(async {
+        let (c, i) = (cancel.clone(), interrupted.clone());
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                i.cancel("Ctrl-C");
+                c.cancel("interrupted by Ctrl-C");
+                eprintln!(
+                    "\nsloscope: interrupted; writing what was collected (Ctrl-C again to abort)"
+                );
+                if tokio::signal::ctrl_c().await.is_ok() {
+                    std::process::exit(130);
+                }
+            }
+        });
+        runner::run(
+            plan,
+            Options {
+                out: args.out.clone(),
+                api_key,
+                quiet: args.quiet,
+            },
+            cancel.clone(),
+        )
+        .await
+    })?;
+    if !args.quiet {
+        eprintln!(
+            "sloscope: wrote {} run files to {} (analyse with: sloscope analyze {})",
+            outcome.runs.len(),
+            args.out.display(),
+            args.out.display()
+        );
+    }
+    if interrupted.is_cancelled() {
+        return Ok(ExitCode::from(130));
+    }
+    if !outcome.incomplete.is_empty() {
+        eprintln!(
+            "sloscope: incomplete runs: {}",
+            outcome.incomplete.join(", ")
+        );
+        return Ok(ExitCode::from(3));
+    }
+    Ok(ExitCode::SUCCESS)
+}

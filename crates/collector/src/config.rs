@@ -1,0 +1,412 @@
+//! The collector's plan (TOML or JSON): the core plan plus where the lineage records are and
+//! what to measure. Raw input becomes a checked [`RunPlan`] before anything runs.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use sloscope_core::contract::{validate_profile, Profile};
+use sloscope_core::schema::{Deployment, FloatBaseline, KnobValue, Plan, QualityGate};
+
+/// Which OpenAI-compatible API to stream from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Api {
+    /// `/v1/completions`, `choices[0].text`.
+    #[default]
+    Completions,
+    /// `/v1/chat/completions`, `choices[0].delta.content`.
+    Chat,
+}
+
+impl Api {
+    /// Request path.
+    pub fn path(self) -> &'static str {
+        match self {
+            Api::Completions => "/v1/completions",
+            Api::Chat => "/v1/chat/completions",
+        }
+    }
+
+    /// Name recorded in run files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Api::Completions => "completions",
+            Api::Chat => "chat",
+        }
+    }
+}
+
+/// Paths of the lineage records, relative to the plan file.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LineagePaths {
+    /// Quality-gate record.
+    pub gate: PathBuf,
+    /// Float-baseline record.
+    pub baseline: PathBuf,
+    /// Deployment record.
+    pub deployment: PathBuf,
+}
+
+fn default_health() -> String {
+    "/health".into()
+}
+fn default_metrics() -> String {
+    "/metrics".into()
+}
+fn default_timeout() -> f64 {
+    120.0
+}
+fn default_true() -> bool {
+    true
+}
+
+/// Where and how to send requests.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Target {
+    /// API flavour.
+    #[serde(default)]
+    pub api: Api,
+    /// `model` field of requests (and of `/tokenize`).
+    #[serde(default)]
+    pub model: Option<String>,
+    /// An already running endpoint, e.g. `http://127.0.0.1:8000`.
+    #[serde(default)]
+    pub endpoint: Option<String>,
+    /// A command template started once per candidate instead: placeholders `{port}`,
+    /// `{value}` (the knob value), `{<knob>}`, `{name}`, `{model_path}` and any of `vars`.
+    #[serde(default)]
+    pub server_command: Option<String>,
+    /// Health path polled after launch.
+    #[serde(default = "default_health")]
+    pub health_path: String,
+    /// Prometheus path scraped every second; an empty string turns scraping off.
+    #[serde(default = "default_metrics")]
+    pub metrics_path: String,
+    /// Seconds to wait for a launched server to become healthy.
+    #[serde(default = "default_timeout")]
+    pub health_timeout_s: f64,
+    /// Seconds one request may take in all.
+    #[serde(default = "default_timeout")]
+    pub request_timeout_s: f64,
+    /// Seconds without a byte before a stream counts as stalled.
+    #[serde(default)]
+    pub stall_timeout_s: Option<f64>,
+    /// Send `ignore_eos: true` so every request generates exactly `max_output_tokens`
+    /// (llama.cpp, vLLM and SGLang accept it).
+    #[serde(default = "default_true")]
+    pub ignore_eos: bool,
+    /// Extra JSON fields merged into every request body.
+    #[serde(default)]
+    pub extra_body: BTreeMap<String, serde_json::Value>,
+    /// Path of the model file the quantized server loads (`{model_path}`).
+    #[serde(default)]
+    pub model_path: Option<String>,
+}
+
+/// The float baseline's serving target (same profiles, one configuration).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BaselineTarget {
+    /// Name shown in reports.
+    #[serde(default = "baseline_name")]
+    pub name: String,
+    /// Knob value the baseline is served with.
+    pub value: KnobValue,
+    /// A running endpoint for the float model.
+    #[serde(default)]
+    pub endpoint: Option<String>,
+    /// Or a command template (same placeholders; `{model_path}` is this one's).
+    #[serde(default)]
+    pub server_command: Option<String>,
+    /// Model file of the float baseline.
+    #[serde(default)]
+    pub model_path: Option<String>,
+    /// `model` field of requests, if it differs.
+    #[serde(default)]
+    pub model: Option<String>,
+}
+
+fn baseline_name() -> String {
+    "float-baseline".into()
+}
+
+/// The plan file as written.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CollectorPlan {
+    /// Profiles, candidates, knob.
+    #[serde(flatten)]
+    pub plan: Plan,
+    /// Lineage record paths.
+    pub lineage: LineagePaths,
+    /// Endpoint or server command.
+    pub target: Target,
+    /// Optional float baseline.
+    #[serde(default)]
+    pub baseline: Option<BaselineTarget>,
+    /// Values for `{name}` placeholders in commands (environment variables are expanded:
+    /// `"$LLAMA_SERVER"`).
+    #[serde(default)]
+    pub vars: BTreeMap<String, String>,
+}
+
+/// Command-line overrides.
+#[derive(Debug, Clone, Default)]
+pub struct Overrides {
+    /// Replaces `target.endpoint` (and drops `server_command`).
+    pub endpoint: Option<String>,
+    /// Only these profiles.
+    pub profiles: Option<Vec<String>>,
+    /// Only these candidates.
+    pub candidates: Option<Vec<String>>,
+    /// Skip the float baseline.
+    pub no_baseline: bool,
+}
+
+/// Everything checked and resolved; what the runner executes.
+#[derive(Debug, Clone)]
+pub struct RunPlan {
+    /// The plan as given (written next to the results).
+    pub raw: CollectorPlan,
+    /// Profiles that passed their contract, in plan order.
+    pub profiles: Vec<Profile>,
+    /// Candidates to run.
+    pub candidates: Vec<sloscope_core::schema::Candidate>,
+    /// Lineage records.
+    pub gate: QualityGate,
+    /// Float baseline record.
+    pub baseline_record: FloatBaseline,
+    /// Deployment record.
+    pub deployment: Deployment,
+    /// Lineage files as read (copied into the output).
+    pub lineage_files: Vec<(String, Vec<u8>)>,
+    /// Whether to run the float baseline.
+    pub baseline: Option<BaselineTarget>,
+}
+
+/// A plan problem, naming the file and the field.
+#[derive(Debug, thiserror::Error)]
+#[error("{file}: {message}")]
+pub struct PlanError {
+    /// The file.
+    pub file: String,
+    /// What is wrong, with the field.
+    pub message: String,
+}
+
+fn perr(file: &Path, message: impl Into<String>) -> PlanError {
+    PlanError {
+        file: file.display().to_string(),
+        message: message.into(),
+    }
+}
+
+/// Reads, checks and resolves a plan.
+pub fn load_plan(path: &Path, o: &Overrides) -> Result<RunPlan, PlanError> {
+    let text =
+        std::fs::read_to_string(path).map_err(|e| perr(path, format!("cannot read: {e}")))?;
+    let mut raw: CollectorPlan = if path.extension().is_some_and(|e| e == "json") {
+        serde_json::from_str(&text).map_err(|e| perr(path, e.to_string()))?
+    } else {
+        toml::from_str(&text).map_err(|e| perr(path, e.to_string()))?
+    };
+    if raw.plan.kind != sloscope_core::schema::Kind::Plan {
+        return Err(perr(
+            path,
+            format!("kind is {}: expected plan", raw.plan.kind),
+        ));
+    }
+    if let Some(ep) = &o.endpoint {
+        raw.target.endpoint = Some(ep.clone());
+        raw.target.server_command = None;
+    }
+    if raw.target.endpoint.is_none() && raw.target.server_command.is_none() {
+        return Err(perr(
+            path,
+            "target: expected `endpoint` or `server_command`",
+        ));
+    }
+    let mut issues = Vec::new();
+    let mut profiles = Vec::new();
+    for (i, spec) in raw.plan.profiles.iter().enumerate() {
+        match validate_profile(spec) {
+            Ok(p) => profiles.push(p),
+            Err(errs) => issues.extend(errs.into_iter().map(|e| format!("profiles[{i}]: {e}"))),
+        }
+    }
+    for p in &profiles {
+        if p.workload.requests_per_repeat.is_none() {
+            issues.push(format!(
+                "profiles[{}].workload.requests_per_repeat: required by the collector",
+                p.name
+            ));
+        }
+    }
+    if !issues.is_empty() {
+        return Err(perr(path, issues.join("; ")));
+    }
+    if let Some(only) = &o.profiles {
+        for n in only {
+            if !profiles.iter().any(|p| p.name.as_str() == n) {
+                return Err(perr(
+                    path,
+                    format!("--profiles: no profile named {n:?} in the plan"),
+                ));
+            }
+        }
+        profiles.retain(|p| only.iter().any(|n| n == p.name.as_str()));
+    }
+    let mut candidates = raw.plan.candidates.clone();
+    if candidates.is_empty() {
+        return Err(perr(path, "candidates: expected at least one"));
+    }
+    if let Some(only) = &o.candidates {
+        candidates.retain(|c| only.contains(&c.name));
+        if candidates.is_empty() {
+            return Err(perr(path, "--candidates: none of these are in the plan"));
+        }
+    }
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let read = |p: &Path| -> Result<(String, Vec<u8>), PlanError> {
+        let full = dir.join(p);
+        let bytes = std::fs::read(&full)
+            .map_err(|e| perr(&full, format!("lineage record: cannot read: {e}")))?;
+        Ok((full.display().to_string(), bytes))
+    };
+    let files = [
+        read(&raw.lineage.gate)?,
+        read(&raw.lineage.baseline)?,
+        read(&raw.lineage.deployment)?,
+    ];
+    let parse = |(name, bytes): &(String, Vec<u8>)| {
+        sloscope_core::parse_document(name, bytes).map_err(|e| PlanError {
+            file: e.file.clone(),
+            message: format!("{}: {}", e.path, e.message),
+        })
+    };
+    use sloscope_core::Document as D;
+    let (gate, baseline_record, deployment) = match (parse(&files[0])?, parse(&files[1])?, parse(&files[2])?) {
+        (D::QualityGate(g), D::FloatBaseline(b), D::Deployment(d)) => (g, b, d),
+        _ => {
+            return Err(perr(
+                path,
+                "lineage: expected gate → quality_gate, baseline → float_baseline, deployment → deployment records",
+            ))
+        }
+    };
+    let baseline = if o.no_baseline {
+        None
+    } else {
+        raw.baseline.clone()
+    };
+    for (k, v) in raw.vars.iter_mut() {
+        *v = expand_env(v).map_err(|e| perr(path, format!("vars.{k}: {e}")))?;
+    }
+    if let Some(m) = &mut raw.target.model_path {
+        *m = expand_env(m).map_err(|e| perr(path, format!("target.model_path: {e}")))?;
+    }
+    let mut baseline = baseline;
+    if let Some(b) = &mut baseline {
+        if let Some(m) = &mut b.model_path {
+            *m = expand_env(m).map_err(|e| perr(path, format!("baseline.model_path: {e}")))?;
+        }
+    }
+    Ok(RunPlan {
+        raw,
+        profiles,
+        candidates,
+        gate,
+        baseline_record,
+        deployment,
+        lineage_files: files.into_iter().collect(),
+        baseline,
+    })
+}
+
+/// Expands `$NAME` and `${NAME}`; an unset variable is an error.
+pub fn expand_env(s: &str) -> Result<String, String> {
+    let mut out = String::new();
+    let mut rest = s;
+    while let Some(i) = rest.find('$') {
+        out.push_str(&rest[..i]);
+        rest = &rest[i + 1..];
+        let (name, after) = if let Some(r) = rest.strip_prefix('{') {
+            match r.find('}') {
+                Some(j) => (&r[..j], &r[j + 1..]),
+                None => return Err("unclosed ${".into()),
+            }
+        } else {
+            let j = rest
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(rest.len());
+            (&rest[..j], &rest[j..])
+        };
+        if name.is_empty() {
+            out.push('$');
+        } else {
+            out.push_str(
+                &std::env::var(name)
+                    .map_err(|_| format!("environment variable {name} is not set"))?,
+            );
+        }
+        rest = after;
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// Replaces `{key}` placeholders; an unknown placeholder is an error naming it.
+pub fn fill_template(template: &str, vars: &BTreeMap<String, String>) -> Result<String, String> {
+    let mut out = String::new();
+    let mut rest = template;
+    while let Some(i) = rest.find('{') {
+        out.push_str(&rest[..i]);
+        let Some(j) = rest[i..].find('}') else {
+            return Err(format!("unclosed placeholder in {template:?}"));
+        };
+        let key = &rest[i + 1..i + j];
+        match vars.get(key) {
+            Some(v) => out.push_str(v),
+            None => {
+                let known: Vec<&str> = vars.keys().map(String::as_str).collect();
+                return Err(format!(
+                    "unknown placeholder {{{key}}}; known: {}",
+                    known.join(", ")
+                ));
+            }
+        }
+        rest = &rest[i + j + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn templates_fill_and_name_unknown_placeholders() {
+        let mut v = BTreeMap::new();
+        v.insert("port".to_string(), "8080".to_string());
+        v.insert("value".to_string(), "4".to_string());
+        assert_eq!(
+            fill_template("srv --port {port} -np {value}", &v).unwrap(),
+            "srv --port 8080 -np 4"
+        );
+        let e = fill_template("srv {model}", &v).unwrap_err();
+        assert!(e.contains("unknown placeholder {model}"), "{e}");
+    }
+
+    #[test]
+    fn env_expansion() {
+        std::env::set_var("SLOSCOPE_TEST_X", "abc");
+        assert_eq!(
+            expand_env("$SLOSCOPE_TEST_X/bin ${SLOSCOPE_TEST_X}").unwrap(),
+            "abc/bin abc"
+        );
+        assert!(expand_env("$SLOSCOPE_SURELY_UNSET_VAR").is_err());
+    }
+}

@@ -1,0 +1,617 @@
+//! The whole collection: for each candidate (and the float baseline) start or reach its server,
+//! run every profile's repeats, and write one run file per candidate × profile, plus copies of
+//! the plan and the lineage records. Requests are journaled as they finish; run files are
+//! written atomically; an interruption leaves every finished request on disk, marked partial.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use sloscope_core::contract::Profile;
+use sloscope_core::schema::{
+    ArtifactIdentity, CandidateRef, EndpointInfo, EvidenceLevel, Kind, KnobValue, MemorySample,
+    MetricSample, Repeat, RequestColumns, RequestRow, Role, Run, RunSource, RunStatus, ServerInfo,
+    ToolInfo, SCHEMA_VERSION,
+};
+use tokio::sync::mpsc;
+
+use crate::cancel::Cancel;
+use crate::client::Client;
+use crate::config::{Api, RunPlan};
+use crate::journal::Journal;
+use crate::load::{self, BodyFn, RepeatSpec};
+use crate::progress::Progress;
+use crate::prompt;
+use crate::secret::{redact_url, Secret};
+use crate::server::{self, Launched};
+use crate::telemetry::{self, Gpu};
+use crate::write;
+
+/// Settings that are not in the plan.
+pub struct Options {
+    /// Output directory.
+    pub out: PathBuf,
+    /// API key, if the endpoint needs one.
+    pub api_key: Option<Secret>,
+    /// No progress output.
+    pub quiet: bool,
+}
+
+/// What was written.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    /// Run files written.
+    pub runs: Vec<PathBuf>,
+    /// Runs that did not finish (partial or failed).
+    pub incomplete: Vec<String>,
+}
+
+/// One server configuration to measure.
+struct TargetSpec {
+    role: Role,
+    name: String,
+    value: KnobValue,
+    artifact: ArtifactIdentity,
+    endpoint: Option<String>,
+    command: Option<String>,
+    model_path: Option<String>,
+    model: Option<String>,
+}
+
+/// Runs the plan.
+pub async fn run(plan: RunPlan, opts: Options, cancel: Cancel) -> anyhow::Result<Outcome> {
+    let out = &opts.out;
+    for d in ["runs", "lineage", "journal", "logs"] {
+        std::fs::create_dir_all(out.join(d))?;
+    }
+    write::json(&out.join("plan.json"), &plan.raw)?;
+    for ((name, bytes), kind) in plan
+        .lineage_files
+        .iter()
+        .zip(["gate", "baseline", "deployment"])
+    {
+        let _ = name;
+        write::atomic(&out.join("lineage").join(format!("{kind}.json")), bytes)?;
+    }
+    let knob = plan.raw.plan.knob.clone();
+    let mut targets: Vec<TargetSpec> = plan
+        .candidates
+        .iter()
+        .map(|c| TargetSpec {
+            role: Role::Candidate,
+            name: c.name.clone(),
+            value: c.value.clone(),
+            artifact: plan.deployment.artifact.clone(),
+            endpoint: plan.raw.target.endpoint.clone(),
+            command: plan.raw.target.server_command.clone(),
+            model_path: plan.raw.target.model_path.clone(),
+            model: plan.raw.target.model.clone(),
+        })
+        .collect();
+    if let Some(b) = &plan.baseline {
+        targets.push(TargetSpec {
+            role: Role::Baseline,
+            name: b.name.clone(),
+            value: b.value.clone(),
+            artifact: plan.baseline_record.artifact.clone(),
+            endpoint: b.endpoint.clone().or_else(|| {
+                plan.raw
+                    .target
+                    .endpoint
+                    .clone()
+                    .filter(|_| b.server_command.is_none())
+            }),
+            command: b
+                .server_command
+                .clone()
+                .or_else(|| plan.raw.target.server_command.clone()),
+            model_path: b.model_path.clone(),
+            model: b.model.clone().or_else(|| plan.raw.target.model.clone()),
+        });
+    }
+    let total: u64 = plan
+        .profiles
+        .iter()
+        .map(|p| {
+            let w = &p.workload;
+            let per = w.requests_per_repeat.unwrap_or(0) + w.warmup_requests.unwrap_or(0);
+            (per * w.repeats.unwrap_or(1)) as u64
+        })
+        .sum::<u64>()
+        * targets.len() as u64;
+    let mut progress = Progress::new(opts.quiet, total);
+    let gpu = Gpu::init();
+    if let Some(d) = gpu.describe() {
+        progress.say(&format!("GPU memory sampled through NVML: {d}"));
+    }
+    let mut outcome = Outcome::default();
+    for t in &targets {
+        if cancel.is_cancelled() {
+            break;
+        }
+        let mut vars: BTreeMap<String, String> = plan.raw.vars.clone();
+        vars.insert("value".into(), t.value.to_string());
+        vars.insert(knob.clone(), t.value.to_string());
+        vars.insert("name".into(), t.name.clone());
+        if let Some(m) = &t.model_path {
+            vars.insert("model_path".into(), m.clone());
+        }
+        let mut launched: Option<Launched> = None;
+        let base = match (&t.command, &t.endpoint) {
+            (Some(cmd), _) => {
+                let log = out.join("logs").join(format!("server-{}.log", t.name));
+                progress.say(&format!(
+                    "starting server for {} ({knob} = {})",
+                    t.name, t.value
+                ));
+                let timeout = Duration::from_secs_f64(plan.raw.target.health_timeout_s);
+                match server::launch(cmd, &vars, &log, &plan.raw.target.health_path, timeout).await
+                {
+                    Ok(l) => {
+                        progress.say(&format!(
+                            "  healthy after {:.1}s at {} (pid {})",
+                            l.startup_s, l.base_url, l.pid
+                        ));
+                        let b = l.base_url.clone();
+                        launched = Some(l);
+                        b
+                    }
+                    Err(e) => {
+                        progress.say(&format!("  server for {} failed to start: {e}", t.name));
+                        for p in &plan.profiles {
+                            let mut run = skeleton(&plan, t, p, None, &knob);
+                            run.status = RunStatus::Failed;
+                            run.evidence_level = EvidenceLevel::FailedBackendProfile;
+                            run.failure = Some(format!("server did not start: {e}"));
+                            run.server = Some(ServerInfo {
+                                command: shell_words::split(cmd).unwrap_or_default(),
+                                exit_status: None,
+                                startup_s: None,
+                                log_tail: server::log_tail(&log, 20),
+                            });
+                            let path = run_path(out, t, p);
+                            write::json(&path, &run)?;
+                            outcome.incomplete.push(path.display().to_string());
+                            outcome.runs.push(path);
+                        }
+                        continue;
+                    }
+                }
+            }
+            (None, Some(ep)) => ep.clone(),
+            (None, None) => anyhow::bail!("target {}: no endpoint and no server command", t.name),
+        };
+        let max_conc = plan
+            .profiles
+            .iter()
+            .filter_map(|p| p.workload.concurrency)
+            .max()
+            .unwrap_or(1) as usize;
+        let tgt = &plan.raw.target;
+        let client = Client::new(
+            &base,
+            tgt.api,
+            opts.api_key.clone(),
+            max_conc,
+            Duration::from_secs_f64(tgt.request_timeout_s),
+            Duration::from_secs_f64(tgt.stall_timeout_s.unwrap_or(tgt.request_timeout_s)),
+        )
+        .map_err(anyhow::Error::msg)?;
+        let mut written: Vec<(PathBuf, Run)> = Vec::new();
+        for p in &plan.profiles {
+            if cancel.is_cancelled() {
+                break;
+            }
+            let mut run = skeleton(&plan, t, p, Some(&base), &knob);
+            if let Some(l) = &launched {
+                run.server = Some(ServerInfo {
+                    command: l.command.clone(),
+                    exit_status: None,
+                    startup_s: Some(l.startup_s),
+                    log_tail: None,
+                });
+            }
+            if let Some(n) = &gpu.note {
+                run.notes.push(n.clone());
+            }
+            let path = run_path(out, t, p);
+            let journal_path = out
+                .join("journal")
+                .join(format!("{}--{}.journal.jsonl", p.name, t.name));
+            let mut journal = Journal::create(&journal_path, &run)?;
+            let ctx = ProfileCtx {
+                client: &client,
+                profile: p,
+                target: t,
+                pid: launched.as_ref().map(|l| l.pid),
+                gpu: &gpu,
+                api: tgt.api,
+                ignore_eos: tgt.ignore_eos,
+                extra: &tgt.extra_body,
+                metrics_url: (!tgt.metrics_path.is_empty())
+                    .then(|| format!("{base}{}", tgt.metrics_path)),
+                health_path: &tgt.health_path,
+            };
+            collect_profile(&ctx, &mut run, &mut journal, &cancel, &mut progress).await;
+            if run.status != RunStatus::Ok {
+                outcome.incomplete.push(path.display().to_string());
+            }
+            match write::json(&path, &run) {
+                Ok(()) => journal.remove(),
+                Err(e) => {
+                    cancel.cancel(&format!("cannot write {}: {e}", path.display()));
+                    anyhow::bail!(
+                        "cannot write {}: {e}; every finished request is in {}",
+                        path.display(),
+                        journal_path.display()
+                    );
+                }
+            }
+            outcome.runs.push(path.clone());
+            written.push((path, run));
+        }
+        if let Some(l) = launched {
+            let (code, tail) = l.stop().await;
+            for (path, run) in &mut written {
+                if let Some(s) = &mut run.server {
+                    s.exit_status = code;
+                    s.log_tail = tail.clone();
+                }
+                write::json(path, run)?;
+            }
+        }
+    }
+    Ok(outcome)
+}
+
+fn run_path(out: &Path, t: &TargetSpec, p: &Profile) -> PathBuf {
+    let role = match t.role {
+        Role::Candidate => "",
+        Role::Baseline => "baseline-",
+    };
+    out.join("runs")
+        .join(format!("{}--{role}{}.json", p.name, t.name))
+}
+
+fn skeleton(plan: &RunPlan, t: &TargetSpec, p: &Profile, base: Option<&str>, knob: &str) -> Run {
+    let spec = plan
+        .raw
+        .plan
+        .profiles
+        .iter()
+        .find(|s| s.name.as_deref() == Some(p.name.as_str()))
+        .cloned();
+    Run {
+        kind: Kind::Run,
+        schema_version: SCHEMA_VERSION.into(),
+        tool: ToolInfo {
+            name: "sloscope".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+        },
+        artifact_id: t.artifact.artifact_id.clone(),
+        role: t.role,
+        profile: p.name.as_str().into(),
+        workload_id: p.workload_id.clone(),
+        profile_spec: spec,
+        candidate: CandidateRef {
+            name: t.name.clone(),
+            knob: Some(knob.to_string()),
+            value: Some(t.value.clone()),
+        },
+        backend: t.artifact.backend.clone(),
+        backend_version: t.artifact.backend_version.clone(),
+        hardware: t.artifact.hardware.clone(),
+        endpoint: base.map(|b| EndpointInfo {
+            url: redact_url(b),
+            api: plan.raw.target.api.as_str().into(),
+            model: t.model.clone(),
+        }),
+        status: RunStatus::Ok,
+        failure: None,
+        evidence_level: EvidenceLevel::RealBackendProfile,
+        source: RunSource::Measured,
+        imported_from: None,
+        started_at: Some(rfc3339_now()),
+        finished_at: None,
+        server: None,
+        notes: Vec::new(),
+        repeats: Vec::new(),
+        reported: None,
+    }
+}
+
+struct ProfileCtx<'a> {
+    client: &'a Client,
+    profile: &'a Profile,
+    target: &'a TargetSpec,
+    pid: Option<u32>,
+    gpu: &'a Gpu,
+    api: Api,
+    ignore_eos: bool,
+    extra: &'a BTreeMap<String, serde_json::Value>,
+    metrics_url: Option<String>,
+    health_path: &'a str,
+}
+
+fn body_fn(ctx: &ProfileCtx<'_>, words: usize, salt: u64) -> BodyFn {
+    let w = &ctx.profile.workload;
+    let max_tokens = w.max_output_tokens.unwrap_or(16);
+    let mut base = serde_json::Map::new();
+    if let Some(m) = &ctx.target.model {
+        base.insert("model".into(), m.clone().into());
+    }
+    base.insert("max_tokens".into(), max_tokens.into());
+    base.insert("stream".into(), true.into());
+    base.insert(
+        "stream_options".into(),
+        serde_json::json!({"include_usage": true}),
+    );
+    base.insert("temperature".into(), 0.into());
+    if ctx.ignore_eos {
+        base.insert("ignore_eos".into(), true.into());
+    }
+    for (k, v) in ctx.extra {
+        base.insert(k.clone(), v.clone());
+    }
+    let api = ctx.api;
+    Arc::new(move |i: u64| {
+        let text = prompt::text(words, salt ^ i.wrapping_mul(0x2545_F491_4F6C_DD1D));
+        let mut b = base.clone();
+        match api {
+            Api::Completions => {
+                b.insert("prompt".into(), text.into());
+            }
+            Api::Chat => {
+                b.insert(
+                    "messages".into(),
+                    serde_json::json!([{"role": "user", "content": text}]),
+                );
+            }
+        }
+        Bytes::from(serde_json::to_vec(&b).unwrap_or_default())
+    })
+}
+
+enum Sample {
+    Memory(MemorySample),
+    Metrics(MetricSample),
+}
+
+fn process_gone(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(s) => {
+            s.rsplit(')')
+                .next()
+                .and_then(|r| r.split_whitespace().next())
+                == Some("Z")
+        }
+    }
+}
+
+async fn collect_profile(
+    ctx: &ProfileCtx<'_>,
+    run: &mut Run,
+    journal: &mut Journal,
+    cancel: &Cancel,
+    progress: &mut Progress,
+) {
+    let w = &ctx.profile.workload;
+    let prompts = prompt::calibrate(
+        ctx.client,
+        ctx.target.model.as_deref(),
+        w.prompt_tokens.unwrap_or(1) as u32,
+    )
+    .await;
+    if let Some(n) = &prompts.note {
+        run.notes.push(n.clone());
+    }
+    let concurrency = w.concurrency.unwrap_or(1) as usize;
+    ctx.client.warm_pool(concurrency, ctx.health_path).await;
+    let salt = (ctx.profile.name as u64 + 1).wrapping_mul(0x9E37_79B9);
+    let body = body_fn(ctx, prompts.words, salt);
+    let mut simulation = false;
+    let repeats = w.repeats.unwrap_or(1) as u32;
+    let run_cancel = Cancel::default();
+    for r in 0..repeats {
+        if cancel.is_cancelled() {
+            break;
+        }
+        let spec = RepeatSpec {
+            index: r,
+            requests: w.requests_per_repeat.unwrap_or(1) as usize,
+            concurrency,
+            rate_rps: w.request_rate_rps,
+            warmup: w.warmup_requests.unwrap_or(0) as usize,
+            seed: salt ^ (r as u64 + 1),
+        };
+        let label = format!(
+            "{} / {} / repeat {}/{}",
+            ctx.profile.name,
+            ctx.target.name,
+            r + 1,
+            repeats
+        );
+        load::warmup(ctx.client, &spec, &body, cancel).await;
+        progress.skip(spec.warmup as u64);
+        if let Err(e) = journal.repeat(r, spec.warmup as u32) {
+            cancel.cancel(&format!("journal write failed: {e}"));
+            break;
+        }
+        let start_scrape = match &ctx.metrics_url {
+            Some(u) => telemetry::scrape(ctx.client.http(), u).await,
+            None => None,
+        };
+        let (tx, mut rx) = mpsc::unbounded_channel::<Sample>();
+        let t0 = Instant::now();
+        let stop = Cancel::default();
+        let sampler = {
+            let (http, url, pid, stop, cancel, tx) = (
+                ctx.client.http().clone(),
+                ctx.metrics_url.clone(),
+                ctx.pid,
+                stop.clone(),
+                cancel.clone(),
+                tx.clone(),
+            );
+            let gpu_used = ctx.gpu.used_mb().is_some();
+            let gpu_reader = if gpu_used { Some(Gpu::init()) } else { None };
+            tokio::spawn(async move {
+                let mut tick = 0u64;
+                loop {
+                    let off = t0.elapsed().as_micros() as u64;
+                    if let Some(pid) = pid {
+                        if process_gone(pid) {
+                            cancel.cancel("the server process exited during the run");
+                            break;
+                        }
+                    }
+                    if tick % 4 == 0 {
+                        let gpu_mb = gpu_reader.as_ref().and_then(Gpu::used_mb);
+                        let rss = pid.and_then(telemetry::rss_mb);
+                        if gpu_mb.is_some() || rss.is_some() {
+                            let _ = tx.send(Sample::Memory(MemorySample {
+                                offset_us: off,
+                                gpu_used_mb: gpu_mb,
+                                server_rss_mb: rss,
+                            }));
+                        }
+                        if let Some(u) = &url {
+                            if let Some(s) = telemetry::scrape(&http, u).await {
+                                let _ = tx.send(Sample::Metrics(telemetry::sample(off, &s)));
+                            }
+                        }
+                    }
+                    tick += 1;
+                    tokio::select! {
+                        _ = tokio::time::sleep(Duration::from_millis(250)) => {}
+                        _ = stop.cancelled() => break,
+                    }
+                }
+            })
+        };
+        drop(tx);
+        progress.start_repeat(&label, spec.requests as u64);
+        let mut rows: Vec<RequestRow> = Vec::with_capacity(spec.requests);
+        let (mut failed, mut tokens) = (0u64, 0u64);
+        let journal_err: std::cell::RefCell<Option<String>> = Default::default();
+        let obs = load::measure(ctx.client, &spec, &body, cancel, t0, |row| {
+            if row.error.is_some() {
+                failed += 1;
+            } else {
+                tokens += row.output_tokens.unwrap_or(0) as u64;
+            }
+            if let Err(e) = journal.request(r, &row) {
+                journal_err.borrow_mut().get_or_insert(e.to_string());
+                cancel.cancel(&format!("journal write failed: {e}"));
+            }
+            let tps = tokens as f64 / t0.elapsed().as_secs_f64().max(1e-9);
+            progress.request(failed, tps);
+            rows.push(row);
+        })
+        .await;
+        simulation |= obs.simulation;
+        stop.cancel("repeat finished");
+        let _ = sampler.await;
+        let mut memory = Vec::new();
+        let mut metrics = Vec::new();
+        while let Ok(s) = rx.try_recv() {
+            match s {
+                Sample::Memory(m) => {
+                    let _ = journal.memory(r, &m);
+                    memory.push(m);
+                }
+                Sample::Metrics(m) => {
+                    let _ = journal.metrics(r, &m);
+                    metrics.push(m);
+                }
+            }
+        }
+        let off = t0.elapsed().as_micros() as u64;
+        let end_mem = telemetry::memory(off, ctx.gpu, ctx.pid.filter(|p| !process_gone(*p)));
+        if end_mem.gpu_used_mb.is_some() || end_mem.server_rss_mb.is_some() {
+            memory.push(end_mem);
+        }
+        let histogram = match (&ctx.metrics_url, &start_scrape) {
+            (Some(u), Some(s0)) if !cancel.is_cancelled() => {
+                match telemetry::scrape(ctx.client.http(), u).await {
+                    Some(s1) => {
+                        metrics.push(telemetry::sample(off, &s1));
+                        telemetry::queue_histogram_family(&s1)
+                            .and_then(|f| crate::prometheus::histogram_delta(f, s0, &s1))
+                    }
+                    None => None,
+                }
+            }
+            _ => None,
+        };
+        let ok = rows.iter().filter(|r| r.error.is_none()).count() as u64;
+        progress.end_repeat(
+            &label,
+            ok,
+            failed,
+            tokens as f64 / t0.elapsed().as_secs_f64().max(1e-9),
+        );
+        if !rows.is_empty() {
+            run.repeats.push(Repeat {
+                index: r,
+                started_at: None,
+                warmup_requests: spec.warmup as u32,
+                requests: RequestColumns::from_rows(rows),
+                server_metrics: metrics,
+                server_queue_histogram: histogram,
+                memory,
+            });
+        }
+    }
+    drop(run_cancel);
+    if simulation {
+        run.evidence_level = EvidenceLevel::CpuProfileSimulation;
+        run.notes.push("the server labelled itself a simulation (x-sloscope-simulation); this run can never be accepted".into());
+    }
+    if let Some(c) = prompts.calibrated_tokens {
+        run.notes.push(format!("prompts: {} words ≈ {c} tokens by the server's /tokenize; usage.prompt_tokens is recorded per request", prompts.words));
+    }
+    if cancel.is_cancelled() {
+        run.status = RunStatus::Partial;
+        let n: usize = run.repeats.iter().map(|r| r.requests.len()).sum();
+        run.failure = Some(format!(
+            "{} ({n} finished requests kept)",
+            cancel.reason().unwrap_or_else(|| "interrupted".into())
+        ));
+        if cancel
+            .reason()
+            .is_some_and(|r| r.contains("server process exited"))
+        {
+            run.evidence_level = EvidenceLevel::FailedBackendProfile;
+        }
+    }
+    run.finished_at = Some(rfc3339_now());
+}
+
+/// Wall-clock time as RFC 3339 (UTC), for the record only.
+pub fn rfc3339_now() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0);
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    // Civil date from days since 1970-01-01 (H. Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}

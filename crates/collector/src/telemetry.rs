@@ -1,0 +1,129 @@
+//! Server telemetry: `/metrics` scrapes, the launched server's resident memory and GPU memory
+//! through NVML (loaded at run time; no GPU or no driver gives `null` and a note).
+
+use std::collections::BTreeMap;
+
+use sloscope_core::schema::{MemorySample, MetricSample};
+use sloscope_core::telemetry::{is_kept_series, QUEUE_TIME_HISTOGRAMS};
+
+use crate::prometheus::{self, Scrape};
+
+/// Scrapes `url`; `None` when the endpoint does not answer with metrics.
+pub async fn scrape(http: &reqwest::Client, url: &str) -> Option<Scrape> {
+    let resp = http
+        .get(url)
+        .timeout(std::time::Duration::from_secs(2))
+        .send()
+        .await
+        .ok()?;
+    if !resp.status().is_success() {
+        return None;
+    }
+    Some(prometheus::parse(&resp.text().await.ok()?))
+}
+
+/// The series sloscope keeps from a scrape.
+pub fn sample(offset_us: u64, s: &Scrape) -> MetricSample {
+    let values: BTreeMap<String, f64> = s
+        .values
+        .iter()
+        .filter(|(k, _)| is_kept_series(k))
+        .map(|(k, v)| (k.clone(), *v))
+        .collect();
+    MetricSample { offset_us, values }
+}
+
+/// The first queue-time histogram family present in a scrape.
+pub fn queue_histogram_family(s: &Scrape) -> Option<&'static str> {
+    QUEUE_TIME_HISTOGRAMS
+        .iter()
+        .copied()
+        .find(|f| s.buckets.contains_key(*f))
+}
+
+/// Resident memory of `pid` in MB (10^6 bytes), from `/proc/<pid>/status`.
+pub fn rss_mb(pid: u32) -> Option<f64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let kb: f64 = status
+        .lines()
+        .find(|l| l.starts_with("VmRSS:"))?
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()?;
+    Some(kb * 1024.0 / 1e6)
+}
+
+/// GPU memory through NVML, if a driver is present.
+pub struct Gpu {
+    nvml: Option<nvml_wrapper::Nvml>,
+    /// Why there is no GPU reading, for the run's notes.
+    pub note: Option<String>,
+}
+
+impl Gpu {
+    /// Loads NVML (`libnvidia-ml.so`) at run time.
+    pub fn init() -> Gpu {
+        match nvml_wrapper::Nvml::init() {
+            Ok(nvml) => match nvml.device_count() {
+                Ok(0) => Gpu {
+                    nvml: None,
+                    note: Some("NVML loaded but reports no GPU; GPU memory is null".into()),
+                },
+                Ok(_) => Gpu {
+                    nvml: Some(nvml),
+                    note: None,
+                },
+                Err(e) => Gpu {
+                    nvml: None,
+                    note: Some(format!(
+                        "NVML device count failed ({e}); GPU memory is null"
+                    )),
+                },
+            },
+            Err(e) => Gpu {
+                nvml: None,
+                note: Some(format!(
+                    "no GPU memory reading: NVML not available ({e}); GPU memory is null"
+                )),
+            },
+        }
+    }
+
+    /// Memory in use summed over all devices, MB (10^6 bytes). `None` without NVML or on error.
+    pub fn used_mb(&self) -> Option<f64> {
+        let nvml = self.nvml.as_ref()?;
+        let n = nvml.device_count().ok()?;
+        let mut total = 0u64;
+        for i in 0..n {
+            total += nvml.device_by_index(i).ok()?.memory_info().ok()?.used;
+        }
+        Some(total as f64 / 1e6)
+    }
+
+    /// Names and total memory of the devices, for notes.
+    pub fn describe(&self) -> Option<String> {
+        let nvml = self.nvml.as_ref()?;
+        let n = nvml.device_count().ok()?;
+        let mut parts = Vec::new();
+        for i in 0..n {
+            let d = nvml.device_by_index(i).ok()?;
+            let name = d.name().unwrap_or_else(|_| "GPU".into());
+            let total = d
+                .memory_info()
+                .map(|m| m.total as f64 / 1e9)
+                .unwrap_or(f64::NAN);
+            parts.push(format!("{name} ({total:.1} GB)"));
+        }
+        Some(parts.join(", "))
+    }
+}
+
+/// One memory sample.
+pub fn memory(offset_us: u64, gpu: &Gpu, server_pid: Option<u32>) -> MemorySample {
+    MemorySample {
+        offset_us,
+        gpu_used_mb: gpu.used_mb(),
+        server_rss_mb: server_pid.and_then(rss_mb),
+    }
+}

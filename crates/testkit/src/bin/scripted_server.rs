@@ -1,0 +1,59 @@
+//! `scripted-server`: the test kit's scripted SSE server as a process, so the collector can
+//! launch it from a server command template and tests can kill it mid-run.
+//!
+//! Flags: `--port N --ttft-ms X --gap-ms X --tokens N --slots N --exit-after N` (exit the process
+//! abruptly once N requests have arrived, like a crashing server).
+
+use std::time::Duration;
+
+use sloscope_testkit::server::{Script, ScriptedServer};
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let get = |name: &str| -> Option<f64> {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1))
+            .and_then(|v| v.parse().ok())
+    };
+    let script = Script {
+        ttft: Duration::from_secs_f64(get("--ttft-ms").unwrap_or(20.0) / 1000.0),
+        gap: Duration::from_secs_f64(get("--gap-ms").unwrap_or(5.0) / 1000.0),
+        tokens: get("--tokens").unwrap_or(16.0) as u32,
+        slots: get("--slots")
+            .map(|s| s as usize)
+            .unwrap_or(usize::MAX >> 4),
+        ..Script::default()
+    };
+    let port = get("--port").unwrap_or(0.0) as u16;
+    let exit_after = get("--exit-after").map(|v| v as usize);
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("scripted-server: {e}");
+            std::process::exit(2)
+        }
+    };
+    rt.block_on(async move {
+        let server = match ScriptedServer::start(script, port).await {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("scripted-server: cannot bind 127.0.0.1:{port}: {e}");
+                std::process::exit(2)
+            }
+        };
+        eprintln!("scripted-server: listening on {}", server.url());
+        loop {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            if let Some(n) = exit_after {
+                if server.served().len() >= n {
+                    eprintln!("scripted-server: exiting abruptly after {n} requests");
+                    std::process::exit(137);
+                }
+            }
+        }
+    });
+}

@@ -1,0 +1,364 @@
+//! A scripted OpenAI-compatible SSE server: `/v1/completions`, `/v1/chat/completions`
+//! (`stream: true`), `/health`, `/metrics` (llama.cpp-style gauges), `/tokenize`.
+//!
+//! Timing is scripted: after a request is admitted to a slot, the first content event is
+//! written `ttft` later and each further event `gap` after the previous one. The server stamps
+//! every event just before writing it, so tests can compare the client's measurements with what
+//! was really sent.
+
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use http_body_util::{combinators::BoxBody, BodyExt, Full, StreamBody};
+use hyper::body::{Frame, Incoming};
+use hyper::{Request, Response};
+use tokio::net::TcpListener;
+use tokio::sync::{mpsc, Semaphore};
+
+/// Header by which the server says it is a simulation.
+pub const SIMULATION_HEADER: &str = "x-sloscope-simulation";
+
+/// A fault injected into one request (by arrival index, 0-based).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fault {
+    /// Answer HTTP 500 with an OpenAI-style error body.
+    Http500,
+    /// After this many content events, send `data: {"error": …}` and end without `[DONE]`.
+    MidStreamError(u32),
+    /// After this many content events, stop sending but keep the connection open.
+    Stall(u32),
+    /// After this many content events, close the connection without `[DONE]`.
+    Disconnect(u32),
+}
+
+/// What the server does.
+#[derive(Debug, Clone)]
+pub struct Script {
+    /// Admission → first content event.
+    pub ttft: Duration,
+    /// Between content events.
+    pub gap: Duration,
+    /// Content events per request (capped by the request's `max_tokens`).
+    pub tokens: u32,
+    /// Tokens carried by each content event (the usage count is `events × tokens_per_event`).
+    pub tokens_per_event: u32,
+    /// Concurrent requests served; the rest wait (and show as deferred in `/metrics`).
+    pub slots: usize,
+    /// Faults by arrival index.
+    pub faults: HashMap<u64, Fault>,
+    /// Write every event of a request at once, without delays (throughput benchmark).
+    pub burst: bool,
+}
+
+impl Default for Script {
+    fn default() -> Self {
+        Script {
+            ttft: Duration::from_millis(20),
+            gap: Duration::from_millis(5),
+            tokens: 16,
+            tokens_per_event: 1,
+            slots: usize::MAX >> 4,
+            faults: HashMap::new(),
+            burst: false,
+        }
+    }
+}
+
+/// What the server did for one request.
+#[derive(Debug, Clone)]
+pub struct Served {
+    /// Arrival index.
+    pub index: u64,
+    /// The client's `x-sloscope-request` header, if sent.
+    pub request_id: Option<String>,
+    /// When the request head was read.
+    pub received: Instant,
+    /// When each content event was written.
+    pub events: Vec<Instant>,
+}
+
+struct State {
+    script: Script,
+    arrivals: AtomicU64,
+    waiting: AtomicUsize,
+    running: AtomicUsize,
+    slots: Semaphore,
+    served: Mutex<Vec<Served>>,
+}
+
+/// A running scripted server; stops when dropped.
+pub struct ScriptedServer {
+    /// Bound address (127.0.0.1, ephemeral port).
+    pub addr: SocketAddr,
+    state: Arc<State>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl ScriptedServer {
+    /// Binds 127.0.0.1:`port` (0 = any) and serves `script` on the current tokio runtime.
+    pub async fn start(script: Script, port: u16) -> std::io::Result<ScriptedServer> {
+        let listener = TcpListener::bind(("127.0.0.1", port)).await?;
+        let addr = listener.local_addr()?;
+        let slots = script.slots.min(Semaphore::MAX_PERMITS);
+        let state = Arc::new(State {
+            script,
+            arrivals: AtomicU64::new(0),
+            waiting: AtomicUsize::new(0),
+            running: AtomicUsize::new(0),
+            slots: Semaphore::new(slots),
+            served: Mutex::new(Vec::new()),
+        });
+        let st = state.clone();
+        let task = tokio::spawn(async move {
+            loop {
+                let Ok((stream, _)) = listener.accept().await else {
+                    continue;
+                };
+                let _ = stream.set_nodelay(true);
+                let st = st.clone();
+                tokio::spawn(async move {
+                    let io = hyper_util::rt::TokioIo::new(stream);
+                    let svc = hyper::service::service_fn(move |req| handle(st.clone(), req));
+                    let _ = hyper::server::conn::http1::Builder::new()
+                        .serve_connection(io, svc)
+                        .await;
+                });
+            }
+        });
+        Ok(ScriptedServer { addr, state, task })
+    }
+
+    /// Base URL, e.g. `http://127.0.0.1:41234`.
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Every request served so far.
+    pub fn served(&self) -> Vec<Served> {
+        self.state
+            .served
+            .lock()
+            .map(|s| s.clone())
+            .unwrap_or_default()
+    }
+
+    /// Stops accepting; connections in flight are dropped.
+    pub fn stop(self) {
+        self.task.abort();
+    }
+}
+
+impl Drop for ScriptedServer {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+type Body = BoxBody<Bytes, Infallible>;
+
+fn full(status: u16, ctype: &str, body: impl Into<Bytes>) -> Response<Body> {
+    let mut r = Response::new(Full::new(body.into()).boxed());
+    *r.status_mut() = hyper::StatusCode::from_u16(status).unwrap_or(hyper::StatusCode::OK);
+    if let Ok(v) = ctype.parse() {
+        r.headers_mut().insert("content-type", v);
+    }
+    if let Ok(v) = "testkit".parse() {
+        r.headers_mut().insert(SIMULATION_HEADER, v);
+    }
+    r
+}
+
+async fn handle(st: Arc<State>, req: Request<Incoming>) -> Result<Response<Body>, Infallible> {
+    let received = Instant::now();
+    let path = req.uri().path().to_string();
+    let request_id = req
+        .headers()
+        .get("x-sloscope-request")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
+    let body = req
+        .into_body()
+        .collect()
+        .await
+        .map(|b| b.to_bytes())
+        .unwrap_or_default();
+    let resp = match path.as_str() {
+        "/health" => full(200, "application/json", r#"{"status":"ok"}"#),
+        "/metrics" => {
+            let text = format!(
+                "# TYPE llamacpp:requests_processing gauge\nllamacpp:requests_processing {}\n\
+                 # TYPE llamacpp:requests_deferred gauge\nllamacpp:requests_deferred {}\n",
+                st.running.load(Ordering::Relaxed),
+                st.waiting.load(Ordering::Relaxed)
+            );
+            full(200, "text/plain; version=0.0.4", text)
+        }
+        "/tokenize" => {
+            let v: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
+            let text = v["content"].as_str().or(v["prompt"].as_str()).unwrap_or("");
+            let n = text.split_whitespace().count();
+            let tokens: Vec<usize> = (0..n).collect();
+            full(
+                200,
+                "application/json",
+                serde_json::json!({"tokens": tokens, "count": n}).to_string(),
+            )
+        }
+        "/v1/models" => full(
+            200,
+            "application/json",
+            r#"{"object":"list","data":[{"id":"scripted","object":"model","owned_by":"sloscope-testkit"}]}"#,
+        ),
+        "/v1/completions" | "/v1/chat/completions" => {
+            stream(
+                st,
+                &body,
+                path.ends_with("chat/completions"),
+                received,
+                request_id,
+            )
+            .await
+        }
+        _ => full(
+            404,
+            "application/json",
+            r#"{"error":{"code":404,"message":"not found"}}"#,
+        ),
+    };
+    Ok(resp)
+}
+
+fn chunk(chat: bool, text: &str) -> String {
+    let v = if chat {
+        serde_json::json!({"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":text},"finish_reason":null}]})
+    } else {
+        serde_json::json!({"object":"text_completion","choices":[{"index":0,"text":text,"finish_reason":null}]})
+    };
+    format!("data: {v}\n\n")
+}
+
+async fn stream(
+    st: Arc<State>,
+    body: &[u8],
+    chat: bool,
+    received: Instant,
+    request_id: Option<String>,
+) -> Response<Body> {
+    let index = st.arrivals.fetch_add(1, Ordering::Relaxed);
+    let v: serde_json::Value = serde_json::from_slice(body).unwrap_or_default();
+    let max_tokens = v["max_tokens"].as_u64().unwrap_or(u64::MAX) as u32;
+    let per_event = st.script.tokens_per_event.max(1);
+    let events = st.script.tokens.min(max_tokens.div_ceil(per_event)).max(1);
+    let fault = st.script.faults.get(&index).copied();
+    if fault == Some(Fault::Http500) {
+        return full(
+            500,
+            "application/json",
+            r#"{"error":{"code":500,"message":"scripted failure","type":"server_error"}}"#,
+        );
+    }
+    let (tx, rx) = mpsc::channel::<Result<Frame<Bytes>, Infallible>>(64);
+    let st2 = st.clone();
+    tokio::spawn(async move {
+        st2.waiting.fetch_add(1, Ordering::Relaxed);
+        let permit = st2.slots.acquire().await;
+        st2.waiting.fetch_sub(1, Ordering::Relaxed);
+        st2.running.fetch_add(1, Ordering::Relaxed);
+        let admitted = Instant::now();
+        let mut stamps = Vec::with_capacity(events as usize);
+        let send = |s: String| tx.send(Ok(Frame::data(Bytes::from(s))));
+        if chat {
+            let role = serde_json::json!({"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","content":null},"finish_reason":null}]});
+            let _ = send(format!("data: {role}\n\n")).await;
+        }
+        let mut ok = true;
+        if st2.script.burst {
+            let mut all = String::with_capacity(events as usize * 120);
+            for _ in 0..events {
+                all.push_str(&chunk(chat, " tok"));
+            }
+            stamps.push(Instant::now());
+            ok = send(all).await.is_ok();
+        } else {
+            let start = admitted + st2.script.ttft;
+            for e in 0..events {
+                match fault {
+                    Some(Fault::MidStreamError(n)) if e == n => {
+                        let _ = send("data: {\"error\":{\"code\":500,\"message\":\"scripted mid-stream error\",\"type\":\"server_error\"}}\n\n".into()).await;
+                        ok = false;
+                        break;
+                    }
+                    Some(Fault::Stall(n)) if e == n => {
+                        tokio::time::sleep(Duration::from_secs(3600)).await;
+                    }
+                    Some(Fault::Disconnect(n)) if e == n => {
+                        ok = false;
+                        break;
+                    }
+                    _ => {}
+                }
+                tokio::time::sleep_until((start + st2.script.gap * e).into()).await;
+                stamps.push(Instant::now());
+                if send(chunk(chat, " tok")).await.is_err() {
+                    ok = false;
+                    break;
+                }
+            }
+        }
+        if ok {
+            let completion = events * per_event;
+            let prompt_ms = st2.script.ttft.as_secs_f64() * 1000.0;
+            let usage = serde_json::json!({"prompt_tokens": 8, "completion_tokens": completion, "total_tokens": 8 + completion});
+            let timings = serde_json::json!({"prompt_ms": prompt_ms, "predicted_n": completion});
+            let last = if chat {
+                serde_json::json!({"object":"chat.completion.chunk","choices":[],"usage":usage,"timings":timings})
+            } else {
+                serde_json::json!({"object":"text_completion","choices":[{"index":0,"text":"","finish_reason":"length"}],"usage":usage,"timings":timings})
+            };
+            let _ = send(format!("data: {last}\n\ndata: [DONE]\n\n")).await;
+        }
+        st2.running.fetch_sub(1, Ordering::Relaxed);
+        drop(permit);
+        if let Ok(mut s) = st2.served.lock() {
+            s.push(Served {
+                index,
+                request_id,
+                received,
+                events: stamps,
+            });
+        }
+        if matches!(fault, Some(Fault::Disconnect(_))) {
+            // dropping tx without [DONE] ends the chunked body; the client sees no [DONE]
+        }
+    });
+    let mut r = Response::new(BodyExt::boxed(StreamBody::new(ReceiverStream(rx))));
+    let h = r.headers_mut();
+    for (k, v) in [
+        ("content-type", "text/event-stream"),
+        ("cache-control", "no-cache"),
+        (SIMULATION_HEADER, "testkit"),
+    ] {
+        if let Ok(v) = v.parse() {
+            h.insert(k, v);
+        }
+    }
+    r
+}
+
+/// `mpsc::Receiver` as a `Stream` (tokio-stream would add a dependency for this alone).
+struct ReceiverStream(mpsc::Receiver<Result<Frame<Bytes>, Infallible>>);
+
+impl futures_util::Stream for ReceiverStream {
+    type Item = Result<Frame<Bytes>, Infallible>;
+    fn poll_next(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Self::Item>> {
+        self.0.poll_recv(cx)
+    }
+}
