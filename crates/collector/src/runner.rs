@@ -496,15 +496,21 @@ async fn collect_profile(
         progress.start_repeat(&label, spec.requests as u64);
         let mut rows: Vec<RequestRow> = Vec::with_capacity(spec.requests);
         let (mut failed, mut tokens) = (0u64, 0u64);
-        let journal_err: std::cell::RefCell<Option<String>> = Default::default();
+        let mut unreachable = 0usize;
+        let give_up = concurrency.max(8);
         let obs = load::measure(ctx.client, &spec, &body, cancel, t0, |row| {
-            if row.error.is_some() {
+            if let Some(e) = &row.error {
                 failed += 1;
+                // An endpoint that refuses every connection is down, not slow: stop early.
+                unreachable = if e.starts_with("connection error") { unreachable + 1 } else { 0 };
+                if unreachable >= give_up {
+                    cancel.cancel(&format!("the endpoint stopped answering ({unreachable} connection errors in a row)"));
+                }
             } else {
+                unreachable = 0;
                 tokens += row.output_tokens.unwrap_or(0) as u64;
             }
             if let Err(e) = journal.request(r, &row) {
-                journal_err.borrow_mut().get_or_insert(e.to_string());
                 cancel.cancel(&format!("journal write failed: {e}"));
             }
             let tps = tokens as f64 / t0.elapsed().as_secs_f64().max(1e-9);
