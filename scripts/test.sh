@@ -21,9 +21,12 @@ cargo clippy --locked --workspace --all-targets -- -D warnings
 step "clippy (core for wasm32)"
 cargo clippy --locked -p sloscope-core --target wasm32-unknown-unknown -- -D warnings
 
-step "tests (native)"
+step "real backend: llama-server + SmolLM2 Q4_1/F16 (scripts/setup-llama.sh)"
+eval "$(bash scripts/setup-llama.sh)"
+
+step "tests (native, including the llama-server end-to-end test)"
 set +e
-cargo test --locked --workspace 2>&1 | tee "$log"
+cargo test --locked --workspace -- --include-ignored 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 set -e
 

@@ -62,14 +62,21 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> anyhow::Result<()> {
         let path = entry?.path();
         if path.is_dir() {
             walk(&path, out)?;
-        } else if path.extension().is_some_and(|e| e == "json") {
+        } else if path.extension().is_some_and(|e| e == "json") || is_journal(&path) {
             out.push(path);
         }
     }
     Ok(())
 }
 
+fn is_journal(path: &Path) -> bool {
+    path.file_name()
+        .is_some_and(|n| n.to_string_lossy().ends_with(".journal.jsonl"))
+}
+
 /// Reads and parses every file; bad files are returned as messages, good ones as documents.
+/// A collector journal left behind (its run file was never written) is read back as a partial
+/// run.
 pub fn load_all(files: &[PathBuf]) -> (Vec<LoadedFile>, Vec<String>) {
     let mut loaded = Vec::new();
     let mut errors = Vec::new();
@@ -77,6 +84,20 @@ pub fn load_all(files: &[PathBuf]) -> (Vec<LoadedFile>, Vec<String>) {
         let name = f.display().to_string();
         match std::fs::read(f) {
             Err(e) => errors.push(format!("{name}: cannot read: {e}")),
+            Ok(bytes) if is_journal(f) => {
+                match sloscope_core::schema::journal::recover(&name, &bytes) {
+                    Ok(run) => {
+                        eprintln!(
+                            "sloscope: {name}: journal of an unfinished run, read as partial"
+                        );
+                        loaded.push(LoadedFile {
+                            name,
+                            doc: sloscope_core::Document::Run(Box::new(run)),
+                        });
+                    }
+                    Err(e) => errors.push(e),
+                }
+            }
             Ok(bytes) => match parse_document_owned(&name, bytes) {
                 Ok(doc) => loaded.push(LoadedFile { name, doc }),
                 Err(e) => errors.push(e.to_string()),

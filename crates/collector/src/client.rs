@@ -56,6 +56,8 @@ impl Client {
     ) -> Result<Client, String> {
         let http = reqwest::Client::builder()
             .pool_max_idle_per_host(concurrency.max(1))
+            // Below the common 5 s server keep-alive, so idle connections are dropped by us first.
+            .pool_idle_timeout(Duration::from_secs(3))
             .tcp_nodelay(true)
             .no_proxy()
             .http1_only()
@@ -112,22 +114,37 @@ impl Client {
         obs: &mut Observed,
     ) -> RequestRecord {
         let url = format!("{}{}", self.base, self.api.path());
-        let rb = self
-            .auth(self.http.post(url))
-            .header("content-type", "application/json")
-            .header("accept", "text/event-stream")
-            .header(REQUEST_ID_HEADER, request_id)
-            .body(body);
-        let sent = Instant::now();
+        let build = || {
+            self.auth(self.http.post(&url))
+                .header("content-type", "application/json")
+                .header("accept", "text/event-stream")
+                .header(REQUEST_ID_HEADER, request_id)
+                .body(body.clone())
+        };
+        let mut sent = Instant::now();
         let mut rec = RequestRecord {
             send_offset_us: us(sent.saturating_duration_since(t0)),
             ..Default::default()
         };
-        let deadline = sent + self.request_timeout;
-        let send = tokio::select! {
-            r = tokio::time::timeout_at(deadline.into(), rb.send()) => r,
+        let mut deadline = sent + self.request_timeout;
+        let mut send = tokio::select! {
+            r = tokio::time::timeout_at(deadline.into(), build().send()) => r,
             _ = cancel.cancelled() => return fail(rec, sent, cancelled(cancel)),
         };
+        // A pooled keep-alive connection that the server closed just as the request went out
+        // (llama-server's HTTP library closes idle and long-used connections) never reached
+        // the server: send it once more on a fresh connection, and time it from there.
+        if let Ok(Err(e)) = &send {
+            if is_stale_connection(e) {
+                sent = Instant::now();
+                rec.send_offset_us = us(sent.saturating_duration_since(t0));
+                deadline = sent + self.request_timeout;
+                send = tokio::select! {
+                    r = tokio::time::timeout_at(deadline.into(), build().send()) => r,
+                    _ = cancel.cancelled() => return fail(rec, sent, cancelled(cancel)),
+                };
+            }
+        }
         let resp = match send {
             Err(_) => {
                 return fail(
@@ -215,6 +232,15 @@ impl Client {
         state.finish(&mut rec, end, tgi_queue_ms);
         rec
     }
+}
+
+/// The request died on a reused connection before any response: the server closed it.
+fn is_stale_connection(e: &reqwest::Error) -> bool {
+    let chain = error_chain(e);
+    e.is_request()
+        && (chain.contains("connection closed before message completed")
+            || chain.contains("Connection reset by peer")
+            || chain.contains("broken pipe"))
 }
 
 fn cancelled(cancel: &Cancel) -> String {

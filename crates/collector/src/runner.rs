@@ -66,7 +66,21 @@ pub async fn run(plan: RunPlan, opts: Options, cancel: Cancel) -> anyhow::Result
     for d in ["runs", "lineage", "journal", "logs"] {
         std::fs::create_dir_all(out.join(d))?;
     }
-    write::json(&out.join("plan.json"), &plan.raw)?;
+    // The plan as run: only the selected profiles and candidates.
+    let mut effective = plan.raw.clone();
+    effective.plan.profiles.retain(|s| {
+        plan.profiles
+            .iter()
+            .any(|p| s.name.as_deref() == Some(p.name.as_str()))
+    });
+    effective
+        .plan
+        .candidates
+        .retain(|c| plan.candidates.iter().any(|k| k.name == c.name));
+    if plan.baseline.is_none() {
+        effective.baseline = None;
+    }
+    write::json(&out.join("plan.json"), &effective)?;
     for ((name, bytes), kind) in plan
         .lineage_files
         .iter()
@@ -502,9 +516,15 @@ async fn collect_profile(
             if let Some(e) = &row.error {
                 failed += 1;
                 // An endpoint that refuses every connection is down, not slow: stop early.
-                unreachable = if e.starts_with("connection error") { unreachable + 1 } else { 0 };
+                unreachable = if e.starts_with("connection error") {
+                    unreachable + 1
+                } else {
+                    0
+                };
                 if unreachable >= give_up {
-                    cancel.cancel(&format!("the endpoint stopped answering ({unreachable} connection errors in a row)"));
+                    cancel.cancel(&format!(
+                        "the endpoint stopped answering ({unreachable} connection errors in a row)"
+                    ));
                 }
             } else {
                 unreachable = 0;
@@ -582,11 +602,7 @@ async fn collect_profile(
     }
     if cancel.is_cancelled() {
         run.status = RunStatus::Partial;
-        let n: usize = run.repeats.iter().map(|r| r.requests.len()).sum();
-        run.failure = Some(format!(
-            "{} ({n} finished requests kept)",
-            cancel.reason().unwrap_or_else(|| "interrupted".into())
-        ));
+        run.failure = Some(cancel.reason().unwrap_or_else(|| "interrupted".into()));
         if cancel
             .reason()
             .is_some_and(|r| r.contains("server process exited"))

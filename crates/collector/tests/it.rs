@@ -16,13 +16,22 @@ use sloscope_testkit::server::{Fault, Script, ScriptedServer};
 
 /// Starts the scripted server on its own thread and runtime, so it does not share the
 /// client's.
-fn spawn_server(script: Script) -> (String, Arc<std::sync::Mutex<Option<ScriptedServer>>>, std::thread::JoinHandle<()>) {
+fn spawn_server(
+    script: Script,
+) -> (
+    String,
+    Arc<std::sync::Mutex<Option<ScriptedServer>>>,
+    std::thread::JoinHandle<()>,
+) {
     let (tx, rx) = std::sync::mpsc::channel();
     let holder: Arc<std::sync::Mutex<Option<ScriptedServer>>> = Default::default();
     let h2 = holder.clone();
     let stop = Arc::new(tokio::sync::Notify::new());
     let handle = std::thread::spawn(move || {
-        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
         rt.block_on(async move {
             let s = ScriptedServer::start(script, 0).await.unwrap();
             tx.send(s.url()).unwrap();
@@ -41,15 +50,47 @@ fn spawn_server(script: Script) -> (String, Arc<std::sync::Mutex<Option<Scripted
 }
 
 fn body() -> BodyFn {
-    Arc::new(|i| Bytes::from(format!(r#"{{"prompt":"p {i}","max_tokens":32,"stream":true}}"#)))
+    Arc::new(|i| {
+        Bytes::from(format!(
+            r#"{{"prompt":"p {i}","max_tokens":32,"stream":true}}"#
+        ))
+    })
 }
 
-async fn run_repeat(url: &str, requests: usize, concurrency: usize, stall: Duration) -> (Vec<RequestRow>, Observed) {
-    let client = Client::new(url, Api::Completions, None, concurrency, Duration::from_secs(20), stall).unwrap();
+async fn run_repeat(
+    url: &str,
+    requests: usize,
+    concurrency: usize,
+    stall: Duration,
+) -> (Vec<RequestRow>, Observed) {
+    let client = Client::new(
+        url,
+        Api::Completions,
+        None,
+        concurrency,
+        Duration::from_secs(20),
+        stall,
+    )
+    .unwrap();
     client.warm_pool(concurrency, "/health").await;
-    let spec = RepeatSpec { index: 0, requests, concurrency, rate_rps: None, warmup: 0, seed: 1 };
+    let spec = RepeatSpec {
+        index: 0,
+        requests,
+        concurrency,
+        rate_rps: None,
+        warmup: 0,
+        seed: 1,
+    };
     let mut rows = Vec::new();
-    let obs = load::measure(&client, &spec, &body(), &Cancel::default(), Instant::now(), |r| rows.push(r)).await;
+    let obs = load::measure(
+        &client,
+        &spec,
+        &body(),
+        &Cancel::default(),
+        Instant::now(),
+        |r| rows.push(r),
+    )
+    .await;
     (rows, obs)
 }
 
@@ -59,12 +100,28 @@ static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
 #[test]
 fn ttft_and_gaps_agree_with_the_servers_send_times_at_concurrency_64() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let script = Script { ttft: Duration::from_millis(50), gap: Duration::from_millis(5), tokens: 20, ..Script::default() };
+    let script = Script {
+        ttft: Duration::from_millis(50),
+        gap: Duration::from_millis(5),
+        tokens: 20,
+        ..Script::default()
+    };
     let (url, holder, handle) = spawn_server(script);
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
     let t0 = Instant::now();
     let rows: Vec<(String, RequestRow)> = rt.block_on(async {
-        let client = Client::new(&url, Api::Completions, None, 64, Duration::from_secs(20), Duration::from_secs(10)).unwrap();
+        let client = Client::new(
+            &url,
+            Api::Completions,
+            None,
+            64,
+            Duration::from_secs(20),
+            Duration::from_secs(10),
+        )
+        .unwrap();
         client.warm_pool(64, "/health").await;
         let mut all = Vec::new();
         for round in 0..2 {
@@ -77,7 +134,9 @@ fn ttft_and_gaps_agree_with_the_servers_send_times_at_concurrency_64() {
                     tokio::time::sleep(Duration::from_micros(250 * i)).await;
                     let id = format!("{round}-{i}");
                     let mut obs = Observed::default();
-                    let row = client.stream(body()(i), t0, &id, &Cancel::default(), &mut obs).await;
+                    let row = client
+                        .stream(body()(i), t0, &id, &Cancel::default(), &mut obs)
+                        .await;
                     assert!(obs.simulation);
                     (id, row)
                 }
@@ -91,8 +150,10 @@ fn ttft_and_gaps_agree_with_the_servers_send_times_at_concurrency_64() {
     handle.join().unwrap();
     assert_eq!(rows.len(), 128);
     assert_eq!(served.len(), 128);
-    let by_id: HashMap<String, sloscope_testkit::server::Served> =
-        served.into_iter().map(|s| (s.request_id.clone().unwrap(), s)).collect();
+    let by_id: HashMap<String, sloscope_testkit::server::Served> = served
+        .into_iter()
+        .map(|s| (s.request_id.clone().unwrap(), s))
+        .collect();
     let (mut ttft_err, mut gap_err) = (Vec::new(), Vec::new());
     for (id, row) in &rows {
         assert_eq!(row.error, None);
@@ -101,7 +162,10 @@ fn ttft_and_gaps_agree_with_the_servers_send_times_at_concurrency_64() {
         // When the client saw the first content vs when the server wrote it: the collector's
         // own timing error (loopback transit included).
         let seen = t0 + Duration::from_micros(row.send_offset_us + row.ttft_us.unwrap());
-        ttft_err.push(seen.saturating_duration_since(s.events[0]).as_micros() as i64 - s.events[0].saturating_duration_since(seen).as_micros() as i64);
+        ttft_err.push(
+            seen.saturating_duration_since(s.events[0]).as_micros() as i64
+                - s.events[0].saturating_duration_since(seen).as_micros() as i64,
+        );
         for (k, g) in row.itl_us.iter().enumerate() {
             let sg = (s.events[k + 1] - s.events[k]).as_micros() as i64;
             gap_err.push((*g as i64 - sg).abs());
@@ -111,12 +175,30 @@ fn ttft_and_gaps_agree_with_the_servers_send_times_at_concurrency_64() {
     ttft_err.sort();
     gap_err.sort();
     let p = |v: &[i64], q: f64| v[((v.len() - 1) as f64 * q) as usize];
-    eprintln!("TTFT error µs p50 {} p99 {} max {}; gap error µs p50 {} p99 {} max {}",
-        p(&ttft_err, 0.5), p(&ttft_err, 0.99), ttft_err[ttft_err.len() - 1],
-        p(&gap_err, 0.5), p(&gap_err, 0.99), gap_err[gap_err.len() - 1]);
-    assert!(ttft_err[0] >= -50, "the client cannot see an event before it is written (µs stamps truncate): {}", ttft_err[0]);
-    assert!(*ttft_err.last().unwrap() <= 1000, "TTFT off by up to {} µs", ttft_err.last().unwrap());
-    assert!(*gap_err.last().unwrap() <= 1000, "gap off by up to {} µs", gap_err.last().unwrap());
+    eprintln!(
+        "TTFT error µs p50 {} p99 {} max {}; gap error µs p50 {} p99 {} max {}",
+        p(&ttft_err, 0.5),
+        p(&ttft_err, 0.99),
+        ttft_err[ttft_err.len() - 1],
+        p(&gap_err, 0.5),
+        p(&gap_err, 0.99),
+        gap_err[gap_err.len() - 1]
+    );
+    assert!(
+        ttft_err[0] >= -50,
+        "the client cannot see an event before it is written (µs stamps truncate): {}",
+        ttft_err[0]
+    );
+    assert!(
+        *ttft_err.last().unwrap() <= 1000,
+        "TTFT off by up to {} µs",
+        ttft_err.last().unwrap()
+    );
+    assert!(
+        *gap_err.last().unwrap() <= 1000,
+        "gap off by up to {} µs",
+        gap_err.last().unwrap()
+    );
 }
 
 #[test]
@@ -127,32 +209,88 @@ fn every_fault_is_a_failed_request_with_its_reason() {
     faults.insert(3, Fault::MidStreamError(2));
     faults.insert(5, Fault::Stall(2));
     faults.insert(7, Fault::Disconnect(3));
-    let script = Script { ttft: Duration::from_millis(5), gap: Duration::from_millis(1), tokens: 8, faults, ..Script::default() };
+    let script = Script {
+        ttft: Duration::from_millis(5),
+        gap: Duration::from_millis(1),
+        tokens: 8,
+        faults,
+        ..Script::default()
+    };
     let (url, holder, handle) = spawn_server(script);
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
     let (rows, _) = rt.block_on(run_repeat(&url, 10, 1, Duration::from_millis(700)));
     *holder.lock().unwrap() = None;
     handle.join().unwrap();
     assert_eq!(rows.len(), 10, "sent = ok + failed");
     let errors: Vec<String> = rows.iter().filter_map(|r| r.error.clone()).collect();
     assert_eq!(errors.len(), 4, "{errors:?}");
-    assert!(errors.iter().any(|e| e.starts_with("HTTP 500: scripted failure")), "{errors:?}");
-    assert!(errors.iter().any(|e| e == "server error mid-stream: scripted mid-stream error"), "{errors:?}");
-    assert!(errors.iter().any(|e| e.starts_with("stalled: no bytes for")), "{errors:?}");
-    assert!(errors.iter().any(|e| e == "stream ended without [DONE]"), "{errors:?}");
-    let stalled = rows.iter().find(|r| r.error.as_deref().is_some_and(|e| e.starts_with("stalled"))).unwrap();
-    assert!(stalled.ttft_us.is_some(), "partial data of a failed request is kept");
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.starts_with("HTTP 500: scripted failure")),
+        "{errors:?}"
+    );
+    assert!(
+        errors
+            .iter()
+            .any(|e| e == "server error mid-stream: scripted mid-stream error"),
+        "{errors:?}"
+    );
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.starts_with("stalled: no bytes for")),
+        "{errors:?}"
+    );
+    assert!(
+        errors.iter().any(|e| e == "stream ended without [DONE]"),
+        "{errors:?}"
+    );
+    let stalled = rows
+        .iter()
+        .find(|r| r.error.as_deref().is_some_and(|e| e.starts_with("stalled")))
+        .unwrap();
+    assert!(
+        stalled.ttft_us.is_some(),
+        "partial data of a failed request is kept"
+    );
 }
 
 #[test]
 fn cancellation_ends_streams_in_flight_as_failures() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let script = Script { ttft: Duration::from_millis(5), gap: Duration::from_millis(50), tokens: 100, ..Script::default() };
+    let script = Script {
+        ttft: Duration::from_millis(5),
+        gap: Duration::from_millis(50),
+        tokens: 100,
+        ..Script::default()
+    };
     let (url, holder, handle) = spawn_server(script);
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
     let rows = rt.block_on(async {
-        let client = Client::new(&url, Api::Completions, None, 4, Duration::from_secs(20), Duration::from_secs(20)).unwrap();
-        let spec = RepeatSpec { index: 0, requests: 100, concurrency: 4, rate_rps: None, warmup: 0, seed: 1 };
+        let client = Client::new(
+            &url,
+            Api::Completions,
+            None,
+            4,
+            Duration::from_secs(20),
+            Duration::from_secs(20),
+        )
+        .unwrap();
+        let spec = RepeatSpec {
+            index: 0,
+            requests: 100,
+            concurrency: 4,
+            rate_rps: None,
+            warmup: 0,
+            seed: 1,
+        };
         let cancel = Cancel::default();
         let c2 = cancel.clone();
         tokio::spawn(async move {
@@ -160,27 +298,68 @@ fn cancellation_ends_streams_in_flight_as_failures() {
             c2.cancel("test");
         });
         let mut rows = Vec::new();
-        load::measure(&client, &spec, &body(), &cancel, Instant::now(), |r| rows.push(r)).await;
+        load::measure(&client, &spec, &body(), &cancel, Instant::now(), |r| {
+            rows.push(r)
+        })
+        .await;
         rows
     });
     *holder.lock().unwrap() = None;
     handle.join().unwrap();
-    assert_eq!(rows.len(), 4, "the four streams in flight are accounted for, no new ones sent");
-    assert!(rows.iter().all(|r| r.error.as_deref() == Some("cancelled: test")));
+    assert_eq!(
+        rows.len(),
+        4,
+        "the four streams in flight are accounted for, no new ones sent"
+    );
+    assert!(rows
+        .iter()
+        .all(|r| r.error.as_deref() == Some("cancelled: test")));
     assert!(rows.iter().all(|r| r.ttft_us.is_some()));
 }
 
 #[test]
 fn open_loop_records_intended_send_times() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let script = Script { ttft: Duration::from_millis(20), gap: Duration::from_millis(2), tokens: 4, slots: 1, ..Script::default() };
+    let script = Script {
+        ttft: Duration::from_millis(20),
+        gap: Duration::from_millis(2),
+        tokens: 4,
+        slots: 1,
+        ..Script::default()
+    };
     let (url, holder, handle) = spawn_server(script);
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
     let rows = rt.block_on(async {
-        let client = Client::new(&url, Api::Completions, None, 2, Duration::from_secs(20), Duration::from_secs(20)).unwrap();
-        let spec = RepeatSpec { index: 0, requests: 20, concurrency: 2, rate_rps: Some(200.0), warmup: 0, seed: 5 };
+        let client = Client::new(
+            &url,
+            Api::Completions,
+            None,
+            2,
+            Duration::from_secs(20),
+            Duration::from_secs(20),
+        )
+        .unwrap();
+        let spec = RepeatSpec {
+            index: 0,
+            requests: 20,
+            concurrency: 2,
+            rate_rps: Some(200.0),
+            warmup: 0,
+            seed: 5,
+        };
         let mut rows = Vec::new();
-        load::measure(&client, &spec, &body(), &Cancel::default(), Instant::now(), |r| rows.push(r)).await;
+        load::measure(
+            &client,
+            &spec,
+            &body(),
+            &Cancel::default(),
+            Instant::now(),
+            |r| rows.push(r),
+        )
+        .await;
         rows
     });
     *holder.lock().unwrap() = None;
@@ -188,6 +367,9 @@ fn open_loop_records_intended_send_times() {
     assert_eq!(rows.len(), 20);
     assert!(rows.iter().all(|r| r.intended_offset_us.is_some()));
     // 200 req/s against ~30 ms requests with a cap of 2: the client must queue.
-    let waits: Vec<u64> = rows.iter().map(|r| r.send_offset_us - r.intended_offset_us.unwrap()).collect();
+    let waits: Vec<u64> = rows
+        .iter()
+        .map(|r| r.send_offset_us - r.intended_offset_us.unwrap())
+        .collect();
     assert!(waits.iter().any(|&w| w > 10_000), "{waits:?}");
 }

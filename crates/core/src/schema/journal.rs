@@ -185,7 +185,6 @@ pub fn recover(file: &str, bytes: &[u8]) -> Result<Run, String> {
     }
     let mut run = run
         .ok_or_else(|| format!("{file}: no header line: expected a {JOURNAL_KIND} header first"))?;
-    let kept: usize = repeats.iter().map(|r| r.rows.len()).sum();
     run.repeats = repeats
         .into_iter()
         .filter(|r| !r.rows.is_empty())
@@ -201,7 +200,7 @@ pub fn recover(file: &str, bytes: &[u8]) -> Result<Run, String> {
         .collect();
     run.status = RunStatus::Partial;
     run.failure = Some(format!(
-        "recovered from the journal {file}: the collector stopped before writing the run file ({kept} requests kept)"
+        "recovered from the journal {file}: the collector stopped before writing the run file"
     ));
     Ok(run)
 }

@@ -2,7 +2,8 @@
 //! launch it from a server command template and tests can kill it mid-run.
 //!
 //! Flags: `--port N --ttft-ms X --gap-ms X --tokens N --slots N --exit-after N` (exit the process
-//! abruptly once N requests have arrived, like a crashing server).
+//! abruptly once N requests have finished, like a crashing server). Other flags (`--tag X`)
+//! are ignored, so tests can mark the processes they start.
 
 use std::time::Duration;
 

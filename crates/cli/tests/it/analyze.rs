@@ -1,5 +1,4 @@
-//! The real `sloscope` binary: exit codes, formats and error messages.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! `sloscope analyze`: exit codes, formats and error messages.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -9,10 +8,7 @@ use sloscope_core::schema::EvidenceLevel;
 use sloscope_testkit::synth::{self, Shape};
 
 fn dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("sloscope-cli-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    crate::common::scratch(name)
 }
 
 fn write(d: &Path, name: &str, v: &serde_json::Value) {

@@ -1,0 +1,300 @@
+//! `sloscope run` against the test kit's scripted server, launched from the plan's command
+//! template on 127.0.0.1: the whole plan, a server killed mid-run, a collector killed mid-run,
+//! Ctrl-C, and the API key kept out of every file.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use crate::common::{
+    files_under, repo, scratch, scripted_server, sloscope, sloscope_bin, stderr,
+    validate_runs_against_schema,
+};
+
+/// Copies the scripted fixture plan into `dir`, replacing the server commands' flags.
+fn plan_in(dir: &Path, candidate_flags: &str, baseline_flags: &str) -> PathBuf {
+    let src = repo().join("tests/fixtures/scripted");
+    for f in ["gate.json", "baseline.json", "deployment.json"] {
+        std::fs::copy(src.join(f), dir.join(f)).unwrap();
+    }
+    let text = std::fs::read_to_string(src.join("plan.toml")).unwrap();
+    let text = text
+        .replace("--ttft-ms 20 --gap-ms 4 --tokens 64", candidate_flags)
+        .replace("--ttft-ms 40 --gap-ms 8 --tokens 64", baseline_flags);
+    let p = dir.join("plan.toml");
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+fn env() -> Vec<(&'static str, String)> {
+    vec![(
+        "SLOSCOPE_SCRIPTED_SERVER",
+        scripted_server().display().to_string(),
+    )]
+}
+
+fn run(args: &[&str], extra: &[(&str, &str)]) -> std::process::Output {
+    let e = env();
+    let mut all: Vec<(&str, &str)> = e.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    all.extend_from_slice(extra);
+    sloscope(args, &all)
+}
+
+#[test]
+fn whole_plan_against_the_scripted_server() {
+    let d = scratch("collect-all");
+    let plan = repo().join("tests/fixtures/scripted/plan.toml");
+    let out = d.join("out");
+    let secret = "sk-sloscope-test-4f1d9a";
+    let o = run(
+        &[
+            "run",
+            "--plan",
+            plan.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--api-key-env",
+            "SLOSCOPE_TEST_KEY",
+            "--quiet",
+        ],
+        &[("SLOSCOPE_TEST_KEY", secret)],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        validate_runs_against_schema(&out),
+        9,
+        "3 profiles × (2 candidates + baseline)"
+    );
+    for f in files_under(&out) {
+        let bytes = std::fs::read(&f).unwrap();
+        assert!(
+            !String::from_utf8_lossy(&bytes).contains(secret),
+            "API key leaked into {}",
+            f.display()
+        );
+    }
+    assert!(!stderr(&o).contains(secret));
+    let a = sloscope(&["analyze", out.to_str().unwrap(), "--format", "json"], &[]);
+    assert_eq!(a.status.code(), Some(0), "{}", stderr(&a));
+    let v: serde_json::Value = serde_json::from_slice(&a.stdout).unwrap();
+    assert_eq!(v["lineage"]["ready"], true, "{}", v["lineage"]);
+    let profiles = v["profiles"].as_array().unwrap();
+    assert_eq!(profiles.len(), 3);
+    for p in profiles {
+        assert_eq!(
+            p["decision"], "tune",
+            "a simulation is never accepted: {}",
+            p["reason"]
+        );
+        assert!(
+            p["baseline"]["rows"].is_array(),
+            "quantized vs float for {}",
+            p["profile"]
+        );
+        for c in p["candidates"].as_array().unwrap() {
+            assert_eq!(c["evidence_level"], "cpu_profile_simulation");
+            let s = &c["summary"];
+            assert_eq!(s["requests_failed"], 0);
+            assert_eq!(s["output_tokens_sources"]["usage"], s["requests_ok"]);
+        }
+    }
+    let tp = profiles
+        .iter()
+        .find(|p| p["profile"] == "throughput")
+        .unwrap();
+    let one = tp["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "slots1")
+        .unwrap();
+    assert!(
+        one["summary"]["queue_depth_max"].as_f64().unwrap() >= 1.0,
+        "8 streams on 1 slot queue up"
+    );
+    assert!(one["summary"]["queue_wait"]["p95_ms"].as_f64().unwrap() > 50.0);
+    assert_eq!(tp["recommended_name"], "slots4");
+}
+
+#[test]
+fn a_server_killed_mid_run_leaves_a_readable_partial_result() {
+    let d = scratch("collect-crash");
+    let plan = plan_in(
+        &d,
+        "--ttft-ms 5 --gap-ms 2 --tokens 32 --exit-after 5",
+        "--ttft-ms 5 --gap-ms 2 --tokens 32",
+    );
+    let out = d.join("out");
+    let o = run(
+        &[
+            "run",
+            "--plan",
+            plan.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--profiles",
+            "throughput",
+            "--candidates",
+            "slots1",
+            "--no-baseline",
+            "--quiet",
+        ],
+        &[],
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(3),
+        "an incomplete run is exit 3: {}",
+        stderr(&o)
+    );
+    let run: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("runs/throughput--slots1.json")).unwrap())
+            .unwrap();
+    assert_eq!(run["status"], "partial");
+    assert_eq!(run["evidence_level"], "failed_backend_profile");
+    assert!(
+        run["failure"]
+            .as_str()
+            .unwrap()
+            .contains("server process exited"),
+        "{}",
+        run["failure"]
+    );
+    assert_eq!(
+        run["server"]["exit_status"], 137,
+        "the crash's exit status is recorded"
+    );
+    let kept: usize = run["repeats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["requests"]["send_offset_us"].as_array().unwrap().len())
+        .sum();
+    assert!(kept >= 5, "every finished request is kept: {kept}");
+    validate_runs_against_schema(&out);
+    let a = sloscope(&["analyze", out.to_str().unwrap(), "--format", "json"], &[]);
+    let v: serde_json::Value = serde_json::from_slice(&a.stdout).unwrap();
+    assert_eq!(
+        v["profiles"].as_array().unwrap().len(),
+        1,
+        "the written plan holds the profiles that ran"
+    );
+    let ex = &v["profiles"][0]["excluded"][0];
+    assert!(
+        ex["reason"].as_str().unwrap().starts_with("partial run"),
+        "{ex}"
+    );
+    assert_eq!(v["profiles"][0]["decision"], "reject");
+}
+
+fn kill_tagged(tag: &str) {
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let cmd = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
+        if String::from_utf8_lossy(&cmd).contains(tag) {
+            if let Ok(pid) = e.file_name().to_string_lossy().parse::<i32>() {
+                let _ = std::process::Command::new("kill")
+                    .arg("-9")
+                    .arg(pid.to_string())
+                    .status();
+            }
+        }
+    }
+}
+
+fn journal_requests(out: &Path) -> usize {
+    files_under(out)
+        .iter()
+        .filter(|f| f.to_string_lossy().ends_with(".journal.jsonl"))
+        .map(|f| {
+            std::fs::read_to_string(f)
+                .unwrap_or_default()
+                .matches("\"line\":\"request\"")
+                .count()
+        })
+        .sum()
+}
+
+fn start_slow_run(d: &Path) -> (std::process::Child, PathBuf, String) {
+    let tag = format!("sloscope-tag-{}", d.file_name().unwrap().to_string_lossy());
+    let flags = format!("--ttft-ms 5 --gap-ms 40 --tokens 64 --tag {tag}");
+    let plan = plan_in(d, &flags, &flags);
+    let out = d.join("out");
+    let child = std::process::Command::new(sloscope_bin())
+        .args([
+            "run",
+            "--plan",
+            plan.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--profiles",
+            "throughput",
+            "--quiet",
+        ])
+        .env("SLOSCOPE_SCRIPTED_SERVER", scripted_server())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while journal_requests(&out) < 3 {
+        assert!(
+            Instant::now() < deadline,
+            "no requests journaled within 30 s"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    (child, out, tag)
+}
+
+#[test]
+fn a_collector_killed_mid_run_leaves_a_journal_that_analyze_reads() {
+    let d = scratch("collect-kill9");
+    let (mut child, out, tag) = start_slow_run(&d);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    kill_tagged(&tag);
+    let journaled = journal_requests(&out);
+    let a = sloscope(&["analyze", out.to_str().unwrap(), "--format", "json"], &[]);
+    assert_eq!(a.status.code(), Some(0), "{}", stderr(&a));
+    assert!(stderr(&a).contains("journal of an unfinished run, read as partial"));
+    let v: serde_json::Value = serde_json::from_slice(&a.stdout).unwrap();
+    let ex = v["profiles"][0]["excluded"].as_array().unwrap();
+    let reason = ex[0]["reason"].as_str().unwrap();
+    assert!(
+        reason.contains(&format!("partial run ({journaled} requests kept)")),
+        "{reason}"
+    );
+}
+
+#[test]
+fn ctrl_c_writes_partial_runs_and_exits_130() {
+    let d = scratch("collect-sigint");
+    let (mut child, out, tag) = start_slow_run(&d);
+    std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let status = child.wait().unwrap();
+    kill_tagged(&tag);
+    assert_eq!(status.code(), Some(130));
+    let run: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("runs/throughput--slots1.json")).unwrap())
+            .unwrap();
+    assert_eq!(run["status"], "partial");
+    assert!(
+        run["failure"]
+            .as_str()
+            .unwrap()
+            .starts_with("interrupted by Ctrl-C"),
+        "{}",
+        run["failure"]
+    );
+    let reqs = &run["repeats"][0]["requests"];
+    let errors = reqs["error"].as_array().unwrap();
+    assert!(errors.iter().any(|e| e
+        .as_str()
+        .is_some_and(|e| e.starts_with("cancelled: interrupted by Ctrl-C"))));
+    assert!(
+        journal_requests(&out) == 0,
+        "the journal is removed once the run file is written"
+    );
+    validate_runs_against_schema(&out);
+}

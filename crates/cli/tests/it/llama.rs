@@ -1,0 +1,95 @@
+//! End to end against the real llama.cpp `llama-server` on CPU (SmolLM2-135M Q4_1 and its F16
+//! baseline). Needs `scripts/setup-llama.sh`; `scripts/test.sh` runs it, a plain `cargo test`
+//! lists it as ignored.
+
+use crate::common::{repo, scratch, sloscope, stderr, validate_runs_against_schema};
+
+#[test]
+#[ignore = "needs llama-server and the models: run through scripts/test.sh (it runs scripts/setup-llama.sh)"]
+fn three_profiles_two_candidates_and_the_float_baseline_on_llama_server() {
+    for var in [
+        "LLAMA_SERVER",
+        "SLOSCOPE_Q4_GGUF",
+        "SLOSCOPE_F16_GGUF",
+        "SLOSCOPE_PY",
+    ] {
+        assert!(
+            std::env::var_os(var).is_some(),
+            "{var} is not set: source the output of scripts/setup-llama.sh"
+        );
+    }
+    let d = scratch("llama");
+    let lineage = d.join("lineage");
+    let st = std::process::Command::new("bash")
+        .arg(repo().join("scripts/make-lineage.sh"))
+        .arg(&lineage)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let plan = d.join("plan.toml");
+    let text = std::fs::read_to_string(repo().join("tests/fixtures/llama/plan.toml")).unwrap();
+    std::fs::write(
+        &plan,
+        text.replace("../../../examples/llama-cpu/lineage/", "lineage/"),
+    )
+    .unwrap();
+    let out = d.join("out");
+    let o = sloscope(
+        &[
+            "run",
+            "--plan",
+            plan.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(validate_runs_against_schema(&out), 9);
+    let a = sloscope(&["analyze", out.to_str().unwrap(), "--format", "json"], &[]);
+    assert_eq!(a.status.code(), Some(0), "{}", stderr(&a));
+    let v: serde_json::Value = serde_json::from_slice(&a.stdout).unwrap();
+    assert_eq!(v["lineage"]["ready"], true, "{}", v["lineage"]);
+    let profiles = v["profiles"].as_array().unwrap();
+    assert_eq!(profiles.len(), 3);
+    for p in profiles {
+        let d = p["decision"].as_str().unwrap();
+        assert!(["accept", "tune", "reject"].contains(&d));
+        assert!(!p["reason"].as_str().unwrap().is_empty());
+        assert_eq!(
+            p["candidates"].as_array().unwrap().len(),
+            2,
+            "{}",
+            p["profile"]
+        );
+        for c in p["candidates"].as_array().unwrap() {
+            assert_eq!(c["evidence_level"], "real_backend_profile");
+            assert!(c["summary"]["ttft"]["p95_ms"].as_f64().unwrap() > 0.0);
+            assert!(
+                c["summary"]["peak_rss_mb"].as_f64().unwrap() > 50.0,
+                "server RSS sampled"
+            );
+        }
+        assert!(p["baseline"]["rows"].is_array(), "float baseline compared");
+    }
+    // 8 streams against --parallel 1: llama-server defers requests, and /metrics shows it.
+    let tp = profiles
+        .iter()
+        .find(|p| p["profile"] == "throughput")
+        .unwrap();
+    let np1 = tp["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "np1")
+        .unwrap();
+    assert!(
+        np1["summary"]["queue_depth_max"].as_f64().unwrap() >= 1.0,
+        "{}",
+        np1["summary"]
+    );
+    assert_eq!(
+        np1["summary"]["queue_depth_series"],
+        "llamacpp:requests_deferred"
+    );
+}

@@ -1,0 +1,7 @@
+//! The real `sloscope` binary, end to end: one test binary, one module per concern.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod analyze;
+mod collect;
+mod common;
+mod llama;
