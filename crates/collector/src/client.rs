@@ -187,18 +187,41 @@ impl Client {
         let mut parser = SseParser::default();
         let mut state = StreamState::new(self.api);
         let mut body = resp.bytes_stream();
+        // One timer and one cancellation future for the whole stream: the timer is moved only
+        // when it fires early (activity since), so an event costs no timer bookkeeping.
+        let mut last_activity = Instant::now();
+        let timer = tokio::time::sleep_until((last_activity + self.stall_timeout).min(deadline).into());
+        tokio::pin!(timer);
+        let stop = cancel.cancelled();
+        tokio::pin!(stop);
         loop {
-            let idle = (Instant::now() + self.stall_timeout).min(deadline);
-            let next = tokio::select! {
-                n = tokio::time::timeout_at(idle.into(), body.next()) => n,
-                _ = cancel.cancelled() => {
-                    state.error.get_or_insert(cancelled(cancel));
-                    break;
+            tokio::select! {
+                biased;
+                next = body.next() => {
+                    let now = Instant::now();
+                    match next {
+                        None => break,
+                        Some(Err(e)) => {
+                            state.error.get_or_insert(format!("stream error: {}", error_chain(&e)));
+                            break;
+                        }
+                        Some(Ok(chunk)) => {
+                            last_activity = now;
+                            let at = us(now.saturating_duration_since(sent));
+                            parser.feed(&chunk, |data| state.event(data, at));
+                            if state.done || state.error.is_some() {
+                                break;
+                            }
+                        }
+                    }
                 }
-            };
-            let now = Instant::now();
-            match next {
-                Err(_) => {
+                _ = &mut timer => {
+                    let now = Instant::now();
+                    let due = (last_activity + self.stall_timeout).min(deadline);
+                    if now < due {
+                        timer.as_mut().reset(due.into());
+                        continue;
+                    }
                     let why = if now >= deadline {
                         format!("timeout: not finished within {:?}", self.request_timeout)
                     } else {
@@ -207,19 +230,9 @@ impl Client {
                     state.error.get_or_insert(why);
                     break;
                 }
-                Ok(None) => break,
-                Ok(Some(Err(e))) => {
-                    state
-                        .error
-                        .get_or_insert(format!("stream error: {}", error_chain(&e)));
+                _ = &mut stop => {
+                    state.error.get_or_insert(cancelled(cancel));
                     break;
-                }
-                Ok(Some(Ok(chunk))) => {
-                    let at = us(now.saturating_duration_since(sent));
-                    parser.feed(&chunk, |data| state.event(data, at));
-                    if state.done || state.error.is_some() {
-                        break;
-                    }
                 }
             }
         }

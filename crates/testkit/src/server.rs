@@ -89,6 +89,8 @@ struct State {
     running: AtomicUsize,
     slots: Semaphore,
     served: Mutex<Vec<Served>>,
+    /// Burst bodies, rendered once per (events, chat).
+    burst_cache: Mutex<HashMap<(u32, bool), Bytes>>,
 }
 
 /// A running scripted server; stops when dropped.
@@ -112,6 +114,7 @@ impl ScriptedServer {
             running: AtomicUsize::new(0),
             slots: Semaphore::new(slots),
             served: Mutex::new(Vec::new()),
+            burst_cache: Mutex::new(HashMap::new()),
         });
         let st = state.clone();
         let task = tokio::spawn(async move {
@@ -278,12 +281,22 @@ async fn stream(
         }
         let mut ok = true;
         if st2.script.burst {
-            let mut all = String::with_capacity(events as usize * 120);
-            for _ in 0..events {
-                all.push_str(&chunk(chat, " tok"));
-            }
+            // Rendered once and shared, so the server costs next to nothing per event.
+            let all = match st2.burst_cache.lock() {
+                Ok(mut cache) => cache
+                    .entry((events, chat))
+                    .or_insert_with(|| {
+                        let mut all = String::with_capacity(events as usize * 120);
+                        for _ in 0..events {
+                            all.push_str(&chunk(chat, " tok"));
+                        }
+                        Bytes::from(all)
+                    })
+                    .clone(),
+                Err(_) => Bytes::new(),
+            };
             stamps.push(Instant::now());
-            ok = send(all).await.is_ok();
+            ok = tx.send(Ok(Frame::data(all))).await.is_ok();
         } else {
             let start = admitted + st2.script.ttft;
             for e in 0..events {

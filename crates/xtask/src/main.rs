@@ -1,4 +1,9 @@
-//! Developer tasks. `cargo run -p xtask --release -- bench-analyze [REQUESTS] [TOKENS]` measures
+//! Developer tasks (benchmarks are code: they print the tables quoted in the README).
+//!
+//! `cargo run -p xtask --release -- bench-collector` measures the collector (see
+//! `bench_collector.rs`).
+//!
+//! Also: `cargo run -p xtask --release -- bench-analyze [REQUESTS] [TOKENS]` measures
 //! file → verdict time and peak memory of the core on a synthetic run (each measurement in a
 //! fresh process, so generation does not count) and prints a table.
 
@@ -7,6 +12,8 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::Context;
+
+mod bench_collector;
 use serde_json::json;
 use sloscope_core::schema::EvidenceLevel;
 use sloscope_testkit::synth::{self, Shape};
@@ -15,43 +22,11 @@ fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
         Some("bench-analyze") => bench_analyze(&args[1..]),
-        Some("phases") => {
-            let bytes = std::fs::read(args.get(1).context("FILE")?)?;
-            let t = Instant::now();
-            let v: serde_json::Value =
-                serde_json::from_slice::<serde::de::IgnoredAny>(&bytes).map(|_| json!(1))?;
-            eprintln!("skim {:?} {v}", t.elapsed());
-            let t = Instant::now();
-            let run: sloscope_core::schema::Run = serde_json::from_slice(&bytes)?;
-            eprintln!("typed {:?}", t.elapsed());
-            let mut text = String::from("[");
-            for (i, g) in run.repeats[0].requests.itl_us.iter().enumerate() {
-                if i > 0 {
-                    text.push(',');
-                }
-                text.push_str(&serde_json::to_string(g)?);
-            }
-            text.push(']');
-            let t = Instant::now();
-            let g = sloscope_core::schema::gaps_parse_nested(text.as_bytes())
-                .map_err(|e| anyhow::anyhow!(e))?;
-            eprintln!(
-                "parse_nested {:?} {} MB {}",
-                t.elapsed(),
-                text.len() / 1_000_000,
-                g.all().len()
-            );
-            let t = Instant::now();
-            let _: serde::de::IgnoredAny = serde_json::from_str(&text)?;
-            eprintln!("serde skip gaps {:?}", t.elapsed());
-            let t = Instant::now();
-            sloscope_core::load::validate_run("x", &run).map_err(|e| anyhow::anyhow!("{e}"))?;
-            eprintln!("validate {:?}", t.elapsed());
-            Ok(())
-        }
+        Some("bench-collector") => bench_collector::run(),
+        Some("collector-child") => bench_collector::child(&args[1..]),
         Some("measure-analyze") => measure(Path::new(args.get(1).context("missing FILE")?)),
         _ => {
-            eprintln!("usage: xtask bench-analyze [REQUESTS] [OUTPUT_TOKENS]");
+            eprintln!("usage: xtask bench-analyze [REQUESTS] [OUTPUT_TOKENS] | bench-collector");
             std::process::exit(2)
         }
     }

@@ -1,7 +1,8 @@
 //! `scripted-server`: the test kit's scripted SSE server as a process, so the collector can
 //! launch it from a server command template and tests can kill it mid-run.
 //!
-//! Flags: `--port N --ttft-ms X --gap-ms X --tokens N --slots N --exit-after N` (exit the process
+//! Flags: `--port N --ttft-ms X --gap-ms X --tokens N --slots N --burst --exit-after N` (`--burst`
+//! writes each response at once, as fast as possible; `--exit-after` exits the process
 //! abruptly once N requests have finished, like a crashing server). Other flags (`--tag X`)
 //! are ignored, so tests can mark the processes they start.
 
@@ -24,6 +25,7 @@ fn main() {
         slots: get("--slots")
             .map(|s| s as usize)
             .unwrap_or(usize::MAX >> 4),
+        burst: args.iter().any(|a| a == "--burst"),
         ..Script::default()
     };
     let port = get("--port").unwrap_or(0.0) as u16;
