@@ -190,7 +190,8 @@ impl Client {
         // One timer and one cancellation future for the whole stream: the timer is moved only
         // when it fires early (activity since), so an event costs no timer bookkeeping.
         let mut last_activity = Instant::now();
-        let timer = tokio::time::sleep_until((last_activity + self.stall_timeout).min(deadline).into());
+        let timer =
+            tokio::time::sleep_until((last_activity + self.stall_timeout).min(deadline).into());
         tokio::pin!(timer);
         let stop = cancel.cancelled();
         tokio::pin!(stop);

@@ -303,7 +303,9 @@ pub fn load_plan(path: &Path, o: &Overrides) -> Result<RunPlan, PlanError> {
     };
     // Variables feed server commands only; with an endpoint given they may stay unexpanded.
     let launches = raw.target.server_command.is_some()
-        || baseline.as_ref().is_some_and(|b| b.server_command.is_some());
+        || baseline
+            .as_ref()
+            .is_some_and(|b| b.server_command.is_some());
     if launches {
         for (k, v) in raw.vars.iter_mut() {
             *v = expand_env(v).map_err(|e| perr(path, format!("vars.{k}: {e}")))?;

@@ -21,10 +21,23 @@ use sloscope_testkit::server::{Script, ScriptedServer};
 fn self_stat() -> (f64, f64) {
     // utime + stime in seconds, and VmHWM in MB
     let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    let fields: Vec<&str> = stat.rsplit(')').next().unwrap_or("").split_whitespace().collect();
+    let fields: Vec<&str> = stat
+        .rsplit(')')
+        .next()
+        .unwrap_or("")
+        .split_whitespace()
+        .collect();
     let tick = 100.0;
-    let cpu = fields.get(11).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0) / tick
-        + fields.get(12).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0) / tick;
+    let cpu = fields
+        .get(11)
+        .and_then(|v| v.parse::<f64>().ok())
+        .unwrap_or(0.0)
+        / tick
+        + fields
+            .get(12)
+            .and_then(|v| v.parse::<f64>().ok())
+            .unwrap_or(0.0)
+            / tick;
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     let hwm = status
         .lines()
@@ -39,12 +52,21 @@ fn self_stat() -> (f64, f64) {
 
 fn scripted_server_bin() -> anyhow::Result<std::path::PathBuf> {
     let p = std::env::current_exe()?.with_file_name("scripted-server");
-    anyhow::ensure!(p.exists(), "{} missing: cargo build --release -p sloscope-testkit", p.display());
+    anyhow::ensure!(
+        p.exists(),
+        "{} missing: cargo build --release -p sloscope-testkit",
+        p.display()
+    );
     Ok(p)
 }
 
 fn has_taskset() -> bool {
-    Command::new("taskset").arg("--version").stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok_and(|s| s.success())
+    Command::new("taskset")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
 }
 
 fn spawn_server(args: &[&str]) -> anyhow::Result<(std::process::Child, String)> {
@@ -57,7 +79,11 @@ fn spawn_server(args: &[&str]) -> anyhow::Result<(std::process::Child, String)> 
     } else {
         Command::new(bin)
     };
-    let child = cmd.args(["--port", &port.to_string()]).args(args).stderr(Stdio::null()).spawn()?;
+    let child = cmd
+        .args(["--port", &port.to_string()])
+        .args(args)
+        .stderr(Stdio::null())
+        .spawn()?;
     let url = format!("http://127.0.0.1:{port}");
     let deadline = Instant::now() + Duration::from_secs(10);
     while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
@@ -77,7 +103,11 @@ fn child_json(args: &[&str]) -> anyhow::Result<serde_json::Value> {
         Command::new(exe)
     };
     let out = cmd.arg("collector-child").args(args).output()?;
-    anyhow::ensure!(out.status.success(), "child failed: {}", String::from_utf8_lossy(&out.stderr));
+    anyhow::ensure!(
+        out.status.success(),
+        "child failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     Ok(serde_json::from_slice(&out.stdout)?)
 }
 
@@ -87,10 +117,20 @@ pub fn child(args: &[String]) -> anyhow::Result<()> {
     let url = args.get(1).context("url")?.clone();
     let conc: usize = args.get(2).context("concurrency")?.parse()?;
     let requests: usize = args.get(3).context("requests")?.parse()?;
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
     let (cpu0, _) = self_stat();
     let result = rt.block_on(async move {
-        let client = Client::new(&url, Api::Completions, None, conc, Duration::from_secs(120), Duration::from_secs(60)).map_err(anyhow::Error::msg)?;
+        let client = Client::new(
+            &url,
+            Api::Completions,
+            None,
+            conc,
+            Duration::from_secs(120),
+            Duration::from_secs(60),
+        )
+        .map_err(anyhow::Error::msg)?;
         client.warm_pool(conc, "/health").await;
         let t0 = Instant::now();
         let next = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
@@ -105,7 +145,17 @@ pub fn child(args: &[String]) -> anyhow::Result<()> {
                         break;
                     }
                     let mut obs = Observed::default();
-                    rows.push(client.stream(body.clone(), t0, &i.to_string(), &Cancel::default(), &mut obs).await);
+                    rows.push(
+                        client
+                            .stream(
+                                body.clone(),
+                                t0,
+                                &i.to_string(),
+                                &Cancel::default(),
+                                &mut obs,
+                            )
+                            .await,
+                    );
                 }
                 rows
             })
@@ -118,7 +168,10 @@ pub fn child(args: &[String]) -> anyhow::Result<()> {
     })?;
     let (rows, elapsed) = result;
     let (cpu1, hwm) = self_stat();
-    let events: usize = rows.iter().map(|r| r.itl_us.len() + usize::from(r.ttft_us.is_some())).sum();
+    let events: usize = rows
+        .iter()
+        .map(|r| r.itl_us.len() + usize::from(r.ttft_us.is_some()))
+        .sum();
     let failed = rows.iter().filter(|r| r.error.is_some()).count();
     let lag: Vec<f64> = rows
         .iter()
@@ -141,10 +194,22 @@ fn accuracy(conc: usize) -> anyhow::Result<(f64, f64, f64, f64)> {
     let holder: std::sync::Arc<std::sync::Mutex<Option<ScriptedServer>>> = Default::default();
     let h2 = holder.clone();
     let th = std::thread::spawn(move || {
-        let Ok(rt) = tokio::runtime::Builder::new_current_thread().enable_all().build() else { return };
+        let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+        else {
+            return;
+        };
         rt.block_on(async move {
-            let script = Script { ttft: Duration::from_millis(50), gap: Duration::from_millis(5), tokens: 20, ..Script::default() };
-            let Ok(s) = ScriptedServer::start(script, 0).await else { return };
+            let script = Script {
+                ttft: Duration::from_millis(50),
+                gap: Duration::from_millis(5),
+                tokens: 20,
+                ..Script::default()
+            };
+            let Ok(s) = ScriptedServer::start(script, 0).await else {
+                return;
+            };
             let _ = tx.send(s.url());
             if let Ok(mut h) = h2.lock() {
                 *h = Some(s);
@@ -158,30 +223,55 @@ fn accuracy(conc: usize) -> anyhow::Result<(f64, f64, f64, f64)> {
         });
     });
     let url = rx.recv()?;
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
     let t0 = Instant::now();
     let rows = rt.block_on(async {
-        let client = Client::new(&url, Api::Completions, None, conc, Duration::from_secs(60), Duration::from_secs(30)).map_err(anyhow::Error::msg)?;
+        let client = Client::new(
+            &url,
+            Api::Completions,
+            None,
+            conc,
+            Duration::from_secs(60),
+            Duration::from_secs(30),
+        )
+        .map_err(anyhow::Error::msg)?;
         client.warm_pool(conc, "/health").await;
         let futs = (0..conc).map(|i| {
             let client = client.clone();
             async move {
                 let mut obs = Observed::default();
                 let body = Bytes::from_static(br#"{"prompt":"x","max_tokens":20,"stream":true}"#);
-                (i.to_string(), client.stream(body, t0, &i.to_string(), &Cancel::default(), &mut obs).await)
+                (
+                    i.to_string(),
+                    client
+                        .stream(body, t0, &i.to_string(), &Cancel::default(), &mut obs)
+                        .await,
+                )
             }
         });
         anyhow::Ok(futures_util::future::join_all(futs).await)
     })?;
-    let served = holder.lock().map_err(|_| anyhow::anyhow!("lock"))?.as_ref().map(|s| s.served()).unwrap_or_default();
+    let served = holder
+        .lock()
+        .map_err(|_| anyhow::anyhow!("lock"))?
+        .as_ref()
+        .map(|s| s.served())
+        .unwrap_or_default();
     if let Ok(mut h) = holder.lock() {
         *h = None;
     }
     let _ = th.join();
-    let by_id: std::collections::HashMap<String, _> = served.into_iter().filter_map(|s| Some((s.request_id.clone()?, s))).collect();
+    let by_id: std::collections::HashMap<String, _> = served
+        .into_iter()
+        .filter_map(|s| Some((s.request_id.clone()?, s)))
+        .collect();
     let (mut ttft, mut gap) = (Vec::new(), Vec::new());
     for (id, r) in &rows {
-        let (Some(s), Some(t)) = (by_id.get(id), r.ttft_us) else { continue };
+        let (Some(s), Some(t)) = (by_id.get(id), r.ttft_us) else {
+            continue;
+        };
         let seen = t0 + Duration::from_micros(r.send_offset_us + t);
         ttft.push(seen.saturating_duration_since(s.events[0]).as_secs_f64() * 1000.0);
         for (k, g) in r.itl_us.iter().enumerate() {
@@ -193,14 +283,20 @@ fn accuracy(conc: usize) -> anyhow::Result<(f64, f64, f64, f64)> {
         v.sort_by(f64::total_cmp);
         sloscope_core::stats::percentile_sorted(v, q).unwrap_or(f64::NAN)
     };
-    Ok((pct(&mut ttft, 50.0), pct(&mut ttft, 99.0), pct(&mut gap, 50.0), pct(&mut gap, 99.0)))
+    Ok((
+        pct(&mut ttft, 50.0),
+        pct(&mut ttft, 99.0),
+        pct(&mut gap, 50.0),
+        pct(&mut gap, 99.0),
+    ))
 }
 
 fn startup() -> anyhow::Result<f64> {
     let dir = std::env::temp_dir().join(format!("sloscope-startup-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir)?;
-    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/scripted");
+    let fixture =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/scripted");
     for f in ["gate.json", "baseline.json", "deployment.json", "plan.toml"] {
         std::fs::copy(fixture.join(f), dir.join(f))?;
     }
@@ -208,9 +304,16 @@ fn startup() -> anyhow::Result<f64> {
     let holder: std::sync::Arc<std::sync::Mutex<Option<ScriptedServer>>> = Default::default();
     let h2 = holder.clone();
     let th = std::thread::spawn(move || {
-        let Ok(rt) = tokio::runtime::Builder::new_current_thread().enable_all().build() else { return };
+        let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+        else {
+            return;
+        };
         rt.block_on(async move {
-            let Ok(s) = ScriptedServer::start(Script::default(), 0).await else { return };
+            let Ok(s) = ScriptedServer::start(Script::default(), 0).await else {
+                return;
+            };
             let _ = tx.send(s.url());
             if let Ok(mut h) = h2.lock() {
                 *h = Some(s);
@@ -225,21 +328,42 @@ fn startup() -> anyhow::Result<f64> {
     });
     let url = rx.recv()?;
     let bin = std::env::current_exe()?.with_file_name("sloscope");
-    anyhow::ensure!(bin.exists(), "{} missing: cargo build --release -p sloscope", bin.display());
+    anyhow::ensure!(
+        bin.exists(),
+        "{} missing: cargo build --release -p sloscope",
+        bin.display()
+    );
     let spawned = Instant::now();
     let mut child = Command::new(bin)
         .args(["run", "--plan"])
         .arg(dir.join("plan.toml"))
         .arg("--out")
         .arg(dir.join("out"))
-        .args(["--endpoint", &url, "--profiles", "latency", "--candidates", "slots1", "--no-baseline", "--quiet"])
+        .args([
+            "--endpoint",
+            &url,
+            "--profiles",
+            "latency",
+            "--candidates",
+            "slots1",
+            "--no-baseline",
+            "--quiet",
+        ])
         .spawn()?;
     let first = loop {
-        let served = holder.lock().map_err(|_| anyhow::anyhow!("lock"))?.as_ref().map(|s| s.served()).unwrap_or_default();
+        let served = holder
+            .lock()
+            .map_err(|_| anyhow::anyhow!("lock"))?
+            .as_ref()
+            .map(|s| s.served())
+            .unwrap_or_default();
         if let Some(f) = served.iter().map(|s| s.received).min() {
             break f;
         }
-        anyhow::ensure!(spawned.elapsed() < Duration::from_secs(20), "no request within 20 s");
+        anyhow::ensure!(
+            spawned.elapsed() < Duration::from_secs(20),
+            "no request within 20 s"
+        );
         std::thread::sleep(Duration::from_millis(2));
     };
     let _ = child.wait();
@@ -282,7 +406,9 @@ pub fn run() -> anyhow::Result<()> {
         println!("| {conc} | {a:.3} | {b:.3} | {c:.3} | {d:.3} |");
     }
     println!();
-    println!("## Paced streams: 256 × 200 tokens/s (5 ms gaps, 200 tokens), server in its own process");
+    println!(
+        "## Paced streams: 256 × 200 tokens/s (5 ms gaps, 200 tokens), server in its own process"
+    );
     let (mut srv, url) = spawn_server(&["--tokens", "200", "--ttft-ms", "50", "--gap-ms", "5"])?;
     let v = child_json(&["paced", &url, "256", "256"])?;
     let _ = srv.kill();
@@ -299,6 +425,9 @@ pub fn run() -> anyhow::Result<()> {
     );
     println!();
     let s = startup()?;
-    println!("## Start-up: `sloscope run` spawned → first measured request at the server: {:.3} s", s);
+    println!(
+        "## Start-up: `sloscope run` spawned → first measured request at the server: {:.3} s",
+        s
+    );
     Ok(())
 }

