@@ -26,7 +26,7 @@ eval "$(bash scripts/setup-llama.sh)"
 
 step "tests (native, including the llama-server end-to-end test)"
 set +e
-cargo test --locked --workspace -- --include-ignored 2>&1 | tee "$log"
+cargo test --locked --workspace --no-fail-fast -- --include-ignored 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 set -e
 

@@ -186,7 +186,7 @@ pub async fn run(plan: RunPlan, opts: Options, cancel: Cancel) -> anyhow::Result
                                 log_tail: server::log_tail(&log, 20),
                             });
                             let path = run_path(out, t, p);
-                            write::json(&path, &run)?;
+                            write::json_compact(&path, &run)?;
                             outcome.incomplete.push(path.display().to_string());
                             outcome.runs.push(path);
                         }
@@ -252,7 +252,7 @@ pub async fn run(plan: RunPlan, opts: Options, cancel: Cancel) -> anyhow::Result
             if run.status != RunStatus::Ok {
                 outcome.incomplete.push(path.display().to_string());
             }
-            match write::json(&path, &run) {
+            match write::json_compact(&path, &run) {
                 Ok(()) => journal.remove(),
                 Err(e) => {
                     cancel.cancel(&format!("cannot write {}: {e}", path.display()));
@@ -273,7 +273,7 @@ pub async fn run(plan: RunPlan, opts: Options, cancel: Cancel) -> anyhow::Result
                     s.exit_status = code;
                     s.log_tail = tail.clone();
                 }
-                write::json(path, run)?;
+                write::json_compact(path, run)?;
             }
         }
     }

@@ -34,3 +34,10 @@ pub fn json<T: serde::Serialize>(path: &Path, value: &T) -> std::io::Result<()> 
     let bytes = serde_json::to_vec_pretty(value).map_err(std::io::Error::other)?;
     atomic(path, &bytes)
 }
+
+/// Serializes `value` as compact JSON (run files: large column arrays) and writes it atomically.
+pub fn json_compact<T: serde::Serialize>(path: &Path, value: &T) -> std::io::Result<()> {
+    let mut bytes = serde_json::to_vec(value).map_err(std::io::Error::other)?;
+    bytes.push(b'\n');
+    atomic(path, &bytes)
+}

@@ -161,12 +161,14 @@ impl Analysis {
     }
 }
 
-/// Analyses every loaded file together.
-pub fn analyze(files: &[LoadedFile]) -> Analysis {
+/// Analyses every loaded file together (`LoadedFile`s, or anything that borrows as one, such as
+/// `Rc<LoadedFile>` in the page).
+pub fn analyze<F: std::borrow::Borrow<LoadedFile>>(files: &[F]) -> Analysis {
     let mut inputs = LineageInputs::default();
     let mut plans: Vec<(&str, &Plan)> = Vec::new();
     let mut notes = Vec::new();
     for f in files {
+        let f: &LoadedFile = f.borrow();
         match &f.doc {
             Document::QualityGate(g) => inputs.gates.push((&f.name, g)),
             Document::FloatBaseline(b) => inputs.baselines.push((&f.name, b)),

@@ -79,6 +79,41 @@ pub struct Summary {
     pub queue_depth_series: Option<String>,
     /// Largest KV-cache use seen (0–1).
     pub kv_cache_usage_max: Option<f64>,
+    /// Percentile curves for CDF charts (pooled summaries only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub curves: Option<Curves>,
+}
+
+/// Percentiles 0, 1, …, 100 (numpy-linear) of the per-request quantities, in ms: entry `k` is
+/// the k-th percentile. Empty when there are no values.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Curves {
+    /// TTFT.
+    pub ttft_ms: Vec<f64>,
+    /// TPOT.
+    pub tpot_ms: Vec<f64>,
+    /// End-to-end.
+    pub e2e_ms: Vec<f64>,
+}
+
+fn curve(sorted_ms: impl Fn(usize) -> f64, n: usize) -> Vec<f64> {
+    if n == 0 {
+        return Vec::new();
+    }
+    (0..=100)
+        .map(|q| {
+            let h = (n - 1) as f64 * q as f64 / 100.0;
+            let lo = h.floor() as usize;
+            let frac = h - lo as f64;
+            let a = sorted_ms(lo);
+            if frac == 0.0 || lo + 1 >= n {
+                a
+            } else {
+                a + frac * (sorted_ms(lo + 1) - a)
+            }
+        })
+        .collect()
 }
 
 impl Summary {
@@ -279,7 +314,7 @@ fn merge<'a>(parts: Vec<Gathered<'a>>) -> Gathered<'a> {
     all
 }
 
-fn finish(mut g: Gathered<'_>, reps: &[&Repeat]) -> Summary {
+fn finish(mut g: Gathered<'_>, reps: &[&Repeat], with_curves: bool) -> Summary {
     let window_s = g.window_us.filter(|&w| w > 0).map(|w| w as f64 / 1e6);
     let per_s = |x: u64| window_s.map(|w| x as f64 / w);
     let (queue_wait, queue_wait_source) = if !g.queue_us.is_empty() {
@@ -304,15 +339,24 @@ fn finish(mut g: Gathered<'_>, reps: &[&Repeat]) -> Summary {
         }
         Distribution::from_us_u32(&flat)
     };
+    let ttft = Distribution::from_us(&mut g.ttft_us);
+    let tpot = Distribution::from_ms(&mut g.tpot_ms);
+    let e2e = Distribution::from_us(&mut g.e2e_us);
+    let curves = with_curves.then(|| Curves {
+        ttft_ms: curve(|i| g.ttft_us[i] as f64 / 1000.0, g.ttft_us.len()),
+        tpot_ms: curve(|i| g.tpot_ms[i], g.tpot_ms.len()),
+        e2e_ms: curve(|i| g.e2e_us[i] as f64 / 1000.0, g.e2e_us.len()),
+    });
     let mut s = Summary {
+        curves,
         requests_sent: g.sent,
         requests_ok: g.ok,
         requests_failed: g.sent - g.ok,
         failure_rate: (g.sent > 0).then(|| (g.sent - g.ok) as f64 / g.sent as f64),
-        ttft: Distribution::from_us(&mut g.ttft_us),
-        tpot: Distribution::from_ms(&mut g.tpot_ms),
+        ttft,
+        tpot,
         itl,
-        e2e: Distribution::from_us(&mut g.e2e_us),
+        e2e,
         queue_wait,
         queue_wait_source,
         prompt_tokens_total: g.prompt_tokens,
@@ -407,16 +451,20 @@ pub fn summarize(repeats: &[Repeat], th: &Thresholds) -> (Summary, Vec<Summary>)
     let parts: Vec<Gathered<'_>> = repeats.iter().map(|r| gather(r, th)).collect();
     if parts.len() == 1 {
         let reps: Vec<&Repeat> = repeats.iter().collect();
-        let one = finish(merge(parts), &reps);
-        return (one.clone(), vec![one]);
+        let pooled = finish(merge(parts), &reps, true);
+        let one = Summary {
+            curves: None,
+            ..pooled.clone()
+        };
+        return (pooled, vec![one]);
     }
     // Per-repeat summaries need their own copies; the pooled one takes ownership last.
     let per: Vec<Summary> = repeats
         .iter()
-        .map(|r| finish(gather(r, th), &[r]))
+        .map(|r| finish(gather(r, th), &[r], false))
         .collect();
     let reps: Vec<&Repeat> = repeats.iter().collect();
-    (finish(merge(parts), &reps), per)
+    (finish(merge(parts), &reps, true), per)
 }
 
 #[cfg(test)]
