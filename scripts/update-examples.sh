@@ -7,7 +7,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-bash "$root/scripts/demo.sh" "$work/out"
+SLOSCOPE_DEMO_SERVE=0 bash "$root/scripts/demo.sh" "$work/out"
 cache=${SLOSCOPE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/sloscope}
 dest=$root/static/examples
 rm -rf "$dest"

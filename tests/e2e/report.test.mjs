@@ -1,0 +1,172 @@
+// End to end: the built page (dist/) in Debian's Chromium, driven by playwright-core.
+// Real files are dropped on the page; verdicts and table values must equal
+// `sloscope analyze --format json` on the same files; every chart must draw; a broken file shows
+// its error while the rest load; the downloaded report opens offline and shows the same.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { chromium } from 'playwright-core';
+import { serve } from './serve.mjs';
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
+const dist = path.join(root, 'dist');
+const examples = path.join(root, 'static/examples');
+const shots = path.join(root, 'target/e2e-screenshots');
+const sloscope = process.env.SLOSCOPE_BIN || path.join(root, 'target/debug/sloscope');
+const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+  '--disable-component-update', '--disable-sync', '--disable-default-apps', '--disable-extensions'];
+
+let server, browser, url;
+before(async () => {
+  fs.mkdirSync(shots, { recursive: true });
+  server = await serve(dist);
+  url = `http://127.0.0.1:${server.address().port}/`;
+  browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: ARGS });
+});
+after(async () => { await browser?.close(); server?.close(); });
+
+function exampleFiles() {
+  const out = [];
+  const walk = (d) => { for (const e of fs.readdirSync(d, { withFileTypes: true })) { const p = path.join(d, e.name); if (e.isDirectory()) walk(p); else if (p.endsWith('.json')) out.push(p); } };
+  walk(examples);
+  return out.sort();
+}
+
+const analyze = () => JSON.parse(execFileSync(sloscope, ['analyze', examples, '--format', 'json']).toString());
+
+// The core's number format (verdict::format_number): two decimals, trailing zeros dropped.
+function fmt(v) {
+  if (v === null || v === undefined) return '–';
+  if (v === 0 || (Math.abs(v) >= 0.01 && Math.abs(v) < 1e6)) return v.toFixed(2).replace(/0+$/, '').replace(/\.$/, '');
+  return v.toExponential(3).replace('e-', 'e-').replace('e+', 'e');
+}
+const metric = (c, m) => {
+  const s = c.summary; if (!s) return c.reported?.[m] ?? null;
+  const lat = m.match(/^(ttft|tpot|itl|e2e|queue_wait)_(mean|p50|p90|p95|p99|max)_ms$/);
+  if (lat) return s[lat[1]][`${lat[2]}_ms`];
+  return s[m];
+};
+
+async function newPage(ctx) {
+  const page = await ctx.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('request', (r) => { if (!r.url().startsWith(url) && !r.url().startsWith('data:') && !r.url().startsWith('blob:') && !r.url().startsWith('file:')) errors.push(`external request ${r.url()}`); });
+  return { page, errors };
+}
+
+async function checkAgainstCli(page, expected) {
+  for (const p of expected.profiles) {
+    const card = page.locator(`.verdict[data-profile="${p.profile}"]`);
+    assert.equal(await card.locator('.decision').getAttribute('data-decision'), p.decision, `${p.profile} decision`);
+    assert.equal((await card.locator('.recommended').textContent()).trim(), p.recommended_name ?? 'none', `${p.profile} recommended`);
+    for (const c of p.candidates) {
+      const row = page.locator(`#table-${p.profile} tr[data-candidate="${c.name}"]`);
+      for (const m of ['ttft_p50_ms', 'ttft_p95_ms', 'tpot_p95_ms', 'itl_p95_ms', 'e2e_p95_ms', 'queue_wait_p95_ms', 'throughput_tps', 'goodput_ratio', 'failure_rate', 'peak_memory_mb']) {
+        const cell = (await row.locator(`td[data-metric="${m}"]`).textContent()).replace(/[ ✓✗]/g, '');
+        assert.equal(cell, fmt(metric(c, m)), `${p.profile}/${c.name}/${m}`);
+      }
+    }
+  }
+}
+
+async function chartsDrew(page) {
+  const ids = await page.$$eval('canvas', (cs) => cs.map((c) => c.id));
+  assert.ok(ids.length >= 4, `charts: ${ids}`);
+  for (const id of ids) {
+    await page.waitForSelector(`#${id}[data-drawn="true"]`, { timeout: 20000 });
+    const inked = await page.$eval(`#${id}`, (c) => {
+      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      let n = 0; for (let i = 0; i < d.length; i += 4) if (d[i] < 200 || d[i + 1] < 200 || d[i + 2] < 200) n++;
+      return n;
+    });
+    assert.ok(inked > 500, `${id} drew only ${inked} pixels`);
+  }
+  return ids.length;
+}
+
+async function waitLoaded(page, n) {
+  await page.waitForFunction((n) => document.querySelectorAll('#file-list li.ok, #file-list li.bad').length >= n && !document.querySelector('#file-list li.loading'), n, { timeout: 60000 });
+}
+
+test('Load example (keyboard only) shows the same verdicts and numbers as sloscope analyze, and every chart draws', async () => {
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const { page, errors } = await newPage(ctx);
+  await page.goto(url);
+  await page.waitForSelector('#load-example');
+  for (let i = 0; i < 10 && (await page.evaluate(() => document.activeElement?.id)) !== 'load-example'; i++) await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement?.id), 'load-example');
+  await page.keyboard.press('Enter');
+  await waitLoaded(page, exampleFiles().length);
+  assert.equal(await page.locator('#file-list li.bad').count(), 0);
+  await checkAgainstCli(page, analyze());
+  const n = await chartsDrew(page);
+  assert.ok(n >= 13, `expected the overview and 4 charts per profile, got ${n}`);
+  await page.screenshot({ path: path.join(shots, 'example-1280.png'), fullPage: true });
+  await ctx.grantPermissions(['clipboard-read', 'clipboard-write']);
+  await page.click('#copy-summary');
+  await page.waitForSelector('#share-status');
+  const md = await page.evaluate(() => navigator.clipboard.readText());
+  assert.ok(md.startsWith('## sloscope verdict'), md.slice(0, 80));
+  assert.deepEqual(errors, []);
+  await ctx.close();
+});
+
+test('dropped files: a broken one shows its error, the others still load; the downloaded report opens offline', async () => {
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
+  const { page, errors } = await newPage(ctx);
+  await page.goto(url);
+  await page.waitForSelector('#load-example');
+  const files = exampleFiles().map((p) => ({ name: path.basename(p), text: fs.readFileSync(p, 'utf8') }));
+  files.push({ name: 'broken-run.json', text: '{"kind": "run", "schema_version": "1.0", "repeats": [' });
+  files.push({ name: 'future.json', text: '{"kind": "run", "schema_version": "2.0"}' });
+  await page.evaluate((files) => {
+    const dt = new DataTransfer();
+    for (const f of files) dt.items.add(new File([f.text], f.name, { type: 'application/json' }));
+    for (const type of ['dragenter', 'dragover', 'drop']) window.dispatchEvent(new DragEvent(type, { dataTransfer: dt, bubbles: true, cancelable: true }));
+  }, files);
+  await waitLoaded(page, files.length);
+  const bad = await page.locator('#file-list li.bad').allTextContents();
+  assert.equal(bad.length, 2, bad.join('\n'));
+  assert.ok(bad.some((t) => t.includes('broken-run.json: $.repeats: truncated JSON')), bad.join('\n'));
+  assert.ok(bad.some((t) => t.includes('schema version 2.0 is newer than this sloscope reads')), bad.join('\n'));
+  const expected = analyze();
+  await checkAgainstCli(page, expected);
+  await chartsDrew(page);
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download-report')]);
+  const saved = path.join(os.tmpdir(), `sloscope-report-${process.pid}.html`);
+  await download.saveAs(saved);
+  assert.deepEqual(errors, []);
+
+  const offline = await browser.newContext({ viewport: { width: 1280, height: 800 }, offline: true });
+  const { page: rp, errors: rerrors } = await newPage(offline);
+  const requests = [];
+  rp.on('request', (r) => { if (!r.url().startsWith('file:') && !r.url().startsWith('data:') && !r.url().startsWith('blob:')) requests.push(r.url()); });
+  await rp.goto(`file://${saved}`);
+  await waitLoaded(rp, files.length - 2);
+  await checkAgainstCli(rp, expected);
+  await chartsDrew(rp);
+  await rp.screenshot({ path: path.join(shots, 'report-offline.png'), fullPage: true });
+  assert.deepEqual(requests, [], 'the report makes no network request');
+  assert.deepEqual(rerrors.filter((e) => !e.startsWith('external request file:')), []);
+  await offline.close();
+  await ctx.close();
+});
+
+test('phone width: readable, no sideways scrolling of the page', async () => {
+  const ctx = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 });
+  const { page, errors } = await newPage(ctx);
+  await page.goto(url);
+  await page.click('#load-example');
+  await waitLoaded(page, exampleFiles().length);
+  await chartsDrew(page);
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(overflow <= 1, `page is ${overflow}px wider than the screen`);
+  await page.screenshot({ path: path.join(shots, 'example-phone.png'), fullPage: false });
+  assert.deepEqual(errors, []);
+  await ctx.close();
+});

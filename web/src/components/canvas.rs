@@ -1,0 +1,116 @@
+//! A canvas that a chart function draws on (through a `NodeRef`, never a global id), redrawn
+//! when its data or the window width changes, with a PNG download button.
+
+use std::rc::Rc;
+
+use plotters::prelude::*;
+use plotters_canvas::CanvasBackend;
+use wasm_bindgen::JsCast;
+use web_sys::HtmlCanvasElement;
+use yew::prelude::*;
+
+/// Draws onto the canvas' drawing area.
+pub type DrawFn = Rc<dyn Fn(&DrawingArea<CanvasBackend, plotters::coord::Shift>) -> Result<(), String>>;
+
+/// Properties of [`Chart`].
+#[derive(Properties, Clone)]
+pub struct Props {
+    /// Stable id for tests and file names.
+    pub id: AttrValue,
+    /// Accessible label.
+    pub label: AttrValue,
+    /// The drawing.
+    pub draw: DrawFn,
+    /// Changes whenever the drawing must be redone (data generation).
+    pub generation: usize,
+    /// Height in CSS pixels.
+    #[prop_or(320)]
+    pub height: u32,
+}
+
+impl PartialEq for Props {
+    fn eq(&self, other: &Self) -> bool {
+        self.id == other.id && self.generation == other.generation && self.height == other.height
+    }
+}
+
+fn window_width() -> u32 {
+    web_sys::window()
+        .and_then(|w| w.inner_width().ok())
+        .and_then(|v| v.as_f64())
+        .unwrap_or(1024.0) as u32
+}
+
+/// A chart on a canvas.
+#[function_component(Chart)]
+pub fn chart(props: &Props) -> Html {
+    let canvas = use_node_ref();
+    let width = use_state(window_width);
+    {
+        let width = width.clone();
+        use_effect_with((), move |_| {
+            let listener = gloo::events::EventListener::new(&gloo::utils::window(), "resize", move |_| {
+                width.set(window_width());
+            });
+            move || drop(listener)
+        });
+    }
+    {
+        let canvas = canvas.clone();
+        let draw = props.draw.clone();
+        let height = props.height;
+        use_effect_with((props.generation, *width), move |(_, w)| {
+            if let Some(el) = canvas.cast::<HtmlCanvasElement>() {
+                let parent_w = el
+                    .parent_element()
+                    .map(|p| p.client_width() as u32)
+                    .filter(|w| *w > 0)
+                    .unwrap_or((*w).saturating_sub(48));
+                el.set_width(parent_w.clamp(280, 1400));
+                el.set_height(height);
+                let _ = el.remove_attribute("data-drawn");
+                if let Some(backend) = CanvasBackend::with_canvas_object(el.clone()) {
+                    let root = backend.into_drawing_area();
+                    match draw(&root) {
+                        Ok(()) => {
+                            let _ = el.set_attribute("data-drawn", "true");
+                        }
+                        Err(e) => {
+                            let _ = el.set_attribute("data-error", &e);
+                        }
+                    }
+                }
+            }
+        });
+    }
+    let download = {
+        let canvas = canvas.clone();
+        let id = props.id.clone();
+        Callback::from(move |_| {
+            if let Some(el) = canvas.cast::<HtmlCanvasElement>() {
+                if let Ok(url) = el.to_data_url_with_type("image/png") {
+                    crate::report::download_url(&url, &format!("sloscope-{id}.png"));
+                }
+            }
+        })
+    };
+    html! {
+        <figure class="chart">
+            <canvas id={props.id.clone()} ref={canvas} role="img" aria-label={props.label.clone()}></canvas>
+            <figcaption>
+                <span>{ props.label.clone() }</span>
+                <button class="small" onclick={download} aria-label={format!("Download {} as PNG", props.label)}>{ "PNG" }</button>
+            </figcaption>
+        </figure>
+    }
+}
+
+/// Adapts a plotters drawing result to the canvas' error type.
+pub fn drawn<E: std::fmt::Debug>(r: Result<(), E>) -> Result<(), String> {
+    r.map_err(|e| format!("{e:?}"))
+}
+
+/// A canvas element from a `NodeRef`, for tests.
+pub fn canvas_of(node: &NodeRef) -> Option<HtmlCanvasElement> {
+    node.get().and_then(|n| n.dyn_into().ok())
+}

@@ -1,0 +1,7 @@
+//! One component per file.
+
+pub mod canvas;
+pub mod file_list;
+pub mod lineage;
+pub mod profile;
+pub mod toolbar;

@@ -1,0 +1,70 @@
+//! Loading and sharing: Browse, Load example, Download report, Copy summary, Clear.
+
+use yew::prelude::*;
+
+/// Properties of [`Toolbar`].
+#[derive(Properties, PartialEq)]
+pub struct Props {
+    /// Files chosen with the file picker.
+    pub on_files: Callback<web_sys::FileList>,
+    /// Load the example set.
+    pub on_example: Callback<()>,
+    /// Save the self-contained report.
+    pub on_download: Callback<()>,
+    /// Copy the Markdown verdict table.
+    pub on_copy: Callback<()>,
+    /// Forget every file.
+    pub on_clear: Callback<()>,
+    /// Whether there is an analysis to share.
+    pub has_report: bool,
+    /// Whether this page is a downloaded report (no loading there).
+    pub embedded: bool,
+    /// Feedback of the last share action.
+    pub status: Option<String>,
+}
+
+/// The toolbar.
+#[function_component(Toolbar)]
+pub fn toolbar(props: &Props) -> Html {
+    let input = use_node_ref();
+    let browse = {
+        let input = input.clone();
+        Callback::from(move |_| {
+            if let Some(el) = input.cast::<web_sys::HtmlInputElement>() {
+                el.click();
+            }
+        })
+    };
+    let changed = {
+        let on_files = props.on_files.clone();
+        Callback::from(move |e: Event| {
+            if let Some(el) = e.target_dyn_into::<web_sys::HtmlInputElement>() {
+                if let Some(files) = el.files() {
+                    on_files.emit(files);
+                }
+                el.set_value("");
+            }
+        })
+    };
+    let ex = props.on_example.reform(|_| ());
+    let dl = props.on_download.reform(|_| ());
+    let cp = props.on_copy.reform(|_| ());
+    let cl = props.on_clear.reform(|_| ());
+    html! {
+        <nav class="toolbar" aria-label="Actions">
+            if !props.embedded {
+                <input type="file" id="file-input" ref={input} multiple=true accept=".json,.jsonl" onchange={changed} hidden=true />
+                <button id="browse" onclick={browse}>{ "Browse…" }</button>
+                <button id="load-example" onclick={ex}>{ "Load example" }</button>
+            }
+            <button id="download-report" onclick={dl} disabled={!props.has_report}>{ "Download report" }</button>
+            <button id="copy-summary" onclick={cp} disabled={!props.has_report}>{ "Copy summary" }</button>
+            if !props.embedded {
+                <button id="clear" class="quiet" onclick={cl}>{ "Clear" }</button>
+            }
+            if let Some(s) = &props.status {
+                <span class="status" role="status" id="share-status">{ s.clone() }</span>
+            }
+        </nav>
+    }
+}

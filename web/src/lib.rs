@@ -1,0 +1,14 @@
+//! sloscope-web: the report page, a Yew app built by Trunk.
+//!
+//! Files are read in the browser and never leave it. Every number on the page comes from
+//! `sloscope-core` — the same functions `sloscope analyze` calls — so the page and the CLI
+//! cannot disagree.
+
+pub mod app;
+pub mod charts;
+pub mod components;
+pub mod load;
+pub mod report;
+pub mod state;
+
+pub use app::App;

@@ -1,0 +1,46 @@
+//! Turning dropped bytes into documents, with the page's size limit and example set.
+
+use sloscope_core::schema::journal;
+use sloscope_core::{parse_document_owned, Document};
+
+/// Largest file the page reads. Larger runs (a million requests is ~420 MB) are refused with
+/// this figure named; `sloscope analyze` reads them natively.
+pub const MAX_FILE_BYTES: usize = 256 * 1024 * 1024;
+
+/// Parses one file; the error names the file, the JSON path and what was expected.
+pub fn parse(name: &str, bytes: Vec<u8>) -> Result<Document, String> {
+    if bytes.len() > MAX_FILE_BYTES {
+        return Err(too_big(name, bytes.len()));
+    }
+    if name.ends_with(".journal.jsonl") {
+        return journal::recover(name, &bytes).map(|r| Document::Run(Box::new(r)));
+    }
+    parse_document_owned(name, bytes).map_err(|e| e.to_string())
+}
+
+/// The refusal message for a file over the limit.
+pub fn too_big(name: &str, size: usize) -> String {
+    format!(
+        "{name}: {:.0} MB is over the page's limit of {} MB per file; analyse it with `sloscope analyze {name}`",
+        size as f64 / 1e6,
+        MAX_FILE_BYTES / (1024 * 1024)
+    )
+}
+
+/// The example result set: a real collection against llama-server (see
+/// `scripts/update-examples.sh`), compiled in so it loads offline.
+pub const EXAMPLES: &[(&str, &str)] = &[
+    ("plan.json", include_str!("../../static/examples/plan.json")),
+    ("lineage/gate.json", include_str!("../../static/examples/lineage/gate.json")),
+    ("lineage/baseline.json", include_str!("../../static/examples/lineage/baseline.json")),
+    ("lineage/deployment.json", include_str!("../../static/examples/lineage/deployment.json")),
+    ("runs/latency--np1.json", include_str!("../../static/examples/runs/latency--np1.json")),
+    ("runs/latency--np4.json", include_str!("../../static/examples/runs/latency--np4.json")),
+    ("runs/latency--baseline-f16.json", include_str!("../../static/examples/runs/latency--baseline-f16.json")),
+    ("runs/balanced--np1.json", include_str!("../../static/examples/runs/balanced--np1.json")),
+    ("runs/balanced--np4.json", include_str!("../../static/examples/runs/balanced--np4.json")),
+    ("runs/balanced--baseline-f16.json", include_str!("../../static/examples/runs/balanced--baseline-f16.json")),
+    ("runs/throughput--np1.json", include_str!("../../static/examples/runs/throughput--np1.json")),
+    ("runs/throughput--np4.json", include_str!("../../static/examples/runs/throughput--np4.json")),
+    ("runs/throughput--baseline-f16.json", include_str!("../../static/examples/runs/throughput--baseline-f16.json")),
+];
