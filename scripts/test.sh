@@ -34,6 +34,13 @@ cargo test --locked --workspace --exclude sloscope-web --no-fail-fast -- --inclu
 status=${PIPESTATUS[0]}
 set -e
 
+step "page: browser unit tests (wasm-bindgen-test in headless Chromium)"
+set +e
+WASM_BINDGEN_TEST_TIMEOUT=120 WASM_BINDGEN_TEST_DRIVER_TIMEOUT=30 \
+  cargo test --locked -p sloscope-web --target wasm32-unknown-unknown 2>&1 | tee -a "$log"
+[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+set -e
+
 step "page: trunk build --release"
 trunk build --release
 

@@ -23,7 +23,10 @@ use crate::state::{Action, State};
 fn load_files(files: web_sys::FileList, dispatch: UseReducerDispatcher<State>) {
     let list: Vec<web_sys::File> = (0..files.length()).filter_map(|i| files.get(i)).collect();
     for f in &list {
-        dispatch.dispatch(Action::Loading { name: f.name(), size: f.size() as usize });
+        dispatch.dispatch(Action::Loading {
+            name: f.name(),
+            size: f.size() as usize,
+        });
     }
     spawn_local(async move {
         for f in list {
@@ -49,7 +52,10 @@ fn load_files(files: web_sys::FileList, dispatch: UseReducerDispatcher<State>) {
 
 fn load_texts(files: Vec<(String, String)>, dispatch: UseReducerDispatcher<State>) {
     for (name, text) in &files {
-        dispatch.dispatch(Action::Loading { name: name.clone(), size: text.len() });
+        dispatch.dispatch(Action::Loading {
+            name: name.clone(),
+            size: text.len(),
+        });
     }
     spawn_local(async move {
         for (name, text) in files {
@@ -101,7 +107,8 @@ pub fn app() -> Html {
                     g2.set(false);
                 }
             });
-            let over = EventListener::new_with_options(&w, "dragover", opts, move |e| e.prevent_default());
+            let over =
+                EventListener::new_with_options(&w, "dragover", opts, move |e| e.prevent_default());
             let (d3, g3) = (depth, dragging);
             let drop = EventListener::new_with_options(&w, "drop", opts, move |e| {
                 e.prevent_default();
@@ -110,7 +117,11 @@ pub fn app() -> Html {
                 if is_report {
                     return;
                 }
-                if let Some(files) = e.dyn_ref::<web_sys::DragEvent>().and_then(|d| d.data_transfer()).and_then(|t| t.files()) {
+                if let Some(files) = e
+                    .dyn_ref::<web_sys::DragEvent>()
+                    .and_then(|d| d.data_transfer())
+                    .and_then(|t| t.files())
+                {
                     load_files(files, dispatch.clone());
                 }
             });
@@ -124,7 +135,10 @@ pub fn app() -> Html {
     let on_example = {
         let dispatch = state.dispatcher();
         Callback::from(move |_| {
-            let files = load::EXAMPLES.iter().map(|(n, t)| (format!("examples/{n}"), t.to_string())).collect();
+            let files = load::EXAMPLES
+                .iter()
+                .map(|(n, t)| (format!("examples/{n}"), t.to_string()))
+                .collect();
             load_texts(files, dispatch.clone())
         })
     };
@@ -140,14 +154,18 @@ pub fn app() -> Html {
         let state = state.clone();
         let status = status.clone();
         Callback::from(move |_| {
-            let Some(a) = state.analysis.clone() else { return };
+            let Some(a) = state.analysis.clone() else {
+                return;
+            };
             let md = sloscope_core::render::markdown(&a);
             let status = status.clone();
             spawn_local(async move {
                 let clip = gloo::utils::window().navigator().clipboard();
                 match JsFuture::from(clip.write_text(&md)).await {
                     Ok(_) => status.set(Some("Copied the Markdown verdict table".into())),
-                    Err(e) => status.set(Some(format!("Clipboard unavailable ({e:?}); use Download report"))),
+                    Err(e) => status.set(Some(format!(
+                        "Clipboard unavailable ({e:?}); use Download report"
+                    ))),
                 }
             });
         })
@@ -161,10 +179,15 @@ pub fn app() -> Html {
             spawn_local(async move {
                 status.set(Some("Building the report…".into()));
                 match report::build(&docs, "sloscope report").await {
-                    Ok(html) => match report::download_text(&html, "sloscope-report.html", "text/html") {
-                        Ok(()) => status.set(Some(format!("Saved sloscope-report.html ({:.1} MB)", html.len() as f64 / 1e6))),
-                        Err(e) => status.set(Some(format!("Could not save the report: {e}"))),
-                    },
+                    Ok(html) => {
+                        match report::download_text(&html, "sloscope-report.html", "text/html") {
+                            Ok(()) => status.set(Some(format!(
+                                "Saved sloscope-report.html ({:.1} MB)",
+                                html.len() as f64 / 1e6
+                            ))),
+                            Err(e) => status.set(Some(format!("Could not save the report: {e}"))),
+                        }
+                    }
                     Err(e) => status.set(Some(format!("Could not build the report: {e}"))),
                 }
             });

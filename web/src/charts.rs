@@ -33,7 +33,11 @@ fn upper(values: impl Iterator<Item = f64>) -> f64 {
 
 fn empty<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, title: &str) -> Drawn<DB> {
     root.fill(&WHITE)?;
-    root.draw(&Text::new(format!("{title}: no data"), (20, 30), (FONT, 16)))?;
+    root.draw(&Text::new(
+        format!("{title}: no data"),
+        (20, 30),
+        (FONT, 16),
+    ))?;
     root.present()
 }
 
@@ -50,8 +54,16 @@ pub fn tradeoff<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, p: &ProfileRe
     if pts.is_empty() {
         return empty(root, &title);
     }
-    let slo_y = p.slo.iter().find(|s| s.metric == "ttft_p95_ms").map(|s| s.limit);
-    let slo_x = p.slo.iter().find(|s| s.metric == "throughput_tps").map(|s| s.limit);
+    let slo_y = p
+        .slo
+        .iter()
+        .find(|s| s.metric == "ttft_p95_ms")
+        .map(|s| s.limit);
+    let slo_x = p
+        .slo
+        .iter()
+        .find(|s| s.metric == "throughput_tps")
+        .map(|s| s.limit);
     let xmax = upper(pts.iter().map(|p| p.1).chain(slo_x));
     let ymax = upper(pts.iter().map(|p| p.2).chain(slo_y));
     root.fill(&WHITE)?;
@@ -81,7 +93,10 @@ pub fn tradeoff<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, p: &ProfileRe
     // Pareto front: no other candidate has both more throughput and a lower TTFT.
     let mut front: Vec<(f64, f64)> = pts
         .iter()
-        .filter(|a| !pts.iter().any(|b| b.1 >= a.1 && b.2 <= a.2 && (b.1 > a.1 || b.2 < a.2)))
+        .filter(|a| {
+            !pts.iter()
+                .any(|b| b.1 >= a.1 && b.2 <= a.2 && (b.1 > a.1 || b.2 < a.2))
+        })
         .map(|a| (a.1, a.2))
         .collect();
     front.sort_by(|a, b| a.0.total_cmp(&b.0));
@@ -95,7 +110,11 @@ pub fn tradeoff<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, p: &ProfileRe
             .draw_series(std::iter::once(Circle::new((*x, *y), 6, color.filled())))?
             .label(name.clone())
             .legend(move |(x, y)| Circle::new((x + 8, y), 5, color.filled()));
-        chart.draw_series(std::iter::once(Text::new(name.clone(), (*x, *y), (FONT, 13))))?;
+        chart.draw_series(std::iter::once(Text::new(
+            name.clone(),
+            (*x, *y),
+            (FONT, 13),
+        )))?;
     }
     chart
         .configure_series_labels()
@@ -107,13 +126,20 @@ pub fn tradeoff<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, p: &ProfileRe
 }
 
 /// TPOT p95 of every candidate at each profile's concurrency (one line per candidate).
-pub fn tpot_by_concurrency<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, a: &Analysis) -> Drawn<DB> {
+pub fn tpot_by_concurrency<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    a: &Analysis,
+) -> Drawn<DB> {
     let tpot = Metric::parse("tpot_p95_ms");
     let mut series: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
     for p in &a.profiles {
-        let Some(conc) = p.workload.as_ref().and_then(|w| w.concurrency) else { continue };
+        let Some(conc) = p.workload.as_ref().and_then(|w| w.concurrency) else {
+            continue;
+        };
         for c in &p.candidates {
-            let Some(v) = tpot.and_then(|m| c.metric(m)) else { continue };
+            let Some(v) = tpot.and_then(|m| c.metric(m)) else {
+                continue;
+            };
             match series.iter_mut().find(|s| s.0 == c.name) {
                 Some(s) => s.1.push((conc as f64, v)),
                 None => series.push((c.name.clone(), vec![(conc as f64, v)])),
@@ -145,14 +171,21 @@ pub fn tpot_by_concurrency<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, a:
         .x_label_area_size(40)
         .y_label_area_size(64)
         .build_cartesian_2d(0f64..xmax, 0f64..ymax)?;
-    chart.configure_mesh().x_desc("concurrency (streams)").y_desc("TPOT p95 (ms)").draw()?;
+    chart
+        .configure_mesh()
+        .x_desc("concurrency (streams)")
+        .y_desc("TPOT p95 (ms)")
+        .draw()?;
     for (i, (name, pts)) in series.iter().enumerate() {
         let color = PALETTE[i % PALETTE.len()];
         chart
             .draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))?
             .label(name.clone())
             .legend(move |(x, y)| PathElement::new([(x, y), (x + 16, y)], color.stroke_width(2)));
-        chart.draw_series(pts.iter().map(|&(x, y)| Circle::new((x, y), 4, color.filled())))?;
+        chart.draw_series(
+            pts.iter()
+                .map(|&(x, y)| Circle::new((x, y), 4, color.filled())),
+        )?;
     }
     chart
         .configure_series_labels()
@@ -186,7 +219,11 @@ impl Quantity {
 }
 
 /// Latency CDF of every candidate (and the float baseline) in one profile.
-pub fn cdf<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, p: &ProfileReport, q: Quantity) -> Drawn<DB> {
+pub fn cdf<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    p: &ProfileReport,
+    q: Quantity,
+) -> Drawn<DB> {
     let pick = |c: &sloscope_core::summary::Curves| match q {
         Quantity::Ttft => c.ttft_ms.clone(),
         Quantity::Tpot => c.tpot_ms.clone(),
@@ -222,7 +259,11 @@ pub fn cdf<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, p: &ProfileReport,
         .draw()?;
     for (i, (name, vals)) in lines.iter().enumerate() {
         let color = PALETTE[i % PALETTE.len()];
-        let pts: Vec<(f64, f64)> = vals.iter().enumerate().map(|(k, v)| (*v, k as f64 / 100.0)).collect();
+        let pts: Vec<(f64, f64)> = vals
+            .iter()
+            .enumerate()
+            .map(|(k, v)| (*v, k as f64 / 100.0))
+            .collect();
         chart
             .draw_series(LineSeries::new(pts, color.stroke_width(2)))?
             .label(name.clone())
@@ -238,10 +279,19 @@ pub fn cdf<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, p: &ProfileReport,
 }
 
 /// Quantized / float ratio for each compared metric (1 = same as the float baseline).
-pub fn baseline_ratios<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, p: &ProfileReport) -> Drawn<DB> {
+pub fn baseline_ratios<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    p: &ProfileReport,
+) -> Drawn<DB> {
     let title = format!("{}: quantized / float", p.profile);
-    let Some(b) = &p.baseline else { return empty(root, &title) };
-    let bars: Vec<(String, f64)> = b.rows.iter().filter_map(|r| Some((r.metric.clone(), r.ratio?))).collect();
+    let Some(b) = &p.baseline else {
+        return empty(root, &title);
+    };
+    let bars: Vec<(String, f64)> = b
+        .rows
+        .iter()
+        .filter_map(|r| Some((r.metric.clone(), r.ratio?)))
+        .collect();
     if bars.is_empty() {
         return empty(root, &title);
     }
@@ -264,8 +314,14 @@ pub fn baseline_ratios<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, p: &Pr
         .draw()?;
     chart.draw_series(bars.iter().enumerate().map(|(i, (_, v))| {
         let color = PALETTE[i % PALETTE.len()];
-        Rectangle::new([(i as f64 + 0.15, 0.0), (i as f64 + 0.85, *v)], color.filled())
+        Rectangle::new(
+            [(i as f64 + 0.15, 0.0), (i as f64 + 0.85, *v)],
+            color.filled(),
+        )
     }))?;
-    chart.draw_series(LineSeries::new([(0.0, 1.0), (n as f64, 1.0)], BLACK.stroke_width(1)))?;
+    chart.draw_series(LineSeries::new(
+        [(0.0, 1.0), (n as f64, 1.0)],
+        BLACK.stroke_width(1),
+    ))?;
     root.present()
 }

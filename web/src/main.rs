@@ -6,7 +6,9 @@ fn main() {
     let root = match document.get_element_by_id("sloscope-root") {
         Some(el) => el,
         None => {
-            let Ok(el) = document.create_element("div") else { return };
+            let Ok(el) = document.create_element("div") else {
+                return;
+            };
             el.set_id("sloscope-root");
             let _ = gloo::utils::body().append_child(&el);
             el

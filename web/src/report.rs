@@ -36,7 +36,12 @@ fn files_in(id: &str) -> Option<Vec<(String, String)>> {
         v["files"]
             .as_array()?
             .iter()
-            .filter_map(|f| Some((f["name"].as_str()?.to_string(), f["text"].as_str()?.to_string())))
+            .filter_map(|f| {
+                Some((
+                    f["name"].as_str()?.to_string(),
+                    f["text"].as_str()?.to_string(),
+                ))
+            })
             .collect(),
     )
 }
@@ -75,25 +80,36 @@ async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
 }
 
 fn attr_of(selector: &str, attr: &str) -> Option<String> {
-    gloo::utils::document().query_selector(selector).ok()??.get_attribute(attr)
+    gloo::utils::document()
+        .query_selector(selector)
+        .ok()??
+        .get_attribute(attr)
 }
 
 /// The app's script and style for a report: reused from this page when it is itself a report,
 /// else read from the files Trunk built (same origin).
 async fn assets() -> Result<(String, String), String> {
     let doc = gloo::utils::document();
-    let style = match doc.get_element_by_id(STYLE_ID).and_then(|e| e.text_content()) {
+    let style = match doc
+        .get_element_by_id(STYLE_ID)
+        .and_then(|e| e.text_content())
+    {
         Some(s) => s,
         None => match attr_of("link[rel=stylesheet]", "href") {
             Some(href) => String::from_utf8_lossy(&fetch_bytes(&href).await?).into_owned(),
             None => String::new(),
         },
     };
-    if let Some(script) = doc.get_element_by_id(APP_SCRIPT_ID).and_then(|e| e.text_content()) {
+    if let Some(script) = doc
+        .get_element_by_id(APP_SCRIPT_ID)
+        .and_then(|e| e.text_content())
+    {
         return Ok((script, style));
     }
-    let js = attr_of("link[rel=modulepreload]", "href").ok_or("no module preload link: cannot find the app's script")?;
-    let wasm = attr_of("link[rel=preload][as=fetch]", "href").ok_or("no wasm preload link: cannot find the app's wasm")?;
+    let js = attr_of("link[rel=modulepreload]", "href")
+        .ok_or("no module preload link: cannot find the app's script")?;
+    let wasm = attr_of("link[rel=preload][as=fetch]", "href")
+        .ok_or("no wasm preload link: cannot find the app's wasm")?;
     let glue = String::from_utf8_lossy(&fetch_bytes(&js).await?).into_owned();
     let bytes = fetch_bytes(&wasm).await?;
     let b64 = base64::engine::general_purpose::STANDARD.encode(bytes);
@@ -143,7 +159,8 @@ pub fn download_text(text: &str, name: &str, mime: &str) -> Result<(), String> {
     let parts = js_sys::Array::of1(&JsValue::from_str(text));
     let bag = web_sys::BlobPropertyBag::new();
     bag.set_type(mime);
-    let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &bag).map_err(|e| format!("{e:?}"))?;
+    let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &bag)
+        .map_err(|e| format!("{e:?}"))?;
     let url = web_sys::Url::create_object_url_with_blob(&blob).map_err(|e| format!("{e:?}"))?;
     download_url(&url, name);
     let _ = web_sys::Url::revoke_object_url(&url);

@@ -74,9 +74,18 @@ impl Reducible for State {
                     Ok(doc) => Status::Loaded(doc.kind().as_str().to_string()),
                     Err(e) => Status::Failed(e.clone()),
                 };
-                match s.entries.iter_mut().rev().find(|e| e.name == name && e.status == Status::Loading) {
+                match s
+                    .entries
+                    .iter_mut()
+                    .rev()
+                    .find(|e| e.name == name && e.status == Status::Loading)
+                {
                     Some(e) => e.status = status,
-                    None => s.entries.push(Entry { name: name.clone(), size: 0, status }),
+                    None => s.entries.push(Entry {
+                        name: name.clone(),
+                        size: 0,
+                        status,
+                    }),
                 }
                 if let Ok(doc) = result {
                     let mut docs = (*s.docs).clone();

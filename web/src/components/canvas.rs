@@ -10,7 +10,8 @@ use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
 
 /// Draws onto the canvas' drawing area.
-pub type DrawFn = Rc<dyn Fn(&DrawingArea<CanvasBackend, plotters::coord::Shift>) -> Result<(), String>>;
+pub type DrawFn =
+    Rc<dyn Fn(&DrawingArea<CanvasBackend, plotters::coord::Shift>) -> Result<(), String>>;
 
 /// Properties of [`Chart`].
 #[derive(Properties, Clone)]
@@ -49,9 +50,10 @@ pub fn chart(props: &Props) -> Html {
     {
         let width = width.clone();
         use_effect_with((), move |_| {
-            let listener = gloo::events::EventListener::new(&gloo::utils::window(), "resize", move |_| {
-                width.set(window_width());
-            });
+            let listener =
+                gloo::events::EventListener::new(&gloo::utils::window(), "resize", move |_| {
+                    width.set(window_width());
+                });
             move || drop(listener)
         });
     }

@@ -59,7 +59,11 @@ pub fn profile(props: &Props) -> Html {
         .slo
         .iter()
         .map(|s| {
-            let op = if s.direction == Direction::LowerIsBetter { "≤" } else { "≥" };
+            let op = if s.direction == Direction::LowerIsBetter {
+                "≤"
+            } else {
+                "≥"
+            };
             format!("{} {op} {}", s.metric, format_number(s.limit))
         })
         .collect();

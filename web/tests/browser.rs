@@ -1,0 +1,109 @@
+//! Browser unit tests (wasm-bindgen-test in headless Chromium): the example set parses and
+//! analyses in wasm, every chart function draws on a real canvas, and the app mounts.
+#![cfg(target_arch = "wasm32")]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use plotters::prelude::*;
+use plotters_canvas::CanvasBackend;
+use sloscope_core::{analyze, LoadedFile};
+use sloscope_web::charts::{self, Quantity};
+use sloscope_web::load;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+fn example_analysis() -> sloscope_core::Analysis {
+    let files: Vec<LoadedFile> = load::EXAMPLES
+        .iter()
+        .map(|(n, t)| LoadedFile {
+            name: n.to_string(),
+            doc: load::parse(n, t.as_bytes().to_vec()).unwrap(),
+        })
+        .collect();
+    analyze(&files)
+}
+
+fn canvas() -> web_sys::HtmlCanvasElement {
+    let doc = gloo::utils::document();
+    let c: web_sys::HtmlCanvasElement = doc.create_element("canvas").unwrap().dyn_into().unwrap();
+    c.set_width(640);
+    c.set_height(360);
+    gloo::utils::body().append_child(&c).unwrap();
+    c
+}
+
+fn inked(c: &web_sys::HtmlCanvasElement) -> usize {
+    let ctx: web_sys::CanvasRenderingContext2d =
+        c.get_context("2d").unwrap().unwrap().dyn_into().unwrap();
+    let data = ctx
+        .get_image_data(0.0, 0.0, c.width() as f64, c.height() as f64)
+        .unwrap()
+        .data();
+    data.chunks(4)
+        .filter(|p| p[0] < 200 || p[1] < 200 || p[2] < 200)
+        .count()
+}
+
+#[wasm_bindgen_test]
+fn example_set_analyses_in_the_browser() {
+    let a = example_analysis();
+    assert!(a.lineage.ready, "{:?}", a.lineage.issues);
+    assert_eq!(a.profiles.len(), 3);
+    for p in &a.profiles {
+        assert_eq!(p.candidates.len(), 2, "{}", p.profile);
+        assert!(p.baseline.is_some());
+    }
+}
+
+#[wasm_bindgen_test]
+fn every_chart_draws_on_a_canvas() {
+    let a = example_analysis();
+    for p in &a.profiles {
+        let draws: Vec<Box<dyn Fn(&DrawingArea<CanvasBackend, plotters::coord::Shift>)>> = vec![
+            Box::new(|r| charts::tradeoff(r, p).unwrap()),
+            Box::new(|r| charts::cdf(r, p, Quantity::Ttft).unwrap()),
+            Box::new(|r| charts::cdf(r, p, Quantity::Tpot).unwrap()),
+            Box::new(|r| charts::cdf(r, p, Quantity::E2e).unwrap()),
+            Box::new(|r| charts::baseline_ratios(r, p).unwrap()),
+        ];
+        for d in draws {
+            let c = canvas();
+            d(&CanvasBackend::with_canvas_object(c.clone())
+                .unwrap()
+                .into_drawing_area());
+            assert!(inked(&c) > 1000, "{}: only {} pixels", p.profile, inked(&c));
+            c.remove();
+        }
+    }
+    let c = canvas();
+    charts::tpot_by_concurrency(
+        &CanvasBackend::with_canvas_object(c.clone())
+            .unwrap()
+            .into_drawing_area(),
+        &a,
+    )
+    .unwrap();
+    assert!(inked(&c) > 1000);
+}
+
+#[wasm_bindgen_test]
+fn big_files_are_refused_with_the_limit_named() {
+    let msg = load::too_big("huge.json", 423_000_000);
+    assert!(
+        msg.contains("huge.json: 423 MB is over the page's limit of 256 MB"),
+        "{msg}"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn the_app_mounts_with_its_actions() {
+    let root = gloo::utils::document().create_element("div").unwrap();
+    gloo::utils::body().append_child(&root).unwrap();
+    yew::Renderer::<sloscope_web::App>::with_root(root.clone()).render();
+    gloo::timers::future::TimeoutFuture::new(50).await;
+    let html = root.inner_html();
+    assert!(html.contains("Files never leave your browser"), "{html}");
+    assert!(root.query_selector("#load-example").unwrap().is_some());
+    assert!(root.query_selector("#download-report").unwrap().is_some());
+}
