@@ -35,6 +35,17 @@ pub struct Args {
     /// Do not run the float baseline.
     #[arg(long)]
     no_baseline: bool,
+    /// Run this external benchmark per profile instead (`{profile}` is replaced), e.g.
+    /// `vllm bench serve … --save-result --result-filename r.{profile}.json`.
+    #[arg(long, value_name = "CMD", requires = "result_template")]
+    command_template: Option<String>,
+    /// The result file the external benchmark writes (`{profile}` is replaced); imported as a
+    /// vLLM `--save-result` JSON.
+    #[arg(long, value_name = "PATH", requires = "command_template")]
+    result_template: Option<String>,
+    /// Which plan candidate the external benchmark measures (default: the first).
+    #[arg(long, value_name = "NAME")]
+    import_candidate: Option<String>,
     /// No progress on stderr.
     #[arg(long, short)]
     quiet: bool,
@@ -47,6 +58,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         profiles: args.profiles.clone(),
         candidates: args.candidates.clone(),
         no_baseline: args.no_baseline,
+        external: args.command_template.is_some(),
     };
     let plan = match load_plan(&args.plan, &overrides) {
         Ok(p) => p,
@@ -65,6 +77,24 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         },
         None => None,
     };
+    if let (Some(cmd), Some(res)) = (&args.command_template, &args.result_template) {
+        let ext = sloscope_collector::external::External {
+            command_template: cmd.clone(),
+            result_template: res.clone(),
+            candidate: args.import_candidate.clone(),
+        };
+        let written = sloscope_collector::external::run(&plan, &ext, &args.out, args.quiet)?;
+        let failed: Vec<String> = written
+            .iter()
+            .filter(|(_, s)| *s != sloscope_core::schema::RunStatus::Ok)
+            .map(|(p, _)| p.display().to_string())
+            .collect();
+        if !failed.is_empty() {
+            eprintln!("sloscope: incomplete runs: {}", failed.join(", "));
+            return Ok(ExitCode::from(3));
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;

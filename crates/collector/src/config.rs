@@ -163,6 +163,8 @@ pub struct Overrides {
     pub candidates: Option<Vec<String>>,
     /// Skip the float baseline.
     pub no_baseline: bool,
+    /// An external benchmark command replaces the target.
+    pub external: bool,
 }
 
 /// Everything checked and resolved; what the runner executes.

@@ -7,6 +7,7 @@
 pub mod cancel;
 pub mod client;
 pub mod config;
+pub mod external;
 pub mod journal;
 pub mod load;
 pub mod progress;

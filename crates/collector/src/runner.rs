@@ -289,6 +289,21 @@ fn run_path(out: &Path, t: &TargetSpec, p: &Profile) -> PathBuf {
         .join(format!("{}--{role}{}.json", p.name, t.name))
 }
 
+/// A run of plan candidate `c` under profile `p` with nothing measured yet (external imports).
+pub fn skeleton_for(plan: &RunPlan, c: &sloscope_core::schema::Candidate, p: &Profile) -> Run {
+    let t = TargetSpec {
+        role: Role::Candidate,
+        name: c.name.clone(),
+        value: c.value.clone(),
+        artifact: plan.deployment.artifact.clone(),
+        endpoint: plan.raw.target.endpoint.clone(),
+        command: None,
+        model_path: None,
+        model: plan.raw.target.model.clone(),
+    };
+    skeleton(plan, &t, p, None, &plan.raw.plan.knob)
+}
+
 fn skeleton(plan: &RunPlan, t: &TargetSpec, p: &Profile, base: Option<&str>, knob: &str) -> Run {
     let spec = plan
         .raw

@@ -8,6 +8,7 @@
 pub mod analysis;
 pub mod baseline;
 pub mod contract;
+pub mod import;
 pub mod lineage;
 pub mod load;
 pub mod metric;

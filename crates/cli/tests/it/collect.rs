@@ -298,3 +298,78 @@ fn ctrl_c_writes_partial_runs_and_exits_130() {
     );
     validate_runs_against_schema(&out);
 }
+
+#[test]
+fn external_benchmark_per_profile_is_imported_and_failures_are_recorded() {
+    let d = scratch("external");
+    let plan = plan_in(&d, "--ttft-ms 5", "--ttft-ms 5");
+    let out = d.join("out");
+    let fixture = repo().join("tests/fixtures/vllm/save-result-detailed.json");
+    let cmd = format!(
+        "test {{profile}} != throughput && cp {} {}/r.{{profile}}.json",
+        fixture.display(),
+        d.display()
+    );
+    let res = format!("{}/r.{{profile}}.json", d.display());
+    let o = run(
+        &[
+            "run",
+            "--plan",
+            plan.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--command-template",
+            &cmd,
+            "--result-template",
+            &res,
+            "--import-candidate",
+            "slots4",
+            "--quiet",
+        ],
+        &[],
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(3),
+        "the throughput command fails: {}",
+        stderr(&o)
+    );
+    let lat: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("runs/latency--slots4.json")).unwrap())
+            .unwrap();
+    assert_eq!(lat["source"], "imported");
+    assert!(lat["imported_from"]
+        .as_str()
+        .unwrap()
+        .contains("vllm bench serve --save-result"));
+    assert_eq!(lat["repeats"][0]["requests"]["ttft_us"][0], 20000);
+    assert_eq!(lat["reported"]["ttft_p99_ms"], 29.9);
+    let tp: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("runs/throughput--slots4.json")).unwrap())
+            .unwrap();
+    assert_eq!(tp["status"], "failed");
+    assert_eq!(tp["evidence_level"], "failed_backend_profile");
+    assert!(
+        tp["failure"]
+            .as_str()
+            .unwrap()
+            .starts_with("the command exited with"),
+        "{}",
+        tp["failure"]
+    );
+    validate_runs_against_schema(&out);
+    let a = sloscope(&["analyze", out.to_str().unwrap(), "--format", "json"], &[]);
+    let v: serde_json::Value = serde_json::from_slice(&a.stdout).unwrap();
+    let latency = v["profiles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["profile"] == "latency")
+        .unwrap();
+    let c = &latency["candidates"][0];
+    assert_eq!(
+        c["source"], "recomputed",
+        "raw arrays are recomputed, not trusted"
+    );
+    assert!((c["summary"]["ttft"]["p50_ms"].as_f64().unwrap() - 25.0).abs() < 0.01);
+}
