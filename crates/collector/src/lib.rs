@@ -6,6 +6,7 @@
 
 pub mod cancel;
 pub mod client;
+pub mod collect;
 pub mod config;
 pub mod external;
 pub mod journal;
@@ -17,5 +18,6 @@ pub mod runner;
 pub mod secret;
 pub mod server;
 pub mod sse;
+pub mod stream;
 pub mod telemetry;
 pub mod write;

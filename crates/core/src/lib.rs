@@ -7,6 +7,7 @@
 
 pub mod analysis;
 pub mod baseline;
+pub mod compare;
 pub mod contract;
 pub mod import;
 pub mod lineage;
@@ -19,6 +20,7 @@ pub mod schema_export;
 pub mod stats;
 pub mod summary;
 pub mod telemetry;
+pub mod validate;
 pub mod verdict;
 
 pub use analysis::{analyze, Analysis};
