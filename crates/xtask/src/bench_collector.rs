@@ -189,40 +189,71 @@ pub fn child(args: &[String]) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn accuracy(conc: usize) -> anyhow::Result<(f64, f64, f64, f64)> {
-    let (tx, rx) = std::sync::mpsc::channel();
-    let holder: std::sync::Arc<std::sync::Mutex<Option<ScriptedServer>>> = Default::default();
-    let h2 = holder.clone();
-    let th = std::thread::spawn(move || {
-        let Ok(rt) = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-        else {
-            return;
-        };
-        rt.block_on(async move {
-            let script = Script {
-                ttft: Duration::from_millis(50),
-                gap: Duration::from_millis(5),
-                tokens: 20,
-                ..Script::default()
-            };
-            let Ok(s) = ScriptedServer::start(script, 0).await else {
+/// The scripted server on its own thread and runtime, so it does not share the client's.
+struct InProcess {
+    url: String,
+    holder: std::sync::Arc<std::sync::Mutex<Option<ScriptedServer>>>,
+    thread: std::thread::JoinHandle<()>,
+}
+
+impl InProcess {
+    fn start(script: Script) -> anyhow::Result<InProcess> {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let holder: std::sync::Arc<std::sync::Mutex<Option<ScriptedServer>>> = Default::default();
+        let h2 = holder.clone();
+        let thread = std::thread::spawn(move || {
+            let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            else {
                 return;
             };
-            let _ = tx.send(s.url());
-            if let Ok(mut h) = h2.lock() {
-                *h = Some(s);
-            }
-            loop {
-                tokio::time::sleep(Duration::from_millis(20)).await;
-                if h2.lock().map(|h| h.is_none()).unwrap_or(true) {
-                    break;
+            rt.block_on(async move {
+                let Ok(s) = ScriptedServer::start(script, 0).await else {
+                    return;
+                };
+                let _ = tx.send(s.url());
+                if let Ok(mut h) = h2.lock() {
+                    *h = Some(s);
                 }
-            }
+                // Serve until `stop` empties the holder.
+                while h2.lock().map(|h| h.is_some()).unwrap_or(false) {
+                    tokio::time::sleep(Duration::from_millis(5)).await;
+                }
+            });
         });
-    });
-    let url = rx.recv()?;
+        let url = rx.recv().context("the scripted server did not start")?;
+        Ok(InProcess {
+            url,
+            holder,
+            thread,
+        })
+    }
+
+    fn served(&self) -> Vec<sloscope_testkit::server::Served> {
+        self.holder
+            .lock()
+            .ok()
+            .and_then(|h| h.as_ref().map(|s| s.served()))
+            .unwrap_or_default()
+    }
+
+    fn stop(self) {
+        if let Ok(mut h) = self.holder.lock() {
+            *h = None;
+        }
+        let _ = self.thread.join();
+    }
+}
+
+fn accuracy(conc: usize) -> anyhow::Result<(f64, f64, f64, f64)> {
+    let server = InProcess::start(Script {
+        ttft: Duration::from_millis(50),
+        gap: Duration::from_millis(5),
+        tokens: 20,
+        ..Script::default()
+    })?;
+    let url = server.url.clone();
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
@@ -253,16 +284,8 @@ fn accuracy(conc: usize) -> anyhow::Result<(f64, f64, f64, f64)> {
         });
         anyhow::Ok(futures_util::future::join_all(futs).await)
     })?;
-    let served = holder
-        .lock()
-        .map_err(|_| anyhow::anyhow!("lock"))?
-        .as_ref()
-        .map(|s| s.served())
-        .unwrap_or_default();
-    if let Ok(mut h) = holder.lock() {
-        *h = None;
-    }
-    let _ = th.join();
+    let served = server.served();
+    server.stop();
     let by_id: std::collections::HashMap<String, _> = served
         .into_iter()
         .filter_map(|s| Some((s.request_id.clone()?, s)))
@@ -300,33 +323,8 @@ fn startup() -> anyhow::Result<f64> {
     for f in ["gate.json", "baseline.json", "deployment.json", "plan.toml"] {
         std::fs::copy(fixture.join(f), dir.join(f))?;
     }
-    let (tx, rx) = std::sync::mpsc::channel();
-    let holder: std::sync::Arc<std::sync::Mutex<Option<ScriptedServer>>> = Default::default();
-    let h2 = holder.clone();
-    let th = std::thread::spawn(move || {
-        let Ok(rt) = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-        else {
-            return;
-        };
-        rt.block_on(async move {
-            let Ok(s) = ScriptedServer::start(Script::default(), 0).await else {
-                return;
-            };
-            let _ = tx.send(s.url());
-            if let Ok(mut h) = h2.lock() {
-                *h = Some(s);
-            }
-            loop {
-                tokio::time::sleep(Duration::from_millis(5)).await;
-                if h2.lock().map(|h| h.is_none()).unwrap_or(true) {
-                    break;
-                }
-            }
-        });
-    });
-    let url = rx.recv()?;
+    let server = InProcess::start(Script::default())?;
+    let url = server.url.clone();
     let bin = std::env::current_exe()?.with_file_name("sloscope");
     anyhow::ensure!(
         bin.exists(),
@@ -351,12 +349,7 @@ fn startup() -> anyhow::Result<f64> {
         ])
         .spawn()?;
     let first = loop {
-        let served = holder
-            .lock()
-            .map_err(|_| anyhow::anyhow!("lock"))?
-            .as_ref()
-            .map(|s| s.served())
-            .unwrap_or_default();
+        let served = server.served();
         if let Some(f) = served.iter().map(|s| s.received).min() {
             break f;
         }
@@ -367,10 +360,7 @@ fn startup() -> anyhow::Result<f64> {
         std::thread::sleep(Duration::from_millis(2));
     };
     let _ = child.wait();
-    if let Ok(mut h) = holder.lock() {
-        *h = None;
-    }
-    let _ = th.join();
+    server.stop();
     let _ = std::fs::remove_dir_all(&dir);
     Ok(first.saturating_duration_since(spawned).as_secs_f64())
 }
