@@ -17,6 +17,7 @@ use crate::components::toolbar::Toolbar;
 use crate::load::{self, MAX_FILE_BYTES};
 use crate::report;
 use crate::state::{Action, State};
+use sloscope_core::Analysis;
 
 /// Reads and parses files one after another, yielding to the browser between them so the page
 /// keeps painting progress.
@@ -82,52 +83,7 @@ pub fn app() -> Html {
             }
         });
     }
-    // Window-wide drop zone. A depth counter keeps the overlay from flickering as the pointer
-    // crosses child elements.
-    {
-        let dispatch = state.dispatcher();
-        let dragging = dragging.clone();
-        let is_report = embedded.is_some();
-        use_effect_with((), move |_| {
-            let depth = Rc::new(Cell::new(0i32));
-            let w = gloo::utils::window();
-            let opts = EventListenerOptions::enable_prevent_default();
-            let (d1, g1) = (depth.clone(), dragging.clone());
-            let enter = EventListener::new_with_options(&w, "dragenter", opts, move |e| {
-                e.prevent_default();
-                d1.set(d1.get() + 1);
-                if !is_report {
-                    g1.set(true);
-                }
-            });
-            let (d2, g2) = (depth.clone(), dragging.clone());
-            let leave = EventListener::new_with_options(&w, "dragleave", opts, move |_| {
-                d2.set((d2.get() - 1).max(0));
-                if d2.get() == 0 {
-                    g2.set(false);
-                }
-            });
-            let over =
-                EventListener::new_with_options(&w, "dragover", opts, move |e| e.prevent_default());
-            let (d3, g3) = (depth, dragging);
-            let drop = EventListener::new_with_options(&w, "drop", opts, move |e| {
-                e.prevent_default();
-                d3.set(0);
-                g3.set(false);
-                if is_report {
-                    return;
-                }
-                if let Some(files) = e
-                    .dyn_ref::<web_sys::DragEvent>()
-                    .and_then(|d| d.data_transfer())
-                    .and_then(|t| t.files())
-                {
-                    load_files(files, dispatch.clone());
-                }
-            });
-            move || drop_all(vec![enter, leave, over, drop])
-        });
-    }
+    use_window_drop(state.dispatcher(), dragging.clone(), embedded.is_some());
     let on_files = {
         let dispatch = state.dispatcher();
         Callback::from(move |files: web_sys::FileList| load_files(files, dispatch.clone()))
@@ -150,49 +106,8 @@ pub fn app() -> Html {
             dispatch.dispatch(Action::Clear)
         })
     };
-    let on_copy = {
-        let state = state.clone();
-        let status = status.clone();
-        Callback::from(move |_| {
-            let Some(a) = state.analysis.clone() else {
-                return;
-            };
-            let md = sloscope_core::render::markdown(&a);
-            let status = status.clone();
-            spawn_local(async move {
-                let clip = gloo::utils::window().navigator().clipboard();
-                match JsFuture::from(clip.write_text(&md)).await {
-                    Ok(_) => status.set(Some("Copied the Markdown verdict table".into())),
-                    Err(e) => status.set(Some(format!(
-                        "Clipboard unavailable ({e:?}); use Download report"
-                    ))),
-                }
-            });
-        })
-    };
-    let on_download = {
-        let state = state.clone();
-        let status = status.clone();
-        Callback::from(move |_| {
-            let docs = state.docs.clone();
-            let status = status.clone();
-            spawn_local(async move {
-                status.set(Some("Building the report…".into()));
-                match report::build(&docs, "sloscope report").await {
-                    Ok(html) => {
-                        match report::download_text(&html, "sloscope-report.html", "text/html") {
-                            Ok(()) => status.set(Some(format!(
-                                "Saved sloscope-report.html ({:.1} MB)",
-                                html.len() as f64 / 1e6
-                            ))),
-                            Err(e) => status.set(Some(format!("Could not save the report: {e}"))),
-                        }
-                    }
-                    Err(e) => status.set(Some(format!("Could not build the report: {e}"))),
-                }
-            });
-        })
-    };
+    let on_copy = copy_summary(state.clone(), status.clone());
+    let on_download = download_report(state.clone(), status.clone());
     let generation = state.docs.len();
     let analysis = state.analysis.clone();
     html! {
@@ -216,31 +131,140 @@ pub fn app() -> Html {
             <FileList entries={state.entries.clone()} />
             if let Some(a) = analysis.clone() {
                 <Lineage report={a.lineage.clone()} />
-                <section class="overview" aria-label="Verdicts">
-                    <h2>{ "Verdicts" }</h2>
-                    <div class="cards">
-                    { for a.profiles.iter().map(|p| html! {
-                        <a class={classes!("card", p.decision.as_str())} href={format!("#profile-{}", p.profile)} data-profile={p.profile.clone()}>
-                            <span class="profile-name">{ p.profile.clone() }</span>
-                            <span class="decision">{ p.decision.as_str().to_uppercase() }</span>
-                            <span class="recommended">{ p.recommended_name.clone().unwrap_or_else(|| "—".into()) }</span>
-                        </a>
+                { overview(&a, generation) }
+                if let Some(v) = state.view.clone() {
+                    { for a.profiles.iter().zip(&v.profiles).map(|(p, pv)| html! {
+                        <Profile report={Rc::new(p.clone())} view={Rc::new(pv.clone())} generation={generation} />
                     }) }
-                    </div>
-                    { for a.notes.iter().map(|n| html! { <p class="warn">{ format!("note: {n}") }</p> }) }
-                    if a.profiles.len() > 1 {
-                        { {
-                            let a2 = a.clone();
-                            let draw: DrawFn = Rc::new(move |root| drawn(crate::charts::tpot_by_concurrency(root, &a2)));
-                            html! { <Chart id="chart-tpot-concurrency" label="TPOT p95 per candidate by concurrency" generation={generation} draw={draw} /> }
-                        } }
-                    }
-                </section>
-                { for a.profiles.iter().map(|p| html! { <Profile report={Rc::new(p.clone())} generation={generation} /> }) }
+                }
             }
         </main>
         <footer>{ format!("sloscope {} · numbers recomputed in your browser from the raw per-request data", env!("CARGO_PKG_VERSION")) }</footer>
         </>
+    }
+}
+
+/// Window-wide drop zone. A depth counter keeps the overlay from flickering as the pointer
+/// crosses child elements; a self-contained report (`is_report`) takes no new files.
+#[hook]
+fn use_window_drop(
+    dispatch: UseReducerDispatcher<State>,
+    dragging: UseStateHandle<bool>,
+    is_report: bool,
+) {
+    use_effect_with((), move |_| {
+        let depth = Rc::new(Cell::new(0i32));
+        let w = gloo::utils::window();
+        let opts = EventListenerOptions::enable_prevent_default();
+        let (d1, g1) = (depth.clone(), dragging.clone());
+        let enter = EventListener::new_with_options(&w, "dragenter", opts, move |e| {
+            e.prevent_default();
+            d1.set(d1.get() + 1);
+            if !is_report {
+                g1.set(true);
+            }
+        });
+        let (d2, g2) = (depth.clone(), dragging.clone());
+        let leave = EventListener::new_with_options(&w, "dragleave", opts, move |_| {
+            d2.set((d2.get() - 1).max(0));
+            if d2.get() == 0 {
+                g2.set(false);
+            }
+        });
+        let over =
+            EventListener::new_with_options(&w, "dragover", opts, move |e| e.prevent_default());
+        let (d3, g3) = (depth, dragging);
+        let drop = EventListener::new_with_options(&w, "drop", opts, move |e| {
+            e.prevent_default();
+            d3.set(0);
+            g3.set(false);
+            if is_report {
+                return;
+            }
+            if let Some(files) = e
+                .dyn_ref::<web_sys::DragEvent>()
+                .and_then(|d| d.data_transfer())
+                .and_then(|t| t.files())
+            {
+                load_files(files, dispatch.clone());
+            }
+        });
+        move || drop_all(vec![enter, leave, over, drop])
+    });
+}
+
+/// "Copy summary": the Markdown report, from the same view-model as the page.
+fn copy_summary(
+    state: UseReducerHandle<State>,
+    status: UseStateHandle<Option<String>>,
+) -> Callback<()> {
+    Callback::from(move |_| {
+        let Some(a) = state.analysis.clone() else {
+            return;
+        };
+        let md = sloscope_core::render::markdown(&a);
+        let status = status.clone();
+        spawn_local(async move {
+            let clip = gloo::utils::window().navigator().clipboard();
+            match JsFuture::from(clip.write_text(&md)).await {
+                Ok(_) => status.set(Some("Copied the Markdown verdict table".into())),
+                Err(e) => status.set(Some(format!(
+                    "Clipboard unavailable ({e:?}); use Download report"
+                ))),
+            }
+        });
+    })
+}
+
+/// "Download report": one self-contained HTML file.
+fn download_report(
+    state: UseReducerHandle<State>,
+    status: UseStateHandle<Option<String>>,
+) -> Callback<()> {
+    Callback::from(move |_| {
+        let docs = state.docs.clone();
+        let status = status.clone();
+        spawn_local(async move {
+            status.set(Some("Building the report…".into()));
+            match report::build(&docs, "sloscope report").await {
+                Ok(html) => {
+                    match report::download_text(&html, "sloscope-report.html", "text/html") {
+                        Ok(()) => status.set(Some(format!(
+                            "Saved sloscope-report.html ({:.1} MB)",
+                            html.len() as f64 / 1e6
+                        ))),
+                        Err(e) => status.set(Some(format!("Could not save the report: {e}"))),
+                    }
+                }
+                Err(e) => status.set(Some(format!("Could not build the report: {e}"))),
+            }
+        });
+    })
+}
+
+/// The verdict cards and the cross-profile chart.
+fn overview(a: &Rc<Analysis>, generation: usize) -> Html {
+    html! {
+        <section class="overview" aria-label="Verdicts">
+            <h2>{ "Verdicts" }</h2>
+            <div class="cards">
+            { for a.profiles.iter().map(|p| html! {
+                <a class={classes!("card", p.decision.as_str())} href={format!("#profile-{}", p.profile)} data-profile={p.profile.clone()}>
+                    <span class="profile-name">{ p.profile.clone() }</span>
+                    <span class="decision">{ p.decision.as_str().to_uppercase() }</span>
+                    <span class="recommended">{ p.recommended_name.clone().unwrap_or_else(|| "—".into()) }</span>
+                </a>
+            }) }
+            </div>
+            { for a.notes.iter().map(|n| html! { <p class="warn">{ format!("note: {n}") }</p> }) }
+            if a.profiles.len() > 1 {
+                { {
+                    let a2 = a.clone();
+                    let draw: DrawFn = Rc::new(move |root| drawn(crate::charts::tpot_by_concurrency(root, &a2)));
+                    html! { <Chart id="chart-tpot-concurrency" label="TPOT p95 per candidate by concurrency" generation={generation} draw={draw} /> }
+                } }
+            }
+        </section>
     }
 }
 

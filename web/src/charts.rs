@@ -3,8 +3,8 @@
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use sloscope_core::analysis::{Analysis, ProfileReport};
 use sloscope_core::metric::Metric;
+use sloscope_core::report::{Analysis, ProfileReport};
 
 /// Result of a drawing function.
 pub type Drawn<DB> = Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;

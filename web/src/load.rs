@@ -1,7 +1,7 @@
-//! Turning dropped bytes into documents, with the page's size limit and example set.
+//! The page's side of reading: its size limit and the example set. Every format decision is the
+//! core's ([`sloscope_core::read_document`]).
 
-use sloscope_core::schema::journal;
-use sloscope_core::{parse_document_owned, Document};
+use sloscope_core::{read_document, Document};
 
 /// Largest file the page reads. Larger runs (a million requests is ~420 MB) are refused with
 /// this figure named; `sloscope analyze` reads them natively.
@@ -12,10 +12,7 @@ pub fn parse(name: &str, bytes: Vec<u8>) -> Result<Document, String> {
     if bytes.len() > MAX_FILE_BYTES {
         return Err(too_big(name, bytes.len()));
     }
-    if name.ends_with(".journal.jsonl") {
-        return journal::recover(name, &bytes).map(|r| Document::Run(Box::new(r)));
-    }
-    parse_document_owned(name, bytes).map_err(|e| e.to_string())
+    read_document(name, bytes).map_err(|e| e.to_string())
 }
 
 /// The refusal message for a file over the limit.

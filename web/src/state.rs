@@ -2,6 +2,7 @@
 
 use std::rc::Rc;
 
+use sloscope_core::view::{report_view, ReportView};
 use sloscope_core::{analyze, Analysis, Document, LoadedFile};
 use yew::Reducible;
 
@@ -36,6 +37,8 @@ pub struct State {
     pub docs: Rc<Vec<Rc<LoadedFile>>>,
     /// The analysis of `docs`.
     pub analysis: Option<Rc<Analysis>>,
+    /// What the reader sees of it.
+    pub view: Option<Rc<ReportView>>,
 }
 
 /// What can happen.
@@ -90,7 +93,9 @@ impl Reducible for State {
                 if let Ok(doc) = result {
                     let mut docs = (*s.docs).clone();
                     docs.push(Rc::new(LoadedFile { name, doc }));
-                    s.analysis = Some(Rc::new(analyze(&docs)));
+                    let analysis = analyze(&docs);
+                    s.view = Some(Rc::new(report_view(&analysis)));
+                    s.analysis = Some(Rc::new(analysis));
                     s.docs = Rc::new(docs);
                 }
             }

@@ -1,18 +1,21 @@
-//! `sloscope analyze`: find files by kind, analyse them with the core, print the report.
+//! `sloscope analyze`: find the files (I/O only), read each through the core's one read path,
+//! analyse them together, print the report.
 
+use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::Context;
-use sloscope_core::{analyze, parse_document_owned, render, LoadedFile};
+use sloscope_collector::write;
+use sloscope_core::view::AnalysisOutput;
+use sloscope_core::{analyze, read_document, render, LoadedFile};
 
 /// Output formats.
 #[derive(Clone, Copy, clap::ValueEnum)]
 pub enum Format {
     /// Aligned tables for a terminal.
     Text,
-    /// The full analysis as JSON (the page shows the same numbers).
+    /// The full analysis and its view-model as JSON (the page shows the same cells).
     Json,
     /// A Markdown verdict table for a review.
     Markdown,
@@ -20,8 +23,13 @@ pub enum Format {
 
 /// Arguments of `sloscope analyze`.
 #[derive(clap::Args)]
+#[command(
+    after_help = "Exit codes: 0 analysed · 1 with --check, some profile is not accept · \
+                        2 bad input (each bad file named; the good ones are still analysed)"
+)]
 pub struct Args {
-    /// Result files, or directories searched recursively for `*.json`.
+    /// Result files, or directories searched recursively for `*.json` and `*.jsonl` (symlinks
+    /// followed once; loops cut).
     #[arg(required = true, value_name = "FILES_OR_DIRS")]
     paths: Vec<PathBuf>,
     /// Output format.
@@ -35,48 +43,108 @@ pub struct Args {
     out: Option<PathBuf>,
 }
 
-/// Collects `*.json` files under the given paths, sorted, in argument order.
-pub fn find_files(paths: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
-    let mut out = Vec::new();
+/// Files found under the given paths, and what could not be read.
+#[derive(Debug, Default)]
+pub struct Found {
+    /// Files to read, each once (by its resolved path), in argument order, sorted per directory.
+    pub files: Vec<PathBuf>,
+    /// Paths that could not be listed or resolved, with why.
+    pub errors: Vec<String>,
+    /// Paths seen more than once (an alias, a symlink, a repeated argument), skipped.
+    pub duplicates: Vec<String>,
+}
+
+/// Whether a directory walk picks up this file. Explicitly named files are always read.
+fn wanted(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e == "json" || e == "jsonl")
+}
+
+/// Collects files under `paths`. Symlinks are resolved; every file and directory is visited
+/// once, so a link to a parent or an alias (`latest -> 2026-11-30`) cannot repeat files;
+/// unreadable entries are reported by name and the rest is still collected.
+pub fn find_files(paths: &[PathBuf]) -> Found {
+    let mut found = Found::default();
+    let mut seen_files = BTreeSet::new();
+    let mut seen_dirs = BTreeSet::new();
     for p in paths {
-        let meta = std::fs::metadata(p).with_context(|| format!("{}: cannot read", p.display()))?;
-        if meta.is_dir() {
-            let mut found = Vec::new();
-            walk(p, &mut found)?;
-            found.sort();
-            if found.is_empty() {
-                anyhow::bail!("{}: no *.json files in this directory", p.display());
+        let real = match std::fs::canonicalize(p) {
+            Ok(r) => r,
+            Err(e) => {
+                found
+                    .errors
+                    .push(format!("{}: cannot read: {e}", p.display()));
+                continue;
             }
-            out.extend(found);
+        };
+        if real.is_dir() {
+            let (files_before, errors_before) = (found.files.len(), found.errors.len());
+            walk(p, &real, &mut seen_dirs, &mut seen_files, &mut found);
+            if found.files.len() == files_before && found.errors.len() == errors_before {
+                found.errors.push(format!(
+                    "{}: no *.json files in this directory",
+                    p.display()
+                ));
+            }
+        } else if seen_files.insert(real) {
+            found.files.push(p.clone());
         } else {
-            out.push(p.clone());
+            found.duplicates.push(p.display().to_string());
         }
     }
-    Ok(out)
+    found
 }
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> anyhow::Result<()> {
-    for entry in
-        std::fs::read_dir(dir).with_context(|| format!("{}: cannot list", dir.display()))?
-    {
-        let path = entry?.path();
-        if path.is_dir() {
-            walk(&path, out)?;
-        } else if path.extension().is_some_and(|e| e == "json") || is_journal(&path) {
-            out.push(path);
+fn walk(
+    shown: &Path,
+    real: &Path,
+    seen_dirs: &mut BTreeSet<PathBuf>,
+    seen_files: &mut BTreeSet<PathBuf>,
+    found: &mut Found,
+) {
+    if !seen_dirs.insert(real.to_path_buf()) {
+        found.duplicates.push(shown.display().to_string());
+        return;
+    }
+    let entries = match std::fs::read_dir(real) {
+        Ok(e) => e,
+        Err(e) => {
+            found
+                .errors
+                .push(format!("{}: cannot list: {e}", shown.display()));
+            return;
+        }
+    };
+    let mut names: Vec<_> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.file_name())
+        .collect();
+    names.sort();
+    for name in names {
+        let shown_child = shown.join(&name);
+        let real_child = match std::fs::canonicalize(real.join(&name)) {
+            Ok(r) => r,
+            Err(e) => {
+                found
+                    .errors
+                    .push(format!("{}: cannot resolve: {e}", shown_child.display()));
+                continue;
+            }
+        };
+        if real_child.is_dir() {
+            walk(&shown_child, &real_child, seen_dirs, seen_files, found);
+        } else if wanted(&shown_child) {
+            if seen_files.insert(real_child) {
+                found.files.push(shown_child);
+            } else {
+                found.duplicates.push(shown_child.display().to_string());
+            }
         }
     }
-    Ok(())
 }
 
-fn is_journal(path: &Path) -> bool {
-    path.file_name()
-        .is_some_and(|n| n.to_string_lossy().ends_with(".journal.jsonl"))
-}
-
-/// Reads and parses every file; bad files are returned as messages, good ones as documents.
-/// A collector journal left behind (its run file was never written) is read back as a partial
-/// run.
+/// Reads and parses every file through the core's read path; bad files are returned as
+/// messages, good ones as documents.
 pub fn load_all(files: &[PathBuf]) -> (Vec<LoadedFile>, Vec<String>) {
     let mut loaded = Vec::new();
     let mut errors = Vec::new();
@@ -84,21 +152,7 @@ pub fn load_all(files: &[PathBuf]) -> (Vec<LoadedFile>, Vec<String>) {
         let name = f.display().to_string();
         match std::fs::read(f) {
             Err(e) => errors.push(format!("{name}: cannot read: {e}")),
-            Ok(bytes) if is_journal(f) => {
-                match sloscope_core::schema::journal::recover(&name, &bytes) {
-                    Ok(run) => {
-                        eprintln!(
-                            "sloscope: {name}: journal of an unfinished run, read as partial"
-                        );
-                        loaded.push(LoadedFile {
-                            name,
-                            doc: sloscope_core::Document::Run(Box::new(run)),
-                        });
-                    }
-                    Err(e) => errors.push(e),
-                }
-            }
-            Ok(bytes) => match parse_document_owned(&name, bytes) {
+            Ok(bytes) => match read_document(&name, bytes) {
                 Ok(doc) => loaded.push(LoadedFile { name, doc }),
                 Err(e) => errors.push(e.to_string()),
             },
@@ -109,19 +163,25 @@ pub fn load_all(files: &[PathBuf]) -> (Vec<LoadedFile>, Vec<String>) {
 
 /// Runs the command.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let files = find_files(&args.paths)?;
-    let (loaded, errors) = load_all(&files);
+    let found = find_files(&args.paths);
+    for d in &found.duplicates {
+        eprintln!("sloscope: {d}: already read through another path; read once");
+    }
+    let (loaded, mut errors) = load_all(&found.files);
+    errors.splice(0..0, found.errors);
     for e in &errors {
         eprintln!("sloscope: bad input: {e}");
     }
     let analysis = analyze(&loaded);
+    let all_accept = analysis.all_accept();
     let text = match args.format {
         Format::Text => render::text(&analysis),
         Format::Markdown => render::markdown(&analysis),
-        Format::Json => serde_json::to_string_pretty(&analysis)? + "\n",
+        Format::Json => serde_json::to_string_pretty(&AnalysisOutput::new(analysis))? + "\n",
     };
     match &args.out {
-        Some(path) => write_atomic(path, text.as_bytes())?,
+        Some(path) => write::atomic(path, text.as_bytes())
+            .map_err(|e| anyhow::anyhow!("{}: cannot write: {e}", path.display()))?,
         None => {
             let mut out = std::io::stdout().lock();
             if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
@@ -134,16 +194,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if !errors.is_empty() {
         return Ok(ExitCode::from(2));
     }
-    if args.check && !analysis.all_accept() {
+    if args.check && !all_accept {
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
-}
-
-fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    let tmp = path.with_extension("tmp-sloscope");
-    std::fs::write(&tmp, bytes).with_context(|| format!("{}: cannot write", tmp.display()))?;
-    std::fs::rename(&tmp, path)
-        .with_context(|| format!("{}: cannot rename into place", path.display()))?;
-    Ok(())
 }

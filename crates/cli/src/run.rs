@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 use sloscope_collector::cancel::Cancel;
 use sloscope_collector::config::{load_plan, Overrides};
+use sloscope_collector::failure::StopReason;
 use sloscope_collector::runner::{self, Options};
 use sloscope_collector::secret::Secret;
 
@@ -99,13 +100,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .enable_all()
         .build()?;
     let cancel = Cancel::default();
-    let interrupted = Cancel::default();
     let outcome = rt.block_on(async {
-        let (c, i) = (cancel.clone(), interrupted.clone());
+        let c = cancel.clone();
         tokio::spawn(async move {
             if tokio::signal::ctrl_c().await.is_ok() {
-                i.cancel("Ctrl-C");
-                c.cancel("interrupted by Ctrl-C");
+                c.cancel(StopReason::Interrupted("Ctrl-C".into()));
                 eprintln!(
                     "\nsloscope: interrupted; writing what was collected (Ctrl-C again to abort)"
                 );
@@ -133,7 +132,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             args.out.display()
         );
     }
-    if interrupted.is_cancelled() {
+    if matches!(cancel.reason(), Some(StopReason::Interrupted(_))) {
         return Ok(ExitCode::from(130));
     }
     if !outcome.incomplete.is_empty() {

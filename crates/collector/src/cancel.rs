@@ -1,19 +1,22 @@
-//! A cancellation flag that tasks can await (Ctrl-C, a crashed server, a full disk).
+//! A cancellation flag that tasks can await (Ctrl-C, a crashed server, a full disk), with the
+//! first [`StopReason`] given.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use tokio::sync::Notify;
 
+use crate::failure::StopReason;
+
 /// A cancellation flag that tasks can await.
 #[derive(Clone, Default)]
-pub struct Cancel(Arc<(AtomicBool, Notify, std::sync::Mutex<Option<String>>)>);
+pub struct Cancel(Arc<(AtomicBool, Notify, std::sync::Mutex<Option<StopReason>>)>);
 
 impl Cancel {
     /// Cancels, remembering the first reason given.
-    pub fn cancel(&self, why: &str) {
+    pub fn cancel(&self, why: StopReason) {
         if let Ok(mut r) = self.0 .2.lock() {
-            r.get_or_insert_with(|| why.to_string());
+            r.get_or_insert(why);
         }
         self.0 .0.store(true, Ordering::SeqCst);
         self.0 .1.notify_waiters();
@@ -25,8 +28,15 @@ impl Cancel {
     }
 
     /// Why it was cancelled.
-    pub fn reason(&self) -> Option<String> {
+    pub fn reason(&self) -> Option<StopReason> {
         self.0 .2.lock().ok().and_then(|r| r.clone())
+    }
+
+    /// The reason as the run file writes it.
+    pub fn message(&self) -> String {
+        self.reason()
+            .map(|r| r.message())
+            .unwrap_or_else(|| "interrupted".into())
     }
 
     /// Resolves once cancelled.

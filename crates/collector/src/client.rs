@@ -16,12 +16,13 @@ use serde::Deserialize;
 
 use crate::cancel::Cancel;
 use crate::config::Api;
+use crate::error::CollectError;
+use crate::failure::FailureKind;
 use crate::secret::Secret;
 use crate::sse::SseParser;
 use crate::stream::StreamState;
 
-/// Header identifying a request (`<repeat>-<index>`) so server logs can be matched.
-pub const REQUEST_ID_HEADER: &str = "x-sloscope-request";
+pub use sloscope_core::protocol::{REQUEST_ID_HEADER, SIMULATION_HEADER};
 
 pub use sloscope_core::schema::RequestRow as RequestRecord;
 
@@ -53,7 +54,7 @@ impl Client {
         concurrency: usize,
         request_timeout: Duration,
         stall_timeout: Duration,
-    ) -> Result<Client, String> {
+    ) -> Result<Client, CollectError> {
         let http = reqwest::Client::builder()
             .pool_max_idle_per_host(concurrency.max(1))
             // Below the common 5 s server keep-alive, so idle connections are dropped by us first.
@@ -62,7 +63,7 @@ impl Client {
             .no_proxy()
             .http1_only()
             .build()
-            .map_err(|e| format!("cannot build the HTTP client: {e}"))?;
+            .map_err(|e| CollectError::Http(e.to_string()))?;
         Ok(Client {
             http,
             base: base.trim_end_matches('/').to_string(),
@@ -104,7 +105,8 @@ impl Client {
         futures_util::future::join_all(futs).await;
     }
 
-    /// Sends one streaming request and times it. `t0` is the repeat start.
+    /// Sends one streaming request and times it. `t0` is the repeat start. A failed request
+    /// returns its row (error text set) with the kind of failure.
     pub async fn stream(
         &self,
         body: Bytes,
@@ -112,54 +114,22 @@ impl Client {
         request_id: &str,
         cancel: &Cancel,
         obs: &mut Observed,
-    ) -> RequestRecord {
-        let url = format!("{}{}", self.base, self.api.path());
-        let build = || {
-            self.auth(self.http.post(&url))
-                .header("content-type", "application/json")
-                .header("accept", "text/event-stream")
-                .header(REQUEST_ID_HEADER, request_id)
-                .body(body.clone())
-        };
+    ) -> (RequestRecord, Option<FailureKind>) {
         let mut sent = Instant::now();
         let mut rec = RequestRecord {
             send_offset_us: us(sent.saturating_duration_since(t0)),
             ..Default::default()
         };
-        let mut deadline = sent + self.request_timeout;
-        let mut send = tokio::select! {
-            r = tokio::time::timeout_at(deadline.into(), build().send()) => r,
-            _ = cancel.cancelled() => return fail(rec, sent, cancelled(cancel)),
-        };
-        // A pooled keep-alive connection that the server closed just as the request went out
-        // (llama-server's HTTP library closes idle and long-used connections) never reached
-        // the server: send it once more on a fresh connection, and time it from there.
-        if let Ok(Err(e)) = &send {
-            if is_stale_connection(e) {
-                sent = Instant::now();
+        let resp = match self.send(&body, request_id, cancel, &mut sent).await {
+            Ok(r) => r,
+            Err((kind, detail)) => {
                 rec.send_offset_us = us(sent.saturating_duration_since(t0));
-                deadline = sent + self.request_timeout;
-                send = tokio::select! {
-                    r = tokio::time::timeout_at(deadline.into(), build().send()) => r,
-                    _ = cancel.cancelled() => return fail(rec, sent, cancelled(cancel)),
-                };
+                return fail(rec, sent, kind, &detail);
             }
-        }
-        let resp = match send {
-            Err(_) => {
-                return fail(
-                    rec,
-                    sent,
-                    format!(
-                        "timeout: no response headers within {:?}",
-                        self.request_timeout
-                    ),
-                )
-            }
-            Ok(Err(e)) => return fail(rec, sent, format!("connection error: {}", error_chain(&e))),
-            Ok(Ok(r)) => r,
         };
-        if resp.headers().contains_key(sloscope_sim_header()) {
+        rec.send_offset_us = us(sent.saturating_duration_since(t0));
+        let deadline = sent + self.request_timeout;
+        if resp.headers().contains_key(SIMULATION_HEADER) {
             obs.simulation = true;
         }
         let tgi_queue_ms = resp
@@ -174,21 +144,76 @@ impl Client {
                 .ok()
                 .and_then(Result::ok)
                 .unwrap_or_default();
-            return fail(
-                rec,
-                sent,
-                format!(
-                    "HTTP {}: {}",
-                    status.as_u16(),
-                    error_message(text.as_bytes())
-                ),
-            );
+            let detail = error_message(text.as_bytes());
+            return fail(rec, sent, FailureKind::Http(status.as_u16()), &detail);
         }
+        let (state, kind) = self.read_events(resp, sent, deadline, cancel).await;
+        let end = us(Instant::now().saturating_duration_since(sent));
+        state.finish(&mut rec, end, tgi_queue_ms);
+        let kind = kind.or(rec.error.as_ref().map(|_| FailureKind::Stream));
+        (rec, kind)
+    }
+
+    /// Sends the request; returns the response headers or why there are none. `sent` is moved
+    /// when a stale pooled connection makes a second attempt necessary.
+    async fn send(
+        &self,
+        body: &Bytes,
+        request_id: &str,
+        cancel: &Cancel,
+        sent: &mut Instant,
+    ) -> Result<reqwest::Response, (FailureKind, String)> {
+        let url = format!("{}{}", self.base, self.api.path());
+        let build = || {
+            self.auth(self.http.post(&url))
+                .header("content-type", "application/json")
+                .header("accept", "text/event-stream")
+                .header(REQUEST_ID_HEADER, request_id)
+                .body(body.clone())
+        };
+        let cancelled = || (FailureKind::Cancelled, cancel.message());
+        let mut deadline = *sent + self.request_timeout;
+        let mut send = tokio::select! {
+            r = tokio::time::timeout_at(deadline.into(), build().send()) => r,
+            _ = cancel.cancelled() => return Err(cancelled()),
+        };
+        // A pooled keep-alive connection that the server closed just as the request went out
+        // (llama-server's HTTP library closes idle and long-used connections) never reached
+        // the server: send it once more on a fresh connection, and time it from there.
+        if let Ok(Err(e)) = &send {
+            if is_stale_connection(e) {
+                *sent = Instant::now();
+                deadline = *sent + self.request_timeout;
+                send = tokio::select! {
+                    r = tokio::time::timeout_at(deadline.into(), build().send()) => r,
+                    _ = cancel.cancelled() => return Err(cancelled()),
+                };
+            }
+        }
+        match send {
+            Err(_) => Err((
+                FailureKind::Timeout,
+                format!("no response headers within {:?}", self.request_timeout),
+            )),
+            Ok(Err(e)) => Err((FailureKind::Connection, error_chain(&e))),
+            Ok(Ok(r)) => Ok(r),
+        }
+    }
+
+    /// Reads the event stream, stamping each chunk as it arrives. One timer and one
+    /// cancellation future serve the whole stream: the timer is moved only when it fires early
+    /// (activity since), so an event costs no timer bookkeeping.
+    async fn read_events(
+        &self,
+        resp: reqwest::Response,
+        sent: Instant,
+        deadline: Instant,
+        cancel: &Cancel,
+    ) -> (StreamState, Option<FailureKind>) {
         let mut parser = SseParser::default();
         let mut state = StreamState::new(self.api);
+        let mut kind = None;
         let mut body = resp.bytes_stream();
-        // One timer and one cancellation future for the whole stream: the timer is moved only
-        // when it fires early (activity since), so an event costs no timer bookkeeping.
         let mut last_activity = Instant::now();
         let timer =
             tokio::time::sleep_until((last_activity + self.stall_timeout).min(deadline).into());
@@ -203,7 +228,8 @@ impl Client {
                     match next {
                         None => break,
                         Some(Err(e)) => {
-                            state.error.get_or_insert(format!("stream error: {}", error_chain(&e)));
+                            kind = Some(FailureKind::Stream);
+                            state.error.get_or_insert(FailureKind::Stream.message(&error_chain(&e)));
                             break;
                         }
                         Some(Ok(chunk)) => {
@@ -223,16 +249,18 @@ impl Client {
                         timer.as_mut().reset(due.into());
                         continue;
                     }
-                    let why = if now >= deadline {
-                        format!("timeout: not finished within {:?}", self.request_timeout)
+                    let (k, why) = if now >= deadline {
+                        (FailureKind::Timeout, format!("not finished within {:?}", self.request_timeout))
                     } else {
-                        format!("stalled: no bytes for {:?}", self.stall_timeout)
+                        (FailureKind::Stalled, format!("no bytes for {:?}", self.stall_timeout))
                     };
-                    state.error.get_or_insert(why);
+                    kind = Some(k);
+                    state.error.get_or_insert(k.message(&why));
                     break;
                 }
                 _ = &mut stop => {
-                    state.error.get_or_insert(cancelled(cancel));
+                    kind = Some(FailureKind::Cancelled);
+                    state.error.get_or_insert(FailureKind::Cancelled.message(&cancel.message()));
                     break;
                 }
             }
@@ -242,9 +270,7 @@ impl Client {
                 state.event(&data, us(Instant::now().saturating_duration_since(sent)));
             }
         }
-        let end = us(Instant::now().saturating_duration_since(sent));
-        state.finish(&mut rec, end, tgi_queue_ms);
-        rec
+        (state, kind)
     }
 }
 
@@ -257,25 +283,19 @@ fn is_stale_connection(e: &reqwest::Error) -> bool {
             || chain.contains("broken pipe"))
 }
 
-fn cancelled(cancel: &Cancel) -> String {
-    format!(
-        "cancelled: {}",
-        cancel.reason().unwrap_or_else(|| "interrupted".into())
-    )
-}
-
-fn sloscope_sim_header() -> &'static str {
-    "x-sloscope-simulation"
-}
-
 fn us(d: Duration) -> u64 {
     d.as_micros().min(u64::MAX as u128) as u64
 }
 
-fn fail(mut rec: RequestRecord, sent: Instant, why: String) -> RequestRecord {
-    rec.error = Some(why);
+fn fail(
+    mut rec: RequestRecord,
+    sent: Instant,
+    kind: FailureKind,
+    detail: &str,
+) -> (RequestRecord, Option<FailureKind>) {
+    rec.error = Some(kind.message(detail));
     rec.e2e_us = Some(us(Instant::now().saturating_duration_since(sent)));
-    rec
+    (rec, Some(kind))
 }
 
 fn error_chain(e: &dyn std::error::Error) -> String {

@@ -1,26 +1,31 @@
-//! Collecting one profile against a ready endpoint: prompt calibration, warm-up, each repeat's
-//! load with telemetry sampled alongside (memory, `/metrics`, the server still alive), the
-//! histogram delta, and the run's status and notes.
+//! Collecting one profile against a ready endpoint: prompt calibration, then each repeat's
+//! warm-up and measured load with telemetry sampled alongside ([`crate::sampler`]), the
+//! `/metrics` histogram delta, and the run's status and notes.
+//!
+//! Journal policy: every journal write (repeat start, request, memory and metrics sample) that
+//! fails cancels the collection with [`StopReason::JournalWrite`], so the journal never claims
+//! less than was measured without the run saying so.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use bytes::Bytes;
 use sloscope_core::contract::Profile;
-use sloscope_core::schema::{
-    EvidenceLevel, MemorySample, MetricSample, Repeat, RequestColumns, RequestRow, Run, RunStatus,
-};
-use tokio::sync::mpsc;
+use sloscope_core::protocol::SIMULATION_HEADER;
+use sloscope_core::schema::{EvidenceLevel, Repeat, RequestColumns, RequestRow, Run, RunStatus};
 
 use crate::cancel::Cancel;
 use crate::client::Client;
+use crate::clock::rfc3339_now;
 use crate::config::Api;
+use crate::failure::{FailureKind, StopReason};
 use crate::journal::Journal;
 use crate::load::{self, BodyFn, RepeatSpec};
 use crate::progress::Progress;
 use crate::prompt;
-use crate::runner::{rfc3339_now, TargetSpec};
+use crate::sampler::{process_gone, Sampler, Samples, Watch};
+use crate::target::TargetSpec;
 use crate::telemetry::{self, Gpu};
 
 /// What collecting one profile needs.
@@ -37,14 +42,18 @@ pub(crate) struct ProfileCtx<'a> {
     pub(crate) health_path: &'a str,
 }
 
+/// Request bodies: one JSON template per profile, the prompt of request `i` generated from
+/// `salt` and `i`. Serializing a `serde_json::Value` cannot fail, so no body is ever empty.
 fn body_fn(ctx: &ProfileCtx<'_>, words: usize, salt: u64) -> BodyFn {
     let w = &ctx.profile.workload;
-    let max_tokens = w.max_output_tokens.unwrap_or(16);
     let mut base = serde_json::Map::new();
     if let Some(m) = &ctx.target.model {
         base.insert("model".into(), m.clone().into());
     }
-    base.insert("max_tokens".into(), max_tokens.into());
+    base.insert(
+        "max_tokens".into(),
+        w.max_output_tokens.unwrap_or(16).into(),
+    );
     base.insert("stream".into(), true.into());
     base.insert(
         "stream_options".into(),
@@ -62,35 +71,14 @@ fn body_fn(ctx: &ProfileCtx<'_>, words: usize, salt: u64) -> BodyFn {
         let text = prompt::text(words, salt ^ i.wrapping_mul(0x2545_F491_4F6C_DD1D));
         let mut b = base.clone();
         match api {
-            Api::Completions => {
-                b.insert("prompt".into(), text.into());
-            }
-            Api::Chat => {
-                b.insert(
-                    "messages".into(),
-                    serde_json::json!([{"role": "user", "content": text}]),
-                );
-            }
-        }
-        Bytes::from(serde_json::to_vec(&b).unwrap_or_default())
+            Api::Completions => b.insert("prompt".into(), text.into()),
+            Api::Chat => b.insert(
+                "messages".into(),
+                serde_json::json!([{"role": "user", "content": text}]),
+            ),
+        };
+        Bytes::from(serde_json::Value::Object(b).to_string())
     })
-}
-
-enum Sample {
-    Memory(MemorySample),
-    Metrics(MetricSample),
-}
-
-fn process_gone(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Err(_) => true,
-        Ok(s) => {
-            s.rsplit(')')
-                .next()
-                .and_then(|r| r.split_whitespace().next())
-                == Some("Z")
-        }
-    }
 }
 
 /// Runs one profile's repeats against a ready endpoint and fills `run`.
@@ -108,16 +96,14 @@ pub(crate) async fn collect_profile(
         w.prompt_tokens.unwrap_or(1) as u32,
     )
     .await;
-    if let Some(n) = &prompts.note {
-        run.notes.push(n.clone());
-    }
+    run.notes.extend(prompts.note.clone());
     let concurrency = w.concurrency.unwrap_or(1) as usize;
     ctx.client.warm_pool(concurrency, ctx.health_path).await;
+    // The same salt for every candidate: they are measured on the same request sequence.
     let salt = (ctx.profile.name as u64 + 1).wrapping_mul(0x9E37_79B9);
     let body = body_fn(ctx, prompts.words, salt);
     let mut simulation = false;
     let repeats = w.repeats.unwrap_or(1) as u32;
-    let run_cancel = Cancel::default();
     for r in 0..repeats {
         if cancel.is_cancelled() {
             break;
@@ -137,167 +123,162 @@ pub(crate) async fn collect_profile(
             r + 1,
             repeats
         );
-        load::warmup(ctx.client, &spec, &body, cancel).await;
-        progress.skip(spec.warmup as u64);
-        if let Err(e) = journal.repeat(r, spec.warmup as u32) {
-            cancel.cancel(&format!("journal write failed: {e}"));
-            break;
-        }
-        let start_scrape = match &ctx.metrics_url {
-            Some(u) => telemetry::scrape(ctx.client.http(), u).await,
-            None => None,
-        };
-        let (tx, mut rx) = mpsc::unbounded_channel::<Sample>();
-        let t0 = Instant::now();
-        let stop = Cancel::default();
-        let sampler = {
-            let (http, url, pid, stop, cancel, tx) = (
-                ctx.client.http().clone(),
-                ctx.metrics_url.clone(),
-                ctx.pid,
-                stop.clone(),
-                cancel.clone(),
-                tx.clone(),
-            );
-            let gpu_used = ctx.gpu.used_mb().is_some();
-            let gpu_reader = if gpu_used { Some(Gpu::init()) } else { None };
-            tokio::spawn(async move {
-                let mut tick = 0u64;
-                loop {
-                    let off = t0.elapsed().as_micros() as u64;
-                    if let Some(pid) = pid {
-                        if process_gone(pid) {
-                            cancel.cancel("the server process exited during the run");
-                            break;
-                        }
-                    }
-                    if tick % 4 == 0 {
-                        let gpu_mb = gpu_reader.as_ref().and_then(Gpu::used_mb);
-                        let rss = pid.and_then(telemetry::rss_mb);
-                        if gpu_mb.is_some() || rss.is_some() {
-                            let _ = tx.send(Sample::Memory(MemorySample {
-                                offset_us: off,
-                                gpu_used_mb: gpu_mb,
-                                server_rss_mb: rss,
-                            }));
-                        }
-                        if let Some(u) = &url {
-                            if let Some(s) = telemetry::scrape(&http, u).await {
-                                let _ = tx.send(Sample::Metrics(telemetry::sample(off, &s)));
-                            }
-                        }
-                    }
-                    tick += 1;
-                    tokio::select! {
-                        _ = tokio::time::sleep(Duration::from_millis(250)) => {}
-                        _ = stop.cancelled() => break,
-                    }
-                }
-            })
-        };
-        drop(tx);
-        progress.start_repeat(&label, spec.requests as u64);
-        let mut rows: Vec<RequestRow> = Vec::with_capacity(spec.requests);
-        let (mut failed, mut tokens) = (0u64, 0u64);
-        let mut unreachable = 0usize;
-        let give_up = concurrency.max(8);
-        let obs = load::measure(ctx.client, &spec, &body, cancel, t0, |row| {
-            if let Some(e) = &row.error {
-                failed += 1;
-                // An endpoint that refuses every connection is down, not slow: stop early.
-                unreachable = if e.starts_with("connection error") {
-                    unreachable + 1
-                } else {
-                    0
-                };
-                if unreachable >= give_up {
-                    cancel.cancel(&format!(
-                        "the endpoint stopped answering ({unreachable} connection errors in a row)"
-                    ));
-                }
-            } else {
-                unreachable = 0;
-                tokens += row.output_tokens.unwrap_or(0) as u64;
-            }
-            if let Err(e) = journal.request(r, &row) {
-                cancel.cancel(&format!("journal write failed: {e}"));
-            }
-            let tps = tokens as f64 / t0.elapsed().as_secs_f64().max(1e-9);
-            progress.request(failed, tps);
-            rows.push(row);
-        })
-        .await;
-        simulation |= obs.simulation;
-        stop.cancel("repeat finished");
-        let _ = sampler.await;
-        let mut memory = Vec::new();
-        let mut metrics = Vec::new();
-        while let Ok(s) = rx.try_recv() {
-            match s {
-                Sample::Memory(m) => {
-                    let _ = journal.memory(r, &m);
-                    memory.push(m);
-                }
-                Sample::Metrics(m) => {
-                    let _ = journal.metrics(r, &m);
-                    metrics.push(m);
-                }
-            }
-        }
-        let off = t0.elapsed().as_micros() as u64;
-        let end_mem = telemetry::memory(off, ctx.gpu, ctx.pid.filter(|p| !process_gone(*p)));
-        if end_mem.gpu_used_mb.is_some() || end_mem.server_rss_mb.is_some() {
-            memory.push(end_mem);
-        }
-        let histogram = match (&ctx.metrics_url, &start_scrape) {
-            (Some(u), Some(s0)) if !cancel.is_cancelled() => {
-                match telemetry::scrape(ctx.client.http(), u).await {
-                    Some(s1) => {
-                        metrics.push(telemetry::sample(off, &s1));
-                        telemetry::queue_histogram_family(&s1)
-                            .and_then(|f| crate::prometheus::histogram_delta(f, s0, &s1))
-                    }
-                    None => None,
-                }
-            }
-            _ => None,
-        };
-        let ok = rows.iter().filter(|r| r.error.is_none()).count() as u64;
-        progress.end_repeat(
-            &label,
-            ok,
-            failed,
-            tokens as f64 / t0.elapsed().as_secs_f64().max(1e-9),
-        );
-        if !rows.is_empty() {
-            run.repeats.push(Repeat {
-                index: r,
-                started_at: None,
-                warmup_requests: spec.warmup as u32,
-                requests: RequestColumns::from_rows(rows),
-                server_metrics: metrics,
-                server_queue_histogram: histogram,
-                memory,
-            });
-        }
+        let (repeat, sim) = one_repeat(ctx, &spec, &body, &label, journal, cancel, progress).await;
+        simulation |= sim;
+        run.repeats.extend(repeat);
     }
-    drop(run_cancel);
+    finish_run(run, simulation, &prompts, cancel);
+}
+
+fn finish_run(run: &mut Run, simulation: bool, prompts: &prompt::Prompts, cancel: &Cancel) {
     if simulation {
         run.evidence_level = EvidenceLevel::CpuProfileSimulation;
-        run.notes.push("the server labelled itself a simulation (x-sloscope-simulation); this run can never be accepted".into());
+        run.notes.push(format!(
+            "the server labelled itself a simulation ({SIMULATION_HEADER}); this run can never be accepted"
+        ));
     }
     if let Some(c) = prompts.calibrated_tokens {
         run.notes.push(format!("prompts: {} words ≈ {c} tokens by the server's /tokenize; usage.prompt_tokens is recorded per request", prompts.words));
     }
-    if cancel.is_cancelled() {
+    if let Some(reason) = cancel.reason() {
         run.status = RunStatus::Partial;
-        run.failure = Some(cancel.reason().unwrap_or_else(|| "interrupted".into()));
-        if cancel
-            .reason()
-            .is_some_and(|r| r.contains("server process exited"))
-        {
+        run.failure = Some(reason.message());
+        if reason.is_backend_failure() {
             run.evidence_level = EvidenceLevel::FailedBackendProfile;
         }
     }
     run.finished_at = Some(rfc3339_now());
+}
+
+/// Counts of one repeat as it runs.
+struct Tally {
+    failed: u64,
+    tokens: u64,
+    /// Connection errors in a row: an endpoint that refuses every connection is down.
+    unreachable: usize,
+}
+
+/// One repeat: warm-up, measured load with the sampler alongside, the closing scrape.
+/// Returns the repeat (`None` when no request finished) and whether the server is simulated.
+async fn one_repeat(
+    ctx: &ProfileCtx<'_>,
+    spec: &RepeatSpec,
+    body: &BodyFn,
+    label: &str,
+    journal: &mut Journal,
+    cancel: &Cancel,
+    progress: &mut Progress,
+) -> (Option<Repeat>, bool) {
+    let r = spec.index;
+    load::warmup(ctx.client, spec, body, cancel).await;
+    progress.skip(spec.warmup as u64);
+    journaled(cancel, journal.repeat(r, spec.warmup as u32));
+    let start_scrape = match &ctx.metrics_url {
+        Some(u) => telemetry::scrape(ctx.client.http(), u).await,
+        None => None,
+    };
+    let t0 = Instant::now();
+    let watch = Watch {
+        http: ctx.client.http().clone(),
+        metrics_url: ctx.metrics_url.clone(),
+        pid: ctx.pid,
+        gpu: ctx.gpu.used_mb().is_some(),
+    };
+    let sampler = Sampler::start(watch, t0, cancel.clone());
+    progress.start_repeat(label, spec.requests as u64);
+    let mut rows: Vec<RequestRow> = Vec::with_capacity(spec.requests);
+    let mut tally = Tally {
+        failed: 0,
+        tokens: 0,
+        unreachable: 0,
+    };
+    let give_up = spec.concurrency.max(8);
+    let obs = load::measure(ctx.client, spec, body, cancel, t0, |row, kind| {
+        count(&mut tally, &row, kind, give_up, cancel);
+        journaled(cancel, journal.request(r, &row));
+        let tps = tally.tokens as f64 / t0.elapsed().as_secs_f64().max(1e-9);
+        progress.request(tally.failed, tps);
+        rows.push(row);
+    })
+    .await;
+    let mut samples = sampler.finish().await;
+    for m in &samples.memory {
+        journaled(cancel, journal.memory(r, m));
+    }
+    for m in &samples.metrics {
+        journaled(cancel, journal.metrics(r, m));
+    }
+    let histogram = closing_samples(ctx, t0, start_scrape, cancel, &mut samples).await;
+    let ok = rows.iter().filter(|r| r.error.is_none()).count() as u64;
+    let tps = tally.tokens as f64 / t0.elapsed().as_secs_f64().max(1e-9);
+    progress.end_repeat(label, ok, tally.failed, tps);
+    let repeat = (!rows.is_empty()).then(|| Repeat {
+        index: r,
+        started_at: None,
+        warmup_requests: spec.warmup as u32,
+        requests: RequestColumns::from_rows(rows),
+        server_metrics: samples.metrics,
+        server_queue_histogram: histogram,
+        memory: samples.memory,
+    });
+    (repeat, obs.simulation)
+}
+
+fn count(
+    tally: &mut Tally,
+    row: &RequestRow,
+    kind: Option<FailureKind>,
+    give_up: usize,
+    cancel: &Cancel,
+) {
+    match kind {
+        Some(k) => {
+            tally.failed += 1;
+            tally.unreachable = if k == FailureKind::Connection {
+                tally.unreachable + 1
+            } else {
+                0
+            };
+            if tally.unreachable >= give_up {
+                cancel.cancel(StopReason::EndpointUnreachable(tally.unreachable));
+            }
+        }
+        None => {
+            tally.unreachable = 0;
+            tally.tokens += u64::from(row.output_tokens.unwrap_or(0));
+        }
+    }
+}
+
+/// A failed journal write stops the collection (see the module's journal policy).
+fn journaled(cancel: &Cancel, result: std::io::Result<()>) {
+    if let Err(e) = result {
+        cancel.cancel(StopReason::JournalWrite(e.to_string()));
+    }
+}
+
+/// The memory sample at the end of the repeat and the `/metrics` scrape whose histogram delta
+/// against `start` estimates the queue wait.
+async fn closing_samples(
+    ctx: &ProfileCtx<'_>,
+    t0: Instant,
+    start: Option<crate::prometheus::Scrape>,
+    cancel: &Cancel,
+    samples: &mut Samples,
+) -> Option<sloscope_core::schema::HistogramDelta> {
+    let off = t0.elapsed().as_micros() as u64;
+    let end_mem = telemetry::memory(off, ctx.gpu, ctx.pid.filter(|p| !process_gone(*p)));
+    if end_mem.gpu_used_mb.is_some() || end_mem.server_rss_mb.is_some() {
+        samples.memory.push(end_mem);
+    }
+    let (Some(u), Some(s0)) = (&ctx.metrics_url, &start) else {
+        return None;
+    };
+    if cancel.is_cancelled() {
+        return None;
+    }
+    let s1 = telemetry::scrape(ctx.client.http(), u).await?;
+    samples.metrics.push(telemetry::sample(off, &s1));
+    telemetry::queue_histogram_family(&s1)
+        .and_then(|f| crate::prometheus::histogram_delta(f, s0, &s1))
 }

@@ -207,19 +207,7 @@ fn perr(file: &Path, message: impl Into<String>) -> PlanError {
 
 /// Reads, checks and resolves a plan.
 pub fn load_plan(path: &Path, o: &Overrides) -> Result<RunPlan, PlanError> {
-    let text =
-        std::fs::read_to_string(path).map_err(|e| perr(path, format!("cannot read: {e}")))?;
-    let mut raw: CollectorPlan = if path.extension().is_some_and(|e| e == "json") {
-        serde_json::from_str(&text).map_err(|e| perr(path, e.to_string()))?
-    } else {
-        toml::from_str(&text).map_err(|e| perr(path, e.to_string()))?
-    };
-    if raw.plan.kind != sloscope_core::schema::Kind::Plan {
-        return Err(perr(
-            path,
-            format!("kind is {}: expected plan", raw.plan.kind),
-        ));
-    }
+    let mut raw = read_raw(path)?;
     if let Some(ep) = &o.endpoint {
         raw.target.endpoint = Some(ep.clone());
         raw.target.server_command = None;
@@ -230,6 +218,47 @@ pub fn load_plan(path: &Path, o: &Overrides) -> Result<RunPlan, PlanError> {
             "target: expected `endpoint` or `server_command`",
         ));
     }
+    let profiles = profiles(path, &raw, o)?;
+    let candidates = candidates(path, &raw, o)?;
+    let (files, gate, baseline_record, deployment) = lineage(path, &raw)?;
+    let baseline = if o.no_baseline {
+        None
+    } else {
+        raw.baseline.clone()
+    };
+    let baseline = expand_vars(path, &mut raw, baseline)?;
+    Ok(RunPlan {
+        raw,
+        profiles,
+        candidates,
+        gate,
+        baseline_record,
+        deployment,
+        lineage_files: files,
+        baseline,
+    })
+}
+
+/// The plan file as written (TOML, or JSON for `*.json`).
+fn read_raw(path: &Path) -> Result<CollectorPlan, PlanError> {
+    let text =
+        std::fs::read_to_string(path).map_err(|e| perr(path, format!("cannot read: {e}")))?;
+    let raw: CollectorPlan = if path.extension().is_some_and(|e| e == "json") {
+        serde_json::from_str(&text).map_err(|e| perr(path, e.to_string()))?
+    } else {
+        toml::from_str(&text).map_err(|e| perr(path, e.to_string()))?
+    };
+    if raw.plan.kind != sloscope_core::schema::Kind::Plan {
+        return Err(perr(
+            path,
+            format!("kind is {}: expected plan", raw.plan.kind),
+        ));
+    }
+    Ok(raw)
+}
+
+/// Profiles that pass their contract (every problem listed), narrowed by `--profiles`.
+fn profiles(path: &Path, raw: &CollectorPlan, o: &Overrides) -> Result<Vec<Profile>, PlanError> {
     let mut issues = Vec::new();
     let mut profiles = Vec::new();
     for (i, spec) in raw.plan.profiles.iter().enumerate() {
@@ -260,6 +289,15 @@ pub fn load_plan(path: &Path, o: &Overrides) -> Result<RunPlan, PlanError> {
         }
         profiles.retain(|p| only.iter().any(|n| n == p.name.as_str()));
     }
+    Ok(profiles)
+}
+
+/// The plan's candidates, narrowed by `--candidates`.
+fn candidates(
+    path: &Path,
+    raw: &CollectorPlan,
+    o: &Overrides,
+) -> Result<Vec<sloscope_core::schema::Candidate>, PlanError> {
     let mut candidates = raw.plan.candidates.clone();
     if candidates.is_empty() {
         return Err(perr(path, "candidates: expected at least one"));
@@ -270,40 +308,60 @@ pub fn load_plan(path: &Path, o: &Overrides) -> Result<RunPlan, PlanError> {
             return Err(perr(path, "--candidates: none of these are in the plan"));
         }
     }
+    Ok(candidates)
+}
+
+type LineageFiles = (
+    Vec<(String, Vec<u8>)>,
+    QualityGate,
+    FloatBaseline,
+    Deployment,
+);
+
+/// The three lineage records the plan names, read through the core's one read path.
+fn lineage(path: &Path, raw: &CollectorPlan) -> Result<LineageFiles, PlanError> {
     let dir = path.parent().unwrap_or(Path::new("."));
     let read = |p: &Path| -> Result<(String, Vec<u8>), PlanError> {
         let full = dir.join(p);
-        let bytes = std::fs::read(&full)
-            .map_err(|e| perr(&full, format!("lineage record: cannot read: {e}")))?;
+        let bytes = std::fs::read(&full).map_err(|e| {
+            perr(
+                &full,
+                format!(
+                    "lineage record: cannot read: {e} (write the gate, baseline and deployment \
+                     records first: scripts/make-lineage.sh shows how, static/schema/ has their schemas)"
+                ),
+            )
+        })?;
         Ok((full.display().to_string(), bytes))
     };
-    let files = [
+    let files = vec![
         read(&raw.lineage.gate)?,
         read(&raw.lineage.baseline)?,
         read(&raw.lineage.deployment)?,
     ];
     let parse = |(name, bytes): &(String, Vec<u8>)| {
-        sloscope_core::parse_document(name, bytes).map_err(|e| PlanError {
+        sloscope_core::read_document(name, bytes.clone()).map_err(|e| PlanError {
             file: e.file.clone(),
             message: format!("{}: {}", e.path, e.message),
         })
     };
     use sloscope_core::Document as D;
-    let (gate, baseline_record, deployment) = match (parse(&files[0])?, parse(&files[1])?, parse(&files[2])?) {
-        (D::QualityGate(g), D::FloatBaseline(b), D::Deployment(d)) => (g, b, d),
-        _ => {
-            return Err(perr(
-                path,
-                "lineage: expected gate → quality_gate, baseline → float_baseline, deployment → deployment records",
-            ))
-        }
-    };
-    let baseline = if o.no_baseline {
-        None
-    } else {
-        raw.baseline.clone()
-    };
-    // Variables feed server commands only; with an endpoint given they may stay unexpanded.
+    match (parse(&files[0])?, parse(&files[1])?, parse(&files[2])?) {
+        (D::QualityGate(g), D::FloatBaseline(b), D::Deployment(d)) => Ok((files, g, b, d)),
+        _ => Err(perr(
+            path,
+            "lineage: expected gate → quality_gate, baseline → float_baseline, deployment → deployment records",
+        )),
+    }
+}
+
+/// Expands `$NAME` in variables and model paths. Variables feed server commands only; with an
+/// endpoint given they may stay unexpanded.
+fn expand_vars(
+    path: &Path,
+    raw: &mut CollectorPlan,
+    mut baseline: Option<BaselineTarget>,
+) -> Result<Option<BaselineTarget>, PlanError> {
     let launches = raw.target.server_command.is_some()
         || baseline
             .as_ref()
@@ -316,22 +374,12 @@ pub fn load_plan(path: &Path, o: &Overrides) -> Result<RunPlan, PlanError> {
     if let Some(m) = &mut raw.target.model_path {
         *m = expand_env(m).map_err(|e| perr(path, format!("target.model_path: {e}")))?;
     }
-    let mut baseline = baseline;
     if let Some(b) = &mut baseline {
         if let Some(m) = &mut b.model_path {
             *m = expand_env(m).map_err(|e| perr(path, format!("baseline.model_path: {e}")))?;
         }
     }
-    Ok(RunPlan {
-        raw,
-        profiles,
-        candidates,
-        gate,
-        baseline_record,
-        deployment,
-        lineage_files: files.into_iter().collect(),
-        baseline,
-    })
+    Ok(baseline)
 }
 
 /// Expands `$NAME` and `${NAME}`; an unset variable is an error.

@@ -3,21 +3,33 @@
 //!
 //! Time is measured here, once, at the edge: every event is stamped with a monotonic clock as
 //! its bytes arrive. Everything computed from those stamps lives in `sloscope-core`.
+//!
+//! Modules, from the top: `runner` (the whole plan: targets, servers, output [`layout`]) →
+//! `collect` (one profile: calibration, repeats, journal) → `load` (one repeat's closed or
+//! open loop) → `client` (one request: send, stream, stamp) → `stream`, `sse`. Beside them:
+//! `sampler` and `telemetry` (memory, `/metrics`), `server` (launch and stop), `journal` and
+//! `write` (nothing lost), `failure` and `error` (typed reasons), `config` (the plan).
 
 pub mod cancel;
 pub mod client;
+pub mod clock;
 pub mod collect;
 pub mod config;
+pub mod error;
 pub mod external;
+pub mod failure;
 pub mod journal;
+pub mod layout;
 pub mod load;
 pub mod progress;
 pub mod prometheus;
 pub mod prompt;
 pub mod runner;
+pub mod sampler;
 pub mod secret;
 pub mod server;
 pub mod sse;
 pub mod stream;
+pub mod target;
 pub mod telemetry;
 pub mod write;

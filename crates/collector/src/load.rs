@@ -11,16 +11,18 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
+use sloscope_core::rng::Rng;
 use sloscope_core::schema::RequestRow;
 use tokio::sync::{mpsc, Semaphore};
 
 pub use crate::cancel::Cancel;
 use crate::client::{Client, Observed};
+use crate::failure::FailureKind;
 
 /// What one repeat sends.
 #[derive(Debug, Clone)]
 pub struct RepeatSpec {
-    /// Repeat index (also salts prompts).
+    /// Repeat index (selects the repeat's own range of prompts).
     pub index: u32,
     /// Measured requests.
     pub requests: usize,
@@ -39,14 +41,11 @@ pub type BodyFn = Arc<dyn Fn(u64) -> Bytes + Send + Sync>;
 
 /// Poisson arrival offsets (µs) for `n` requests at `rate` per second, seeded.
 pub fn poisson_offsets(n: usize, rate: f64, seed: u64) -> Vec<u64> {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut rng = Rng::new(seed);
     let mut t = 0.0f64;
     (0..n)
         .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            let u = ((x >> 11) as f64 + 0.5) / (1u64 << 53) as f64;
+            let u = rng.unit_open();
             let at = t;
             t += -u.ln() / rate;
             (at * 1e6) as u64
@@ -54,146 +53,189 @@ pub fn poisson_offsets(n: usize, rate: f64, seed: u64) -> Vec<u64> {
         .collect()
 }
 
-async fn one(
-    client: &Client,
-    body: Bytes,
+/// A finished request: its row, the kind of failure if it failed, what the server said.
+pub type Finished = (RequestRow, Option<FailureKind>, Observed);
+
+/// What every sending task of one loop shares.
+struct Lane {
+    client: Client,
+    body: BodyFn,
+    cancel: Cancel,
     t0: Instant,
-    id: String,
-    cancel: &Cancel,
-    obs: &mut Observed,
-) -> RequestRow {
-    client.stream(body, t0, &id, cancel, obs).await
+    tx: mpsc::UnboundedSender<Finished>,
 }
 
-/// Sends the warm-up requests (results discarded).
+impl Lane {
+    fn new(
+        client: &Client,
+        body: &BodyFn,
+        cancel: &Cancel,
+        t0: Instant,
+        tx: mpsc::UnboundedSender<Finished>,
+    ) -> Lane {
+        Lane {
+            client: client.clone(),
+            body: body.clone(),
+            cancel: cancel.clone(),
+            t0,
+            tx,
+        }
+    }
+}
+
+/// Closed loop: `workers` tasks take request indices `0..n` in turn until all are sent or the
+/// collection is cancelled. Request `i` has body `body(base + i)` and id `{prefix}{i}`; each
+/// finished request goes to `tx`. Warm-up and measured requests share this loop.
+fn closed_loop(
+    lane: Lane,
+    n: usize,
+    workers: usize,
+    base: u64,
+    prefix: &str,
+) -> tokio::task::JoinHandle<()> {
+    let Lane {
+        client,
+        body,
+        cancel,
+        t0,
+        tx,
+    } = lane;
+    let next = Arc::new(AtomicUsize::new(0));
+    let tasks: Vec<_> = (0..workers.min(n).max(1))
+        .map(|_| {
+            let (client, next, body, cancel, tx, prefix) = (
+                client.clone(),
+                next.clone(),
+                body.clone(),
+                cancel.clone(),
+                tx.clone(),
+                prefix.to_string(),
+            );
+            tokio::spawn(async move {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= n || cancel.is_cancelled() {
+                        break;
+                    }
+                    let mut obs = Observed::default();
+                    let id = format!("{prefix}{i}");
+                    let (row, kind) = client
+                        .stream(body(base + i as u64), t0, &id, &cancel, &mut obs)
+                        .await;
+                    let _ = tx.send((row, kind, obs));
+                }
+            })
+        })
+        .collect();
+    tokio::spawn(async move {
+        futures_util::future::join_all(tasks).await;
+    })
+}
+
+/// Open loop: request `i` is due at `offsets[i]` after `t0`; at most `cap` are in flight
+/// (a request that waits for a slot records its intended time, so the wait shows).
+fn open_loop(lane: Lane, offsets: Vec<u64>, cap: usize, rep: u32) -> tokio::task::JoinHandle<()> {
+    let Lane {
+        client,
+        body,
+        cancel,
+        t0,
+        tx,
+    } = lane;
+    let cap = Arc::new(Semaphore::new(cap.max(1)));
+    tokio::spawn(async move {
+        let mut tasks = Vec::with_capacity(offsets.len());
+        for (i, off) in offsets.into_iter().enumerate() {
+            let intended = t0 + Duration::from_micros(off);
+            tokio::select! {
+                _ = tokio::time::sleep_until(intended.into()) => {}
+                _ = cancel.cancelled() => break,
+            }
+            let permit = tokio::select! {
+                p = cap.clone().acquire_owned() => p,
+                _ = cancel.cancelled() => break,
+            };
+            let Ok(permit) = permit else { break };
+            let (client, body, cancel, tx) =
+                (client.clone(), body.clone(), cancel.clone(), tx.clone());
+            tasks.push(tokio::spawn(async move {
+                let mut obs = Observed::default();
+                let id = format!("{rep}-{i}");
+                let (mut row, kind) = client
+                    .stream(
+                        body(measured_base(rep) + i as u64),
+                        t0,
+                        &id,
+                        &cancel,
+                        &mut obs,
+                    )
+                    .await;
+                row.intended_offset_us = Some(off.min(row.send_offset_us));
+                drop(permit);
+                let _ = tx.send((row, kind, obs));
+            }));
+        }
+        futures_util::future::join_all(tasks).await;
+    })
+}
+
+/// Sends the warm-up requests (results discarded). Their bodies use indices past every
+/// measured request's, so no warm-up prompt is measured again.
 pub async fn warmup(client: &Client, spec: &RepeatSpec, body: &BodyFn, cancel: &Cancel) {
     if spec.warmup == 0 {
         return;
     }
-    let next = Arc::new(AtomicUsize::new(0));
-    let t0 = Instant::now();
-    let workers = (0..spec.concurrency.min(spec.warmup)).map(|_| {
-        let (client, next, body, cancel) =
-            (client.clone(), next.clone(), body.clone(), cancel.clone());
-        let base = (spec.requests + 1_000_000 * (spec.index as usize + 1)) as u64;
-        let total = spec.warmup;
-        async move {
-            let mut obs = Observed::default();
-            loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= total || cancel.is_cancelled() {
-                    break;
-                }
-                let _ = one(
-                    &client,
-                    body(base + i as u64),
-                    t0,
-                    format!("w{i}"),
-                    &cancel,
-                    &mut obs,
-                )
-                .await;
-            }
-        }
-    });
-    futures_util::future::join_all(workers).await;
+    let (tx, mut rx) = mpsc::unbounded_channel::<Finished>();
+    let base = WARMUP_BASE + spec.index as u64 * WARMUP_BASE;
+    let lane = Lane::new(client, body, cancel, Instant::now(), tx);
+    let driver = closed_loop(lane, spec.warmup, spec.concurrency, base, "w");
+    while rx.recv().await.is_some() {}
+    let _ = driver.await;
 }
 
-/// Runs the measured requests; `on_row` sees each as it finishes. Returns whether the server
-/// said it is a simulation.
+/// Body indices of warm-up requests start here (per repeat), far past any measured request.
+const WARMUP_BASE: u64 = 1 << 40;
+
+/// Body index of repeat `rep`'s first measured request. Each repeat has its own range, so no
+/// request repeats an earlier one's prompt within a server instance (a prompt cache would
+/// otherwise serve later repeats from memory), while every candidate gets the same sequence.
+pub fn measured_base(rep: u32) -> u64 {
+    u64::from(rep) << 32
+}
+
+/// Runs the measured requests; `on_row` sees each as it finishes. Returns what the server said
+/// about itself (a simulation).
 pub async fn measure(
     client: &Client,
     spec: &RepeatSpec,
     body: &BodyFn,
     cancel: &Cancel,
     t0: Instant,
-    mut on_row: impl FnMut(RequestRow),
+    mut on_row: impl FnMut(RequestRow, Option<FailureKind>),
 ) -> Observed {
-    let (tx, mut rx) = mpsc::unbounded_channel::<(RequestRow, Observed)>();
+    let (tx, mut rx) = mpsc::unbounded_channel::<Finished>();
     let n = spec.requests;
     let rep = spec.index;
-    let driver: tokio::task::JoinHandle<()> = match spec.rate_rps {
-        None => {
-            let next = Arc::new(AtomicUsize::new(0));
-            let workers: Vec<_> = (0..spec.concurrency.min(n).max(1))
-                .map(|_| {
-                    let (client, next, body, cancel, tx) = (
-                        client.clone(),
-                        next.clone(),
-                        body.clone(),
-                        cancel.clone(),
-                        tx.clone(),
-                    );
-                    tokio::spawn(async move {
-                        loop {
-                            let i = next.fetch_add(1, Ordering::Relaxed);
-                            if i >= n || cancel.is_cancelled() {
-                                break;
-                            }
-                            let mut obs = Observed::default();
-                            let row = one(
-                                &client,
-                                body(i as u64),
-                                t0,
-                                format!("{rep}-{i}"),
-                                &cancel,
-                                &mut obs,
-                            )
-                            .await;
-                            let _ = tx.send((row, obs));
-                        }
-                    })
-                })
-                .collect();
-            tokio::spawn(async move {
-                futures_util::future::join_all(workers).await;
-            })
-        }
-        Some(rate) => {
-            let offsets = poisson_offsets(n, rate, spec.seed);
-            let cap = Arc::new(Semaphore::new(spec.concurrency.max(1)));
-            let (client, body, cancel, tx) =
-                (client.clone(), body.clone(), cancel.clone(), tx.clone());
-            tokio::spawn(async move {
-                let mut tasks = Vec::with_capacity(n);
-                for (i, off) in offsets.into_iter().enumerate() {
-                    let intended = t0 + Duration::from_micros(off);
-                    tokio::select! {
-                        _ = tokio::time::sleep_until(intended.into()) => {}
-                        _ = cancel.cancelled() => break,
-                    }
-                    let permit = tokio::select! {
-                        p = cap.clone().acquire_owned() => p,
-                        _ = cancel.cancelled() => break,
-                    };
-                    let Ok(permit) = permit else { break };
-                    let (client, body, cancel, tx) =
-                        (client.clone(), body.clone(), cancel.clone(), tx.clone());
-                    tasks.push(tokio::spawn(async move {
-                        let mut obs = Observed::default();
-                        let mut row = one(
-                            &client,
-                            body(i as u64),
-                            t0,
-                            format!("{rep}-{i}"),
-                            &cancel,
-                            &mut obs,
-                        )
-                        .await;
-                        row.intended_offset_us = Some(off.min(row.send_offset_us));
-                        drop(permit);
-                        let _ = tx.send((row, obs));
-                    }));
-                }
-                futures_util::future::join_all(tasks).await;
-            })
-        }
+    let lane = Lane::new(client, body, cancel, t0, tx);
+    let driver = match spec.rate_rps {
+        None => closed_loop(
+            lane,
+            n,
+            spec.concurrency,
+            measured_base(rep),
+            &format!("{rep}-"),
+        ),
+        Some(rate) => open_loop(
+            lane,
+            poisson_offsets(n, rate, spec.seed),
+            spec.concurrency,
+            rep,
+        ),
     };
-    drop(tx);
     let mut observed = Observed::default();
-    while let Some((row, obs)) = rx.recv().await {
+    while let Some((row, kind, obs)) = rx.recv().await {
         observed.simulation |= obs.simulation;
-        on_row(row);
+        on_row(row, kind);
     }
     let _ = driver.await;
     observed

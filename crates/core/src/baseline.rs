@@ -10,12 +10,12 @@ use crate::stats::{difference_interval_95, Interval};
 use crate::summary::Summary;
 
 /// Metrics shown in the comparison.
-pub const BASELINE_METRICS: [&str; 5] = [
-    "ttft_p95_ms",
-    "tpot_p95_ms",
-    "e2e_p95_ms",
-    "throughput_tps",
-    "peak_memory_mb",
+pub const BASELINE_METRICS: [Metric; 5] = [
+    Metric::TTFT_P95,
+    Metric::TPOT_P95,
+    Metric::E2E_P95,
+    Metric::THROUGHPUT,
+    Metric::PEAK_MEMORY,
 ];
 
 /// One metric, quantized vs float.
@@ -58,8 +58,7 @@ pub fn compare(
     baseline: (&Summary, &[Summary]),
 ) -> Vec<BaselineRow> {
     BASELINE_METRICS
-        .iter()
-        .filter_map(|name| Metric::parse(name))
+        .into_iter()
         .map(|m| {
             let b = baseline.0.metric(m);
             let q = quantized.and_then(|(s, _)| s.metric(m));

@@ -3,13 +3,22 @@
 
 use std::collections::BTreeMap;
 
-use crate::analysis::{CandidateReport, Ctx, Disagreement, Excluded, ProfileReport, SummarySource};
 use crate::baseline::{self, BaselineReport};
 use crate::contract::Profile;
+use crate::lineage::LineageReport;
 use crate::metric::Metric;
-use crate::schema::{EvidenceLevel, ProfileSpec, Run, RunStatus, WorkloadSpec};
+use crate::report::{CandidateReport, Disagreement, Excluded, ProfileReport, SummarySource};
+use crate::schema::{EvidenceLevel, Plan, ProfileSpec, Run, RunStatus, WorkloadSpec};
 use crate::summary::{summarize, Summary, Thresholds};
 use crate::verdict::slo_checks;
+
+/// What every profile's comparison shares.
+pub(crate) struct Ctx<'a> {
+    pub(crate) plan: Option<(&'a str, &'a Plan)>,
+    pub(crate) runs: &'a [(&'a str, &'a Run)],
+    pub(crate) lineage: &'a LineageReport,
+    pub(crate) quantized_artifact: Option<String>,
+}
 
 /// Why a candidate run cannot be compared, or `Ok`.
 pub(crate) fn comparable(

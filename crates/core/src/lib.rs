@@ -1,19 +1,30 @@
 //! sloscope-core: the pure part of sloscope, shared by the collector, the CLI and the page.
 //!
-//! It owns the file schema, the statistics, the lineage check, the profile contract, the
-//! summaries recomputed from raw requests, the SLO verdicts and the report view-model. It does
-//! no I/O, reads no clock and builds for `wasm32-unknown-unknown`, so the page and the CLI
-//! compute the same numbers from the same code.
+//! It owns the file schema, the one read path ([`read::read_document`]), the statistics, the
+//! lineage check, the profile contract, the summaries recomputed from raw requests, the SLO
+//! verdicts and the report view-model. It does no I/O, reads no clock and builds for
+//! `wasm32-unknown-unknown`, so the page and the CLI compute the same numbers from the same
+//! code.
+//!
+//! Modules, in the direction data flows: `read` (→ `load`, `schema`, `validate`, `error`) →
+//! `analysis` (→ `lineage`, `contract`, `compare`, `summary`, `verdict`, `baseline`) →
+//! `report` (result types) → `view` (rows and cells) → `render` (text, Markdown).
 
 pub mod analysis;
 pub mod baseline;
 pub mod compare;
 pub mod contract;
+pub mod error;
+pub mod fmt;
 pub mod import;
 pub mod lineage;
 pub mod load;
 pub mod metric;
+pub mod protocol;
+pub mod read;
 pub mod render;
+pub mod report;
+pub mod rng;
 pub mod schema;
 #[cfg(feature = "schema")]
 pub mod schema_export;
@@ -22,6 +33,9 @@ pub mod summary;
 pub mod telemetry;
 pub mod validate;
 pub mod verdict;
+pub mod view;
 
-pub use analysis::{analyze, Analysis};
-pub use load::{parse_document, parse_document_owned, Document, LoadError, LoadedFile};
+pub use analysis::analyze;
+pub use error::{LoadError, LoadErrorKind};
+pub use read::{read_document, Document, LoadedFile};
+pub use report::Analysis;

@@ -1,4 +1,6 @@
-//! Reading files: kind detection, version check, typed parse and the checks serde cannot do.
+//! Parsing sloscope's own JSON documents: envelope (`kind`, `schema_version`), typed parse and
+//! the run checks serde cannot do. Callers go through [`crate::read::read_document`], which
+//! also recognises journals and other formats.
 //!
 //! Every failure is a [`LoadError`] naming the file, the JSON path and what was expected. A file
 //! is parsed once without path tracking (fast); only when that fails is it parsed again with
@@ -6,7 +8,9 @@
 
 use serde::de::{DeserializeOwned, IgnoredAny};
 
+use crate::error::{LoadError, LoadErrorKind};
 use crate::schema::{Deployment, FloatBaseline, Kind, Plan, QualityGate, Run, SCHEMA_MAJOR};
+use crate::validate::validate_run;
 
 /// A parsed sloscope file.
 #[derive(Debug, Clone, PartialEq)]
@@ -43,51 +47,6 @@ pub struct LoadedFile {
     pub name: String,
     /// Its contents.
     pub doc: Document,
-}
-
-/// What went wrong, for callers that react to the category.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LoadErrorKind {
-    /// Not JSON, or truncated.
-    Syntax,
-    /// No `kind` field, or not one of ours.
-    Kind,
-    /// `schema_version` missing, malformed, or of a newer major.
-    Version,
-    /// A field has the wrong type or is missing.
-    Field,
-    /// Well-typed but impossible (negative durations, mismatched columns …).
-    Invalid,
-}
-
-/// A file that could not be read, with where and why.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{file}: {path}: {message}")]
-pub struct LoadError {
-    /// The file.
-    pub file: String,
-    /// JSON path (`$` for the document itself).
-    pub path: String,
-    /// What was found and what was expected.
-    pub message: String,
-    /// Category.
-    pub kind: LoadErrorKind,
-}
-
-impl LoadError {
-    pub(crate) fn new(
-        file: &str,
-        path: impl Into<String>,
-        message: impl Into<String>,
-        kind: LoadErrorKind,
-    ) -> Self {
-        LoadError {
-            file: file.to_string(),
-            path: path.into(),
-            message: message.into(),
-            kind,
-        }
-    }
 }
 
 struct Envelope {
@@ -351,19 +310,40 @@ fn envelope_fields(file: &str, bytes: &[u8]) -> Result<Envelope, LoadError> {
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let env = serde::Deserializer::deserialize_map(&mut de, V)
         .and_then(|env| de.end().map(|()| env))
-        .map_err(|e| syntax_error(file, &e))?;
+        .map_err(|e| syntax_error(file, &e, bytes))?;
     Ok(env)
 }
 
-fn syntax_error(file: &str, e: &serde_json::Error) -> LoadError {
+fn syntax_error(file: &str, e: &serde_json::Error, bytes: &[u8]) -> LoadError {
     use serde_json::error::Category;
     let message = match e.classify() {
         Category::Eof => format!("truncated JSON: {e}"),
-        Category::Syntax => format!("malformed JSON (NaN and Infinity are not JSON numbers): {e}"),
+        Category::Syntax if non_finite_at(bytes, e.line(), e.column()) => {
+            format!("malformed JSON (NaN and Infinity are not JSON numbers; write null): {e}")
+        }
+        Category::Syntax => format!("malformed JSON: {e}"),
         Category::Io => format!("could not read: {e}"),
         Category::Data => format!("expected a JSON object at the top level: {e}"),
     };
     LoadError::new(file, "$", message, LoadErrorKind::Syntax)
+}
+
+/// Whether the token serde stopped at (1-based line and column) is `NaN` or `Infinity`.
+fn non_finite_at(bytes: &[u8], line: usize, column: usize) -> bool {
+    let Some(start) = bytes
+        .split(|&b| b == b'\n')
+        .take(line.saturating_sub(1))
+        .try_fold(0usize, |acc, l| acc.checked_add(l.len() + 1))
+    else {
+        return false;
+    };
+    // serde reports the column of the offending character; look a few bytes either side.
+    let at = start.saturating_add(column.saturating_sub(1));
+    let from = at.saturating_sub(9).min(bytes.len());
+    let to = at.saturating_add(9).min(bytes.len());
+    let window = &bytes[from..to];
+    memchr::memmem::find(window, b"NaN").is_some()
+        || memchr::memmem::find(window, b"Infinity").is_some()
 }
 
 fn parse_version(v: &str) -> Option<(u32, u32)> {
@@ -387,7 +367,7 @@ fn typed<T: DeserializeOwned>(file: &str, bytes: &[u8]) -> Result<T, LoadError> 
                         let msg = strip_position(&inner.to_string());
                         Err(LoadError::new(file, path, msg, LoadErrorKind::Field))
                     } else {
-                        let mut err = syntax_error(file, &inner);
+                        let mut err = syntax_error(file, &inner, bytes);
                         err.path = path;
                         Err(err)
                     }
@@ -403,5 +383,3 @@ fn strip_position(msg: &str) -> String {
         None => msg.to_string(),
     }
 }
-
-pub use crate::validate::validate_run;

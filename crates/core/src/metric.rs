@@ -44,7 +44,45 @@ impl Quantity {
 }
 
 /// Statistics available for latency quantities.
-pub const STATS: [&str; 6] = ["mean", "p50", "p90", "p95", "p99", "max"];
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Stat {
+    /// Arithmetic mean.
+    Mean,
+    /// Median.
+    P50,
+    /// 90th percentile.
+    P90,
+    /// 95th percentile.
+    P95,
+    /// 99th percentile.
+    P99,
+    /// Largest value.
+    Max,
+}
+
+impl Stat {
+    /// All statistics, in report order.
+    pub const ALL: [Stat; 6] = [
+        Stat::Mean,
+        Stat::P50,
+        Stat::P90,
+        Stat::P95,
+        Stat::P99,
+        Stat::Max,
+    ];
+
+    /// Name in metric names.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Stat::Mean => "mean",
+            Stat::P50 => "p50",
+            Stat::P90 => "p90",
+            Stat::P95 => "p95",
+            Stat::P99 => "p99",
+            Stat::Max => "max",
+        }
+    }
+}
 
 /// Run-level metrics.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -105,13 +143,34 @@ pub enum Direction {
 /// A known metric.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Metric {
-    /// `{quantity}_{stat}_ms`; `stat` indexes [`STATS`].
-    Latency(Quantity, usize),
+    /// `{quantity}_{stat}_ms`.
+    Latency(Quantity, Stat),
     /// A run-level metric.
     Scalar(Scalar),
 }
 
 impl Metric {
+    /// TTFT p50.
+    pub const TTFT_P50: Metric = Metric::Latency(Quantity::Ttft, Stat::P50);
+    /// TTFT p95.
+    pub const TTFT_P95: Metric = Metric::Latency(Quantity::Ttft, Stat::P95);
+    /// TPOT p95.
+    pub const TPOT_P95: Metric = Metric::Latency(Quantity::Tpot, Stat::P95);
+    /// ITL p95.
+    pub const ITL_P95: Metric = Metric::Latency(Quantity::Itl, Stat::P95);
+    /// End-to-end p95.
+    pub const E2E_P95: Metric = Metric::Latency(Quantity::E2e, Stat::P95);
+    /// Queue wait p95.
+    pub const QUEUE_WAIT_P95: Metric = Metric::Latency(Quantity::QueueWait, Stat::P95);
+    /// Output tokens per second.
+    pub const THROUGHPUT: Metric = Metric::Scalar(Scalar::ThroughputTps);
+    /// Goodput ratio.
+    pub const GOODPUT_RATIO: Metric = Metric::Scalar(Scalar::GoodputRatio);
+    /// Failure rate.
+    pub const FAILURE_RATE: Metric = Metric::Scalar(Scalar::FailureRate);
+    /// Peak memory.
+    pub const PEAK_MEMORY: Metric = Metric::Scalar(Scalar::PeakMemoryMb);
+
     /// Parses a metric name; `None` when unknown.
     pub fn parse(name: &str) -> Option<Metric> {
         if let Some(s) = Scalar::ALL.into_iter().find(|s| s.as_str() == name) {
@@ -123,8 +182,8 @@ impl Metric {
                 .strip_prefix(q.as_str())
                 .and_then(|r| r.strip_prefix('_'))
             {
-                let i = STATS.iter().position(|s| *s == stat)?;
-                return Some(Metric::Latency(q, i));
+                let s = Stat::ALL.into_iter().find(|s| s.as_str() == stat)?;
+                return Some(Metric::Latency(q, s));
             }
         }
         None
@@ -133,7 +192,7 @@ impl Metric {
     /// The canonical name.
     pub fn name(self) -> String {
         match self {
-            Metric::Latency(q, i) => format!("{}_{}_ms", q.as_str(), STATS[i]),
+            Metric::Latency(q, s) => format!("{}_{}_ms", q.as_str(), s.as_str()),
             Metric::Scalar(s) => s.as_str().to_string(),
         }
     }
@@ -183,8 +242,8 @@ impl Metric {
     pub fn all_names() -> Vec<String> {
         let mut v: Vec<String> = Vec::new();
         for q in Quantity::ALL {
-            for i in 0..STATS.len() {
-                v.push(Metric::Latency(q, i).name());
+            for s in Stat::ALL {
+                v.push(Metric::Latency(q, s).name());
             }
         }
         v.extend(Scalar::ALL.iter().map(|s| s.as_str().to_string()));
@@ -208,13 +267,10 @@ mod tests {
             let m = Metric::parse(&name).unwrap();
             assert_eq!(m.name(), name);
         }
-        assert_eq!(
-            Metric::parse("ttft_p95_ms"),
-            Some(Metric::Latency(Quantity::Ttft, 3))
-        );
+        assert_eq!(Metric::parse("ttft_p95_ms"), Some(Metric::TTFT_P95));
         assert_eq!(
             Metric::parse("queue_wait_p95_ms"),
-            Some(Metric::Latency(Quantity::QueueWait, 3))
+            Some(Metric::QUEUE_WAIT_P95)
         );
         assert_eq!(Metric::parse("ttft_p97_ms"), None);
         assert_eq!(Metric::parse("ttft_p95"), None);

@@ -6,28 +6,26 @@
 
 use serde::{Deserialize, Serialize};
 
-/// The percentiles every distribution reports.
-pub const REPORTED_PERCENTILES: [f64; 4] = [50.0, 90.0, 95.0, 99.0];
-
 /// numpy-linear percentile of already sorted values. `q` is clamped to [0, 100].
 pub fn percentile_sorted(sorted: &[f64], q: f64) -> Option<f64> {
-    let n = sorted.len();
+    percentile_ranked(sorted.len(), q, |i| sorted[i])
+}
+
+/// The one interpolation: numpy-linear percentile `q` of `n` sorted values read through a
+/// rank → value accessor (a slice, a counting histogram, a scaled view). `None` when `n` is 0
+/// or `q` is NaN; `q` is clamped to [0, 100].
+pub fn percentile_ranked(n: usize, q: f64, at: impl Fn(usize) -> f64) -> Option<f64> {
     if n == 0 || q.is_nan() {
         return None;
     }
-    let (lo, frac) = rank(n, q);
-    let a = sorted[lo];
+    let h = (n - 1) as f64 * q.clamp(0.0, 100.0) / 100.0;
+    let lo = h.floor() as usize;
+    let frac = h - lo as f64;
+    let a = at(lo);
     if frac == 0.0 || lo + 1 >= n {
         return Some(a);
     }
-    Some(a + frac * (sorted[lo + 1] - a))
-}
-
-/// Lower index and fraction of the linear-interpolation rank of `q` among `n` values.
-fn rank(n: usize, q: f64) -> (usize, f64) {
-    let h = (n - 1) as f64 * q.clamp(0.0, 100.0) / 100.0;
-    let lo = h.floor();
-    (lo as usize, h - lo)
+    Some(a + frac * (at(lo + 1) - a))
 }
 
 /// Summary of one latency-like quantity, in milliseconds. All `null` when `count` is 0.
@@ -53,17 +51,16 @@ pub struct Distribution {
 }
 
 impl Distribution {
-    /// A statistic by name: `mean`, `min`, `p50`, `p90`, `p95`, `p99`, `max`.
-    pub fn stat(&self, stat: &str) -> Option<f64> {
+    /// One statistic.
+    pub fn stat(&self, stat: crate::metric::Stat) -> Option<f64> {
+        use crate::metric::Stat;
         match stat {
-            "mean" => self.mean_ms,
-            "min" => self.min_ms,
-            "p50" => self.p50_ms,
-            "p90" => self.p90_ms,
-            "p95" => self.p95_ms,
-            "p99" => self.p99_ms,
-            "max" => self.max_ms,
-            _ => None,
+            Stat::Mean => self.mean_ms,
+            Stat::P50 => self.p50_ms,
+            Stat::P90 => self.p90_ms,
+            Stat::P95 => self.p95_ms,
+            Stat::P99 => self.p99_ms,
+            Stat::Max => self.max_ms,
         }
     }
 
@@ -133,16 +130,7 @@ const COUNTING_RANGE_MAX: usize = 1 << 22;
 
 /// Builds a distribution from a rank → value accessor over `n` sorted values (µs).
 fn summarize_ranked(n: usize, sum_us: u128, at: impl Fn(usize) -> f64) -> Distribution {
-    let p = |q: f64| {
-        let (lo, frac) = rank(n, q);
-        let a = at(lo);
-        let v = if frac == 0.0 || lo + 1 >= n {
-            a
-        } else {
-            a + frac * (at(lo + 1) - a)
-        };
-        Some(v / 1000.0)
-    };
+    let p = |q: f64| percentile_ranked(n, q, &at).map(|v| v / 1000.0);
     Distribution {
         count: n as u64,
         mean_ms: Some(sum_us as f64 / n as f64 / 1000.0),
@@ -315,11 +303,12 @@ mod tests {
         let a = Distribution::from_ms(&mut as_ms);
         let b = Distribution::from_us(&mut as_u64);
         let c = Distribution::from_us_u32(&raw);
-        for s in ["mean", "min", "p50", "p90", "p95", "p99", "max"] {
+        assert_eq!(a.min_ms, c.min_ms);
+        for s in crate::metric::Stat::ALL {
             let (x, y, z) = (a.stat(s).unwrap(), b.stat(s).unwrap(), c.stat(s).unwrap());
             assert!(
                 (x - y).abs() < 1e-9 && (x - z).abs() < 1e-9,
-                "{s}: {x} {y} {z}"
+                "{s:?}: {x} {y} {z}"
             );
         }
     }

@@ -102,17 +102,7 @@ fn curve(sorted_ms: impl Fn(usize) -> f64, n: usize) -> Vec<f64> {
         return Vec::new();
     }
     (0..=100)
-        .map(|q| {
-            let h = (n - 1) as f64 * q as f64 / 100.0;
-            let lo = h.floor() as usize;
-            let frac = h - lo as f64;
-            let a = sorted_ms(lo);
-            if frac == 0.0 || lo + 1 >= n {
-                a
-            } else {
-                a + frac * (sorted_ms(lo + 1) - a)
-            }
-        })
+        .filter_map(|q| crate::stats::percentile_ranked(n, q as f64, &sorted_ms))
         .collect()
 }
 
@@ -120,7 +110,7 @@ impl Summary {
     /// The value of a metric; `null` when not measured.
     pub fn metric(&self, m: Metric) -> Option<f64> {
         match m {
-            Metric::Latency(q, i) => {
+            Metric::Latency(q, stat) => {
                 let d = match q {
                     Quantity::Ttft => &self.ttft,
                     Quantity::Tpot => &self.tpot,
@@ -128,7 +118,7 @@ impl Summary {
                     Quantity::E2e => &self.e2e,
                     Quantity::QueueWait => &self.queue_wait,
                 };
-                d.stat(crate::metric::STATS[i])
+                d.stat(stat)
             }
             Metric::Scalar(s) => match s {
                 Scalar::ThroughputTps => self.throughput_tps,

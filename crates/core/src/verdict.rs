@@ -13,6 +13,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::contract::Profile;
+use crate::fmt::format_number as fmt_num;
 use crate::metric::{Direction, Metric};
 use crate::schema::{Decision, EvidenceLevel};
 use crate::stats::Interval;
@@ -112,16 +113,6 @@ pub fn slo_checks(profile: &Profile, value: &dyn Fn(Metric) -> Option<f64>) -> V
             }
         })
         .collect()
-}
-
-/// Formats a number for reports: up to two decimals, trailing zeros dropped.
-pub fn fmt_num(v: f64) -> String {
-    if v == 0.0 || (v.abs() >= 0.01 && v.abs() < 1e6) {
-        let s = format!("{v:.2}");
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        format!("{v:.3e}")
-    }
 }
 
 /// Decides one profile among comparable candidates.
@@ -317,5 +308,3 @@ fn confidence(
         statement,
     })
 }
-
-pub use fmt_num as format_number;

@@ -20,8 +20,7 @@ use hyper::{Request, Response};
 use tokio::net::TcpListener;
 use tokio::sync::{mpsc, Semaphore};
 
-/// Header by which the server says it is a simulation.
-pub const SIMULATION_HEADER: &str = "x-sloscope-simulation";
+pub use sloscope_core::protocol::{REQUEST_ID_HEADER, SIMULATION_HEADER};
 
 /// A fault injected into one request (by arrival index, 0-based).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -181,7 +180,7 @@ async fn handle(st: Arc<State>, req: Request<Incoming>) -> Result<Response<Body>
     let path = req.uri().path().to_string();
     let request_id = req
         .headers()
-        .get("x-sloscope-request")
+        .get(REQUEST_ID_HEADER)
         .and_then(|v| v.to_str().ok())
         .map(str::to_string);
     let body = req

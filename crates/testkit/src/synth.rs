@@ -7,31 +7,7 @@ use sloscope_core::schema::{
     RequestColumns, Role, Run, RunSource, RunStatus, TokenSource, ToolInfo, SCHEMA_VERSION,
 };
 
-/// A small xorshift generator: reproducible without a dependency.
-#[derive(Clone)]
-pub struct Rng(u64);
-
-impl Rng {
-    /// Seeded generator (seed 0 is remapped).
-    pub fn new(seed: u64) -> Self {
-        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-    }
-
-    /// Next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        self.0 = x;
-        x
-    }
-
-    /// Uniform in `[lo, hi]`.
-    pub fn range(&mut self, lo: u64, hi: u64) -> u64 {
-        lo + self.next_u64() % (hi - lo + 1)
-    }
-}
+pub use sloscope_core::rng::Rng;
 
 /// Shape of a synthetic run.
 #[derive(Clone)]

@@ -154,7 +154,8 @@ pub fn child(args: &[String]) -> anyhow::Result<()> {
                                 &Cancel::default(),
                                 &mut obs,
                             )
-                            .await,
+                            .await
+                            .0,
                     );
                 }
                 rows
@@ -278,7 +279,8 @@ fn accuracy(conc: usize) -> anyhow::Result<(f64, f64, f64, f64)> {
                     i.to_string(),
                     client
                         .stream(body, t0, &i.to_string(), &Cancel::default(), &mut obs)
-                        .await,
+                        .await
+                        .0,
                 )
             }
         });

@@ -112,8 +112,7 @@ fn measure(path: &Path) -> anyhow::Result<()> {
     let bytes = std::fs::read(path)?;
     let file_bytes = bytes.len();
     let name = path.display().to_string();
-    let doc =
-        sloscope_core::parse_document_owned(&name, bytes).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let doc = sloscope_core::read_document(&name, bytes).map_err(|e| anyhow::anyhow!("{e}"))?;
     let t1 = Instant::now();
     let files = vec![sloscope_core::LoadedFile { name, doc }];
     let analysis = sloscope_core::analyze(&files);

@@ -5,7 +5,6 @@ use std::rc::Rc;
 
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
-use wasm_bindgen::JsCast;
 use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
 
@@ -110,9 +109,4 @@ pub fn chart(props: &Props) -> Html {
 /// Adapts a plotters drawing result to the canvas' error type.
 pub fn drawn<E: std::fmt::Debug>(r: Result<(), E>) -> Result<(), String> {
     r.map_err(|e| format!("{e:?}"))
-}
-
-/// A canvas element from a `NodeRef`, for tests.
-pub fn canvas_of(node: &NodeRef) -> Option<HtmlCanvasElement> {
-    node.get().and_then(|n| n.dyn_into().ok())
 }

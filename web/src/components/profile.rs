@@ -1,11 +1,11 @@
 //! One profile: the verdict card, the recomputed summary table with SLO pass/fail per cell,
-//! excluded runs with reasons, the float-baseline comparison and the charts.
+//! excluded runs with reasons, the float-baseline comparison and the charts. Every word and
+//! number comes from the core's view-model ([`sloscope_core::view`]); this only lays it out.
 
 use std::rc::Rc;
 
-use sloscope_core::analysis::{CandidateReport, ProfileReport, SummarySource};
-use sloscope_core::metric::{Direction, Metric};
-use sloscope_core::verdict::format_number;
+use sloscope_core::report::ProfileReport;
+use sloscope_core::view::{Mark, ProfileView, TableView};
 use yew::prelude::*;
 
 use crate::charts::{self, Quantity};
@@ -14,155 +14,93 @@ use crate::components::canvas::{drawn, Chart, DrawFn};
 /// Properties of [`Profile`].
 #[derive(Properties, PartialEq)]
 pub struct Props {
-    /// The profile.
+    /// The profile's numbers (for the charts).
     pub report: Rc<ProfileReport>,
+    /// What the reader sees of it.
+    pub view: Rc<ProfileView>,
     /// Redraw key.
     pub generation: usize,
 }
 
-/// Columns of the summary table.
-pub const COLUMNS: [&str; 10] = [
-    "ttft_p50_ms",
-    "ttft_p95_ms",
-    "tpot_p95_ms",
-    "itl_p95_ms",
-    "e2e_p95_ms",
-    "queue_wait_p95_ms",
-    "throughput_tps",
-    "goodput_ratio",
-    "failure_rate",
-    "peak_memory_mb",
-];
-
-fn num(v: Option<f64>) -> String {
-    v.map(format_number).unwrap_or_else(|| "–".into())
-}
-
-fn cell(p: &ProfileReport, c: &CandidateReport, col: &str) -> Html {
-    let v = Metric::parse(col).and_then(|m| c.metric(m));
-    let check = c.slo_checks.iter().find(|k| k.metric == col);
-    let (class, mark) = match check {
-        None => ("", ""),
-        Some(k) if k.pass => ("pass", " ✓"),
-        Some(_) => ("fail", " ✗"),
-    };
-    let _ = p;
-    html! { <td class={classes!("num", class)} data-metric={col.to_string()}>{ num(v) }{ mark }</td> }
+/// A table of the view-model: `data-metric` on metric cells, SLO marks as classes, the
+/// highlighted row marked `chosen`.
+pub fn table(t: &TableView, id: String, class: &'static str) -> Html {
+    html! {
+        <div class="scroll">
+        <table class={class} id={id}>
+            <thead><tr>
+                { for t.columns.iter().map(|c| html! {
+                    <th class={classes!(c.numeric.then_some("num"), (!c.decisive).then_some("extra"))}>{ c.title.clone() }</th>
+                }) }
+            </tr></thead>
+            <tbody>
+            { for t.rows.iter().map(|r| html! {
+                <tr class={classes!(r.highlighted.then_some("chosen"))} data-candidate={r.key.clone()}>
+                    { for r.cells.iter().zip(&t.columns).enumerate().map(|(i, (c, col))| {
+                        let class = classes!(
+                            col.numeric.then_some("num"),
+                            (!col.decisive).then_some("extra"),
+                            match c.mark { Mark::Pass => Some("pass"), Mark::Fail => Some("fail"), Mark::None => None },
+                        );
+                        if i == 0 {
+                            html! { <th scope="row" class={class}>{ c.text.clone() }</th> }
+                        } else {
+                            html! { <td class={class} data-metric={c.metric.clone()}>{ c.text.clone() }</td> }
+                        }
+                    }) }
+                </tr>
+            }) }
+            </tbody>
+        </table>
+        </div>
+    }
 }
 
 /// One profile section.
 #[function_component(Profile)]
 pub fn profile(props: &Props) -> Html {
     let p = props.report.clone();
+    let v = props.view.clone();
     let decision = p.decision.as_str();
-    let slo_text: Vec<String> = p
-        .slo
-        .iter()
-        .map(|s| {
-            let op = if s.direction == Direction::LowerIsBetter {
-                "≤"
-            } else {
-                "≥"
-            };
-            format!("{} {op} {}", s.metric, format_number(s.limit))
-        })
-        .collect();
-    let w = p.workload.clone().unwrap_or_default();
-    let workload = format!(
-        "workload {}: concurrency {}, prompt {} tokens, max output {} tokens, {} repeats × {} requests{}",
-        w.id.clone().unwrap_or_default(),
-        w.concurrency.map(|v| v.to_string()).unwrap_or("?".into()),
-        w.prompt_tokens.map(|v| v.to_string()).unwrap_or("?".into()),
-        w.max_output_tokens.map(|v| v.to_string()).unwrap_or("?".into()),
-        w.repeats.map(|v| v.to_string()).unwrap_or("?".into()),
-        w.requests_per_repeat.map(|v| v.to_string()).unwrap_or("?".into()),
-        w.request_rate_rps.map(|r| format!(", Poisson {r} req/s")).unwrap_or_default(),
-    );
-    let chosen = p.candidates.iter().find(|c| c.chosen);
     let id = p.profile.clone();
     let chart = |kind: &str, label: String, f: DrawFn, h: u32| {
         html! { <Chart id={format!("chart-{id}-{kind}")} label={label} draw={f} generation={props.generation} height={h} /> }
     };
     let (p1, p2, p3, p4, p5) = (p.clone(), p.clone(), p.clone(), p.clone(), p.clone());
     html! {
-        <section class="profile" id={format!("profile-{}", p.profile)} aria-label={format!("{} profile", p.profile)}>
-            <h2>{ format!("{} profile", p.profile) }</h2>
-            <div class={classes!("verdict", decision)} data-profile={p.profile.clone()}>
-                <div class="decision" data-decision={decision}>{ decision.to_uppercase() }</div>
+        <section class="profile" id={format!("profile-{}", v.profile)} aria-label={format!("{} profile", v.profile)}>
+            <h2>{ format!("{} profile", v.profile) }</h2>
+            <div class={classes!("verdict", decision)} data-profile={v.profile.clone()}>
+                <div class="decision" data-decision={decision}>{ v.decision_label.clone() }</div>
                 <div class="what">
                     <div class="chosen">
                         { "Recommended: " }
-                        <strong class="recommended">{ p.recommended_name.clone().unwrap_or_else(|| "none".into()) }</strong>
-                        if let Some(c) = chosen {
-                            { format!(" ({} = {})", c.knob.clone().unwrap_or_default(), c.value.as_ref().map(|v| v.to_string()).unwrap_or_default()) }
-                        }
+                        <strong class="recommended">{ v.recommended.clone() }</strong>
+                        if !v.recommended_setting.is_empty() { { format!(" {}", v.recommended_setting) } }
                     </div>
-                    <div class="reason">{ p.reason.clone() }</div>
-                    if let Some(b) = &p.binding_slo {
-                        <div class="binding">{ format!("Binding SLO: {} limit {} — {} has {}{}", b.metric, format_number(b.limit), b.candidate,
-                            b.value.map(format_number).unwrap_or_else(|| "no measurement".into()),
-                            b.missed_by.map(|m| format!(", missed by {}", format_number(m))).unwrap_or_default()) }</div>
-                    }
-                    if let Some(c) = &p.confidence {
-                        <div class="confidence">{ c.statement.clone() }</div>
-                    }
-                    if let Some(c) = chosen {
-                        <div class="margins">{ "Margins: " }{ c.slo_checks.iter().map(|k| format!("{} {}", k.metric, k.margin.map(format_number).unwrap_or("–".into()))).collect::<Vec<_>>().join(" · ") }</div>
-                    }
+                    <div class="reason">{ v.reason.clone() }</div>
+                    if let Some(b) = &v.binding_line { <div class="binding">{ b.clone() }</div> }
+                    if let Some(c) = &v.confidence_line { <div class="confidence">{ c.clone() }</div> }
+                    if let Some(m) = &v.margins_line { <div class="margins">{ m.clone() }</div> }
                 </div>
             </div>
-            <p class="workload">{ workload }</p>
-            <p class="slo">{ "SLO: " }{ slo_text.join(", ") }{ format!("; primary metric {}", p.primary_metric.clone().unwrap_or_default()) }</p>
-            if !p.contract_issues.is_empty() {
-                <ul class="issues">{ for p.contract_issues.iter().map(|i| html! { <li>{ "✗ profile: " }{ i.clone() }</li> }) }</ul>
+            <p class="workload">{ v.workload_line.clone() }</p>
+            <p class="slo">{ v.slo_line.clone() }</p>
+            if !v.contract_issues.is_empty() {
+                <ul class="issues">{ for v.contract_issues.iter().map(|i| html! { <li>{ "✗ profile: " }{ i.clone() }</li> }) }</ul>
             }
-            if !p.candidates.is_empty() {
-                <div class="scroll">
-                <table class="summary" id={format!("table-{}", p.profile)}>
-                    <thead><tr>
-                        <th>{ "candidate" }</th><th>{ p.knob.clone().unwrap_or("knob".into()) }</th>
-                        { for COLUMNS.iter().map(|c| html! { <th class="num">{ c.to_string() }</th> }) }
-                        <th>{ "ok / sent" }</th><th>{ "evidence" }</th><th>{ "SLO" }</th>
-                    </tr></thead>
-                    <tbody>
-                    { for p.candidates.iter().map(|c| html! {
-                        <tr class={classes!(c.chosen.then_some("chosen"))} data-candidate={c.name.clone()}>
-                            <th scope="row">{ c.name.clone() }{ if c.chosen { " ★" } else { "" } }</th>
-                            <td>{ c.value.as_ref().map(|v| v.to_string()).unwrap_or("–".into()) }</td>
-                            { for COLUMNS.iter().map(|col| cell(&p, c, col)) }
-                            <td class="num">{ c.summary.as_ref().map(|s| format!("{}/{}", s.requests_ok, s.requests_sent)).unwrap_or("reported".into()) }</td>
-                            <td>{ c.evidence_level.as_str() }{ if c.source == SummarySource::Reported { " (as reported)" } else { "" } }</td>
-                            <td class={if c.meets_slo { "pass" } else { "fail" }}>{ if c.meets_slo { "pass" } else { "fail" } }</td>
-                        </tr>
-                    }) }
-                    </tbody>
-                </table>
-                </div>
+            if !v.candidates.rows.is_empty() {
+                { table(&v.candidates, format!("table-{}", v.profile), "summary") }
             }
-            { for p.candidates.iter().flat_map(|c| c.disagreements.iter().map(move |d| html! {
-                <p class="warn">{ format!("! {}: reported {} = {} but the raw requests give {}", c.name, d.metric, format_number(d.reported), format_number(d.recomputed)) }</p>
-            })) }
-            if !p.excluded.is_empty() {
+            { for v.warnings.iter().map(|w| html! { <p class="warn">{ format!("! {w}") }</p> }) }
+            if !v.excluded.is_empty() {
                 <ul class="excluded" aria-label="Runs not compared">
-                    { for p.excluded.iter().map(|e| html! { <li>{ format!("not compared: {} ({}): {}", e.candidate, e.file, e.reason) }</li> }) }
+                    { for v.excluded.iter().map(|e| html! { <li>{ e.clone() }</li> }) }
                 </ul>
             }
-            if let Some(b) = &p.baseline {
-                <h3>{ format!("Quantized {} vs float baseline {}", b.compared_with.clone().unwrap_or("(no candidate chosen)".into()), b.artifact_id) }</h3>
-                <div class="scroll">
-                <table class="baseline" id={format!("baseline-{}", p.profile)}>
-                    <thead><tr><th>{ "metric" }</th><th class="num">{ "quantized" }</th><th class="num">{ "float" }</th><th class="num">{ "difference" }</th><th class="num">{ "ratio" }</th><th>{ "95% interval of difference" }</th></tr></thead>
-                    <tbody>{ for b.rows.iter().map(|r| html! {
-                        <tr>
-                            <th scope="row">{ r.metric.clone() }</th>
-                            <td class="num">{ num(r.quantized) }</td><td class="num">{ num(r.baseline) }</td>
-                            <td class="num">{ num(r.difference) }</td>
-                            <td class="num">{ r.ratio.map(|x| format!("{x:.2}×")).unwrap_or("–".into()) }</td>
-                            <td>{ r.difference_interval.map(|i| format!("[{}, {}]", format_number(i.low), format_number(i.high))).unwrap_or("–".into()) }</td>
-                        </tr>
-                    }) }</tbody>
-                </table>
-                </div>
+            if let (Some(title), Some(t)) = (&v.baseline_title, &v.baseline) {
+                <h3>{ title.clone() }</h3>
+                { table(t, format!("baseline-{}", v.profile), "baseline") }
             }
             <div class="charts">
                 { chart("tradeoff", format!("{}: TTFT p95 vs output throughput, SLO lines and Pareto front", p.profile),

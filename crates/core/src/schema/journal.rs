@@ -4,6 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::error::{LoadError, LoadErrorKind};
+
 use super::{
     Gaps, MemorySample, MetricSample, Repeat, RequestColumns, Run, RunStatus, TokenSource,
 };
@@ -126,8 +128,12 @@ struct Pending {
 }
 
 /// Rebuilds a partial run from a journal. A torn last line (the writer died mid-line) is
-/// dropped; any other bad line is an error naming its line number.
-pub fn recover(file: &str, bytes: &[u8]) -> Result<Run, String> {
+/// dropped; any other bad line is an error naming its line number. The run is not validated
+/// here: [`crate::read::read_document`] validates it like any other run.
+pub fn recover(file: &str, bytes: &[u8]) -> Result<Run, LoadError> {
+    let bad = |line: usize, message: String, kind: LoadErrorKind| {
+        LoadError::new(file, format!("line {line}"), message, kind)
+    };
     let text = String::from_utf8_lossy(bytes);
     let lines: Vec<&str> = text.lines().collect();
     let mut run: Option<Run> = None;
@@ -140,7 +146,13 @@ pub fn recover(file: &str, bytes: &[u8]) -> Result<Run, String> {
         let parsed: JournalLine = match serde_json::from_str(line) {
             Ok(l) => l,
             Err(_) if i + 1 == n && !text.ends_with('\n') => break,
-            Err(e) => return Err(format!("{file}: line {}: {e}", i + 1)),
+            Err(e) => {
+                return Err(bad(
+                    i + 1,
+                    format!("not a journal line: {e}"),
+                    LoadErrorKind::Syntax,
+                ))
+            }
         };
         let slot =
             |repeats: &mut Vec<Pending>, r: u32| match repeats.iter().position(|x| x.index == r) {
@@ -156,8 +168,10 @@ pub fn recover(file: &str, bytes: &[u8]) -> Result<Run, String> {
         match parsed {
             JournalLine::Header { kind, run: r, .. } => {
                 if kind != JOURNAL_KIND {
-                    return Err(format!(
-                        "{file}: line 1: kind {kind:?}, expected {JOURNAL_KIND:?}"
+                    return Err(bad(
+                        i + 1,
+                        format!("kind {kind:?}, expected {JOURNAL_KIND:?}"),
+                        LoadErrorKind::Kind,
                     ));
                 }
                 run = Some(*r);
@@ -183,8 +197,13 @@ pub fn recover(file: &str, bytes: &[u8]) -> Result<Run, String> {
             }
         }
     }
-    let mut run = run
-        .ok_or_else(|| format!("{file}: no header line: expected a {JOURNAL_KIND} header first"))?;
+    let mut run = run.ok_or_else(|| {
+        bad(
+            1,
+            format!("no header line: expected a {JOURNAL_KIND} header first"),
+            LoadErrorKind::Kind,
+        )
+    })?;
     run.repeats = repeats
         .into_iter()
         .filter(|r| !r.rows.is_empty())

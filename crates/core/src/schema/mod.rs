@@ -25,8 +25,6 @@ use serde::{Deserialize, Serialize};
 /// Major version of the schema this build reads and writes. A file with a newer major is
 /// refused; a newer minor is read (unknown fields are ignored).
 pub const SCHEMA_MAJOR: u32 = 1;
-/// Minor version written by this build.
-pub const SCHEMA_MINOR: u32 = 0;
 /// `schema_version` as written into every file.
 pub const SCHEMA_VERSION: &str = "1.0";
 

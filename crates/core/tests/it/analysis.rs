@@ -1,16 +1,17 @@
 //! Analysis of raw runs: comparability, verdicts, binding SLOs, intervals, baseline comparison.
 
 use serde_json::json;
-use sloscope_core::analysis::{analyze, SummarySource};
+use sloscope_core::analyze;
 use sloscope_core::lineage::FieldStatus;
+use sloscope_core::report::SummarySource;
 use sloscope_core::schema::{Decision, EvidenceLevel, Role, RunStatus};
-use sloscope_core::{parse_document, LoadedFile};
+use sloscope_core::{read_document, LoadedFile};
 use sloscope_testkit::synth::{self, Shape};
 
 fn load(name: &str, v: &serde_json::Value) -> LoadedFile {
     LoadedFile {
         name: name.into(),
-        doc: parse_document(name, v.to_string().as_bytes()).unwrap_or_else(|e| panic!("{e}")),
+        doc: read_document(name, v.to_string().into_bytes()).unwrap_or_else(|e| panic!("{e}")),
     }
 }
 

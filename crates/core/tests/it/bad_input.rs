@@ -3,9 +3,9 @@
 
 use proptest::prelude::*;
 use serde_json::json;
-use sloscope_core::load::LoadErrorKind;
 use sloscope_core::schema::EvidenceLevel;
-use sloscope_core::{analyze, parse_document, LoadedFile};
+use sloscope_core::LoadErrorKind;
+use sloscope_core::{analyze, read_document, LoadedFile};
 use sloscope_testkit::synth::{self, Shape};
 
 fn valid_run() -> serde_json::Value {
@@ -34,7 +34,7 @@ fn valid_run() -> serde_json::Value {
 }
 
 fn err(v: &str) -> sloscope_core::LoadError {
-    parse_document("bad.json", v.as_bytes()).expect_err("must be refused")
+    read_document("bad.json", v.as_bytes().to_vec()).expect_err("must be refused")
 }
 
 fn err_v(v: &serde_json::Value) -> sloscope_core::LoadError {
@@ -157,7 +157,7 @@ fn newer_schema_version_is_refused_by_name() {
         "{e}"
     );
     v["schema_version"] = json!("1.7");
-    parse_document("minor.json", v.to_string().as_bytes()).expect("a newer minor is read");
+    read_document("minor.json", v.to_string().into_bytes()).expect("a newer minor is read");
     v["schema_version"] = json!(1);
     assert_eq!(err_v(&v).kind, LoadErrorKind::Version);
 }
@@ -220,11 +220,11 @@ proptest! {
     fn parser_and_analysis_never_panic(ops in proptest::collection::vec((any::<usize>(), any::<u8>(), any::<u8>()), 1..6)) {
         let base = valid_run().to_string().into_bytes();
         let bytes = mutate(&base, &ops);
-        if let Ok(doc) = parse_document("fuzz.json", &bytes) {
+        if let Ok(doc) = read_document("fuzz.json", bytes.clone()) {
             let [g, b, d] = synth::lineage();
             let mut files: Vec<LoadedFile> = [("g", g), ("b", b), ("d", d)]
                 .into_iter()
-                .map(|(n, v)| LoadedFile { name: n.into(), doc: parse_document(n, v.to_string().as_bytes()).unwrap() })
+                .map(|(n, v)| LoadedFile { name: n.into(), doc: read_document(n, v.to_string().into_bytes()).unwrap() })
                 .collect();
             files.push(LoadedFile { name: "fuzz.json".into(), doc });
             let a = analyze(&files);
@@ -234,7 +234,7 @@ proptest! {
 
     #[test]
     fn arbitrary_bytes_are_refused_not_panicked_on(bytes in proptest::collection::vec(any::<u8>(), 0..200)) {
-        let _ = parse_document("junk.json", &bytes);
+        let _ = read_document("junk.json", bytes.clone());
     }
 }
 
@@ -271,11 +271,11 @@ fn large_file_fast_path_reads_the_same_document() {
         "exercise the fast path: {} bytes",
         text.len()
     );
-    let plain = parse_document("big.json", &text).unwrap();
-    let fast = sloscope_core::parse_document_owned("big.json", text).unwrap();
+    let plain = sloscope_core::load::parse_document("big.json", &text).unwrap();
+    let fast = sloscope_core::read_document("big.json", text).unwrap();
     assert_eq!(plain, fast);
     let pretty = serde_json::to_vec_pretty(&run).unwrap();
-    let fast = sloscope_core::parse_document_owned("big.json", pretty).unwrap();
+    let fast = sloscope_core::read_document("big.json", pretty).unwrap();
     assert_eq!(plain, fast);
 }
 
@@ -283,19 +283,16 @@ fn large_file_fast_path_reads_the_same_document() {
 fn large_file_errors_keep_their_paths() {
     let mut v = serde_json::to_value(big_run()).unwrap();
     v["repeats"][1]["requests"]["itl_us"][5][2] = json!(-1);
-    let e =
-        sloscope_core::parse_document_owned("big.json", v.to_string().into_bytes()).unwrap_err();
+    let e = sloscope_core::read_document("big.json", v.to_string().into_bytes()).unwrap_err();
     assert_eq!(e.path, "$.repeats[1].requests.itl_us", "{e}");
     assert!(e.message.contains("request 5, gap 2"), "{e}");
     let mut v = serde_json::to_value(big_run()).unwrap();
     v["repeats"][1]["requests"]["ttft_us"][7] = json!("x");
-    let e =
-        sloscope_core::parse_document_owned("big.json", v.to_string().into_bytes()).unwrap_err();
+    let e = sloscope_core::read_document("big.json", v.to_string().into_bytes()).unwrap_err();
     assert_eq!(e.path, "$.repeats[1].requests.ttft_us[7]", "{e}");
     let mut v = serde_json::to_value(big_run()).unwrap();
     v["notes"] = json!({"itl_us": [[1]]});
-    let e =
-        sloscope_core::parse_document_owned("big.json", v.to_string().into_bytes()).unwrap_err();
+    let e = sloscope_core::read_document("big.json", v.to_string().into_bytes()).unwrap_err();
     assert!(
         e.to_string()
             .contains("`itl_us` arrays in the file for 2 repeats")

@@ -11,7 +11,7 @@ use sloscope_core::analysis::analyze;
 use sloscope_core::contract::validate_profile;
 use sloscope_core::lineage::{check_lineage, LineageInputs};
 use sloscope_core::schema::{Decision, Deployment, FloatBaseline, ProfileSpec, QualityGate};
-use sloscope_core::{parse_document, Document, LoadedFile};
+use sloscope_core::{read_document, Document, LoadedFile};
 
 fn gate() -> Value {
     json!({"kind": "quality_gate", "schema_version": "1.0", "artifact_id": "awq-r1", "backend": "vllm",
@@ -93,7 +93,7 @@ fn seed_files(c1_evidence: &str, c1_reported: Value) -> Vec<LoadedFile> {
     docs.into_iter()
         .map(|(name, v)| LoadedFile {
             name: name.to_string(),
-            doc: parse_document(name, v.to_string().as_bytes()).unwrap(),
+            doc: read_document(name, v.to_string().into_bytes()).unwrap(),
         })
         .collect()
 }

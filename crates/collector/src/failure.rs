@@ -1,0 +1,78 @@
+//! Why a request failed and why a collection stopped, as enums: control flow matches on these,
+//! never on message text. Each has the message written into the run file.
+
+/// How one request failed. The row's `error` text starts with [`FailureKind::label`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FailureKind {
+    /// No connection could be made, or it broke before a response.
+    Connection,
+    /// No response headers, or no end of stream, within the request timeout.
+    Timeout,
+    /// No bytes for the stall timeout.
+    Stalled,
+    /// A non-success HTTP status.
+    Http(u16),
+    /// The response stream broke or carried an error.
+    Stream,
+    /// The collection was cancelled while the request was in flight.
+    Cancelled,
+}
+
+impl FailureKind {
+    /// The first words of the row's `error` text.
+    pub fn label(self) -> String {
+        match self {
+            FailureKind::Connection => "connection error".into(),
+            FailureKind::Timeout => "timeout".into(),
+            FailureKind::Stalled => "stalled".into(),
+            FailureKind::Http(code) => format!("HTTP {code}"),
+            FailureKind::Stream => "stream error".into(),
+            FailureKind::Cancelled => "cancelled".into(),
+        }
+    }
+
+    /// `label: detail`, as written into the run file.
+    pub fn message(self, detail: &str) -> String {
+        format!("{}: {detail}", self.label())
+    }
+}
+
+/// Why a collection was cancelled. The first reason given wins.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StopReason {
+    /// Ctrl-C, SIGTERM or SIGHUP.
+    Interrupted(String),
+    /// The launched server process exited while a run was in flight.
+    ServerExited(String),
+    /// The endpoint refused every connection for a while.
+    EndpointUnreachable(usize),
+    /// The journal could not be written: requests would be lost.
+    JournalWrite(String),
+    /// A run file could not be written.
+    RunFileWrite(String),
+}
+
+impl StopReason {
+    /// The run file's `failure` text.
+    pub fn message(&self) -> String {
+        match self {
+            StopReason::Interrupted(how) => format!("interrupted ({how})"),
+            StopReason::ServerExited(status) => {
+                format!("the server process exited during the run ({status})")
+            }
+            StopReason::EndpointUnreachable(n) => {
+                format!("the endpoint stopped answering ({n} connection errors in a row)")
+            }
+            StopReason::JournalWrite(e) => format!("journal write failed: {e}"),
+            StopReason::RunFileWrite(e) => format!("run file write failed: {e}"),
+        }
+    }
+
+    /// Whether the backend, not the client, failed: the run is evidence of a failed backend.
+    pub fn is_backend_failure(&self) -> bool {
+        matches!(
+            self,
+            StopReason::ServerExited(_) | StopReason::EndpointUnreachable(_)
+        )
+    }
+}

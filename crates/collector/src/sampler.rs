@@ -1,0 +1,108 @@
+//! Telemetry sampled alongside one repeat's load: memory (GPU through NVML, else the server's
+//! RSS) and the server's `/metrics`, every second; and whether the launched server is still
+//! alive, every 250 ms. Runs as its own task so the timing path never waits for a scrape.
+
+use std::time::{Duration, Instant};
+
+use sloscope_core::schema::{MemorySample, MetricSample};
+use tokio::sync::oneshot;
+
+use crate::cancel::Cancel;
+use crate::failure::StopReason;
+use crate::telemetry::{self, Gpu};
+
+/// What the sampler collected.
+#[derive(Debug, Default)]
+pub struct Samples {
+    /// Memory samples.
+    pub memory: Vec<MemorySample>,
+    /// `/metrics` samples.
+    pub metrics: Vec<MetricSample>,
+}
+
+/// A running sampler; [`Sampler::finish`] stops it and returns what it saw.
+pub struct Sampler {
+    stop: oneshot::Sender<()>,
+    task: tokio::task::JoinHandle<Samples>,
+}
+
+/// What the sampler watches.
+pub struct Watch {
+    /// HTTP client for `/metrics`.
+    pub http: reqwest::Client,
+    /// `/metrics` URL, when the server has one.
+    pub metrics_url: Option<String>,
+    /// The launched server's process id.
+    pub pid: Option<u32>,
+    /// Whether NVML reported memory at start-up.
+    pub gpu: bool,
+}
+
+const TICK: Duration = Duration::from_millis(250);
+/// Memory and metrics every this many ticks.
+const SAMPLE_EVERY: u64 = 4;
+
+impl Sampler {
+    /// Starts sampling; offsets are µs since `t0`. A server that exits cancels `cancel`.
+    pub fn start(watch: Watch, t0: Instant, cancel: Cancel) -> Sampler {
+        let (stop, mut stopped) = oneshot::channel();
+        let task = tokio::spawn(async move {
+            let gpu = watch.gpu.then(Gpu::init);
+            let mut out = Samples::default();
+            let mut tick = 0u64;
+            loop {
+                let off = t0.elapsed().as_micros() as u64;
+                if let Some(pid) = watch.pid.filter(|&p| process_gone(p)) {
+                    cancel.cancel(StopReason::ServerExited(format!("pid {pid}")));
+                    break;
+                }
+                if tick % SAMPLE_EVERY == 0 {
+                    sample_once(&watch, gpu.as_ref(), off, &mut out).await;
+                }
+                tick += 1;
+                tokio::select! {
+                    _ = tokio::time::sleep(TICK) => {}
+                    _ = &mut stopped => break,
+                }
+            }
+            out
+        });
+        Sampler { stop, task }
+    }
+
+    /// Stops the sampler and returns its samples.
+    pub async fn finish(self) -> Samples {
+        let _ = self.stop.send(());
+        self.task.await.unwrap_or_default()
+    }
+}
+
+async fn sample_once(watch: &Watch, gpu: Option<&Gpu>, off: u64, out: &mut Samples) {
+    let gpu_mb = gpu.and_then(Gpu::used_mb);
+    let rss = watch.pid.and_then(telemetry::rss_mb);
+    if gpu_mb.is_some() || rss.is_some() {
+        out.memory.push(MemorySample {
+            offset_us: off,
+            gpu_used_mb: gpu_mb,
+            server_rss_mb: rss,
+        });
+    }
+    if let Some(u) = &watch.metrics_url {
+        if let Some(s) = telemetry::scrape(&watch.http, u).await {
+            out.metrics.push(telemetry::sample(off, &s));
+        }
+    }
+}
+
+/// Whether process `pid` is gone or a zombie (exited, not yet reaped).
+pub fn process_gone(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(s) => {
+            s.rsplit(')')
+                .next()
+                .and_then(|r| r.split_whitespace().next())
+                == Some("Z")
+        }
+    }
+}

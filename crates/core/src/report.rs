@@ -1,0 +1,158 @@
+//! The analysis as data: what was compared, the recomputed summaries, the verdicts, the float
+//! comparison. Built by [`crate::analysis`], serialized by `sloscope analyze --format json`,
+//! turned into rows and cells by [`crate::view`].
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::baseline::BaselineReport;
+use crate::contract::SloLimit;
+use crate::lineage::LineageReport;
+use crate::metric::{Direction, Metric};
+use crate::schema::{Decision, EvidenceLevel, KnobValue, WorkloadSpec};
+use crate::stats::Interval;
+use crate::summary::Summary;
+use crate::verdict::{BindingSlo, Confidence, SloCheck};
+
+/// Where a candidate's numbers come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum SummarySource {
+    /// Recomputed by sloscope from raw requests.
+    Recomputed,
+    /// Taken as reported by another tool (no raw requests in the file).
+    Reported,
+}
+
+/// A reported value that disagrees with the recomputed one beyond rounding.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Disagreement {
+    /// Metric name.
+    pub metric: String,
+    /// As reported in the file.
+    pub reported: f64,
+    /// As recomputed.
+    pub recomputed: f64,
+}
+
+/// One comparable candidate of a profile.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct CandidateReport {
+    /// Candidate name.
+    pub name: String,
+    /// Run file.
+    pub file: String,
+    /// The knob it varies.
+    pub knob: Option<String>,
+    /// Its value.
+    pub value: Option<KnobValue>,
+    /// Evidence level of the run.
+    pub evidence_level: EvidenceLevel,
+    /// Where the numbers come from.
+    pub source: SummarySource,
+    /// Repeats with raw data.
+    pub repeats: u32,
+    /// Recomputed summary over all repeats (`null` for reported-only runs).
+    pub summary: Option<Summary>,
+    /// Recomputed summary of each repeat.
+    pub per_repeat: Vec<Summary>,
+    /// Reported summaries carried by the file.
+    pub reported: BTreeMap<String, Option<f64>>,
+    /// Reported values that disagree with the recomputed ones.
+    pub disagreements: Vec<Disagreement>,
+    /// Every SLO limit checked.
+    pub slo_checks: Vec<SloCheck>,
+    /// True when every SLO check passes.
+    pub meets_slo: bool,
+    /// Value of the primary metric.
+    pub primary_value: Option<f64>,
+    /// 95% interval of the primary metric over repeats (3 or more).
+    pub primary_interval: Option<Interval>,
+    /// The recommended candidate.
+    pub chosen: bool,
+}
+
+impl CandidateReport {
+    /// The value of a metric: recomputed where there is raw data, else as reported.
+    pub fn metric(&self, m: Metric) -> Option<f64> {
+        match &self.summary {
+            Some(s) => s.metric(m),
+            None => self.reported.get(&m.name()).copied().flatten(),
+        }
+    }
+}
+
+/// A run left out of the comparison, and why.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Excluded {
+    /// Run file.
+    pub file: String,
+    /// Candidate name in the run.
+    pub candidate: String,
+    /// Why it is not comparable.
+    pub reason: String,
+}
+
+/// Everything about one profile.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct ProfileReport {
+    /// Profile name.
+    pub profile: String,
+    /// accept / tune / reject.
+    pub decision: Decision,
+    /// The chosen candidate.
+    pub recommended_name: Option<String>,
+    /// Why.
+    pub reason: String,
+    /// Problems with the profile definition (empty when it passed its contract).
+    pub contract_issues: Vec<String>,
+    /// Where the profile definition came from (a plan or a run file).
+    pub defined_in: Option<String>,
+    /// The workload.
+    pub workload: Option<WorkloadSpec>,
+    /// The ranking metric.
+    pub primary_metric: Option<String>,
+    /// Its direction.
+    pub primary_direction: Option<Direction>,
+    /// SLO limits.
+    pub slo: Vec<SloLimit>,
+    /// The knob the candidates vary.
+    pub knob: Option<String>,
+    /// Comparable candidates.
+    pub candidates: Vec<CandidateReport>,
+    /// Runs left out, with reasons.
+    pub excluded: Vec<Excluded>,
+    /// When no candidate met every SLO: what bound.
+    pub binding_slo: Option<BindingSlo>,
+    /// Interval statement when repeats allow.
+    pub confidence: Option<Confidence>,
+    /// Quantized vs float, when a baseline run is loaded.
+    pub baseline: Option<BaselineReport>,
+}
+
+/// The whole report.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Analysis {
+    /// Version of the sloscope core that computed it.
+    pub sloscope_version: String,
+    /// Lineage check.
+    pub lineage: LineageReport,
+    /// One entry per profile, in latency, balanced, throughput order.
+    pub profiles: Vec<ProfileReport>,
+    /// Problems that belong to no profile.
+    pub notes: Vec<String>,
+}
+
+impl Analysis {
+    /// True when every profile is `accept`.
+    pub fn all_accept(&self) -> bool {
+        !self.profiles.is_empty() && self.profiles.iter().all(|p| p.decision == Decision::Accept)
+    }
+}

@@ -1,0 +1,554 @@
+//! The report view-model: what a reader sees of an [`Analysis`], as lines, tables and cells
+//! with their wording and numbers already decided. The text and Markdown printers
+//! ([`crate::render`]) and the page's components only lay these out, so the terminal, the
+//! review thread and the browser cannot disagree on a word or a digit.
+
+use serde::{Deserialize, Serialize};
+
+use crate::baseline::BaselineRow;
+use crate::fmt::{format_number, optional, with_unit, MISSING};
+use crate::metric::{Direction, Metric};
+use crate::report::{Analysis, CandidateReport, ProfileReport, SummarySource};
+use crate::schema::{Decision, WorkloadSpec};
+
+/// Whether a cell passed an SLO.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum Mark {
+    /// Not checked against an SLO.
+    None,
+    /// Meets its SLO.
+    Pass,
+    /// Misses its SLO (or is not measured).
+    Fail,
+}
+
+impl Mark {
+    /// The suffix shown after the value.
+    pub fn suffix(self) -> &'static str {
+        match self {
+            Mark::None => "",
+            Mark::Pass => " ✓",
+            Mark::Fail => " ✗",
+        }
+    }
+}
+
+/// One cell: its text as shown (the mark appended), the number behind it and its SLO mark.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Cell {
+    /// Shown text, mark included.
+    pub text: String,
+    /// The metric this cell shows, when it shows one.
+    pub metric: Option<String>,
+    /// The number, unrounded (`null` when missing or not a number).
+    pub value: Option<f64>,
+    /// SLO mark.
+    pub mark: Mark,
+}
+
+impl Cell {
+    fn text(t: impl Into<String>) -> Cell {
+        Cell {
+            text: t.into(),
+            metric: None,
+            value: None,
+            mark: Mark::None,
+        }
+    }
+
+    fn number(m: Metric, v: Option<f64>, mark: Mark) -> Cell {
+        Cell {
+            text: format!("{}{}", optional(v), mark.suffix()),
+            metric: Some(m.name()),
+            value: v,
+            mark,
+        }
+    }
+}
+
+/// A column heading.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Column {
+    /// Heading text.
+    pub title: String,
+    /// True for the columns that decide the verdict (always shown on narrow screens).
+    pub decisive: bool,
+    /// True for numeric columns (right-aligned).
+    pub numeric: bool,
+}
+
+/// One table row; `key` names what the row is about (a candidate, a metric, a profile).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Row {
+    /// Candidate, metric or profile name.
+    pub key: String,
+    /// The recommended candidate's row.
+    pub highlighted: bool,
+    /// Cells, one per column.
+    pub cells: Vec<Cell>,
+}
+
+/// A table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct TableView {
+    /// Headings.
+    pub columns: Vec<Column>,
+    /// Rows.
+    pub rows: Vec<Row>,
+}
+
+/// What a reader sees of one profile.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct ProfileView {
+    /// Profile name.
+    pub profile: String,
+    /// accept / tune / reject.
+    pub decision: Decision,
+    /// `ACCEPT`, `TUNE` or `REJECT`.
+    pub decision_label: String,
+    /// The recommended candidate, or `none`.
+    pub recommended: String,
+    /// `(knob = value)` of the recommended candidate, empty when none.
+    pub recommended_setting: String,
+    /// The workload measured.
+    pub workload_line: String,
+    /// The SLO limits and the primary metric.
+    pub slo_line: String,
+    /// Decision, candidate and reason in one sentence.
+    pub verdict_line: String,
+    /// The reason alone.
+    pub reason: String,
+    /// For a `tune` with no feasible candidate: the binding SLO and its miss.
+    pub binding_line: Option<String>,
+    /// The interval statement.
+    pub confidence_line: Option<String>,
+    /// The recommended candidate's margin to each SLO.
+    pub margins_line: Option<String>,
+    /// Problems with the profile definition.
+    pub contract_issues: Vec<String>,
+    /// The candidates.
+    pub candidates: TableView,
+    /// Warnings about candidates (reported-only numbers, disagreements).
+    pub warnings: Vec<String>,
+    /// Runs left out, with reasons.
+    pub excluded: Vec<String>,
+    /// Heading of the float comparison.
+    pub baseline_title: Option<String>,
+    /// The float comparison.
+    pub baseline: Option<TableView>,
+}
+
+/// The lineage as lines.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct LineageView {
+    /// True when nothing blocks the comparison.
+    pub ready: bool,
+    /// One status line.
+    pub status_line: String,
+    /// Blocking problems.
+    pub issues: Vec<String>,
+    /// What could not be checked.
+    pub warnings: Vec<String>,
+}
+
+/// What a reader sees of the whole analysis.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct ReportView {
+    /// Lineage.
+    pub lineage: LineageView,
+    /// One row per profile.
+    pub verdicts: TableView,
+    /// Per profile.
+    pub profiles: Vec<ProfileView>,
+    /// Problems that belong to no profile.
+    pub notes: Vec<String>,
+    /// Where the numbers come from.
+    pub footer: String,
+}
+
+/// Builds the view of an analysis.
+pub fn report_view(a: &Analysis) -> ReportView {
+    ReportView {
+        lineage: lineage_view(a),
+        verdicts: verdict_table(a),
+        profiles: a.profiles.iter().map(profile_view).collect(),
+        notes: a.notes.clone(),
+        footer: format!(
+            "recomputed from raw per-request data by sloscope {}",
+            a.sloscope_version
+        ),
+    }
+}
+
+fn lineage_view(a: &Analysis) -> LineageView {
+    let l = &a.lineage;
+    let field = |name: &str| {
+        l.fields
+            .iter()
+            .find(|f| f.field == name)
+            .and_then(|f| f.deployment.clone())
+            .unwrap_or_else(|| MISSING.into())
+    };
+    let status_line = if l.ready {
+        format!(
+            "Lineage: ready — artifact {} on backend version {}",
+            field("artifact_id"),
+            field("backend_version")
+        )
+    } else {
+        "Lineage: BROKEN — the comparison stops here".to_string()
+    };
+    LineageView {
+        ready: l.ready,
+        status_line,
+        issues: l.issues.clone(),
+        warnings: l.warnings.clone(),
+    }
+}
+
+fn column(title: &str, decisive: bool, numeric: bool) -> Column {
+    Column {
+        title: title.to_string(),
+        decisive,
+        numeric,
+    }
+}
+
+fn verdict_table(a: &Analysis) -> TableView {
+    let columns = vec![
+        column("profile", true, false),
+        column("decision", true, false),
+        column("recommended", true, false),
+        column("primary metric", true, false),
+        column("value", true, true),
+        column("reason", false, false),
+    ];
+    let rows = a
+        .profiles
+        .iter()
+        .map(|p| {
+            let chosen = p.candidates.iter().find(|c| c.chosen);
+            let pm = p.primary_metric.as_deref().and_then(Metric::parse);
+            let value = chosen.and_then(|c| c.primary_value);
+            Row {
+                key: p.profile.clone(),
+                highlighted: false,
+                cells: vec![
+                    Cell::text(&p.profile),
+                    Cell::text(p.decision.as_str().to_uppercase()),
+                    Cell::text(p.recommended_name.as_deref().unwrap_or(MISSING)),
+                    Cell::text(p.primary_metric.as_deref().unwrap_or(MISSING)),
+                    Cell {
+                        text: with_unit(value, pm.map_or("", Metric::unit)),
+                        metric: pm.map(Metric::name),
+                        value,
+                        mark: Mark::None,
+                    },
+                    Cell::text(&p.reason),
+                ],
+            }
+        })
+        .collect();
+    TableView { columns, rows }
+}
+
+/// Metric columns of the candidate table, in order.
+pub const CANDIDATE_METRICS: [Metric; 10] = [
+    Metric::TTFT_P50,
+    Metric::TTFT_P95,
+    Metric::TPOT_P95,
+    Metric::ITL_P95,
+    Metric::E2E_P95,
+    Metric::QUEUE_WAIT_P95,
+    Metric::THROUGHPUT,
+    Metric::GOODPUT_RATIO,
+    Metric::FAILURE_RATE,
+    Metric::PEAK_MEMORY,
+];
+
+fn candidate_table(p: &ProfileReport) -> TableView {
+    let in_slo = |m: Metric| p.slo.iter().any(|s| s.metric == m.name());
+    let primary = p.primary_metric.as_deref().and_then(Metric::parse);
+    let mut columns = vec![
+        column("candidate", true, false),
+        column(p.knob.as_deref().unwrap_or("knob"), true, false),
+    ];
+    columns.extend(
+        CANDIDATE_METRICS
+            .iter()
+            .map(|&m| column(&m.name(), in_slo(m) || primary == Some(m), true)),
+    );
+    columns.push(column("requests ok/sent", true, true));
+    columns.push(column("evidence", true, false));
+    columns.push(column("SLO", true, false));
+    let rows = p.candidates.iter().map(candidate_row).collect();
+    TableView { columns, rows }
+}
+
+fn candidate_row(c: &CandidateReport) -> Row {
+    let mut cells = vec![
+        Cell::text(if c.chosen {
+            format!("{} ★", c.name)
+        } else {
+            c.name.clone()
+        }),
+        Cell::text(
+            c.value
+                .as_ref()
+                .map(|v| v.to_string())
+                .unwrap_or_else(|| MISSING.into()),
+        ),
+    ];
+    for m in CANDIDATE_METRICS {
+        let name = m.name();
+        let mark = match c.slo_checks.iter().find(|k| k.metric == name) {
+            None => Mark::None,
+            Some(k) if k.pass => Mark::Pass,
+            Some(_) => Mark::Fail,
+        };
+        cells.push(Cell::number(m, c.metric(m), mark));
+    }
+    cells.push(Cell::text(match &c.summary {
+        Some(s) => format!("{}/{}", s.requests_ok, s.requests_sent),
+        None => "reported".into(),
+    }));
+    let evidence = match c.source {
+        SummarySource::Recomputed => c.evidence_level.as_str().to_string(),
+        SummarySource::Reported => format!("{} (as reported)", c.evidence_level.as_str()),
+    };
+    cells.push(Cell::text(evidence));
+    cells.push(Cell {
+        mark: if c.meets_slo { Mark::Pass } else { Mark::Fail },
+        ..Cell::text(if c.meets_slo { "pass" } else { "fail" })
+    });
+    Row {
+        key: c.name.clone(),
+        highlighted: c.chosen,
+        cells,
+    }
+}
+
+/// `workload ID: concurrency …, prompt … tokens, …`.
+pub fn workload_line(w: Option<&WorkloadSpec>) -> String {
+    let Some(w) = w else {
+        return "no workload".into();
+    };
+    let n = |v: Option<i64>| v.map(|v| v.to_string()).unwrap_or_else(|| "?".into());
+    format!(
+        "workload {}: concurrency {}, prompt {} tokens, max output {} tokens, {} repeats × {} requests{}",
+        w.id.as_deref().unwrap_or(MISSING),
+        n(w.concurrency),
+        n(w.prompt_tokens),
+        n(w.max_output_tokens),
+        n(w.repeats),
+        n(w.requests_per_repeat),
+        w.request_rate_rps
+            .map(|r| format!(", Poisson {} req/s", format_number(r)))
+            .unwrap_or_default()
+    )
+}
+
+fn slo_line(p: &ProfileReport) -> String {
+    let limits: Vec<String> = p
+        .slo
+        .iter()
+        .map(|s| {
+            let op = match s.direction {
+                Direction::LowerIsBetter => "≤",
+                Direction::HigherIsBetter => "≥",
+            };
+            format!("{} {op} {}", s.metric, format_number(s.limit))
+        })
+        .collect();
+    let limits = if limits.is_empty() {
+        "none".to_string()
+    } else {
+        limits.join(", ")
+    };
+    format!(
+        "SLO: {limits}; primary metric {}",
+        p.primary_metric.as_deref().unwrap_or(MISSING)
+    )
+}
+
+fn profile_view(p: &ProfileReport) -> ProfileView {
+    let chosen = p.candidates.iter().find(|c| c.chosen);
+    let decision_label = p.decision.as_str().to_uppercase();
+    let recommended = p.recommended_name.clone().unwrap_or_else(|| "none".into());
+    let verdict_line = format!(
+        "Verdict: {decision_label} {}— {}",
+        p.recommended_name
+            .as_ref()
+            .map(|n| format!("{n} "))
+            .unwrap_or_default(),
+        p.reason
+    );
+    let (baseline_title, baseline) = match &p.baseline {
+        Some(b) => (
+            Some(format!(
+                "Quantized {} vs float baseline {}",
+                b.compared_with
+                    .as_deref()
+                    .unwrap_or("(no candidate chosen)"),
+                b.artifact_id
+            )),
+            Some(baseline_table(&b.rows)),
+        ),
+        None => (None, None),
+    };
+    ProfileView {
+        profile: p.profile.clone(),
+        decision: p.decision,
+        decision_label,
+        recommended,
+        recommended_setting: chosen.map(setting).unwrap_or_default(),
+        workload_line: workload_line(p.workload.as_ref()),
+        slo_line: slo_line(p),
+        verdict_line,
+        reason: p.reason.clone(),
+        binding_line: binding_line(p),
+        confidence_line: p.confidence.as_ref().map(|c| c.statement.clone()),
+        margins_line: chosen.map(margins_line),
+        contract_issues: p.contract_issues.clone(),
+        candidates: candidate_table(p),
+        warnings: candidate_warnings(p),
+        excluded: p
+            .excluded
+            .iter()
+            .map(|e| format!("not compared: {} ({}): {}", e.candidate, e.file, e.reason))
+            .collect(),
+        baseline_title,
+        baseline,
+    }
+}
+
+fn setting(c: &CandidateReport) -> String {
+    format!(
+        "({} = {})",
+        c.knob.as_deref().unwrap_or("knob"),
+        c.value
+            .as_ref()
+            .map(|v| v.to_string())
+            .unwrap_or_else(|| MISSING.into())
+    )
+}
+
+fn binding_line(p: &ProfileReport) -> Option<String> {
+    let b = p.binding_slo.as_ref()?;
+    Some(format!(
+        "Binding SLO: {} limit {} — {} has {}{}",
+        b.metric,
+        format_number(b.limit),
+        b.candidate,
+        b.value
+            .map(format_number)
+            .unwrap_or_else(|| "no measurement".into()),
+        b.missed_by
+            .map(|m| format!(", missed by {}", format_number(m)))
+            .unwrap_or_default()
+    ))
+}
+
+fn margins_line(c: &CandidateReport) -> String {
+    let parts: Vec<String> = c
+        .slo_checks
+        .iter()
+        .map(|k| format!("{} {}", k.metric, optional(k.margin)))
+        .collect();
+    format!("Margins to the SLO limits: {}", parts.join(" · "))
+}
+
+fn candidate_warnings(p: &ProfileReport) -> Vec<String> {
+    let mut out = Vec::new();
+    for c in &p.candidates {
+        for d in &c.disagreements {
+            out.push(format!(
+                "{}: reported {} = {} but the raw requests give {}",
+                c.name,
+                d.metric,
+                format_number(d.reported),
+                format_number(d.recomputed)
+            ));
+        }
+        if c.source == SummarySource::Reported {
+            out.push(format!(
+                "{}: numbers as reported by {} (no raw requests to recompute from)",
+                c.name, c.file
+            ));
+        }
+    }
+    out
+}
+
+fn baseline_table(rows: &[BaselineRow]) -> TableView {
+    let columns = vec![
+        column("metric", true, false),
+        column("quantized", true, true),
+        column("float", true, true),
+        column("difference", true, true),
+        column("ratio", true, true),
+        column("95% interval of difference", false, false),
+    ];
+    let rows = rows
+        .iter()
+        .map(|r| {
+            let m = Metric::parse(&r.metric);
+            let num = |v: Option<f64>| match m {
+                Some(m) => Cell::number(m, v, Mark::None),
+                None => Cell::text(optional(v)),
+            };
+            Row {
+                key: r.metric.clone(),
+                highlighted: false,
+                cells: vec![
+                    Cell::text(&r.metric),
+                    num(r.quantized),
+                    num(r.baseline),
+                    num(r.difference),
+                    Cell::text(
+                        r.ratio
+                            .map(|x| format!("{x:.2}×"))
+                            .unwrap_or_else(|| MISSING.into()),
+                    ),
+                    Cell::text(
+                        r.difference_interval
+                            .map(|i| {
+                                format!("[{}, {}]", format_number(i.low), format_number(i.high))
+                            })
+                            .unwrap_or_else(|| MISSING.into()),
+                    ),
+                ],
+            }
+        })
+        .collect();
+    TableView { columns, rows }
+}
+
+/// `sloscope analyze --format json`: the analysis (numbers) and its view (what the text,
+/// Markdown and page show), so a test or a reviewer can hold one against the other.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct AnalysisOutput {
+    /// The numbers.
+    #[serde(flatten)]
+    pub analysis: Analysis,
+    /// What a reader sees of them.
+    pub view: ReportView,
+}
+
+impl AnalysisOutput {
+    /// The analysis with its view.
+    pub fn new(analysis: Analysis) -> AnalysisOutput {
+        let view = report_view(&analysis);
+        AnalysisOutput { analysis, view }
+    }
+}
