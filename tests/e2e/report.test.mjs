@@ -37,19 +37,6 @@ function exampleFiles() {
 
 const analyze = () => JSON.parse(execFileSync(sloscope, ['analyze', examples, '--format', 'json']).toString());
 
-// The core's number format (verdict::format_number): two decimals, trailing zeros dropped.
-function fmt(v) {
-  if (v === null || v === undefined) return '–';
-  if (v === 0 || (Math.abs(v) >= 0.01 && Math.abs(v) < 1e6)) return v.toFixed(2).replace(/0+$/, '').replace(/\.$/, '');
-  return v.toExponential(3).replace('e-', 'e-').replace('e+', 'e');
-}
-const metric = (c, m) => {
-  const s = c.summary; if (!s) return c.reported?.[m] ?? null;
-  const lat = m.match(/^(ttft|tpot|itl|e2e|queue_wait)_(mean|p50|p90|p95|p99|max)_ms$/);
-  if (lat) return s[lat[1]][`${lat[2]}_ms`];
-  return s[m];
-};
-
 async function newPage(ctx) {
   const page = await ctx.newPage();
   const errors = [];
@@ -59,16 +46,27 @@ async function newPage(ctx) {
   return { page, errors };
 }
 
+// The page lays out the core's view-model; `sloscope analyze --format json` prints the same
+// view beside the numbers. Every verdict, line and table cell must read the same, word for word.
 async function checkAgainstCli(page, expected) {
-  for (const p of expected.profiles) {
+  const text = async (loc) => (await loc.textContent()).trim();
+  for (const [i, p] of expected.profiles.entries()) {
+    const v = expected.view.profiles[i];
+    assert.equal(v.profile, p.profile);
     const card = page.locator(`.verdict[data-profile="${p.profile}"]`);
     assert.equal(await card.locator('.decision').getAttribute('data-decision'), p.decision, `${p.profile} decision`);
-    assert.equal((await card.locator('.recommended').textContent()).trim(), p.recommended_name ?? 'none', `${p.profile} recommended`);
-    for (const c of p.candidates) {
-      const row = page.locator(`#table-${p.profile} tr[data-candidate="${c.name}"]`);
-      for (const m of ['ttft_p50_ms', 'ttft_p95_ms', 'tpot_p95_ms', 'itl_p95_ms', 'e2e_p95_ms', 'queue_wait_p95_ms', 'throughput_tps', 'goodput_ratio', 'failure_rate', 'peak_memory_mb']) {
-        const cell = (await row.locator(`td[data-metric="${m}"]`).textContent()).replace(/[ ✓✗]/g, '');
-        assert.equal(cell, fmt(metric(c, m)), `${p.profile}/${c.name}/${m}`);
+    assert.equal(await text(card.locator('.recommended')), p.recommended_name ?? 'none', `${p.profile} recommended`);
+    assert.equal(await text(card.locator('.reason')), v.reason, `${p.profile} reason`);
+    const section = page.locator(`#profile-${p.profile}`);
+    assert.equal(await text(section.locator('p.workload')), v.workload_line, `${p.profile} workload line`);
+    assert.equal(await text(section.locator('p.slo')), v.slo_line, `${p.profile} SLO line`);
+    for (const [tableId, table] of [[`#table-${p.profile}`, v.candidates], [`#baseline-${p.profile}`, v.baseline]]) {
+      if (!table) continue;
+      const heads = await page.locator(`${tableId} thead th`).allTextContents();
+      assert.deepEqual(heads.map((h) => h.trim()), table.columns.map((c) => c.title), `${tableId} headings`);
+      for (const row of table.rows) {
+        const cells = await page.locator(`${tableId} tbody tr[data-candidate="${row.key}"]`).locator('th, td').allTextContents();
+        assert.deepEqual(cells.map((c) => c.trim()), row.cells.map((c) => c.text), `${tableId} ${row.key}`);
       }
     }
   }

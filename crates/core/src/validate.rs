@@ -52,7 +52,7 @@ pub fn validate_run(file: &str, run: &Run) -> Result<(), LoadError> {
                 ("gpu_used_mb", s.gpu_used_mb),
                 ("server_rss_mb", s.server_rss_mb),
             ] {
-                if v.is_some_and(|v| !(v >= 0.0)) {
+                if v.is_some_and(|v| v < 0.0 || v.is_nan()) {
                     return Err(c.invalid(
                         format!("$.repeats[{ri}].memory[{j}].{field}"),
                         format!("{v:?}: expected a non-negative size"),
@@ -237,7 +237,7 @@ impl Check<'_> {
                     "unknown metric name; see the metric list in the README".into(),
                 ));
             }
-            if v.is_some_and(|v| !(v >= 0.0)) {
+            if v.is_some_and(|v| v < 0.0 || v.is_nan()) {
                 return Err(self.invalid(
                     format!("$.reported.{k}"),
                     format!("{v:?}: expected a non-negative value"),

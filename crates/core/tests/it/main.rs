@@ -5,3 +5,4 @@ mod analysis;
 mod bad_input;
 mod schema_files;
 mod seed;
+mod snapshots;
