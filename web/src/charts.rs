@@ -41,6 +41,8 @@ fn empty<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, title: &str) -> Draw
     root.present()
 }
 
+// Axes, SLO lines, Pareto front, points and labels of one chart: plotters' builder style
+// makes this one long function (past 80 lines); each block is one layer of the drawing.
 /// TTFT p95 against output throughput per candidate, with the SLO lines and the Pareto front.
 pub fn tradeoff<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, p: &ProfileReport) -> Drawn<DB> {
     let ttft = Metric::parse("ttft_p95_ms");

@@ -7,8 +7,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use sloscope_collector::write;
+use sloscope_core::schema::RunStatus;
 use sloscope_core::view::AnalysisOutput;
-use sloscope_core::{analyze, read_document, render, LoadedFile};
+use sloscope_core::{analyze, read_document, render, Document, LoadedFile};
 
 /// Output formats.
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -153,7 +154,15 @@ pub fn load_all(files: &[PathBuf]) -> (Vec<LoadedFile>, Vec<String>) {
         match std::fs::read(f) {
             Err(e) => errors.push(format!("{name}: cannot read: {e}")),
             Ok(bytes) => match read_document(&name, bytes) {
-                Ok(doc) => loaded.push(LoadedFile { name, doc }),
+                Ok(doc) => {
+                    if let Document::Run(r) = &doc {
+                        if r.status == RunStatus::Partial {
+                            let why = r.failure.as_deref().unwrap_or("no reason given");
+                            eprintln!("sloscope: {name}: partial run, read as partial: {why}");
+                        }
+                    }
+                    loaded.push(LoadedFile { name, doc })
+                }
                 Err(e) => errors.push(e.to_string()),
             },
         }

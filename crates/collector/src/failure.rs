@@ -56,7 +56,7 @@ impl StopReason {
     /// The run file's `failure` text.
     pub fn message(&self) -> String {
         match self {
-            StopReason::Interrupted(how) => format!("interrupted ({how})"),
+            StopReason::Interrupted(how) => format!("interrupted by {how}"),
             StopReason::ServerExited(status) => {
                 format!("the server process exited during the run ({status})")
             }

@@ -311,7 +311,7 @@ fn cancellation_ends_streams_in_flight_as_failures() {
     );
     assert!(rows
         .iter()
-        .all(|r| r.error.as_deref() == Some("cancelled: interrupted (test)")));
+        .all(|r| r.error.as_deref() == Some("cancelled: interrupted by test")));
     assert!(rows.iter().all(|r| r.ttft_us.is_some()));
 }
 

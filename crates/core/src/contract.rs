@@ -110,7 +110,22 @@ pub fn validate_profile(spec: &ProfileSpec) -> Result<Profile, Vec<String>> {
             ));
         }
     }
-    let primary = match spec.primary_metric.as_deref() {
+    let primary = primary_metric(spec, &mut issues);
+    let slo = slo_limits(spec, &mut issues);
+    match (name, workload_id, primary) {
+        (Some(name), Some(workload_id), Some(primary_metric)) if issues.is_empty() => Ok(Profile {
+            name,
+            workload,
+            workload_id,
+            primary_metric,
+            slo,
+        }),
+        _ => Err(issues),
+    }
+}
+
+fn primary_metric(spec: &ProfileSpec, issues: &mut Vec<String>) -> Option<Metric> {
+    match spec.primary_metric.as_deref() {
         None | Some("") => {
             issues.push("missing primary_metric".to_string());
             None
@@ -122,34 +137,56 @@ pub fn validate_profile(spec: &ProfileSpec) -> Result<Profile, Vec<String>> {
             }
             parsed
         }
-    };
+    }
+}
+
+/// The SLO limits, each a known metric with a limit in its range: latency, memory and queue
+/// ceilings above 0, throughput floors at 0 or more, ratios in [0, 1].
+fn slo_limits(spec: &ProfileSpec, issues: &mut Vec<String>) -> Vec<(Metric, f64)> {
     let mut slo = Vec::new();
-    match &spec.slo {
-        None => issues.push("missing slo: expected at least one limit".to_string()),
-        Some(map) if map.is_empty() => {
-            issues.push("slo is empty: expected at least one limit".to_string())
+    let map = match &spec.slo {
+        None => {
+            issues.push("missing slo: expected at least one limit".to_string());
+            return slo;
         }
-        Some(map) => {
-            for (k, &v) in map {
-                match Metric::parse(k) {
-                    None => issues.push(unknown_metric(&format!("slo.{k}"), k)),
-                    Some(_) if !v.is_finite() => {
-                        issues.push(format!("slo.{k} is {v}: expected a finite limit"))
-                    }
-                    Some(m) => slo.push((m, v)),
-                }
-            }
+        Some(map) if map.is_empty() => {
+            issues.push("slo is empty: expected at least one limit".to_string());
+            return slo;
+        }
+        Some(map) => map,
+    };
+    for (k, &v) in map {
+        let Some(m) = Metric::parse(k) else {
+            issues.push(unknown_metric(&format!("slo.{k}"), k));
+            continue;
+        };
+        match limit_range_problem(m, v) {
+            Some(expected) => issues.push(format!("slo.{k} is {v}: expected {expected}")),
+            None => slo.push((m, v)),
         }
     }
-    match (name, workload_id, primary) {
-        (Some(name), Some(workload_id), Some(primary_metric)) if issues.is_empty() => Ok(Profile {
-            name,
-            workload,
-            workload_id,
-            primary_metric,
-            slo,
-        }),
-        _ => Err(issues),
+    slo
+}
+
+/// What a limit on `m` must be, when `v` is not that.
+fn limit_range_problem(m: Metric, v: f64) -> Option<&'static str> {
+    use crate::metric::Scalar;
+    if !v.is_finite() {
+        return Some("a finite limit");
+    }
+    match m {
+        Metric::Scalar(Scalar::FailureRate | Scalar::GoodputRatio) if !(0.0..=1.0).contains(&v) => {
+            Some("a ratio between 0 and 1")
+        }
+        Metric::Scalar(Scalar::FailureRate | Scalar::GoodputRatio) => None,
+        Metric::Scalar(
+            Scalar::ThroughputTps | Scalar::RequestThroughputRps | Scalar::GoodputRps,
+        ) if v < 0.0 => Some("a floor of 0 or more"),
+        Metric::Scalar(Scalar::QueueDepthMax) if v < 0.0 => Some("a ceiling of 0 or more"),
+        Metric::Latency(..) | Metric::Scalar(Scalar::PeakMemoryMb) if v <= 0.0 => {
+            Some("a ceiling above 0 (a latency or memory of 0 cannot be met)")
+        }
+        _ => None,
     }
 }
 
@@ -204,6 +241,33 @@ mod tests {
                 "{want} not in {issues:?}"
             );
         }
+    }
+
+    #[test]
+    fn slo_limits_out_of_range_make_the_profile_invalid() {
+        for (metric, limit, word) in [
+            ("ttft_p95_ms", -1.0, "above 0"),
+            ("ttft_p95_ms", 0.0, "above 0"),
+            ("peak_memory_mb", 0.0, "above 0"),
+            ("failure_rate", 1.5, "between 0 and 1"),
+            ("failure_rate", -0.1, "between 0 and 1"),
+            ("goodput_ratio", 2.0, "between 0 and 1"),
+            ("throughput_tps", -5.0, "0 or more"),
+        ] {
+            let mut s = spec();
+            s.slo.as_mut().unwrap().insert(metric.into(), limit);
+            let issues = validate_profile(&s).unwrap_err();
+            assert!(
+                issues
+                    .iter()
+                    .any(|i| i.contains(metric) && i.contains(word)),
+                "{metric} {limit}: {issues:?}"
+            );
+        }
+        let mut s = spec();
+        s.slo.as_mut().unwrap().insert("failure_rate".into(), 0.0);
+        s.slo.as_mut().unwrap().insert("throughput_tps".into(), 0.0);
+        assert!(validate_profile(&s).is_ok());
     }
 
     #[test]

@@ -220,7 +220,7 @@ enum Rule {
     AllThree,
     /// Gate and deployment equal (required); baseline must differ.
     QuantizedPair,
-    /// Gate and deployment equal where stated; baseline is its own.
+    /// Gate and deployment equal where stated; baseline, where stated, must differ.
     QuantizedPairOptional,
     /// Gate = deployment; baseline a float format.
     Format,
@@ -237,38 +237,7 @@ fn compare(field: &str, [g, b, d]: [Option<&str>; 3], rule: Rule) -> LineageFiel
         status,
         note,
     };
-    let names = ["gate", "baseline", "deployment"];
-    let stated = |vals: &[(usize, Option<&str>)]| -> Result<Option<String>, String> {
-        let present: Vec<_> = vals.iter().filter(|(_, v)| v.is_some()).collect();
-        if present.is_empty() {
-            return Ok(None);
-        }
-        if present.len() < vals.len() {
-            let missing: Vec<&str> = vals
-                .iter()
-                .filter(|(_, v)| v.is_none())
-                .map(|(i, _)| names[*i])
-                .collect();
-            let have: Vec<String> = present
-                .iter()
-                .map(|(i, v)| format!("{} {:?}", names[*i], v.unwrap_or("")))
-                .collect();
-            return Err(format!(
-                "{field} is stated by {} but missing from {}",
-                have.join(", "),
-                missing.join(", ")
-            ));
-        }
-        let first = present[0].1;
-        if present.iter().all(|(_, v)| *v == first) {
-            return Ok(first.map(str::to_string));
-        }
-        let all: Vec<String> = present
-            .iter()
-            .map(|(i, v)| format!("{} {:?}", names[*i], v.unwrap_or("")))
-            .collect();
-        Err(format!("{field} differs: {}", all.join(" vs ")))
-    };
+    let stated = |vals: &[(usize, Option<&str>)]| stated(field, vals);
     match rule {
         Rule::AllThree => match stated(&[(0, g), (1, b), (2, d)]) {
             Ok(None) => mk(FieldStatus::NotRecorded, None),
@@ -281,7 +250,7 @@ fn compare(field: &str, [g, b, d]: [Option<&str>; 3], rule: Rule) -> LineageFiel
                 Err(e) => mk(FieldStatus::Mismatch, Some(format!("{e}: gate and deployment must reference the same quantized artifact"))),
                 Ok(None) => mk(FieldStatus::NotRecorded, None),
                 Ok(Some(q)) => match (rule, b) {
-                    (Rule::QuantizedPair, Some(bv)) if bv == q => mk(
+                    (_, Some(bv)) if bv.trim().eq_ignore_ascii_case(q.trim()) => mk(
                         FieldStatus::Mismatch,
                         Some(format!("{field}: the float baseline names the quantized artifact {q:?}; expected its own float artifact")),
                     ),
@@ -328,6 +297,42 @@ fn compare(field: &str, [g, b, d]: [Option<&str>; 3], rule: Rule) -> LineageFiel
             }
         }
     }
+}
+
+/// The one value the records at these positions (0 gate, 1 baseline, 2 deployment) state for
+/// `field`; `Ok(None)` when none states it; `Err` when some state it and others do not, or
+/// they differ.
+fn stated(field: &str, vals: &[(usize, Option<&str>)]) -> Result<Option<String>, String> {
+    let names = ["gate", "baseline", "deployment"];
+    let present: Vec<_> = vals.iter().filter(|(_, v)| v.is_some()).collect();
+    if present.is_empty() {
+        return Ok(None);
+    }
+    if present.len() < vals.len() {
+        let missing: Vec<&str> = vals
+            .iter()
+            .filter(|(_, v)| v.is_none())
+            .map(|(i, _)| names[*i])
+            .collect();
+        let have: Vec<String> = present
+            .iter()
+            .map(|(i, v)| format!("{} {:?}", names[*i], v.unwrap_or("")))
+            .collect();
+        return Err(format!(
+            "{field} is stated by {} but missing from {}",
+            have.join(", "),
+            missing.join(", ")
+        ));
+    }
+    let first = present[0].1;
+    if present.iter().all(|(_, v)| *v == first) {
+        return Ok(first.map(str::to_string));
+    }
+    let all: Vec<String> = present
+        .iter()
+        .map(|(i, v)| format!("{} {:?}", names[*i], v.unwrap_or("")))
+        .collect();
+    Err(format!("{field} differs: {}", all.join(" vs ")))
 }
 
 fn check_runs(

@@ -135,34 +135,7 @@ pub fn decide(profile: &Profile, contenders: &[Contender<'_>]) -> Verdict {
         .filter(|&i| checks[i].iter().all(|c| c.pass))
         .collect();
     if feasible.is_empty() {
-        let binding = binding_slo(profile, contenders, &checks);
-        let reason = match &binding {
-            Some(b) => match (b.value, b.missed_by) {
-                (Some(v), Some(m)) => format!(
-                    "no candidate meets every SLO; closest is {} with {} = {} against the limit {} (missed by {}{})",
-                    b.candidate,
-                    b.metric,
-                    fmt_num(v),
-                    fmt_num(b.limit),
-                    fmt_num(m),
-                    b.missed_by_ratio.map(|r| format!(", {:.1}%", r * 100.0)).unwrap_or_default()
-                ),
-                _ => format!(
-                    "no candidate meets every SLO; {} is not measured for {} (limit {})",
-                    b.metric,
-                    b.candidate,
-                    fmt_num(b.limit)
-                ),
-            },
-            None => "no candidate meets every SLO".into(),
-        };
-        return Verdict {
-            decision: Decision::Tune,
-            recommended: None,
-            reason,
-            binding,
-            confidence: None,
-        };
+        return no_feasible(contenders, &checks);
     }
     let mut ranked: Vec<(usize, f64)> = feasible
         .iter()
@@ -213,11 +186,39 @@ pub fn decide(profile: &Profile, contenders: &[Contender<'_>]) -> Verdict {
     }
 }
 
-fn binding_slo(
-    profile: &Profile,
-    contenders: &[Contender<'_>],
-    checks: &[Vec<SloCheck>],
-) -> Option<BindingSlo> {
+/// `tune`: no candidate meets every SLO; the binding SLO says which limit is closest.
+fn no_feasible(contenders: &[Contender<'_>], checks: &[Vec<SloCheck>]) -> Verdict {
+    let binding = binding_slo(contenders, checks);
+    let reason = match &binding {
+        Some(b) => match (b.value, b.missed_by) {
+            (Some(v), Some(m)) => format!(
+                "no candidate meets every SLO; closest is {} with {} = {} against the limit {} (missed by {}{})",
+                b.candidate,
+                b.metric,
+                fmt_num(v),
+                fmt_num(b.limit),
+                fmt_num(m),
+                b.missed_by_ratio.map(|r| format!(", {:.1}%", r * 100.0)).unwrap_or_default()
+            ),
+            _ => format!(
+                "no candidate meets every SLO; {} is not measured for {} (limit {})",
+                b.metric,
+                b.candidate,
+                fmt_num(b.limit)
+            ),
+        },
+        None => "no candidate meets every SLO".into(),
+    };
+    Verdict {
+        decision: Decision::Tune,
+        recommended: None,
+        reason,
+        binding,
+        confidence: None,
+    }
+}
+
+fn binding_slo(contenders: &[Contender<'_>], checks: &[Vec<SloCheck>]) -> Option<BindingSlo> {
     // Worst relative miss of each candidate; unmeasured counts as an infinite miss.
     let worst = |cs: &[SloCheck]| -> Option<(f64, SloCheck)> {
         cs.iter()
@@ -236,7 +237,6 @@ fn binding_slo(
         .enumerate()
         .filter_map(|(i, cs)| worst(cs).map(|w| (i, w)))
         .min_by(|a, b| a.1 .0.total_cmp(&b.1 .0))?;
-    let _ = profile;
     Some(BindingSlo {
         metric: check.metric.clone(),
         limit: check.limit,

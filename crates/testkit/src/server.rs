@@ -244,6 +244,8 @@ fn chunk(chat: bool, text: &str) -> String {
     format!("data: {v}\n\n")
 }
 
+// One scripted response, fault by fault, in the order a real server would misbehave; kept
+// together (past 80 lines) so each fault reads next to the bytes it corrupts.
 async fn stream(
     st: Arc<State>,
     body: &[u8],

@@ -254,7 +254,11 @@ fn a_collector_killed_mid_run_leaves_a_journal_that_analyze_reads() {
     let journaled = journal_requests(&out);
     let a = sloscope(&["analyze", out.to_str().unwrap(), "--format", "json"], &[]);
     assert_eq!(a.status.code(), Some(0), "{}", stderr(&a));
-    assert!(stderr(&a).contains("journal of an unfinished run, read as partial"));
+    let err = stderr(&a);
+    assert!(
+        err.contains("read as partial") && err.contains("recovered from the journal"),
+        "{err}"
+    );
     let v: serde_json::Value = serde_json::from_slice(&a.stdout).unwrap();
     let ex = v["profiles"][0]["excluded"].as_array().unwrap();
     let reason = ex[0]["reason"].as_str().unwrap();

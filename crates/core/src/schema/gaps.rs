@@ -105,6 +105,8 @@ pub fn parse_nested(b: &[u8]) -> Result<Gaps, String> {
     Ok(gaps)
 }
 
+// The hot loop of reading a large run file (every inter-token gap); kept in one function
+// (past 80 lines) so the compiler keeps the parse state in registers.
 /// Parses one `[[u32, …], …]` value at the start of `b` (after optional whitespace) and returns
 /// it with the number of bytes it took. The hot loop of reading a large run file.
 pub fn parse_nested_prefix(b: &[u8]) -> Result<(Gaps, usize), String> {

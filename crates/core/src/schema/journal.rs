@@ -127,6 +127,37 @@ struct Pending {
     metrics: Vec<MetricSample>,
 }
 
+/// Files a non-header line under its repeat.
+fn add_line(repeats: &mut Vec<Pending>, line: JournalLine) {
+    let r = match &line {
+        JournalLine::Header { .. } => return,
+        JournalLine::Repeat { repeat, .. }
+        | JournalLine::Request { repeat, .. }
+        | JournalLine::Memory { repeat, .. }
+        | JournalLine::Metrics { repeat, .. } => *repeat,
+    };
+    let p = match repeats.iter().position(|x| x.index == r) {
+        Some(p) => p,
+        None => {
+            repeats.push(Pending {
+                index: r,
+                ..Default::default()
+            });
+            repeats.len() - 1
+        }
+    };
+    let slot = &mut repeats[p];
+    match line {
+        JournalLine::Header { .. } => {}
+        JournalLine::Repeat {
+            warmup_requests, ..
+        } => slot.warmup = warmup_requests,
+        JournalLine::Request { row, .. } => slot.rows.push(row),
+        JournalLine::Memory { sample, .. } => slot.memory.push(sample),
+        JournalLine::Metrics { sample, .. } => slot.metrics.push(sample),
+    }
+}
+
 /// Rebuilds a partial run from a journal. A torn last line (the writer died mid-line) is
 /// dropped; any other bad line is an error naming its line number. The run is not validated
 /// here: [`crate::read::read_document`] validates it like any other run.
@@ -154,47 +185,17 @@ pub fn recover(file: &str, bytes: &[u8]) -> Result<Run, LoadError> {
                 ))
             }
         };
-        let slot =
-            |repeats: &mut Vec<Pending>, r: u32| match repeats.iter().position(|x| x.index == r) {
-                Some(p) => p,
-                None => {
-                    repeats.push(Pending {
-                        index: r,
-                        ..Default::default()
-                    });
-                    repeats.len() - 1
-                }
-            };
-        match parsed {
-            JournalLine::Header { kind, run: r, .. } => {
-                if kind != JOURNAL_KIND {
-                    return Err(bad(
-                        i + 1,
-                        format!("kind {kind:?}, expected {JOURNAL_KIND:?}"),
-                        LoadErrorKind::Kind,
-                    ));
-                }
-                run = Some(*r);
+        if let JournalLine::Header { kind, run: r, .. } = parsed {
+            if kind != JOURNAL_KIND {
+                return Err(bad(
+                    i + 1,
+                    format!("kind {kind:?}, expected {JOURNAL_KIND:?}"),
+                    LoadErrorKind::Kind,
+                ));
             }
-            JournalLine::Repeat {
-                repeat,
-                warmup_requests,
-            } => {
-                let p = slot(&mut repeats, repeat);
-                repeats[p].warmup = warmup_requests;
-            }
-            JournalLine::Request { repeat, row } => {
-                let p = slot(&mut repeats, repeat);
-                repeats[p].rows.push(row);
-            }
-            JournalLine::Memory { repeat, sample } => {
-                let p = slot(&mut repeats, repeat);
-                repeats[p].memory.push(sample);
-            }
-            JournalLine::Metrics { repeat, sample } => {
-                let p = slot(&mut repeats, repeat);
-                repeats[p].metrics.push(sample);
-            }
+            run = Some(*r);
+        } else {
+            add_line(&mut repeats, parsed);
         }
     }
     let mut run = run.ok_or_else(|| {
