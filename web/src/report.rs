@@ -57,10 +57,11 @@ fn doc_json(d: &Document) -> String {
     r.unwrap_or_default()
 }
 
-/// Text safe inside `<script>`: `</` can close the element, so it is written `<\/` (the same
-/// string in JSON and in JavaScript).
+/// JSON text safe inside `<script>`: every `<` (only ever inside a JSON string) is written
+/// `\u003c`, the same string in JSON and in JavaScript, so no `</script>` or `<!--` in the data
+/// can end the element or change how the HTML parser reads it.
 fn script_safe(s: &str) -> String {
-    s.replace("</", "<\\/")
+    s.replace('<', "\\u003c")
 }
 
 async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {

@@ -144,30 +144,33 @@ fn analyze_profile(ctx: &Ctx<'_>, name: ProfileName) -> ProfileReport {
         binding_slo: None,
         confidence: None,
         baseline: None,
+        flags: Vec::new(),
     };
-    let mut baseline_runs = Vec::new();
-    for &(file, run) in &runs {
-        if run.role == Role::Baseline {
-            baseline_runs.push((file, run));
-            continue;
-        }
-        let taken: Vec<&str> = report.candidates.iter().map(|c| c.name.as_str()).collect();
-        match crate::compare::comparable(ctx, spec.as_ref(), knob.as_deref(), run, &taken) {
-            Err(reason) => report.excluded.push(Excluded {
+    let (baseline_runs, candidate_runs): (Vec<_>, Vec<_>) = runs
+        .iter()
+        .copied()
+        .partition(|(_, r)| r.role == Role::Baseline);
+    let candidate_runs =
+        crate::compare::distinct_runs(&candidate_runs, &mut report.flags, &mut report.excluded);
+    for (file, run) in candidate_runs {
+        match crate::compare::comparable(ctx, spec.as_ref(), knob.as_deref(), run) {
+            Err((code, reason)) => report.excluded.push(Excluded {
                 file: file.to_string(),
                 candidate: run.candidate.name.clone(),
+                code,
                 reason,
             }),
-            Ok(()) => report.candidates.push(crate::compare::candidate_report(
-                file,
-                run,
-                profile,
-                &thresholds,
-            )),
+            Ok(()) => {
+                let c = crate::compare::candidate_report(file, run, profile, &thresholds);
+                crate::flags::shortfall(spec.as_ref(), run, &c, &mut report.flags);
+                crate::flags::repeat_artefact(&c, &mut report.flags);
+                report.candidates.push(c);
+            }
         }
     }
     order_like_plan(ctx.plan.map(|p| p.1), &mut report.candidates);
     decide_profile(ctx, profile, &mut report);
+    crate::flags::after_verdict(&mut report);
     report.baseline =
         crate::compare::baseline_report(spec.as_ref(), &thresholds, &baseline_runs, &mut report);
     report

@@ -7,7 +7,9 @@ use crate::baseline::{self, BaselineReport};
 use crate::contract::Profile;
 use crate::lineage::LineageReport;
 use crate::metric::Metric;
-use crate::report::{CandidateReport, Disagreement, Excluded, ProfileReport, SummarySource};
+use crate::report::{
+    CandidateReport, Code, Disagreement, Excluded, Flag, ProfileReport, SummarySource,
+};
 use crate::schema::{EvidenceLevel, Plan, ProfileSpec, Run, RunStatus, WorkloadSpec};
 use crate::summary::{summarize, Summary, Thresholds};
 use crate::verdict::slo_checks;
@@ -26,70 +28,32 @@ pub(crate) fn comparable(
     spec: Option<&ProfileSpec>,
     knob: Option<&str>,
     run: &Run,
-    taken: &[&str],
-) -> Result<(), String> {
-    match run.status {
-        RunStatus::Ok => {}
-        RunStatus::Failed => {
-            return Err(format!(
-                "status failed: {}",
-                run.failure.as_deref().unwrap_or("no reason given")
-            ))
-        }
-        RunStatus::Partial => {
-            let n: usize = run.repeats.iter().map(|r| r.requests.len()).sum();
-            return Err(format!(
-                "partial run ({n} requests kept): {}",
-                run.failure.as_deref().unwrap_or("interrupted")
-            ));
-        }
-    }
-    if run.evidence_level == EvidenceLevel::FailedBackendProfile {
-        return Err("evidence level failed_backend_profile".into());
-    }
+) -> Result<(), (Code, String)> {
+    status_ok(run)?;
     if let Some(want) = &ctx.quantized_artifact {
         if &run.artifact_id != want {
-            return Err(format!(
-                "artifact {:?}, not the deployed {want:?}",
-                run.artifact_id
+            return Err((
+                Code::ArtifactMismatch,
+                format!("artifact {:?}, not the deployed {want:?}", run.artifact_id),
             ));
         }
     }
     if let Some(spec) = spec {
-        let wid = spec.workload.as_ref().and_then(|w| w.id.as_deref());
-        if wid.is_some_and(|w| w != run.workload_id) {
-            return Err(format!(
-                "workload {:?}, the profile's is {:?}",
-                run.workload_id,
-                wid.unwrap_or("")
-            ));
-        }
-        if let (Some(want), Some(got)) = (
-            spec.workload.as_ref(),
-            run.profile_spec.as_ref().and_then(|s| s.workload.as_ref()),
-        ) {
-            let diffs = workload_diffs(want, got);
-            if !diffs.is_empty() {
-                return Err(format!(
-                    "workload differs from the profile: {}",
-                    diffs.join(", ")
-                ));
-            }
-        }
+        same_workload(spec, run)?;
     }
     if let (Some(k), Some(rk)) = (knob, run.candidate.knob.as_deref()) {
         if k != rk {
-            return Err(format!("varies knob {rk:?}; the plan declares {k:?}"));
+            return Err((
+                Code::KnobMismatch,
+                format!("varies knob {rk:?}; the plan declares {k:?}"),
+            ));
         }
     }
-    if taken.contains(&run.candidate.name.as_str()) {
-        return Err(format!(
-            "a second run of candidate {:?} in this profile; the first one loaded is used",
-            run.candidate.name
-        ));
+    if let Some((file, plan)) = ctx.plan {
+        in_plan(file, plan, run)?;
     }
     if run.repeats.is_empty() && run.reported.is_none() {
-        return Err("no requests and no reported summaries".into());
+        return Err((Code::NoData, "no requests and no reported summaries".into()));
     }
     if !run.repeats.is_empty()
         && run
@@ -97,9 +61,142 @@ pub(crate) fn comparable(
             .iter()
             .all(|r| r.requests.error.iter().all(Option::is_some))
     {
-        return Err("every request failed".into());
+        return Err((Code::AllFailed, "every request failed".into()));
     }
     Ok(())
+}
+
+fn status_ok(run: &Run) -> Result<(), (Code, String)> {
+    match run.status {
+        RunStatus::Ok => {}
+        RunStatus::Failed => {
+            return Err((
+                Code::FailedRun,
+                format!(
+                    "status failed: {}",
+                    run.failure.as_deref().unwrap_or("no reason given")
+                ),
+            ))
+        }
+        RunStatus::Partial => {
+            let n: usize = run.repeats.iter().map(|r| r.requests.len()).sum();
+            return Err((
+                Code::PartialRun,
+                format!(
+                    "partial run ({n} requests kept): {}",
+                    run.failure.as_deref().unwrap_or("interrupted")
+                ),
+            ));
+        }
+    }
+    if run.evidence_level == EvidenceLevel::FailedBackendProfile {
+        return Err((
+            Code::FailedBackend,
+            "evidence level failed_backend_profile".into(),
+        ));
+    }
+    Ok(())
+}
+
+fn same_workload(spec: &ProfileSpec, run: &Run) -> Result<(), (Code, String)> {
+    let wid = spec.workload.as_ref().and_then(|w| w.id.as_deref());
+    if wid.is_some_and(|w| w != run.workload_id) {
+        return Err((
+            Code::WorkloadMismatch,
+            format!(
+                "workload {:?}, the profile's is {:?}",
+                run.workload_id,
+                wid.unwrap_or("")
+            ),
+        ));
+    }
+    if let (Some(want), Some(got)) = (
+        spec.workload.as_ref(),
+        run.profile_spec.as_ref().and_then(|s| s.workload.as_ref()),
+    ) {
+        let diffs = workload_diffs(want, got);
+        if !diffs.is_empty() {
+            return Err((
+                Code::WorkloadMismatch,
+                format!("workload differs from the profile: {}", diffs.join(", ")),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A candidate run must name a candidate of the plan, with the plan's knob value.
+fn in_plan(file: &str, plan: &Plan, run: &Run) -> Result<(), (Code, String)> {
+    let name = &run.candidate.name;
+    let Some(c) = plan.candidates.iter().find(|c| &c.name == name) else {
+        let known: Vec<&str> = plan.candidates.iter().map(|c| c.name.as_str()).collect();
+        return Err((
+            Code::NotInPlan,
+            format!(
+                "candidate {name:?} is not in the plan {file} (its candidates: {})",
+                known.join(", ")
+            ),
+        ));
+    };
+    match &run.candidate.value {
+        Some(v) if *v != c.value => Err((
+            Code::KnobValueMismatch,
+            format!(
+                "candidate {name:?} ran with {} = {v}; the plan {file} gives it {}",
+                plan.knob, c.value
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Runs of one role under one profile, grouped by candidate name: byte-identical copies are
+/// counted once (flagged), and two different runs of one candidate are a conflict that
+/// excludes that candidate with every file named — never resolved by load order.
+pub(crate) fn distinct_runs<'a>(
+    runs: &[(&'a str, &'a Run)],
+    flags: &mut Vec<Flag>,
+    excluded: &mut Vec<Excluded>,
+) -> Vec<(&'a str, &'a Run)> {
+    let mut names: Vec<&str> = runs
+        .iter()
+        .map(|(_, r)| r.candidate.name.as_str())
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    let mut out = Vec::new();
+    for name in names {
+        let mut kept: Vec<(&str, &Run)> = Vec::new();
+        for &(file, run) in runs.iter().filter(|(_, r)| r.candidate.name == name) {
+            match kept.iter().find(|(_, k)| *k == run) {
+                Some((first, _)) => flags.push(Flag {
+                    code: Code::DuplicateRun,
+                    candidate: Some(name.to_string()),
+                    message: format!("{file} is an identical copy of {first}: counted once"),
+                }),
+                None => kept.push((file, run)),
+            }
+        }
+        if kept.len() == 1 {
+            out.push(kept[0]);
+            continue;
+        }
+        let files: Vec<&str> = kept.iter().map(|(f, _)| *f).collect();
+        for (file, run) in &kept {
+            excluded.push(Excluded {
+                file: file.to_string(),
+                candidate: run.candidate.name.clone(),
+                code: Code::ConflictingRuns,
+                reason: format!(
+                    "{} different runs of {name:?} in this profile ({}): none is used; keep \
+                     the one to compare and move the others away",
+                    kept.len(),
+                    files.join(", ")
+                ),
+            });
+        }
+    }
+    out
 }
 
 fn workload_diffs(want: &WorkloadSpec, got: &WorkloadSpec) -> Vec<String> {
@@ -220,16 +317,15 @@ pub(crate) fn baseline_report(
     let wid = spec
         .and_then(|s| s.workload.as_ref())
         .and_then(|w| w.id.clone());
-    let mut chosen: Option<(&str, &Run)> = None;
-    for &(file, run) in runs {
+    let runs = distinct_runs(runs, &mut report.flags, &mut report.excluded);
+    let mut eligible: Vec<(&str, &Run)> = Vec::new();
+    for (file, run) in runs {
         let why = if run.status != RunStatus::Ok {
             Some(format!("baseline run status {}", run.status.as_str()))
         } else if wid.as_deref().is_some_and(|w| w != run.workload_id) {
             Some(format!("baseline run of workload {:?}", run.workload_id))
         } else if run.repeats.is_empty() {
             Some("baseline run without raw requests".into())
-        } else if chosen.is_some() {
-            Some("a second baseline run for this profile; the first one loaded is used".into())
         } else {
             None
         };
@@ -237,11 +333,29 @@ pub(crate) fn baseline_report(
             Some(reason) => report.excluded.push(Excluded {
                 file: file.to_string(),
                 candidate: run.candidate.name.clone(),
+                code: Code::BaselineNotUsed,
                 reason,
             }),
-            None => chosen = Some((file, run)),
+            None => eligible.push((file, run)),
         }
     }
+    if eligible.len() > 1 {
+        let files: Vec<&str> = eligible.iter().map(|(f, _)| *f).collect();
+        for (file, run) in &eligible {
+            report.excluded.push(Excluded {
+                file: file.to_string(),
+                candidate: run.candidate.name.clone(),
+                code: Code::ConflictingRuns,
+                reason: format!(
+                    "{} different float-baseline runs in this profile ({}): none is used",
+                    eligible.len(),
+                    files.join(", ")
+                ),
+            });
+        }
+        return None;
+    }
+    let chosen = eligible.pop();
     let (file, run) = chosen?;
     let (bs, bper) = summarize(&run.repeats, th);
     let q = report

@@ -15,6 +15,7 @@ pub mod baseline;
 pub mod compare;
 pub mod contract;
 pub mod error;
+pub mod flags;
 pub mod fmt;
 pub mod import;
 pub mod lineage;

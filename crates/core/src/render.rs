@@ -16,8 +16,28 @@ fn cell_text(t: &TableView, row: usize, col: usize) -> &str {
     t.rows[row].cells.get(col).map_or("", |c| c.text.as_str())
 }
 
+/// Text from the view made literal in Markdown: no raw HTML reaches a review page (`<`, `>`
+/// and `&` become entities) and no character is read as emphasis, code, a link or a table
+/// border.
+pub fn md_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 8);
+    for ch in s.chars() {
+        match ch {
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '&' => out.push_str("&amp;"),
+            '\\' | '`' | '*' | '_' | '[' | ']' | '|' | '#' | '~' => {
+                out.push('\\');
+                out.push(ch);
+            }
+            _ => out.push(ch),
+        }
+    }
+    out
+}
+
 fn table_markdown(t: &TableView) -> String {
-    let esc = |s: &str| s.replace('|', "\\|");
+    let esc = md_escape;
     let head: Vec<String> = t.columns.iter().map(|c| esc(&c.title)).collect();
     let mut out = format!("| {} |\n", head.join(" | "));
     out += &format!("|{}\n", "---|".repeat(t.columns.len()));
@@ -65,11 +85,13 @@ fn table(t: &TableView, style: Style) -> String {
 /// Lines that must stay separate when Markdown is rendered: a hard line break in Markdown, a
 /// plain newline in text.
 fn lines(items: &[String], style: Style) -> String {
-    let end = match style {
-        Style::Text => "\n",
-        Style::Markdown => "  \n",
-    };
-    items.iter().map(|l| format!("{l}{end}")).collect()
+    match style {
+        Style::Text => items.iter().map(|l| format!("{l}\n")).collect(),
+        Style::Markdown => items
+            .iter()
+            .map(|l| format!("{}  \n", md_escape(l)))
+            .collect(),
+    }
 }
 
 fn lineage(v: &ReportView, style: Style) -> String {
@@ -81,7 +103,7 @@ fn lineage(v: &ReportView, style: Style) -> String {
 
 fn profile(p: &ProfileView, style: Style) -> String {
     let mut out = match style {
-        Style::Markdown => format!("\n### {} — {}\n\n", p.profile, p.decision_label),
+        Style::Markdown => format!("\n### {} — {}\n\n", md_escape(&p.profile), p.decision_label),
         Style::Text => format!("\n== {} — {} ==\n", p.profile, p.decision_label),
     };
     let mut head = vec![p.workload_line.clone(), p.slo_line.clone()];
@@ -107,6 +129,10 @@ fn profile(p: &ProfileView, style: Style) -> String {
         out += &lines(&after, style);
     }
     if let (Some(title), Some(t)) = (&p.baseline_title, &p.baseline) {
+        let title = match style {
+            Style::Text => title.clone(),
+            Style::Markdown => md_escape(title),
+        };
         out += &format!("\n{title}:\n");
         if style == Style::Markdown {
             out += "\n";

@@ -86,6 +86,61 @@ impl CandidateReport {
     }
 }
 
+/// A stable code per kind of problem or flag, for tools that read `--format json`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum Code {
+    /// A run whose status is `failed`.
+    FailedRun,
+    /// A run whose status is `partial`.
+    PartialRun,
+    /// A run whose evidence level is `failed_backend_profile`.
+    FailedBackend,
+    /// A run of another artifact than the deployed one.
+    ArtifactMismatch,
+    /// A run of another workload than the profile's.
+    WorkloadMismatch,
+    /// A run that varies another knob than the plan's.
+    KnobMismatch,
+    /// A run of a candidate the plan does not list.
+    NotInPlan,
+    /// A run whose knob value differs from the plan's value for that candidate.
+    KnobValueMismatch,
+    /// Two different runs of one candidate under one profile.
+    ConflictingRuns,
+    /// A byte-identical copy of another run, counted once.
+    DuplicateRun,
+    /// A run with no requests and no reported summaries.
+    NoData,
+    /// A run in which every request failed.
+    AllFailed,
+    /// Fewer repeats than the plan asks.
+    FewerRepeats,
+    /// Fewer requests in a repeat than the plan asks.
+    FewerRequests,
+    /// Later repeats systematically faster than the first: a cache or warm-up artefact.
+    LaterRepeatsFaster,
+    /// The winner cannot be told apart from a feasible candidate that uses fewer resources.
+    EquivalentCheaper,
+    /// What to try next after a `tune`.
+    NextStep,
+    /// A float-baseline run that is not used.
+    BaselineNotUsed,
+}
+
+/// Something a reviewer must know about a profile's comparison.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Flag {
+    /// Kind.
+    pub code: Code,
+    /// The candidate it concerns, when one.
+    pub candidate: Option<String>,
+    /// The flag spelled out, with its evidence.
+    pub message: String,
+}
+
 /// A run left out of the comparison, and why.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -94,6 +149,8 @@ pub struct Excluded {
     pub file: String,
     /// Candidate name in the run.
     pub candidate: String,
+    /// Kind of reason.
+    pub code: Code,
     /// Why it is not comparable.
     pub reason: String,
 }
@@ -134,6 +191,9 @@ pub struct ProfileReport {
     pub confidence: Option<Confidence>,
     /// Quantized vs float, when a baseline run is loaded.
     pub baseline: Option<BaselineReport>,
+    /// What weakens or qualifies the comparison (shortfalls, artefacts, cheaper equivalents,
+    /// next steps), each with a stable code.
+    pub flags: Vec<Flag>,
 }
 
 /// The whole report.

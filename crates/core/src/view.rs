@@ -175,8 +175,94 @@ pub struct ReportView {
     pub footer: String,
 }
 
-/// Builds the view of an analysis.
+/// Longest text a view echoes from a file (names, ids, notes); longer is cut, with the
+/// number of characters left out said.
+pub const MAX_ECHO_CHARS: usize = 300;
+
+/// A string from a file made inert for every printer: control, escape and bidirectional
+/// formatting characters shown as visible `\u{…}` escapes (they cannot move the cursor,
+/// colour a terminal or reorder a line), and cut to [`MAX_ECHO_CHARS`].
+pub fn inert(s: &str) -> String {
+    let mut out = String::with_capacity(s.len().min(MAX_ECHO_CHARS * 2));
+    for (n, ch) in s.chars().enumerate() {
+        if n == MAX_ECHO_CHARS {
+            let rest = s.chars().count() - n;
+            out.push_str(&format!("… ({rest} more characters)"));
+            break;
+        }
+        if inert_char(ch) {
+            out.push_str(&format!("\\u{{{:04x}}}", ch as u32));
+        } else {
+            out.push(ch);
+        }
+    }
+    out
+}
+
+fn inert_all(v: &mut ReportView) {
+    let fix = |s: &mut String| {
+        if s.chars().count() > MAX_ECHO_CHARS || s.chars().any(inert_char) {
+            *s = inert(s);
+        }
+    };
+    let table = |t: &mut TableView| {
+        t.columns.iter_mut().for_each(|c| fix(&mut c.title));
+        for r in &mut t.rows {
+            fix(&mut r.key);
+            r.cells.iter_mut().for_each(|c| fix(&mut c.text));
+        }
+    };
+    fix(&mut v.lineage.status_line);
+    v.lineage.issues.iter_mut().for_each(fix);
+    v.lineage.warnings.iter_mut().for_each(fix);
+    table(&mut v.verdicts);
+    v.notes.iter_mut().for_each(fix);
+    for p in &mut v.profiles {
+        for s in [
+            &mut p.profile,
+            &mut p.recommended,
+            &mut p.recommended_setting,
+            &mut p.workload_line,
+            &mut p.slo_line,
+            &mut p.verdict_line,
+            &mut p.reason,
+        ] {
+            fix(s);
+        }
+        for s in [
+            &mut p.binding_line,
+            &mut p.confidence_line,
+            &mut p.margins_line,
+            &mut p.baseline_title,
+        ]
+        .into_iter()
+        .flatten()
+        {
+            fix(s);
+        }
+        p.contract_issues.iter_mut().for_each(fix);
+        p.warnings.iter_mut().for_each(fix);
+        p.excluded.iter_mut().for_each(fix);
+        table(&mut p.candidates);
+        if let Some(t) = &mut p.baseline {
+            table(t);
+        }
+    }
+}
+
+fn inert_char(ch: char) -> bool {
+    ch.is_control()
+        || matches!(ch, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2069}' | '\u{061C}' | '\u{FEFF}')
+}
+
+/// Builds the view of an analysis; every string taken from a file is made [`inert`].
 pub fn report_view(a: &Analysis) -> ReportView {
+    let mut v = raw_view(a);
+    inert_all(&mut v);
+    v
+}
+
+fn raw_view(a: &Analysis) -> ReportView {
     ReportView {
         lineage: lineage_view(a),
         verdicts: verdict_table(a),
@@ -468,7 +554,7 @@ fn margins_line(c: &CandidateReport) -> String {
 }
 
 fn candidate_warnings(p: &ProfileReport) -> Vec<String> {
-    let mut out = Vec::new();
+    let mut out: Vec<String> = p.flags.iter().map(|f| f.message.clone()).collect();
     for c in &p.candidates {
         for d in &c.disagreements {
             out.push(format!(

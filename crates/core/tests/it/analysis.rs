@@ -299,7 +299,13 @@ fn non_comparable_runs_are_listed_with_reasons() {
             .map(|r| r.1)
             .unwrap_or_else(|| panic!("{f} not excluded: {reasons:?}"))
     };
-    assert!(find("dup.json").contains("second run"));
+    // An identical copy is counted once and said so, not excluded.
+    assert!(prof
+        .flags
+        .iter()
+        .any(|f| f.code == sloscope_core::report::Code::DuplicateRun
+            && f.message
+                .contains("dup.json is an identical copy of ok.json")));
     assert!(find("wl.json").contains("workload \"other-workload\""));
     assert!(find("conc.json").contains("concurrency 8 (profile 1)"));
     assert!(find("partial.json").contains("partial run (60 requests kept): interrupted by Ctrl-C"));
@@ -472,7 +478,7 @@ fn renders_markdown_and_text() {
     let a = analyze(&files);
     let md = sloscope_core::render::markdown(&a);
     assert!(
-        md.contains("| latency | ACCEPT | np1 | ttft_p95_ms |"),
+        md.contains("| latency | ACCEPT | np1 | ttft\\_p95\\_ms |"),
         "{md}"
     );
     assert!(md.contains("| np1 ★ | 1 |"), "{md}");

@@ -6,3 +6,4 @@ mod bad_input;
 mod schema_files;
 mod seed;
 mod snapshots;
+mod trust;

@@ -27,12 +27,12 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// The example set, named as `sloscope analyze static/examples` names it.
-pub fn example_analysis() -> Analysis {
+/// The example set's files, named as `sloscope analyze static/examples` names them.
+pub fn example_files() -> Vec<LoadedFile> {
     let root = examples_dir();
     let mut paths = Vec::new();
     walk(&root, &mut paths);
-    let files: Vec<LoadedFile> = paths
+    paths
         .iter()
         .map(|p| {
             let name = format!(
@@ -42,8 +42,12 @@ pub fn example_analysis() -> Analysis {
             let doc = read_document(&name, std::fs::read(p).unwrap()).unwrap();
             LoadedFile { name, doc }
         })
-        .collect();
-    analyze(&files)
+        .collect()
+}
+
+/// The analysis of the example set.
+pub fn example_analysis() -> Analysis {
+    analyze(&example_files())
 }
 
 fn redact(text: &str) -> String {

@@ -1,0 +1,341 @@
+//! A verdict a reviewer can sign: hostile, inconsistent and ambiguous inputs never yield a
+//! silent `accept`.
+//!
+//! The adversarial suite is a generator, not a list: it walks every field of the losing
+//! candidate's run files in the committed example set (numbers to 0, −1, huge and fractional;
+//! arrays shortened and lengthened; names and values renamed) and checks each outcome is
+//! refused (the read path names the file), flagged or excluded (a new flag or exclusion for
+//! that candidate), or harmless (it still does not win) — never a silent win.
+
+use serde_json::Value;
+use sloscope_core::report::{Analysis, Code};
+use sloscope_core::schema::Decision;
+use sloscope_core::view::AnalysisOutput;
+use sloscope_core::{analyze, read_document, render, LoadedFile};
+
+use crate::snapshots::example_files;
+
+const LOSER: &str = "np1";
+
+fn is_loser_run(name: &str) -> bool {
+    name.ends_with(&format!("--{LOSER}.json"))
+}
+
+/// Flags and exclusions that concern the loser, by profile.
+fn concerns(a: &Analysis) -> Vec<(String, Code, String)> {
+    let mut out = Vec::new();
+    for p in &a.profiles {
+        for f in &p.flags {
+            if f.candidate.as_deref() == Some(LOSER) || f.message.contains(LOSER) {
+                out.push((p.profile.clone(), f.code, f.message.clone()));
+            }
+        }
+        for e in &p.excluded {
+            out.push((p.profile.clone(), e.code, e.file.clone()));
+        }
+    }
+    out
+}
+
+/// Every mutation of one JSON value: (path, mutated document).
+fn mutations(v: &Value) -> Vec<(String, Value)> {
+    let mut out = Vec::new();
+    walk(v, &mut Vec::new(), &mut |path, leaf| {
+        let variants: Vec<Value> = match leaf {
+            Value::Number(_) => vec![0.into(), (-1).into(), 1e19.into(), 0.5.into()],
+            Value::String(s) => vec![
+                Value::String(format!("{s}-renamed")),
+                Value::String("np4".into()),
+                Value::String(String::new()),
+            ],
+            Value::Array(a) if !a.is_empty() => {
+                let mut shorter = a.clone();
+                shorter.pop();
+                let mut longer = a.clone();
+                longer.push(a[0].clone());
+                vec![Value::Array(shorter), Value::Array(longer)]
+            }
+            _ => vec![],
+        };
+        for new in variants {
+            let mut doc = v.clone();
+            *pointer_mut(&mut doc, path) = new.clone();
+            out.push((format!("{}={}", path.join("/"), short(&new)), doc));
+        }
+    });
+    out
+}
+
+fn short(v: &Value) -> String {
+    let s = v.to_string();
+    if s.len() > 40 {
+        format!("{}…", &s[..40])
+    } else {
+        s
+    }
+}
+
+/// Visits every value; of each array only the first, middle and last elements (the classes of
+/// position), so the suite stays fast on columns of thousands of entries.
+fn walk(v: &Value, path: &mut Vec<String>, f: &mut dyn FnMut(&[String], &Value)) {
+    f(path, v);
+    match v {
+        Value::Object(m) => {
+            for (k, x) in m {
+                path.push(k.clone());
+                walk(x, path, f);
+                path.pop();
+            }
+        }
+        Value::Array(a) => {
+            let mut idx = vec![0, a.len() / 2, a.len().saturating_sub(1)];
+            idx.dedup();
+            for i in idx.into_iter().filter(|&i| i < a.len()) {
+                path.push(i.to_string());
+                walk(&a[i], path, f);
+                path.pop();
+            }
+        }
+        _ => {}
+    }
+}
+
+fn pointer_mut<'a>(v: &'a mut Value, path: &[String]) -> &'a mut Value {
+    let mut cur = v;
+    for p in path {
+        cur = match cur {
+            Value::Object(m) => m.get_mut(p).expect("path exists"),
+            Value::Array(a) => &mut a[p.parse::<usize>().expect("index")],
+            _ => unreachable!("path leads through containers"),
+        };
+    }
+    cur
+}
+
+#[test]
+fn no_mutation_of_the_losing_candidate_wins_silently() {
+    let files = example_files();
+    let base = analyze(&files);
+    for p in &base.profiles {
+        assert_ne!(p.recommended_name.as_deref(), Some(LOSER), "{}", p.profile);
+    }
+    // Each mutation is analysed with the files its run's profile reads (lineage, plan and that
+    // profile's runs), against the unmutated analysis of the same files.
+    let subset = |files: &[LoadedFile], i: usize| -> Vec<LoadedFile> {
+        let name = files[i].name.rsplit('/').next().unwrap_or("");
+        let profile = name.split("--").next().unwrap_or("");
+        files
+            .iter()
+            .enumerate()
+            .filter(|(j, g)| {
+                *j != i && (!g.name.contains("/runs/") || g.name.contains(&format!("/{profile}--")))
+            })
+            .map(|(_, g)| g.clone())
+            .collect()
+    };
+    let before: Vec<_> = (0..files.len())
+        .map(|i| {
+            let mut set = subset(&files, i);
+            set.push(files[i].clone());
+            concerns(&analyze(&set))
+        })
+        .collect();
+    let (mut refused, mut flagged, mut harmless) = (0, 0, 0);
+    for (i, f) in files
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| is_loser_run(&f.name))
+    {
+        let original: Value = serde_json::to_value(match &f.doc {
+            sloscope_core::Document::Run(r) => r,
+            _ => unreachable!(),
+        })
+        .unwrap();
+        for (what, doc) in mutations(&original) {
+            let bytes = doc.to_string().into_bytes();
+            let loaded = match read_document(&f.name, bytes) {
+                Err(e) => {
+                    assert_eq!(e.file, f.name, "{what}: the error names the file");
+                    refused += 1;
+                    continue;
+                }
+                Ok(d) => d,
+            };
+            let mut set = subset(&files, i);
+            set.push(LoadedFile {
+                name: f.name.clone(),
+                doc: loaded,
+            });
+            let a = analyze(&set);
+            let new_concerns = concerns(&a) != before[i];
+            for p in &a.profiles {
+                let silent_win = p.decision == Decision::Accept
+                    && p.recommended_name.as_deref() == Some(LOSER)
+                    && !new_concerns;
+                assert!(
+                    !silent_win,
+                    "{}: mutation {what} made {LOSER} win {} silently",
+                    f.name, p.profile
+                );
+            }
+            if new_concerns {
+                flagged += 1;
+            } else {
+                harmless += 1;
+            }
+        }
+    }
+    eprintln!("mutations: {refused} refused, {flagged} flagged or excluded, {harmless} harmless");
+    assert!(
+        refused > 100 && flagged > 10,
+        "{refused} {flagged} {harmless}"
+    );
+}
+
+fn set_with(name: &str, edit: impl Fn(&mut Value)) -> Vec<LoadedFile> {
+    let mut files = example_files();
+    let f = files.iter_mut().find(|f| f.name.ends_with(name)).unwrap();
+    let mut v = match &f.doc {
+        sloscope_core::Document::Run(r) => serde_json::to_value(r).unwrap(),
+        _ => unreachable!(),
+    };
+    edit(&mut v);
+    f.doc = read_document(&f.name, v.to_string().into_bytes()).unwrap();
+    files
+}
+
+fn excluded_code(a: &Analysis, profile: &str, file_end: &str) -> Option<Code> {
+    a.profiles
+        .iter()
+        .find(|p| p.profile == profile)?
+        .excluded
+        .iter()
+        .find(|e| e.file.ends_with(file_end))
+        .map(|e| e.code)
+}
+
+#[test]
+fn a_run_must_match_the_plan() {
+    let a = analyze(&set_with("latency--np4.json", |v| {
+        v["candidate"]["name"] = "np99".into()
+    }));
+    assert_eq!(
+        excluded_code(&a, "latency", "latency--np4.json"),
+        Some(Code::NotInPlan)
+    );
+    let a = analyze(&set_with("latency--np4.json", |v| {
+        v["candidate"]["value"] = 8.into()
+    }));
+    assert_eq!(
+        excluded_code(&a, "latency", "latency--np4.json"),
+        Some(Code::KnobValueMismatch)
+    );
+    let a = analyze(&set_with("latency--np4.json", |v| {
+        v["repeats"].as_array_mut().unwrap().pop();
+    }));
+    let p = &a.profiles[0];
+    assert!(
+        p.flags
+            .iter()
+            .any(|f| f.code == Code::FewerRepeats && f.message.contains("2 of 3 planned repeats")),
+        "{:?}",
+        p.flags
+    );
+}
+
+#[test]
+fn reruns_are_a_named_conflict_and_copies_count_once() {
+    let mut files = example_files();
+    let np4 = files
+        .iter()
+        .find(|f| f.name.ends_with("latency--np4.json"))
+        .unwrap()
+        .clone();
+    // A byte-identical copy: counted once, the verdict unchanged.
+    let mut copy = np4.clone();
+    copy.name = "elsewhere/latency--np4.json".into();
+    files.push(copy);
+    let a = analyze(&files);
+    let p = &a.profiles[0];
+    assert_eq!(p.recommended_name.as_deref(), Some("np4"));
+    assert!(p.flags.iter().any(|f| f.code == Code::DuplicateRun));
+    // A different rerun: np4 is excluded with both files named, whatever the load order.
+    let rerun =
+        set_with(
+            "latency--np1.json",
+            |v| v["candidate"] = serde_json::json!({"name": "np4", "knob": "parallel", "value": 4}),
+        );
+    let moved = rerun
+        .iter()
+        .find(|f| f.name.ends_with("latency--np1.json"))
+        .unwrap()
+        .clone();
+    for order in [0, 1] {
+        let mut files = example_files();
+        files.retain(|f| !f.name.ends_with("latency--np1.json"));
+        let mut second = moved.clone();
+        second.name = "rerun/latency--np4.json".into();
+        if order == 0 {
+            files.push(second);
+        } else {
+            files.insert(0, second);
+        }
+        let a = analyze(&files);
+        let p = &a.profiles[0];
+        assert_ne!(p.recommended_name.as_deref(), Some("np4"));
+        let conflicts: Vec<_> = p
+            .excluded
+            .iter()
+            .filter(|e| e.code == Code::ConflictingRuns)
+            .collect();
+        assert_eq!(conflicts.len(), 2, "{:?}", p.excluded);
+        assert!(conflicts[0].reason.contains("rerun/latency--np4.json"));
+        assert!(conflicts[0]
+            .reason
+            .contains("static/examples/runs/latency--np4.json"));
+    }
+}
+
+#[test]
+fn later_repeats_served_from_a_cache_are_flagged_with_the_evidence() {
+    // The committed example set was collected before prompts differed between repeats.
+    let a = analyze(&example_files());
+    let f = a.profiles[0]
+        .flags
+        .iter()
+        .find(|f| f.code == Code::LaterRepeatsFaster)
+        .expect("flagged");
+    assert!(f.message.contains("in repeat 1 but"), "{}", f.message);
+}
+
+#[test]
+fn hostile_strings_stay_inert_and_long_ones_are_cut() {
+    let evil = "<img src=x onerror=alert(1)>\u{1b}[31mred\u{202e}txt.exe|**b**";
+    let files = set_with("latency--np1.json", |v| {
+        v["candidate"]["name"] = evil.into();
+        v["notes"] = serde_json::json!([evil]);
+    });
+    let a = analyze(&files);
+    let md = render::markdown(&a);
+    let text = render::text(&a);
+    assert!(!md.contains("<img"), "raw HTML in Markdown");
+    assert!(md.contains("&lt;img"));
+    for out in [&md, &text] {
+        assert!(!out.contains('\u{1b}') && !out.contains('\u{202e}'));
+        assert!(out.contains("\\u{001b}") && out.contains("\\u{202e}"));
+    }
+    let json = serde_json::to_string(&AnalysisOutput::new(a)).unwrap();
+    assert!(json.contains("\\\\u{202e}"), "the view shows it visibly");
+
+    let huge = "x".repeat(5_000_000);
+    let files = set_with("latency--np1.json", |v| {
+        v["candidate"]["name"] = huge.clone().into();
+    });
+    let text = render::text(&analyze(&files));
+    assert!(
+        text.len() < 200_000,
+        "{} bytes of text for a 5 MB name",
+        text.len()
+    );
+    assert!(text.contains("more characters)"));
+}
