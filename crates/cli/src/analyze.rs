@@ -80,8 +80,9 @@ pub fn find_files(paths: &[PathBuf]) -> Found {
         };
         if real.is_dir() {
             let (files_before, errors_before) = (found.files.len(), found.errors.len());
+            let new = !seen_dirs.contains(&real);
             walk(p, &real, &mut seen_dirs, &mut seen_files, &mut found);
-            if found.files.len() == files_before && found.errors.len() == errors_before {
+            if new && found.files.len() == files_before && found.errors.len() == errors_before {
                 found.errors.push(format!(
                     "{}: no *.json files in this directory",
                     p.display()

@@ -219,11 +219,7 @@ fn decide_profile(ctx: &Ctx<'_>, profile: Option<&Profile>, report: &mut Profile
             name: &c.name,
             evidence: c.evidence_level,
             value: f.as_ref(),
-            primary_per_repeat: c
-                .per_repeat
-                .iter()
-                .filter_map(|s| s.metric(profile.primary_metric))
-                .collect(),
+            primary_interval: c.primary_interval,
         })
         .collect();
     let v = decide(profile, &contenders);

@@ -270,16 +270,81 @@ pub(crate) fn candidate_report(
         c.slo_checks = slo_checks(p, &|m| c.metric(m));
         c.meets_slo = c.slo_checks.iter().all(|x| x.pass);
         c.primary_value = c.metric(p.primary_metric);
-        let per: Vec<f64> = c
-            .per_repeat
-            .iter()
-            .filter_map(|s| s.metric(p.primary_metric))
-            .collect();
-        if per.len() >= 3 {
-            c.primary_interval = crate::stats::mean_interval_95(&per);
-        }
+        c.primary_interval = primary_interval(run, &c, p.primary_metric);
     }
     c
+}
+
+/// Whether `m`'s interval is a bootstrap over requests (per-request latency statistics) rather
+/// than a Student-t interval over per-repeat values (run-level metrics such as throughput).
+pub(crate) fn bootstrapped(m: Metric) -> bool {
+    use crate::metric::{Quantity, Stat};
+    matches!(
+        m,
+        Metric::Latency(Quantity::Ttft | Quantity::Tpot | Quantity::E2e | Quantity::Itl, s)
+            if s != Stat::Max
+    )
+}
+
+/// The primary metric's 95% interval: a stratified bootstrap over the raw requests for latency
+/// statistics; otherwise Student t over per-repeat values (3 or more repeats), its lower end
+/// clamped at 0 (every metric here is non-negative).
+fn primary_interval(run: &Run, c: &CandidateReport, m: Metric) -> Option<crate::stats::Interval> {
+    use crate::bootstrap::{interval, Statistic};
+    use crate::metric::Stat;
+    if bootstrapped(m) {
+        let Metric::Latency(q, stat) = m else {
+            return None;
+        };
+        let pct = match stat {
+            Stat::Mean => Statistic::Mean,
+            Stat::P50 => Statistic::Percentile(50.0),
+            Stat::P90 => Statistic::Percentile(90.0),
+            Stat::P95 => Statistic::Percentile(95.0),
+            Stat::P99 => Statistic::Percentile(99.0),
+            Stat::Max => return None,
+        };
+        let groups: Vec<Vec<f64>> = run
+            .repeats
+            .iter()
+            .map(|r| request_values(&r.requests, q))
+            .collect();
+        return interval(&groups, pct);
+    }
+    let per: Vec<f64> = c.per_repeat.iter().filter_map(|s| s.metric(m)).collect();
+    if per.len() < 3 {
+        return None;
+    }
+    crate::stats::mean_interval_95(&per).map(|mut iv| {
+        iv.low = iv.low.max(0.0);
+        iv
+    })
+}
+
+/// One latency quantity of every successful request, in ms (as the summaries define it).
+fn request_values(r: &crate::schema::RequestColumns, q: crate::metric::Quantity) -> Vec<f64> {
+    use crate::metric::Quantity;
+    let mut out = Vec::new();
+    for i in 0..r.len() {
+        if r.error[i].is_some() {
+            continue;
+        }
+        let (Some(t), Some(e)) = (r.ttft_us[i], r.e2e_us[i]) else {
+            continue;
+        };
+        match q {
+            Quantity::Ttft => out.push(t as f64 / 1000.0),
+            Quantity::E2e => out.push(e as f64 / 1000.0),
+            Quantity::Tpot => {
+                if let Some(n) = r.output_tokens[i].filter(|&n| n > 1) {
+                    out.push((e - t) as f64 / f64::from(n - 1) / 1000.0);
+                }
+            }
+            Quantity::Itl => out.extend(r.itl_us.get(i).iter().map(|&g| f64::from(g) / 1000.0)),
+            Quantity::QueueWait => {}
+        }
+    }
+    out
 }
 
 /// Reported values further from the recomputed ones than rounding explains: 0.5% relative, or

@@ -12,6 +12,7 @@
 
 pub mod analysis;
 pub mod baseline;
+pub mod bootstrap;
 pub mod compare;
 pub mod contract;
 pub mod error;

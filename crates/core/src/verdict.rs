@@ -79,7 +79,7 @@ pub struct Contender<'a> {
     /// Metric lookup (pooled).
     pub value: &'a dyn Fn(Metric) -> Option<f64>,
     /// Per-repeat values of the primary metric (empty for reported-only runs).
-    pub primary_per_repeat: Vec<f64>,
+    pub primary_interval: Option<Interval>,
 }
 
 /// The verdict of one profile.
@@ -247,19 +247,21 @@ fn binding_slo(contenders: &[Contender<'_>], checks: &[Vec<SloCheck>]) -> Option
     })
 }
 
+/// How an interval of `pm` was computed, for the statement.
+fn basis(pm: Metric, iv: &Interval) -> String {
+    if crate::compare::bootstrapped(pm) {
+        format!("bootstrap over {} requests within repeats", iv.n)
+    } else {
+        format!("Student t over {} repeats", iv.n)
+    }
+}
+
 fn confidence(
     pm: Metric,
     ranked: &[(usize, f64)],
     contenders: &[Contender<'_>],
 ) -> Option<Confidence> {
-    let interval = |i: usize| {
-        let v = &contenders[i].primary_per_repeat;
-        if v.len() >= 3 {
-            crate::stats::mean_interval_95(v)
-        } else {
-            None
-        }
-    };
+    let interval = |i: usize| contenders[i].primary_interval;
     let w = interval(ranked[0].0)?;
     let runner = ranked
         .get(1)
@@ -273,29 +275,29 @@ fn confidence(
         (Some(r), Some(ri)) if ri.overlaps(&w) => (
             false,
             format!(
-                "{wname} cannot be told apart from {r} on {pm}: 95% intervals [{}, {}] and [{}, {}] overlap over {} repeats",
-                fmt_num(w.low), fmt_num(w.high), fmt_num(ri.low), fmt_num(ri.high), w.n
+                "{wname} cannot be told apart from {r} on {pm}: 95% intervals [{}, {}] and [{}, {}] overlap ({})",
+                fmt_num(w.low), fmt_num(w.high), fmt_num(ri.low), fmt_num(ri.high), basis(pm, &w)
             ),
         ),
         (Some(r), Some(ri)) => (
             true,
             format!(
-                "{wname} is ahead of {r} on {pm}: 95% intervals [{}, {}] and [{}, {}] do not overlap over {} repeats",
-                fmt_num(w.low), fmt_num(w.high), fmt_num(ri.low), fmt_num(ri.high), w.n
+                "{wname} is ahead of {r} on {pm}: 95% intervals [{}, {}] and [{}, {}] do not overlap ({})",
+                fmt_num(w.low), fmt_num(w.high), fmt_num(ri.low), fmt_num(ri.high), basis(pm, &w)
             ),
         ),
         (Some(r), None) => (
             false,
             format!(
-                "{wname}: 95% interval [{}, {}] over {} repeats; {r} has too few repeats for an interval",
-                fmt_num(w.low), fmt_num(w.high), w.n
+                "{wname}: 95% interval [{}, {}] ({}); {r} has too little data for an interval",
+                fmt_num(w.low), fmt_num(w.high), basis(pm, &w)
             ),
         ),
         (None, _) => (
             true,
             format!(
-                "{wname} is the only feasible candidate: 95% interval [{}, {}] over {} repeats",
-                fmt_num(w.low), fmt_num(w.high), w.n
+                "{wname} is the only feasible candidate: 95% interval [{}, {}] ({})",
+                fmt_num(w.low), fmt_num(w.high), basis(pm, &w)
             ),
         ),
     };

@@ -145,3 +145,71 @@ fn out_file_is_written_and_text_is_default() {
     let (_, text, _) = sloscope(&["analyze", d.to_str().unwrap()]);
     assert!(text.contains("Lineage: ready"), "{text}");
 }
+
+/// Directory inputs are safe: a link back to a parent, an alias of a sibling directory and a
+/// repeated argument read each file once; a dangling link is named and everything else is
+/// still analysed (exit 2 with the same verdicts).
+#[test]
+fn aliased_and_looping_directories_read_each_file_once() {
+    let d = dir("analyze-aliases");
+    let day = d.join("2026-11-30");
+    std::fs::create_dir_all(&day).unwrap();
+    results(&day, EvidenceLevel::RealBackendProfile);
+    let (code, plain, _) = sloscope(&["analyze", day.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(code, 0);
+    std::os::unix::fs::symlink(&day, d.join("latest")).unwrap();
+    std::os::unix::fs::symlink("..", day.join("parent")).unwrap();
+    let (code, out, err) = sloscope(&[
+        "analyze",
+        d.to_str().unwrap(),
+        day.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let a: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let b: serde_json::Value = serde_json::from_str(&plain).unwrap();
+    assert_eq!(a["profiles"][0]["decision"], b["profiles"][0]["decision"]);
+    assert_eq!(
+        a["profiles"][0]["candidates"].as_array().unwrap().len(),
+        2,
+        "each run read once: {err}"
+    );
+    assert!(err.contains("already read through another path"), "{err}");
+    assert!(!err.contains("lineage"), "{err}");
+
+    std::os::unix::fs::symlink(day.join("missing.json"), d.join("dangling.json")).unwrap();
+    let (code, out, err) = sloscope(&["analyze", d.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("dangling.json: cannot resolve"), "{err}");
+    let a: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(a["profiles"][0]["decision"], b["profiles"][0]["decision"]);
+}
+
+/// Non-JSON files are named as what they are, not as malformed JSON.
+#[test]
+fn non_json_files_are_named_for_what_they_are() {
+    let d = dir("analyze-shapes");
+    for (name, bytes) in [
+        ("bom.json", &b"\xEF\xBB\xBF{\"kind\":\"run\"}"[..]),
+        ("table.json", b"ttft_ms,tpot_ms\n1,2\n"),
+        ("conf.json", b"kind: run\nschema_version: '1.0'\n"),
+        ("lines.json", b"{\"a\":1}\n{\"a\":2}\n"),
+        ("wide.json", b"\xFF\xFE{\0\"\0k\0"),
+    ] {
+        std::fs::write(d.join(name), bytes).unwrap();
+    }
+    let (code, _, err) = sloscope(&["analyze", d.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    for (name, word) in [
+        ("bom.json", "byte-order mark"),
+        ("table.json", "CSV"),
+        ("conf.json", "YAML"),
+        ("lines.json", "JSON Lines"),
+        ("wide.json", "UTF-16"),
+    ] {
+        let line = err.lines().find(|l| l.contains(name)).unwrap_or_default();
+        assert!(line.contains(word), "{name}: {line}");
+        assert!(!line.contains("NaN"), "{line}");
+    }
+}

@@ -71,6 +71,28 @@ fn three_profiles_two_candidates_and_the_float_baseline_on_llama_server() {
             );
         }
         assert!(p["baseline"]["rows"].is_array(), "float baseline compared");
+        // Every repeat sends prompts no earlier request sent, so llama-server's prompt cache
+        // cannot serve later repeats: no repeat is systematically faster than the first.
+        for f in p["flags"].as_array().unwrap() {
+            assert_ne!(f["code"], "later_repeats_faster", "{}", f["message"]);
+        }
+        for c in p["candidates"].as_array().unwrap() {
+            let per: Vec<f64> = c["per_repeat"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|s| s["ttft"]["p50_ms"].as_f64().unwrap())
+                .collect();
+            let (lo, hi) = per
+                .iter()
+                .fold((f64::MAX, 0f64), |(l, h), &v| (l.min(v), h.max(v)));
+            assert!(
+                hi < 3.0 * lo,
+                "{} {}: per-repeat TTFT p50 {per:?} differ more than threefold",
+                p["profile"],
+                c["name"]
+            );
+        }
     }
     // 8 streams against --parallel 1: llama-server defers requests, and /metrics shows it.
     let tp = profiles
