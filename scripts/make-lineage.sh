@@ -8,8 +8,13 @@ set -euo pipefail
 dir=${1:?usage: make-lineage.sh DIR}
 : "${LLAMA_SERVER:?run scripts/setup-llama.sh first}" "${SLOSCOPE_Q4_GGUF:?}" "${SLOSCOPE_F16_GGUF:?}" "${SLOSCOPE_PY:?}"
 mkdir -p "$dir"
-ver=$("$LLAMA_SERVER" --version 2>&1 | sed -n 's/.*build \([0-9]*\), commit \([0-9a-f]*\).*/b\1-\2/p' | head -n1)
-[ -n "$ver" ] || ver=unknown
+ver=$("$LLAMA_SERVER" --version 2>&1 | sed -n 's/.*build \([0-9]*\), commit \([0-9a-f][0-9a-f]*\)).*/b\1-\2/p' | head -n1)
+if [ -z "$ver" ]; then
+  # A source build without git metadata says "build 0, commit unknown": name it by its version
+  # and the hash of the binary, so two different builds can never look the same.
+  raw=$("$LLAMA_SERVER" --version 2>&1 | sed -n 's/^version: \([^ ]*\).*/\1/p' | head -n1)
+  ver="${raw:-unknown}+sha256.$(sha256sum "$LLAMA_SERVER" | cut -c1-12)"
+fi
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)
 hw="cpu: ${cpu:-unknown} x$(nproc) (llama-server -t 1)"
 q4_sha=$(sha256sum "$SLOSCOPE_Q4_GGUF" | cut -d' ' -f1)

@@ -45,12 +45,11 @@ fn empty<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, title: &str) -> Draw
 // makes this one long function (past 80 lines); each block is one layer of the drawing.
 /// TTFT p95 against output throughput per candidate, with the SLO lines and the Pareto front.
 pub fn tradeoff<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, p: &ProfileReport) -> Drawn<DB> {
-    let ttft = Metric::parse("ttft_p95_ms");
-    let tps = Metric::parse("throughput_tps");
+    let (ttft, tps) = (Metric::TTFT_P95, Metric::THROUGHPUT);
     let pts: Vec<(String, f64, f64)> = p
         .candidates
         .iter()
-        .filter_map(|c| Some((c.name.clone(), c.metric(tps?)?, c.metric(ttft?)?)))
+        .filter_map(|c| Some((c.name.clone(), c.metric(tps)?, c.metric(ttft)?)))
         .collect();
     let title = format!("{}: TTFT p95 vs output throughput", p.profile);
     if pts.is_empty() {
@@ -132,14 +131,14 @@ pub fn tpot_by_concurrency<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     a: &Analysis,
 ) -> Drawn<DB> {
-    let tpot = Metric::parse("tpot_p95_ms");
+    let tpot = Metric::TPOT_P95;
     let mut series: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
     for p in &a.profiles {
         let Some(conc) = p.workload.as_ref().and_then(|w| w.concurrency) else {
             continue;
         };
         for c in &p.candidates {
-            let Some(v) = tpot.and_then(|m| c.metric(m)) else {
+            let Some(v) = c.metric(tpot) else {
                 continue;
             };
             match series.iter_mut().find(|s| s.0 == c.name) {
@@ -148,7 +147,7 @@ pub fn tpot_by_concurrency<DB: DrawingBackend>(
             }
         }
         if let Some(b) = &p.baseline {
-            if let Some(v) = tpot.and_then(|m| b.summary.metric(m)) {
+            if let Some(v) = b.summary.metric(tpot) {
                 let name = format!("{} (float)", b.artifact_id);
                 match series.iter_mut().find(|s| s.0 == name) {
                     Some(s) => s.1.push((conc as f64, v)),

@@ -1,4 +1,4 @@
-//! The profile contract (the seed's TODO 2): a named workload with positive counts, a primary
+//! The profile contract: a named workload with positive counts, a primary
 //! metric that exists and at least one SLO limit, each on a known metric with a known direction.
 
 use serde::{Deserialize, Serialize};

@@ -1,4 +1,4 @@
-//! The artifact lineage check (the seed's TODO 1, stricter): gate ↔ float baseline ↔ deployment
+//! The artifact lineage check, stricter than the seed's: gate ↔ float baseline ↔ deployment
 //! ↔ runs. Every problem is listed, not only the first; a broken lineage stops the comparison.
 //!
 //! Rules:

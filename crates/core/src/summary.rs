@@ -1,4 +1,4 @@
-//! Summaries recomputed from the raw per-request data (the seed's TODO 3), never trusted from a
+//! Summaries recomputed from the raw per-request data, never trusted from a
 //! file.
 //!
 //! Definitions (shared with vLLM, SGLang and AIPerf; see `reference/peer-tools.md` §1):

@@ -1,4 +1,4 @@
-//! The SLO verdict per profile (the seed's TODO 4): drop candidates that miss any declared SLO,
+//! The SLO verdict per profile, the seed's rule: drop candidates that miss any declared SLO,
 //! then pick by the primary metric (max for higher-is-better, min otherwise).
 //!
 //! - `accept` only when the chosen candidate's evidence is `real_backend_profile`;
