@@ -60,6 +60,11 @@ async function checkAgainstCli(page, expected) {
     const section = page.locator(`#profile-${p.profile}`);
     assert.equal(await text(section.locator('p.workload')), v.workload_line, `${p.profile} workload line`);
     assert.equal(await text(section.locator('p.slo')), v.slo_line, `${p.profile} SLO line`);
+    // Flags (artefacts, shortfalls, cheaper equivalents, next steps) read as in the CLI.
+    const warns = (await section.locator('p.warn').allTextContents()).map((w) => w.trim());
+    assert.deepEqual(warns, v.warnings.map((w) => `! ${w}`), `${p.profile} flags`);
+    const excluded = (await section.locator('ul.excluded li').allTextContents()).map((e) => e.trim());
+    assert.deepEqual(excluded, v.excluded, `${p.profile} exclusions`);
     for (const [tableId, table] of [[`#table-${p.profile}`, v.candidates], [`#baseline-${p.profile}`, v.baseline]]) {
       if (!table) continue;
       const heads = await page.locator(`${tableId} thead th`).allTextContents();

@@ -60,6 +60,7 @@ fn doc_json(d: &Document) -> String {
 /// JSON text safe inside `<script>`: every `<` (only ever inside a JSON string) is written
 /// `\u003c`, the same string in JSON and in JavaScript, so no `</script>` or `<!--` in the data
 /// can end the element or change how the HTML parser reads it.
+/// (The app's own JavaScript only needs `</` written `<\/`; it holds no data.)
 fn script_safe(s: &str) -> String {
     s.replace('<', "\\u003c")
 }
@@ -137,7 +138,7 @@ pub async fn build(files: &[std::rc::Rc<LoadedFile>], title: &str) -> Result<Str
          <script type=\"module\" id=\"{APP_SCRIPT_ID}\">{}</script></body></html>\n",
         style.replace("</", "<\\/"),
         script_safe(&data.to_string()),
-        script_safe(&script),
+        script.replace("</", "<\\/"),
     ))
 }
 
