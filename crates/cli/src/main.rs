@@ -2,7 +2,8 @@
 //!
 //! Exit codes: 0 analysed (or collected); 1 `--check` found a profile that is not `accept`;
 //! 2 bad input (a file could not be read or parsed, a bad plan, or bad arguments); 3 a run is
-//! partial or failed (written and marked so); 130 interrupted by Ctrl-C (partial results kept).
+//! partial, failed or not run; 4 output could not be written; 129/130/143 interrupted by
+//! SIGHUP/Ctrl-C/SIGTERM (partial results kept). `run::exit` holds the collector's codes.
 
 mod analyze;
 mod run;

@@ -1,19 +1,25 @@
 //! `sloscope run`: collect every profile × candidate of a plan against a real endpoint.
 //!
-//! Exit codes: 0 every run finished; 2 bad plan or arguments; 3 a run is partial or failed (its
-//! file is written and marked so); 130 interrupted by Ctrl-C (partial results written).
+//! Exit codes: see [`exit`].
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use sloscope_collector::cancel::Cancel;
-use sloscope_collector::config::{load_plan, Overrides};
+use sloscope_collector::config::{load_plan, Overrides, RunPlan};
+use sloscope_collector::error::CollectError;
 use sloscope_collector::failure::StopReason;
 use sloscope_collector::runner::{self, Options};
-use sloscope_collector::secret::Secret;
+use sloscope_collector::secret::{Redactor, Secret};
 
 /// Arguments of `sloscope run`.
 #[derive(clap::Args)]
+#[command(
+    after_help = "Exit codes: 0 every planned run finished · 2 bad plan or arguments (nothing run) · \
+3 a run is partial or failed, or was not run (each named on stderr) · 4 output could not be written \
+(stderr says which finished requests reached the journal) · 129 / 130 / 143 interrupted by SIGHUP / \
+Ctrl-C / SIGTERM (finished requests kept, runs marked partial, the server stopped)"
+)]
 pub struct Args {
     /// The plan (TOML or JSON).
     #[arg(long, value_name = "PLAN")]
@@ -52,6 +58,68 @@ pub struct Args {
     quiet: bool,
 }
 
+/// Exit codes of `sloscope run` (the README's table lists the same).
+pub mod exit {
+    /// Every planned run finished.
+    pub const OK: u8 = 0;
+    /// Bad plan or arguments: nothing was run.
+    pub const BAD_PLAN: u8 = 2;
+    /// A run is partial or failed, or was not run (each is named on stderr; written runs are
+    /// marked so in their files).
+    pub const INCOMPLETE: u8 = 3;
+    /// Output could not be written (a full disk): stderr says exactly which finished requests
+    /// reached the journal.
+    pub const OUTPUT: u8 = 4;
+    /// Interrupted by SIGHUP (128 + 1), Ctrl-C (128 + 2) or SIGTERM (128 + 15); finished
+    /// requests are kept and runs marked partial.
+    pub const SIGHUP: u8 = 129;
+    /// See [`SIGHUP`].
+    pub const SIGINT: u8 = 130;
+    /// See [`SIGHUP`].
+    pub const SIGTERM: u8 = 143;
+}
+
+/// Ctrl-C, SIGTERM (`timeout`, a pod's stop) and SIGHUP (a closed terminal) all stop the
+/// collection the same way: finished requests are written, the server is stopped. A second
+/// signal exits at once (the server's watchdog still stops it).
+fn watch_signals(cancel: Cancel) -> std::io::Result<()> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut term = signal(SignalKind::terminate())?;
+    let mut hup = signal(SignalKind::hangup())?;
+    let mut int = signal(SignalKind::interrupt())?;
+    tokio::spawn(async move {
+        for round in 0.. {
+            let (name, code) = tokio::select! {
+                _ = int.recv() => ("Ctrl-C", exit::SIGINT),
+                _ = term.recv() => ("SIGTERM", exit::SIGTERM),
+                _ = hup.recv() => ("SIGHUP", exit::SIGHUP),
+            };
+            if round > 0 {
+                std::process::exit(i32::from(code));
+            }
+            cancel.cancel_all(StopReason::Interrupted(name.into()));
+            eprintln!(
+                "\nsloscope: interrupted by {name}; writing what was collected and stopping the server ({name} again to abort)"
+            );
+        }
+    });
+    Ok(())
+}
+
+/// The credentials to keep out of every output: the key and the plan's secret vars.
+fn redactor(plan: &RunPlan, key: Option<&Secret>) -> Redactor {
+    let mut r = Redactor::default();
+    if let Some(k) = key {
+        r.add(k.expose());
+    }
+    for name in &plan.raw.secret_vars {
+        if let Some(v) = plan.raw.vars.get(name) {
+            r.add(v);
+        }
+    }
+    r
+}
+
 /// Runs the command.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let overrides = Overrides {
@@ -65,7 +133,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Ok(p) => p,
         Err(e) => {
             eprintln!("sloscope: bad plan: {e}");
-            return Ok(ExitCode::from(2));
+            return Ok(ExitCode::from(exit::BAD_PLAN));
         }
     };
     let api_key = match &args.api_key_env {
@@ -73,57 +141,46 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             Ok(k) => Some(k),
             Err(e) => {
                 eprintln!("sloscope: --api-key-env: {e}");
-                return Ok(ExitCode::from(2));
+                return Ok(ExitCode::from(exit::BAD_PLAN));
             }
         },
         None => None,
     };
     if let (Some(cmd), Some(res)) = (&args.command_template, &args.result_template) {
-        let ext = sloscope_collector::external::External {
-            command_template: cmd.clone(),
-            result_template: res.clone(),
-            candidate: args.import_candidate.clone(),
-        };
-        let written = sloscope_collector::external::run(&plan, &ext, &args.out, args.quiet)?;
-        let failed: Vec<String> = written
-            .iter()
-            .filter(|(_, s)| *s != sloscope_core::schema::RunStatus::Ok)
-            .map(|(p, _)| p.display().to_string())
-            .collect();
-        if !failed.is_empty() {
-            eprintln!("sloscope: incomplete runs: {}", failed.join(", "));
-            return Ok(ExitCode::from(3));
-        }
-        return Ok(ExitCode::SUCCESS);
+        return external(&args, &plan, cmd, res);
     }
+    let redactor = redactor(&plan, api_key.as_ref());
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
     let cancel = Cancel::default();
-    let outcome = rt.block_on(async {
-        let c = cancel.clone();
-        tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                c.cancel(StopReason::Interrupted("Ctrl-C".into()));
-                eprintln!(
-                    "\nsloscope: interrupted; writing what was collected (Ctrl-C again to abort)"
-                );
-                if tokio::signal::ctrl_c().await.is_ok() {
-                    std::process::exit(130);
-                }
-            }
-        });
-        runner::run(
-            plan,
-            Options {
-                out: args.out.clone(),
-                api_key,
-                quiet: args.quiet,
-            },
-            cancel.clone(),
-        )
-        .await
+    let result = rt.block_on(async {
+        watch_signals(cancel.clone())?;
+        let opts = Options {
+            out: args.out.clone(),
+            api_key,
+            redactor,
+            quiet: args.quiet,
+        };
+        anyhow::Ok(runner::run(plan, opts, cancel.clone()).await)
     })?;
+    let outcome = match result {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("sloscope: {e}");
+            let code = match e {
+                CollectError::Plan(_) => exit::BAD_PLAN,
+                CollectError::Write { .. } | CollectError::RunFile { .. } => exit::OUTPUT,
+                _ => exit::INCOMPLETE,
+            };
+            return Ok(ExitCode::from(code));
+        }
+    };
+    Ok(ExitCode::from(report(&args, &outcome, cancel.reason())))
+}
+
+/// The closing lines on stderr and the exit code.
+fn report(args: &Args, outcome: &runner::Outcome, stop: Option<StopReason>) -> u8 {
     if !args.quiet {
         eprintln!(
             "sloscope: wrote {} run files to {} (analyse with: sloscope analyze {})",
@@ -132,15 +189,43 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             args.out.display()
         );
     }
-    if matches!(cancel.reason(), Some(StopReason::Interrupted(_))) {
-        return Ok(ExitCode::from(130));
+    for r in &outcome.incomplete {
+        eprintln!("sloscope: incomplete run: {r}");
     }
-    if !outcome.incomplete.is_empty() {
-        eprintln!(
-            "sloscope: incomplete runs: {}",
-            outcome.incomplete.join(", ")
-        );
-        return Ok(ExitCode::from(3));
+    for r in &outcome.not_run {
+        eprintln!("sloscope: {r}");
+    }
+    match stop {
+        Some(StopReason::Interrupted(how)) => match how.as_str() {
+            "SIGTERM" => exit::SIGTERM,
+            "SIGHUP" => exit::SIGHUP,
+            _ => exit::SIGINT,
+        },
+        Some(r) if r.is_output_failure() => {
+            eprintln!("sloscope: {}", r.message());
+            exit::OUTPUT
+        }
+        _ if !outcome.incomplete.is_empty() || !outcome.not_run.is_empty() => exit::INCOMPLETE,
+        _ => exit::OK,
+    }
+}
+
+/// `--command-template`: an external benchmark per profile, imported.
+fn external(args: &Args, plan: &RunPlan, cmd: &str, res: &str) -> anyhow::Result<ExitCode> {
+    let ext = sloscope_collector::external::External {
+        command_template: cmd.to_string(),
+        result_template: res.to_string(),
+        candidate: args.import_candidate.clone(),
+    };
+    let written = sloscope_collector::external::run(plan, &ext, &args.out, args.quiet)?;
+    let failed: Vec<String> = written
+        .iter()
+        .filter(|(_, s)| *s != sloscope_core::schema::RunStatus::Ok)
+        .map(|(p, _)| p.display().to_string())
+        .collect();
+    if !failed.is_empty() {
+        eprintln!("sloscope: incomplete runs: {}", failed.join(", "));
+        return Ok(ExitCode::from(exit::INCOMPLETE));
     }
     Ok(ExitCode::SUCCESS)
 }

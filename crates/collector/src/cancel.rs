@@ -1,5 +1,9 @@
-//! A cancellation flag that tasks can await (Ctrl-C, a crashed server, a full disk), with the
-//! first [`StopReason`] given.
+//! A cancellation flag that tasks can await, with the first [`StopReason`] given.
+//!
+//! Two levels: the collection's flag (Ctrl-C, SIGTERM, SIGHUP, a journal or run file that
+//! cannot be written: everything stops) and one child flag per target (its server exited, its
+//! endpoint stopped answering or rejected the key: that target stops, the next one runs). A
+//! child is cancelled whenever its parent is.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -8,28 +12,86 @@ use tokio::sync::Notify;
 
 use crate::failure::StopReason;
 
-/// A cancellation flag that tasks can await.
-#[derive(Clone, Default)]
-pub struct Cancel(Arc<(AtomicBool, Notify, std::sync::Mutex<Option<StopReason>>)>);
+#[derive(Default)]
+struct Flag {
+    set: AtomicBool,
+    notify: Notify,
+    reason: std::sync::Mutex<Option<StopReason>>,
+}
 
-impl Cancel {
-    /// Cancels, remembering the first reason given.
-    pub fn cancel(&self, why: StopReason) {
-        if let Ok(mut r) = self.0 .2.lock() {
+impl Flag {
+    fn set(&self, why: StopReason) {
+        if let Ok(mut r) = self.reason.lock() {
             r.get_or_insert(why);
         }
-        self.0 .0.store(true, Ordering::SeqCst);
-        self.0 .1.notify_waiters();
+        self.set.store(true, Ordering::SeqCst);
+        self.notify.notify_waiters();
+    }
+
+    fn is_set(&self) -> bool {
+        self.set.load(Ordering::SeqCst)
+    }
+
+    fn reason(&self) -> Option<StopReason> {
+        self.reason.lock().ok().and_then(|r| r.clone())
+    }
+
+    async fn wait(&self) {
+        loop {
+            let n = self.notify.notified();
+            if self.is_set() {
+                return;
+            }
+            n.await;
+        }
+    }
+}
+
+/// A cancellation flag that tasks can await.
+#[derive(Clone, Default)]
+pub struct Cancel {
+    own: Arc<Flag>,
+    parent: Option<Arc<Flag>>,
+}
+
+impl Cancel {
+    /// A flag for one target: cancelled with this one, or on its own.
+    pub fn child(&self) -> Cancel {
+        Cancel {
+            own: Arc::new(Flag::default()),
+            parent: Some(self.parent.clone().unwrap_or_else(|| self.own.clone())),
+        }
+    }
+
+    /// Cancels this flag, remembering the first reason given (a child whose parent is already
+    /// cancelled keeps the parent's reason).
+    pub fn cancel(&self, why: StopReason) {
+        if self.parent.as_ref().is_some_and(|p| p.is_set()) {
+            return;
+        }
+        self.own.set(why);
+    }
+
+    /// Cancels the whole collection (the parent of a child flag).
+    pub fn cancel_all(&self, why: StopReason) {
+        self.parent.as_ref().unwrap_or(&self.own).set(why);
     }
 
     /// Whether cancelled.
     pub fn is_cancelled(&self) -> bool {
-        self.0 .0.load(Ordering::SeqCst)
+        self.own.is_set() || self.parent.as_ref().is_some_and(|p| p.is_set())
+    }
+
+    /// Whether the whole collection is cancelled (not only this target).
+    pub fn all_cancelled(&self) -> bool {
+        self.parent.as_ref().unwrap_or(&self.own).is_set()
     }
 
     /// Why it was cancelled.
     pub fn reason(&self) -> Option<StopReason> {
-        self.0 .2.lock().ok().and_then(|r| r.clone())
+        self.own
+            .reason()
+            .or_else(|| self.parent.as_ref().and_then(|p| p.reason()))
     }
 
     /// The reason as the run file writes it.
@@ -41,12 +103,46 @@ impl Cancel {
 
     /// Resolves once cancelled.
     pub async fn cancelled(&self) {
-        loop {
-            let n = self.0 .1.notified();
-            if self.is_cancelled() {
-                return;
-            }
-            n.await;
+        match &self.parent {
+            Some(p) => tokio::select! {
+                _ = self.own.wait() => {}
+                _ = p.wait() => {}
+            },
+            None => self.own.wait().await,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_child_stops_alone_and_with_its_parent() {
+        let all = Cancel::default();
+        let a = all.child();
+        let b = all.child();
+        a.cancel(StopReason::ServerExited("signal 9".into()));
+        assert!(a.is_cancelled() && !b.is_cancelled() && !all.is_cancelled());
+        all.cancel(StopReason::Interrupted("Ctrl-C".into()));
+        assert!(b.is_cancelled());
+        assert_eq!(b.reason(), Some(StopReason::Interrupted("Ctrl-C".into())));
+        // The first reason wins: a's server exit came before the interruption.
+        assert_eq!(
+            a.reason(),
+            Some(StopReason::ServerExited("signal 9".into()))
+        );
+        // Once the whole collection is cancelled, a child keeps the parent's reason.
+        b.cancel(StopReason::EndpointUnreachable(8));
+        assert_eq!(b.reason(), Some(StopReason::Interrupted("Ctrl-C".into())));
+    }
+
+    #[test]
+    fn cancel_all_from_a_child_reaches_every_target() {
+        let all = Cancel::default();
+        let a = all.child();
+        let b = all.child();
+        a.cancel_all(StopReason::JournalWrite("No space left on device".into()));
+        assert!(all.is_cancelled() && b.is_cancelled() && a.all_cancelled());
     }
 }

@@ -32,7 +32,6 @@ pub struct Client {
     http: reqwest::Client,
     base: String,
     api: Api,
-    key: Option<Secret>,
     request_timeout: Duration,
     stall_timeout: Duration,
 }
@@ -55,7 +54,12 @@ impl Client {
         request_timeout: Duration,
         stall_timeout: Duration,
     ) -> Result<Client, CollectError> {
-        let http = reqwest::Client::builder()
+        let mut builder = reqwest::Client::builder();
+        // The key goes with every request of this client: streams, /tokenize, /metrics, health.
+        if let Some(k) = &key {
+            builder = builder.default_headers(k.auth_headers());
+        }
+        let http = builder
             .pool_max_idle_per_host(concurrency.max(1))
             // Below the common 5 s server keep-alive, so idle connections are dropped by us first.
             .pool_idle_timeout(Duration::from_secs(3))
@@ -68,7 +72,6 @@ impl Client {
             http,
             base: base.trim_end_matches('/').to_string(),
             api,
-            key,
             request_timeout,
             stall_timeout,
         })
@@ -84,18 +87,12 @@ impl Client {
         &self.http
     }
 
-    fn auth(&self, rb: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
-        match &self.key {
-            Some(k) => rb.bearer_auth(k.expose()),
-            None => rb,
-        }
-    }
-
-    /// Opens `n` idle connections so that connection setup is not timed as TTFT.
-    pub async fn warm_pool(&self, n: usize, health_path: &str) {
+    /// Opens `n` idle connections so that connection setup is not timed as TTFT; each
+    /// attempt is bounded by `timeout`.
+    pub async fn warm_pool(&self, n: usize, health_path: &str, timeout: Duration) {
         let url = format!("{}{}", self.base, health_path);
         let futs = (0..n.max(1)).map(|_| {
-            let rb = self.auth(self.http.get(&url));
+            let rb = self.http.get(&url).timeout(timeout);
             async move {
                 if let Ok(r) = rb.send().await {
                     let _ = r.bytes().await;
@@ -165,7 +162,8 @@ impl Client {
     ) -> Result<reqwest::Response, (FailureKind, String)> {
         let url = format!("{}{}", self.base, self.api.path());
         let build = || {
-            self.auth(self.http.post(&url))
+            self.http
+                .post(&url)
                 .header("content-type", "application/json")
                 .header("accept", "text/event-stream")
                 .header(REQUEST_ID_HEADER, request_id)

@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use sloscope_core::contract::Profile;
@@ -24,7 +24,9 @@ use crate::journal::Journal;
 use crate::load::{self, BodyFn, RepeatSpec};
 use crate::progress::Progress;
 use crate::prompt;
-use crate::sampler::{process_gone, Sampler, Samples, Watch};
+use crate::sampler::{Sampler, Samples, Watch};
+use crate::secret::Redactor;
+use crate::server::Launched;
 use crate::target::TargetSpec;
 use crate::telemetry::{self, Gpu};
 
@@ -33,13 +35,27 @@ pub(crate) struct ProfileCtx<'a> {
     pub(crate) client: &'a Client,
     pub(crate) profile: &'a Profile,
     pub(crate) target: &'a TargetSpec,
-    pub(crate) pid: Option<u32>,
+    /// The server sloscope launched, if it did.
+    pub(crate) server: Option<&'a Launched>,
     pub(crate) gpu: &'a Gpu,
     pub(crate) api: Api,
     pub(crate) ignore_eos: bool,
     pub(crate) extra: &'a BTreeMap<String, serde_json::Value>,
     pub(crate) metrics_url: Option<String>,
     pub(crate) health_path: &'a str,
+    /// Bounds every call made before measurement (calibration, connection warm-up).
+    pub(crate) timeout: Duration,
+    /// Credentials kept out of the journal.
+    pub(crate) redactor: &'a Redactor,
+}
+
+impl ProfileCtx<'_> {
+    /// The launched server's process group while it is alive.
+    fn live_group(&self) -> Option<u32> {
+        self.server
+            .filter(|l| l.exit_status().is_none())
+            .map(|l| l.pid)
+    }
 }
 
 /// Request bodies: one JSON template per profile, the prompt of request `i` generated from
@@ -90,15 +106,19 @@ pub(crate) async fn collect_profile(
     progress: &mut Progress,
 ) {
     let w = &ctx.profile.workload;
-    let prompts = prompt::calibrate(
-        ctx.client,
-        ctx.target.model.as_deref(),
-        w.prompt_tokens.unwrap_or(1) as u32,
-    )
-    .await;
+    let target_tokens = w.prompt_tokens.unwrap_or(1) as u32;
+    // Every call before measurement is bounded in time and ends on Ctrl-C.
+    let calibrated = tokio::select! {
+        p = prompt::calibrate(ctx.client, ctx.target.model.as_deref(), target_tokens, ctx.timeout) => Some(p),
+        _ = cancel.cancelled() => None,
+    };
+    let prompts = calibrated.unwrap_or_else(|| prompt::uncalibrated(target_tokens, "cancelled"));
     run.notes.extend(prompts.note.clone());
     let concurrency = w.concurrency.unwrap_or(1) as usize;
-    ctx.client.warm_pool(concurrency, ctx.health_path).await;
+    tokio::select! {
+        _ = ctx.client.warm_pool(concurrency, ctx.health_path, ctx.timeout) => {}
+        _ = cancel.cancelled() => {}
+    }
     // The same salt for every candidate: they are measured on the same request sequence.
     let salt = (ctx.profile.name as u64 + 1).wrapping_mul(0x9E37_79B9);
     let body = body_fn(ctx, prompts.words, salt);
@@ -131,6 +151,18 @@ pub(crate) async fn collect_profile(
 }
 
 fn finish_run(run: &mut Run, simulation: bool, prompts: &prompt::Prompts, cancel: &Cancel) {
+    let rows = run.repeats.iter().map(|r| r.requests.len()).sum::<usize>();
+    let first_error = run
+        .repeats
+        .iter()
+        .flat_map(|r| r.requests.error.iter())
+        .flatten()
+        .next()
+        .cloned();
+    let none_ok = run
+        .repeats
+        .iter()
+        .all(|r| r.requests.error.iter().all(Option::is_some));
     if simulation {
         run.evidence_level = EvidenceLevel::CpuProfileSimulation;
         run.notes.push(format!(
@@ -146,6 +178,17 @@ fn finish_run(run: &mut Run, simulation: bool, prompts: &prompt::Prompts, cancel
         if reason.is_backend_failure() {
             run.evidence_level = EvidenceLevel::FailedBackendProfile;
         }
+    } else if rows > 0 && none_ok {
+        // Not a measurement of the configuration: say so rather than report a 100 % failure
+        // rate. A server error is evidence of a failed backend; a 4xx is the client's setup.
+        let first = first_error.unwrap_or_default();
+        run.status = RunStatus::Failed;
+        run.failure = Some(format!(
+            "every one of the {rows} measured requests failed; the first: {first}"
+        ));
+        if !first.starts_with("HTTP 4") {
+            run.evidence_level = EvidenceLevel::FailedBackendProfile;
+        }
     }
     run.finished_at = Some(rfc3339_now());
 }
@@ -156,6 +199,8 @@ struct Tally {
     tokens: u64,
     /// Connection errors in a row: an endpoint that refuses every connection is down.
     unreachable: usize,
+    /// HTTP 401 or 403 in a row: the key is wrong or missing.
+    rejected: usize,
 }
 
 /// One repeat: warm-up, measured load with the sampler alongside, the closing scrape.
@@ -172,7 +217,8 @@ async fn one_repeat(
     let r = spec.index;
     load::warmup(ctx.client, spec, body, cancel).await;
     progress.skip(spec.warmup as u64);
-    journaled(cancel, journal.repeat(r, spec.warmup as u32));
+    let res = journal.repeat(r, spec.warmup as u32);
+    journaled(cancel, journal, res);
     let start_scrape = match &ctx.metrics_url {
         Some(u) => telemetry::scrape(ctx.client.http(), u).await,
         None => None,
@@ -181,32 +227,44 @@ async fn one_repeat(
     let watch = Watch {
         http: ctx.client.http().clone(),
         metrics_url: ctx.metrics_url.clone(),
-        pid: ctx.pid,
+        pid: ctx.live_group(),
         gpu: ctx.gpu.used_mb().is_some(),
     };
-    let sampler = Sampler::start(watch, t0, cancel.clone());
+    let sampler = Sampler::start(watch, t0);
     progress.start_repeat(label, spec.requests as u64);
     let mut rows: Vec<RequestRow> = Vec::with_capacity(spec.requests);
     let mut tally = Tally {
         failed: 0,
         tokens: 0,
         unreachable: 0,
+        rejected: 0,
     };
     let give_up = spec.concurrency.max(8);
-    let obs = load::measure(ctx.client, spec, body, cancel, t0, |row, kind| {
+    let obs = load::measure(ctx.client, spec, body, cancel, t0, |mut row, kind| {
         count(&mut tally, &row, kind, give_up, cancel);
-        journaled(cancel, journal.request(r, &row));
+        if let Some(e) = row.error.as_mut().filter(|_| !ctx.redactor.is_empty()) {
+            *e = ctx.redactor.text(e);
+        }
+        let res = journal.request(r, &row);
+        journaled(cancel, journal, res);
         let tps = tally.tokens as f64 / t0.elapsed().as_secs_f64().max(1e-9);
         progress.request(tally.failed, tps);
         rows.push(row);
     })
     .await;
     let mut samples = sampler.finish().await;
+    // Requests that fail fast when a server dies can end the repeat before its exit is
+    // delivered: give the exit a moment to be seen, so it is charged to this run.
+    if let Some(l) = ctx.server.filter(|_| tally.failed > 0) {
+        l.exited_within(Duration::from_secs(1)).await;
+    }
     for m in &samples.memory {
-        journaled(cancel, journal.memory(r, m));
+        let res = journal.memory(r, m);
+        journaled(cancel, journal, res);
     }
     for m in &samples.metrics {
-        journaled(cancel, journal.metrics(r, m));
+        let res = journal.metrics(r, m);
+        journaled(cancel, journal, res);
     }
     let histogram = closing_samples(ctx, t0, start_scrape, cancel, &mut samples).await;
     let ok = rows.iter().filter(|r| r.error.is_none()).count() as u64;
@@ -239,21 +297,34 @@ fn count(
             } else {
                 0
             };
+            tally.rejected = match k {
+                FailureKind::Http(401 | 403) => tally.rejected + 1,
+                _ => 0,
+            };
             if tally.unreachable >= give_up {
                 cancel.cancel(StopReason::EndpointUnreachable(tally.unreachable));
+            }
+            if let (true, FailureKind::Http(code)) = (tally.rejected >= give_up, k) {
+                cancel.cancel(StopReason::AuthRejected(code, tally.rejected));
             }
         }
         None => {
             tally.unreachable = 0;
+            tally.rejected = 0;
             tally.tokens += u64::from(row.output_tokens.unwrap_or(0));
         }
     }
 }
 
-/// A failed journal write stops the collection (see the module's journal policy).
-fn journaled(cancel: &Cancel, result: std::io::Result<()>) {
+/// A failed journal write stops the whole collection (see the module's journal policy); the
+/// message says exactly how many requests the journal holds.
+fn journaled(cancel: &Cancel, journal: &Journal, result: std::io::Result<()>) {
     if let Err(e) = result {
-        cancel.cancel(StopReason::JournalWrite(e.to_string()));
+        cancel.cancel_all(StopReason::JournalWrite(format!(
+            "{}: {e}; it holds the first {} finished requests of this run, whole",
+            journal.path().display(),
+            journal.requests()
+        )));
     }
 }
 
@@ -267,7 +338,7 @@ async fn closing_samples(
     samples: &mut Samples,
 ) -> Option<sloscope_core::schema::HistogramDelta> {
     let off = t0.elapsed().as_micros() as u64;
-    let end_mem = telemetry::memory(off, ctx.gpu, ctx.pid.filter(|p| !process_gone(*p)));
+    let end_mem = telemetry::memory(off, ctx.gpu, ctx.live_group());
     if end_mem.gpu_used_mb.is_some() || end_mem.server_rss_mb.is_some() {
         samples.memory.push(end_mem);
     }

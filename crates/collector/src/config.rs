@@ -150,6 +150,11 @@ pub struct CollectorPlan {
     /// `"$LLAMA_SERVER"`).
     #[serde(default)]
     pub vars: BTreeMap<String, String>,
+    /// Names of `vars` whose values are credentials: replaced by `***` in everything sloscope
+    /// writes (the plan copy, run files, journals, server command lines and logs). The
+    /// `--api-key-env` key, `{api_key}` in commands, is always treated so.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub secret_vars: Vec<String>,
 }
 
 /// Command-line overrides.
@@ -220,6 +225,14 @@ pub fn load_plan(path: &Path, o: &Overrides) -> Result<RunPlan, PlanError> {
     }
     let profiles = profiles(path, &raw, o)?;
     let candidates = candidates(path, &raw, o)?;
+    for v in &raw.secret_vars {
+        if !raw.vars.contains_key(v) {
+            return Err(perr(
+                path,
+                format!("secret_vars: {v:?} is not a key of `vars`"),
+            ));
+        }
+    }
     let (files, gate, baseline_record, deployment) = lineage(path, &raw)?;
     let baseline = if o.no_baseline {
         None
@@ -227,6 +240,9 @@ pub fn load_plan(path: &Path, o: &Overrides) -> Result<RunPlan, PlanError> {
         raw.baseline.clone()
     };
     let baseline = expand_vars(path, &mut raw, baseline)?;
+    if !o.external {
+        one_configuration_per_endpoint(path, &raw, &candidates, baseline.as_ref(), o)?;
+    }
     Ok(RunPlan {
         raw,
         profiles,
@@ -237,6 +253,52 @@ pub fn load_plan(path: &Path, o: &Overrides) -> Result<RunPlan, PlanError> {
         lineage_files: files,
         baseline,
     })
+}
+
+/// An endpoint serves one configuration: measuring several candidates (or a candidate and the
+/// float baseline) at one running endpoint would label one server with knob values and an
+/// artifact it was not served with. Launched servers are one per target, so only endpoints
+/// are checked.
+fn one_configuration_per_endpoint(
+    path: &Path,
+    raw: &CollectorPlan,
+    candidates: &[sloscope_core::schema::Candidate],
+    baseline: Option<&BaselineTarget>,
+    o: &Overrides,
+) -> Result<(), PlanError> {
+    let mut at: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    if let (Some(ep), None) = (&raw.target.endpoint, &raw.target.server_command) {
+        for c in candidates {
+            at.entry(ep.clone()).or_default().push(c.name.clone());
+        }
+    }
+    if let Some(b) = baseline {
+        // As the runner resolves it: a command (its own or the target's) launches a server.
+        let launches = b.server_command.is_some() || raw.target.server_command.is_some();
+        let ep = b.endpoint.clone().or_else(|| raw.target.endpoint.clone());
+        if let Some(ep) = ep.filter(|_| !launches) {
+            at.entry(ep).or_default().push(b.name.clone());
+        }
+    }
+    for (ep, names) in at {
+        if names.len() > 1 {
+            let from = if o.endpoint.is_some() {
+                "--endpoint"
+            } else {
+                "target.endpoint"
+            };
+            return Err(perr(
+                path,
+                format!(
+                    "{from} {}: one running server is one configuration, but {} would be measured there ({}); pick one with --candidates NAME (and --no-baseline), or give the float baseline its own `baseline.endpoint` or `baseline.server_command`",
+                    crate::secret::redact_url(&ep),
+                    names.len(),
+                    names.join(", ")
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The plan file as written (TOML, or JSON for `*.json`).

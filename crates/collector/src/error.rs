@@ -16,13 +16,17 @@ pub enum CollectError {
         #[source]
         source: std::io::Error,
     },
-    /// A run file could not be written; its requests are in the journal.
-    #[error("{path}: cannot write the run file: {source}; every finished request is in {journal}")]
+    /// A run file could not be written; the journal holds exactly `journaled` of its requests.
+    #[error("{path}: cannot write the run file: {source}; {journaled} of its {total} finished requests are in {journal} (`sloscope analyze` reads it)")]
     RunFile {
         /// The run file.
         path: PathBuf,
         /// Its journal.
         journal: PathBuf,
+        /// Requests the journal holds, whole.
+        journaled: u64,
+        /// Requests the run had.
+        total: u64,
         /// Why.
         #[source]
         source: std::io::Error,

@@ -35,7 +35,7 @@ pub fn run(
     quiet: bool,
 ) -> Result<Vec<(PathBuf, RunStatus)>, CollectError> {
     let layout = Layout::new(out);
-    write_copies(plan, &layout)?;
+    write_copies(plan, &layout, &crate::secret::Redactor::default())?;
     let cand = candidate(plan, ext.candidate.as_deref())?;
     let mut written = Vec::new();
     for p in &plan.profiles {

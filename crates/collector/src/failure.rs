@@ -46,6 +46,9 @@ pub enum StopReason {
     ServerExited(String),
     /// The endpoint refused every connection for a while.
     EndpointUnreachable(usize),
+    /// The endpoint answered every request with 401 or 403 for a while: the key is wrong or
+    /// missing.
+    AuthRejected(u16, usize),
     /// The journal could not be written: requests would be lost.
     JournalWrite(String),
     /// A run file could not be written.
@@ -63,9 +66,29 @@ impl StopReason {
             StopReason::EndpointUnreachable(n) => {
                 format!("the endpoint stopped answering ({n} connection errors in a row)")
             }
+            StopReason::AuthRejected(code, n) => format!(
+                "the endpoint rejected the credentials (HTTP {code} on {n} requests in a row): check --api-key-env"
+            ),
             StopReason::JournalWrite(e) => format!("journal write failed: {e}"),
             StopReason::RunFileWrite(e) => format!("run file write failed: {e}"),
         }
+    }
+
+    /// Whether it stops the whole collection (an interruption, output that cannot be written)
+    /// rather than one target (its server or endpoint failed).
+    pub fn stops_everything(&self) -> bool {
+        matches!(
+            self,
+            StopReason::Interrupted(_) | StopReason::JournalWrite(_) | StopReason::RunFileWrite(_)
+        )
+    }
+
+    /// Whether output could not be written (exit code 4).
+    pub fn is_output_failure(&self) -> bool {
+        matches!(
+            self,
+            StopReason::JournalWrite(_) | StopReason::RunFileWrite(_)
+        )
     }
 
     /// Whether the backend, not the client, failed: the run is evidence of a failed backend.

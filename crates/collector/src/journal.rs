@@ -10,10 +10,21 @@ use sloscope_core::schema::{
 };
 
 /// An open journal file.
+///
+/// After the first failed write the journal is closed for writing: the torn bytes of that
+/// line are cut off when the file system allows it (else recovery drops that one last line),
+/// and every later write fails at once, so the journal holds exactly the first
+/// [`Journal::requests`] finished requests and nothing torn in the middle.
 pub struct Journal {
     file: std::fs::File,
     path: PathBuf,
     buf: Vec<u8>,
+    /// Bytes known to be on the file (whole lines).
+    len: u64,
+    /// Request lines written whole.
+    requests: u64,
+    /// The first write error.
+    failed: Option<String>,
 }
 
 impl Journal {
@@ -27,6 +38,9 @@ impl Journal {
             file,
             path: path.to_path_buf(),
             buf: Vec::with_capacity(4096),
+            len: 0,
+            requests: 0,
+            failed: None,
         };
         let mut header = run.clone();
         header.repeats.clear();
@@ -43,12 +57,37 @@ impl Journal {
         &self.path
     }
 
+    /// Request lines written whole.
+    pub fn requests(&self) -> u64 {
+        self.requests
+    }
+
     fn line(&mut self, line: &JournalLine) -> std::io::Result<()> {
+        if let Some(e) = &self.failed {
+            return Err(std::io::Error::other(format!(
+                "the journal stopped at an earlier write error: {e}"
+            )));
+        }
         self.buf.clear();
         serde_json::to_writer(&mut self.buf, line).map_err(std::io::Error::other)?;
         self.buf.push(b'\n');
         // One write per line: a crash leaves at most one torn last line, which recovery drops.
-        self.file.write_all(&self.buf)
+        match self.file.write_all(&self.buf) {
+            Ok(()) => {
+                self.len += self.buf.len() as u64;
+                if matches!(line, JournalLine::Request { .. }) {
+                    self.requests += 1;
+                }
+                Ok(())
+            }
+            Err(e) => {
+                // Cut the torn line off (shrinking needs no space); if even that fails,
+                // recovery drops the torn last line.
+                let _ = self.file.set_len(self.len);
+                self.failed = Some(e.to_string());
+                Err(e)
+            }
+        }
     }
 
     /// A repeat starts.

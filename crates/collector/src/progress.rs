@@ -39,6 +39,14 @@ impl Progress {
         }
     }
 
+    /// A failure line, printed even with `--quiet` (errors are not progress).
+    pub fn warn(&self, msg: &str) {
+        match &self.bar {
+            Some(b) => b.println(format!("sloscope: {msg}")),
+            None => eprintln!("sloscope: {msg}"),
+        }
+    }
+
     /// A repeat starts.
     pub fn start_repeat(&mut self, label: &str, requests: u64) {
         if self.tty {

@@ -6,6 +6,8 @@
 use sloscope_core::rng::Rng;
 use sloscope_core::schema::TokenSource;
 
+use std::time::Duration;
+
 use crate::client::Client;
 
 const WORDS: [&str; 64] = [
@@ -45,7 +47,12 @@ pub fn text(words: usize, seed: u64) -> String {
     out
 }
 
-async fn count_tokens(client: &Client, model: Option<&str>, text: &str) -> Result<u32, String> {
+async fn count_tokens(
+    client: &Client,
+    model: Option<&str>,
+    text: &str,
+    timeout: Duration,
+) -> Result<u32, String> {
     let url = format!("{}/tokenize", client.base());
     let mut body = serde_json::json!({"content": text, "prompt": text, "add_special": false});
     if let Some(m) = model {
@@ -56,6 +63,7 @@ async fn count_tokens(client: &Client, model: Option<&str>, text: &str) -> Resul
         .post(&url)
         .header("content-type", "application/json")
         .body(body.to_string())
+        .timeout(timeout)
         .send()
         .await
         .map_err(|e| format!("POST /tokenize: {e}"))?;
@@ -78,25 +86,21 @@ async fn count_tokens(client: &Client, model: Option<&str>, text: &str) -> Resul
 }
 
 /// Finds the word count whose prompts come closest to `target` tokens.
-pub async fn calibrate(client: &Client, model: Option<&str>, target: u32) -> Prompts {
+pub async fn calibrate(
+    client: &Client,
+    model: Option<&str>,
+    target: u32,
+    timeout: Duration,
+) -> Prompts {
     let target = target.max(1);
     let probe = text(200, 1);
-    match count_tokens(client, model, &probe).await {
-        Err(e) => Prompts {
-            // Without a tokenizer, assume one token per word (these words are common English).
-            words: target as usize,
-            calibrated_tokens: None,
-            source: TokenSource::Requested,
-            note: Some(format!(
-                "prompt length not calibrated ({e}); assumed one token per word"
-            )),
-        },
+    let count = |t: String| async move { count_tokens(client, model, &t, timeout).await };
+    match count(probe).await {
+        Err(e) => uncalibrated(target, &e),
         Ok(n200) => {
             let per_word = (n200 as f64 / 200.0).max(0.1);
             let mut words = ((target as f64 / per_word).round() as usize).max(1);
-            let mut got = count_tokens(client, model, &text(words, 1))
-                .await
-                .unwrap_or(target);
+            let mut got = count(text(words, 1)).await.unwrap_or(target);
             // A few corrective steps: token counts are near-linear in words.
             for _ in 0..4 {
                 if got == target {
@@ -113,9 +117,7 @@ pub async fn calibrate(client: &Client, model: Option<&str>, target: u32) -> Pro
                     break;
                 }
                 words = next;
-                got = count_tokens(client, model, &text(words, 1))
-                    .await
-                    .unwrap_or(got);
+                got = count(text(words, 1)).await.unwrap_or(got);
             }
             Prompts {
                 words,
@@ -124,6 +126,19 @@ pub async fn calibrate(client: &Client, model: Option<&str>, target: u32) -> Pro
                 note: None,
             }
         }
+    }
+}
+
+/// Prompts of one word per token, with a note saying why they were not calibrated.
+pub fn uncalibrated(target: u32, why: &str) -> Prompts {
+    Prompts {
+        // Without a tokenizer, assume one token per word (these words are common English).
+        words: target.max(1) as usize,
+        calibrated_tokens: None,
+        source: TokenSource::Requested,
+        note: Some(format!(
+            "prompt length not calibrated ({why}); assumed one token per word"
+        )),
     }
 }
 

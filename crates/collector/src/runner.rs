@@ -22,8 +22,8 @@ use crate::failure::StopReason;
 use crate::journal::Journal;
 use crate::layout::{Layout, LINEAGE_COPIES};
 use crate::progress::Progress;
-use crate::secret::{redact_url, Secret};
-use crate::server::{self, Launched};
+use crate::secret::{redact_run, redact_url, Redactor, Secret};
+use crate::server::{self, LaunchError, Launched};
 use crate::target::TargetSpec;
 use crate::telemetry::Gpu;
 use crate::write;
@@ -32,23 +32,32 @@ use crate::write;
 pub struct Options {
     /// Output directory.
     pub out: PathBuf,
-    /// API key, if the endpoint needs one.
+    /// API key, if the endpoint needs one (also `{api_key}` in server commands).
     pub api_key: Option<Secret>,
+    /// Every credential to keep out of what is written (the key and the plan's secret vars).
+    pub redactor: Redactor,
     /// No progress output.
     pub quiet: bool,
 }
 
-/// What was written.
+/// What was written, and what was not run.
 #[derive(Debug, Default)]
 pub struct Outcome {
     /// Run files written.
     pub runs: Vec<PathBuf>,
     /// Runs that did not finish (partial or failed).
     pub incomplete: Vec<String>,
+    /// `profile / target: reason` for each run the plan asked for that was not started.
+    pub not_run: Vec<String>,
 }
 
-/// Writes the plan as run (only the selected profiles and candidates) and the lineage copies.
-pub fn write_copies(plan: &RunPlan, layout: &Layout) -> Result<(), CollectError> {
+/// Writes the plan as run (only the selected profiles and candidates, credentials redacted)
+/// and the lineage copies.
+pub fn write_copies(
+    plan: &RunPlan,
+    layout: &Layout,
+    redactor: &Redactor,
+) -> Result<(), CollectError> {
     layout.create()?;
     let mut effective = plan.raw.clone();
     effective.plan.profiles.retain(|s| {
@@ -64,7 +73,10 @@ pub fn write_copies(plan: &RunPlan, layout: &Layout) -> Result<(), CollectError>
         effective.baseline = None;
     }
     let path = layout.plan();
-    write::json(&path, &effective).map_err(CollectError::write(path))?;
+    let value = redactor
+        .to_value(&effective)
+        .map_err(|e| CollectError::write(path.clone())(std::io::Error::other(e)))?;
+    write::json(&path, &value).map_err(CollectError::write(path))?;
     for ((_, bytes), kind) in plan.lineage_files.iter().zip(LINEAGE_COPIES) {
         let path = layout.lineage(kind);
         write::atomic(&path, bytes).map_err(CollectError::write(path))?;
@@ -123,10 +135,10 @@ fn total_requests(plan: &RunPlan, targets: usize) -> u64 {
     per_target.max(0) as u64 * targets as u64
 }
 
-/// Runs the plan.
+/// Runs the plan. `cancel` is the whole collection's flag; each target gets a child of it.
 pub async fn run(plan: RunPlan, opts: Options, cancel: Cancel) -> Result<Outcome, CollectError> {
     let layout = Layout::new(&opts.out);
-    write_copies(&plan, &layout)?;
+    write_copies(&plan, &layout, &opts.redactor)?;
     let targets = targets(&plan);
     let mut progress = Progress::new(opts.quiet, total_requests(&plan, targets.len()));
     let gpu = Gpu::init();
@@ -144,7 +156,8 @@ pub async fn run(plan: RunPlan, opts: Options, cancel: Cancel) -> Result<Outcome
     };
     for t in &targets {
         if cancel.is_cancelled() {
-            break;
+            ctx.not_run(t, &cancel.message());
+            continue;
         }
         ctx.run_target(t).await?;
     }
@@ -162,41 +175,53 @@ struct RunCtx<'a> {
     outcome: Outcome,
 }
 
+/// How a target's server was reached.
+enum Reached {
+    /// At this base URL; `Some` when sloscope launched it.
+    Up(String, Option<Launched>),
+    /// The launch failed (failed run files are written).
+    Failed,
+    /// Cancelled before the server was healthy.
+    Cancelled,
+}
+
 impl RunCtx<'_> {
-    /// Reaches or launches the target's server, runs every profile, stops the server.
-    async fn run_target(&mut self, t: &TargetSpec) -> Result<(), CollectError> {
-        let (base, launched) = match self.reach(t).await? {
-            Some(reached) => reached,
-            None => return Ok(()),
-        };
-        let tgt = &self.plan.raw.target;
-        let max_conc = self
-            .plan
-            .profiles
-            .iter()
-            .filter_map(|p| p.workload.concurrency)
-            .max()
-            .unwrap_or(1) as usize;
-        let client = Client::new(
-            &base,
-            tgt.api,
-            self.opts.api_key.clone(),
-            max_conc,
-            Duration::from_secs_f64(tgt.request_timeout_s),
-            Duration::from_secs_f64(tgt.stall_timeout_s.unwrap_or(tgt.request_timeout_s)),
-        )?;
-        let mut written: Vec<(PathBuf, Run)> = Vec::new();
+    /// Lists every profile of `t` as not run.
+    fn not_run(&mut self, t: &TargetSpec, why: &str) {
         for p in &self.plan.profiles {
-            if self.cancel.is_cancelled() {
-                break;
-            }
-            let done = self
-                .run_profile(t, p, &client, &base, launched.as_ref())
-                .await?;
-            written.push(done);
+            self.outcome
+                .not_run
+                .push(format!("{} / {}: not run: {why}", p.name, t.name));
         }
+    }
+
+    /// Reaches or launches the target's server, runs every profile, stops the server (on every
+    /// path, errors included).
+    async fn run_target(&mut self, t: &TargetSpec) -> Result<(), CollectError> {
+        let tc = self.cancel.child();
+        let (base, launched) = match self.reach(t, &tc).await? {
+            Reached::Up(base, launched) => (base, launched),
+            Reached::Failed => return Ok(()),
+            Reached::Cancelled => {
+                self.not_run(t, &self.cancel.message());
+                return Ok(());
+            }
+        };
+        let measured = self.run_profiles(t, &tc, &base, launched.as_ref()).await;
+        let mut written = match measured {
+            Ok(w) => w,
+            Err(e) => {
+                if let Some(l) = launched {
+                    l.stop().await;
+                }
+                return Err(e);
+            }
+        };
         if let Some(l) = launched {
+            let log = l.log_path.clone();
             let (code, tail) = l.stop().await;
+            self.redact_log(&log);
+            let tail = tail.map(|s| self.opts.redactor.text(&s));
             for (path, run) in &mut written {
                 if let Some(s) = &mut run.server {
                     s.exit_status = code;
@@ -208,15 +233,95 @@ impl RunCtx<'_> {
         Ok(())
     }
 
-    /// The base URL of the target's server, launching it when the plan says so. `None` when
-    /// the launch failed (a failed run file per profile is written instead).
-    async fn reach(
+    /// Every profile of one target, in plan order; after the target's flag is cancelled (its
+    /// server exited, its endpoint failed) the rest are listed as not run.
+    async fn run_profiles(
         &mut self,
         t: &TargetSpec,
-    ) -> Result<Option<(String, Option<Launched>)>, CollectError> {
+        tc: &Cancel,
+        base: &str,
+        launched: Option<&Launched>,
+    ) -> Result<Vec<(PathBuf, Run)>, CollectError> {
+        let tgt = &self.plan.raw.target;
+        let max_conc = self
+            .plan
+            .profiles
+            .iter()
+            .filter_map(|p| p.workload.concurrency)
+            .max()
+            .unwrap_or(1) as usize;
+        let client = Client::new(
+            base,
+            tgt.api,
+            self.opts.api_key.clone(),
+            max_conc,
+            Duration::from_secs_f64(tgt.request_timeout_s),
+            Duration::from_secs_f64(tgt.stall_timeout_s.unwrap_or(tgt.request_timeout_s)),
+        )?;
+        let mut written: Vec<(PathBuf, Run)> = Vec::new();
+        for p in &self.plan.profiles {
+            if tc.is_cancelled() {
+                let why = tc.message();
+                self.outcome
+                    .not_run
+                    .push(format!("{} / {}: not run: {why}", p.name, t.name));
+                continue;
+            }
+            let done = self.run_profile(t, p, &client, base, launched, tc).await?;
+            self.say_failures(t, p, &done.1, launched);
+            written.push(done);
+        }
+        Ok(written)
+    }
+
+    /// One line on stderr (even with `--quiet`) when a run stopped early or every request
+    /// failed, with the cause; the server's exit status and log tail when it died.
+    fn say_failures(
+        &mut self,
+        t: &TargetSpec,
+        p: &Profile,
+        run: &Run,
+        launched: Option<&Launched>,
+    ) {
+        let Some(why) = &run.failure else {
+            return;
+        };
+        self.progress.warn(&format!(
+            "{} / {}: {} run: {why}",
+            p.name,
+            t.name,
+            run.status.as_str()
+        ));
+        if let Some(l) = launched.filter(|l| l.exit_status().is_some()) {
+            let tail = server::log_tail(&l.log_path, 20).unwrap_or_default();
+            let tail = self.opts.redactor.text(&tail);
+            self.progress.warn(&format!(
+                "the server's log ({}) ends:\n{tail}",
+                l.log_path.display()
+            ));
+        }
+    }
+
+    /// Rewrites the server's log with every credential redacted (a server may echo its
+    /// command line).
+    fn redact_log(&self, log: &std::path::Path) {
+        if self.opts.redactor.is_empty() {
+            return;
+        }
+        if let Ok(bytes) = std::fs::read(log) {
+            let text = String::from_utf8_lossy(&bytes);
+            let clean = self.opts.redactor.text(&text);
+            if clean != text {
+                let _ = write::atomic(log, clean.as_bytes());
+            }
+        }
+    }
+
+    /// The base URL of the target's server, launching it when the plan says so.
+    async fn reach(&mut self, t: &TargetSpec, tc: &Cancel) -> Result<Reached, CollectError> {
         let cmd = match (&t.command, &t.endpoint) {
             (Some(cmd), _) => cmd,
-            (None, Some(ep)) => return Ok(Some((ep.clone(), None))),
+            (None, Some(ep)) => return Ok(Reached::Up(ep.clone(), None)),
             (None, None) => {
                 return Err(CollectError::Plan(format!(
                     "target {}: no endpoint and no server command",
@@ -232,26 +337,44 @@ impl RunCtx<'_> {
         if let Some(m) = &t.model_path {
             vars.insert("model_path".into(), m.clone());
         }
+        if let Some(k) = &self.opts.api_key {
+            vars.insert("api_key".into(), k.expose().to_string());
+        }
         let log = self.layout.server_log(&t.name);
         self.progress.say(&format!(
             "starting server for {} ({knob} = {})",
             t.name, t.value
         ));
         let tgt = &self.plan.raw.target;
-        let timeout = Duration::from_secs_f64(tgt.health_timeout_s);
-        match server::launch(cmd, &vars, &log, &tgt.health_path, timeout).await {
-            Ok(l) => {
+        let spec = server::LaunchSpec {
+            template: cmd,
+            vars: &vars,
+            log_path: &log,
+            health_path: &tgt.health_path,
+            health_timeout: Duration::from_secs_f64(tgt.health_timeout_s),
+            api_key: self.opts.api_key.as_ref(),
+        };
+        match server::launch(&spec, self.cancel, tc).await {
+            Ok(mut l) => {
+                l.command = l
+                    .command
+                    .iter()
+                    .map(|a| self.opts.redactor.text(a))
+                    .collect();
                 self.progress.say(&format!(
                     "  healthy after {:.1}s at {} (pid {})",
                     l.startup_s, l.base_url, l.pid
                 ));
-                Ok(Some((l.base_url.clone(), Some(l))))
+                Ok(Reached::Up(l.base_url.clone(), Some(l)))
             }
-            Err(e) => {
+            Err(LaunchError::Cancelled) => Ok(Reached::Cancelled),
+            Err(LaunchError::Failed(e)) => {
+                self.redact_log(&log);
+                let e = self.opts.redactor.text(&e);
                 self.progress
-                    .say(&format!("  server for {} failed to start: {e}", t.name));
+                    .warn(&format!("the server for {} did not start: {e}", t.name));
                 self.record_failed_start(t, cmd, &log, &e)?;
-                Ok(None)
+                Ok(Reached::Failed)
             }
         }
     }
@@ -274,6 +397,7 @@ impl RunCtx<'_> {
                 startup_s: None,
                 log_tail: server::log_tail(log, 20),
             });
+            redact_run(&self.opts.redactor, &mut run);
             let path = self.layout.run(p.name.as_str(), t.role, &t.name);
             write::json_compact(&path, &run).map_err(CollectError::write(path.clone()))?;
             self.outcome.incomplete.push(path.display().to_string());
@@ -290,6 +414,7 @@ impl RunCtx<'_> {
         client: &Client,
         base: &str,
         launched: Option<&Launched>,
+        tc: &Cancel,
     ) -> Result<(PathBuf, Run), CollectError> {
         let tgt = &self.plan.raw.target;
         let mut run = skeleton(self.plan, t, p, Some(base));
@@ -310,7 +435,7 @@ impl RunCtx<'_> {
             client,
             profile: p,
             target: t,
-            pid: launched.map(|l| l.pid),
+            server: launched,
             gpu: self.gpu,
             api: tgt.api,
             ignore_eos: tgt.ignore_eos,
@@ -318,22 +443,26 @@ impl RunCtx<'_> {
             metrics_url: (!tgt.metrics_path.is_empty())
                 .then(|| format!("{base}{}", tgt.metrics_path)),
             health_path: &tgt.health_path,
+            timeout: Duration::from_secs_f64(tgt.request_timeout_s),
+            redactor: &self.opts.redactor,
         };
-        crate::collect::collect_profile(&ctx, &mut run, &mut journal, self.cancel, self.progress)
-            .await;
+        crate::collect::collect_profile(&ctx, &mut run, &mut journal, tc, self.progress).await;
+        redact_run(&self.opts.redactor, &mut run);
         if run.status != RunStatus::Ok {
             self.outcome.incomplete.push(path.display().to_string());
         }
         if let Err(source) = write::json_compact(&path, &run) {
-            self.cancel.cancel(StopReason::RunFileWrite(format!(
-                "{}: {source}",
-                path.display()
-            )));
-            return Err(CollectError::RunFile {
+            let total = run.repeats.iter().map(|r| r.requests.len() as u64).sum();
+            let e = CollectError::RunFile {
                 path,
                 journal: journal_path,
+                journaled: journal.requests(),
+                total,
                 source,
-            });
+            };
+            self.cancel
+                .cancel_all(StopReason::RunFileWrite(e.to_string()));
+            return Err(e);
         }
         journal.remove();
         self.outcome.runs.push(path.clone());

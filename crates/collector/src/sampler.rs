@@ -1,14 +1,13 @@
 //! Telemetry sampled alongside one repeat's load: memory (GPU through NVML, else the server's
-//! RSS) and the server's `/metrics`, every second; and whether the launched server is still
-//! alive, every 250 ms. Runs as its own task so the timing path never waits for a scrape.
+//! RSS, summed over its process group) and the server's `/metrics`, every second. Runs as its
+//! own task so the timing path never waits for a scrape. (A server that exits is seen by the
+//! task awaiting it, [`crate::server`], not by this sampler.)
 
 use std::time::{Duration, Instant};
 
 use sloscope_core::schema::{MemorySample, MetricSample};
 use tokio::sync::oneshot;
 
-use crate::cancel::Cancel;
-use crate::failure::StopReason;
 use crate::telemetry::{self, Gpu};
 
 /// What the sampler collected.
@@ -32,7 +31,7 @@ pub struct Watch {
     pub http: reqwest::Client,
     /// `/metrics` URL, when the server has one.
     pub metrics_url: Option<String>,
-    /// The launched server's process id.
+    /// The launched server's process group.
     pub pid: Option<u32>,
     /// Whether NVML reported memory at start-up.
     pub gpu: bool,
@@ -43,8 +42,8 @@ const TICK: Duration = Duration::from_millis(250);
 const SAMPLE_EVERY: u64 = 4;
 
 impl Sampler {
-    /// Starts sampling; offsets are µs since `t0`. A server that exits cancels `cancel`.
-    pub fn start(watch: Watch, t0: Instant, cancel: Cancel) -> Sampler {
+    /// Starts sampling; offsets are µs since `t0`.
+    pub fn start(watch: Watch, t0: Instant) -> Sampler {
         let (stop, mut stopped) = oneshot::channel();
         let task = tokio::spawn(async move {
             let gpu = watch.gpu.then(Gpu::init);
@@ -52,10 +51,6 @@ impl Sampler {
             let mut tick = 0u64;
             loop {
                 let off = t0.elapsed().as_micros() as u64;
-                if let Some(pid) = watch.pid.filter(|&p| process_gone(p)) {
-                    cancel.cancel(StopReason::ServerExited(format!("pid {pid}")));
-                    break;
-                }
                 if tick % SAMPLE_EVERY == 0 {
                     sample_once(&watch, gpu.as_ref(), off, &mut out).await;
                 }
@@ -79,7 +74,7 @@ impl Sampler {
 
 async fn sample_once(watch: &Watch, gpu: Option<&Gpu>, off: u64, out: &mut Samples) {
     let gpu_mb = gpu.and_then(Gpu::used_mb);
-    let rss = watch.pid.and_then(telemetry::rss_mb);
+    let rss = watch.pid.and_then(telemetry::group_rss_mb);
     if gpu_mb.is_some() || rss.is_some() {
         out.memory.push(MemorySample {
             offset_us: off,
@@ -90,19 +85,6 @@ async fn sample_once(watch: &Watch, gpu: Option<&Gpu>, off: u64, out: &mut Sampl
     if let Some(u) = &watch.metrics_url {
         if let Some(s) = telemetry::scrape(&watch.http, u).await {
             out.metrics.push(telemetry::sample(off, &s));
-        }
-    }
-}
-
-/// Whether process `pid` is gone or a zombie (exited, not yet reaped).
-pub fn process_gone(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Err(_) => true,
-        Ok(s) => {
-            s.rsplit(')')
-                .next()
-                .and_then(|r| r.split_whitespace().next())
-                == Some("Z")
         }
     }
 }

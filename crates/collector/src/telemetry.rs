@@ -41,6 +41,31 @@ pub fn queue_histogram_family(s: &Scrape) -> Option<&'static str> {
         .find(|f| s.buckets.contains_key(*f))
 }
 
+/// Resident memory of every live process in process group `pgid` (a launched server and
+/// whatever it started), in MB (10^6 bytes). `None` when no process of the group is alive.
+pub fn group_rss_mb(pgid: u32) -> Option<f64> {
+    let mut total = None;
+    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().and_then(|n| n.parse::<u32>().ok()) else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        // After the command name: state, ppid, pgrp, …
+        let mut fields = stat.rsplit(')').next().unwrap_or("").split_whitespace();
+        let state = fields.next();
+        if state == Some("Z") || fields.nth(1).and_then(|g| g.parse::<u32>().ok()) != Some(pgid) {
+            continue;
+        }
+        if let Some(mb) = rss_mb(pid) {
+            *total.get_or_insert(0.0) += mb;
+        }
+    }
+    total
+}
+
 /// Resident memory of `pid` in MB (10^6 bytes), from `/proc/<pid>/status`.
 pub fn rss_mb(pid: u32) -> Option<f64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
@@ -119,11 +144,11 @@ impl Gpu {
     }
 }
 
-/// One memory sample.
-pub fn memory(offset_us: u64, gpu: &Gpu, server_pid: Option<u32>) -> MemorySample {
+/// One memory sample; `server_group` is the launched server's process group.
+pub fn memory(offset_us: u64, gpu: &Gpu, server_group: Option<u32>) -> MemorySample {
     MemorySample {
         offset_us,
         gpu_used_mb: gpu.used_mb(),
-        server_rss_mb: server_pid.and_then(rss_mb),
+        server_rss_mb: server_group.and_then(group_rss_mb),
     }
 }

@@ -73,7 +73,9 @@ async fn run_repeat(
         stall,
     )
     .unwrap();
-    client.warm_pool(concurrency, "/health").await;
+    client
+        .warm_pool(concurrency, "/health", Duration::from_secs(5))
+        .await;
     let spec = RepeatSpec {
         index: 0,
         requests,
@@ -130,7 +132,9 @@ fn stamps_follow_send_times() {
             Duration::from_secs(10),
         )
         .unwrap();
-        client.warm_pool(64, "/health").await;
+        client
+            .warm_pool(64, "/health", Duration::from_secs(5))
+            .await;
         let mut all = Vec::new();
         for round in 0..2 {
             let futs = (0..64u64).map(|i| {

@@ -131,7 +131,9 @@ pub fn child(args: &[String]) -> anyhow::Result<()> {
             Duration::from_secs(60),
         )
         .map_err(anyhow::Error::msg)?;
-        client.warm_pool(conc, "/health").await;
+        client
+            .warm_pool(conc, "/health", Duration::from_secs(10))
+            .await;
         let t0 = Instant::now();
         let next = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let body = Bytes::from_static(br#"{"prompt":"x","max_tokens":100000,"stream":true}"#);
@@ -269,7 +271,9 @@ fn accuracy(conc: usize) -> anyhow::Result<(f64, f64, f64, f64)> {
             Duration::from_secs(30),
         )
         .map_err(anyhow::Error::msg)?;
-        client.warm_pool(conc, "/health").await;
+        client
+            .warm_pool(conc, "/health", Duration::from_secs(10))
+            .await;
         let futs = (0..conc).map(|i| {
             let client = client.clone();
             async move {
