@@ -239,7 +239,9 @@ async fn one_repeat(
         unreachable: 0,
         rejected: 0,
     };
-    let give_up = spec.concurrency.max(8);
+    // An endpoint that refuses (or rejects) this many in a row is down (or the key is wrong):
+    // eight, or as many as the concurrency, or every request of a short repeat.
+    let give_up = spec.concurrency.max(8).min(spec.requests.max(1));
     let obs = load::measure(ctx.client, spec, body, cancel, t0, |mut row, kind| {
         count(&mut tally, &row, kind, give_up, cancel);
         if let Some(e) = row.error.as_mut().filter(|_| !ctx.redactor.is_empty()) {

@@ -239,10 +239,10 @@ pub fn load_plan(path: &Path, o: &Overrides) -> Result<RunPlan, PlanError> {
     } else {
         raw.baseline.clone()
     };
-    let baseline = expand_vars(path, &mut raw, baseline)?;
     if !o.external {
         one_configuration_per_endpoint(path, &raw, &candidates, baseline.as_ref(), o)?;
     }
+    let baseline = expand_vars(path, &mut raw, baseline)?;
     Ok(RunPlan {
         raw,
         profiles,

@@ -127,3 +127,42 @@ impl Journal {
         let _ = std::fs::remove_file(&self.path);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn after_a_failed_write_nothing_more_is_written_and_the_count_is_exact() {
+        let dir = std::env::temp_dir().join(format!("sloscope-journal-{}", std::process::id()));
+        let path = dir.join("j.journal.jsonl");
+        let mut run: Run = serde_json::from_str(include_str!(
+            "../../../static/examples/runs/latency--np1.json"
+        ))
+        .unwrap();
+        run.repeats.clear();
+        let mut j = Journal::create(&path, &run).unwrap();
+        let row = RequestRow::default();
+        j.request(0, &row).unwrap();
+        j.request(0, &row).unwrap();
+        // The disk fills up: every write from now on fails with ENOSPC.
+        j.file = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        assert!(j.request(0, &row).is_err());
+        j.file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        let later = j.request(0, &row).unwrap_err().to_string();
+        assert!(
+            later.contains("stopped at an earlier write error"),
+            "{later}"
+        );
+        assert_eq!(j.requests(), 2);
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(text.lines().count(), 3, "header and two whole requests");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -464,6 +464,14 @@ impl RunCtx<'_> {
                 .cancel_all(StopReason::RunFileWrite(e.to_string()));
             return Err(e);
         }
+        if matches!(tc.reason(), Some(StopReason::JournalWrite(_))) {
+            let total: usize = run.repeats.iter().map(|r| r.requests.len()).sum();
+            self.progress.warn(&format!(
+                "{}: the run file was written after all, with all {total} finished requests; its journal ({} of them) is removed",
+                path.display(),
+                journal.requests()
+            ));
+        }
         journal.remove();
         self.outcome.runs.push(path.clone());
         Ok((path, run))

@@ -86,9 +86,10 @@ pub fn log_tail(path: &Path, lines: usize) -> Option<String> {
 
 /// Kills process group `pgid` once the watchdog's stdin reaches end of file (the collector
 /// is gone or let go of it): SIGTERM, up to 10 s, then SIGKILL.
-const WATCHDOG: &str = r#"read _ ; kill -TERM -- "-$1" 2>/dev/null; i=0
-while [ "$i" -lt 100 ] && kill -0 -- "-$1" 2>/dev/null; do sleep 0.1; i=$((i+1)); done
-kill -KILL -- "-$1" 2>/dev/null; exit 0"#;
+/// (POSIX `kill` with a negative pid; dash's `kill` takes no `--`.)
+const WATCHDOG: &str = r#"read _ ; kill -TERM -"$1" 2>/dev/null; kill -CONT -"$1" 2>/dev/null; i=0
+while [ "$i" -lt 100 ] && kill -0 -"$1" 2>/dev/null; do sleep 0.1; i=$((i+1)); done
+kill -KILL -"$1" 2>/dev/null; exit 0"#;
 
 fn spawn_watchdog(pgid: u32) -> Option<std::process::Child> {
     use std::os::unix::process::CommandExt as _;
@@ -270,6 +271,8 @@ impl Launched {
         let group = Pid::from_raw(self.pid as i32);
         if self.exit_status().is_none() {
             let _ = killpg(group, Signal::SIGTERM);
+            // A stopped (SIGSTOP) server only acts on SIGTERM once continued.
+            let _ = killpg(group, Signal::SIGCONT);
             if self.exited_within(Duration::from_secs(10)).await.is_none() {
                 let _ = killpg(group, Signal::SIGKILL);
                 self.exited_within(Duration::from_secs(5)).await;

@@ -4,4 +4,5 @@
 mod analyze;
 mod collect;
 mod common;
+mod faults;
 mod llama;
