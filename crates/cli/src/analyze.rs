@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use sloscope_collector::write;
 use sloscope_core::schema::RunStatus;
 use sloscope_core::view::AnalysisOutput;
-use sloscope_core::{analyze, read_document, render, Document, LoadedFile};
+use sloscope_core::{analyze_with, read_document, render, AnalyzeOptions, Document, LoadedFile};
 
 /// Output formats.
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -42,6 +42,11 @@ pub struct Args {
     /// Write the report here instead of standard output.
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
+    /// Pool different runs of one candidate under one profile (reruns of the same workload)
+    /// into one run with all their repeats, instead of excluding that candidate as a conflict.
+    /// The report flags every pooling (`pooled_runs`) with the files.
+    #[arg(long)]
+    pool_reruns: bool,
 }
 
 /// Files found under the given paths, and what could not be read.
@@ -182,7 +187,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     for e in &errors {
         eprintln!("sloscope: bad input: {e}");
     }
-    let analysis = analyze(&loaded);
+    let analysis = analyze_with(
+        &loaded,
+        AnalyzeOptions {
+            pool_reruns: args.pool_reruns,
+        },
+    );
     let all_accept = analysis.all_accept();
     let text = match args.format {
         Format::Text => render::text(&analysis),

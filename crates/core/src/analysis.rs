@@ -7,14 +7,31 @@ use crate::contract::{validate_profile, Profile};
 use crate::lineage::{check_lineage, LineageInputs};
 use crate::load::{Document, LoadedFile};
 use crate::metric::Metric;
+use crate::problem::{Problem, ProblemCode};
 use crate::report::{Analysis, CandidateReport, Excluded, ProfileReport};
 use crate::schema::{Decision, Plan, ProfileName, ProfileSpec, Role, Run};
 use crate::summary::Thresholds;
 use crate::verdict::{decide, Contender};
 
+/// Choices the user makes explicitly; the defaults are what a reviewer signs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct AnalyzeOptions {
+    /// Pool different runs of one candidate under one profile (reruns) into one run whose
+    /// repeats are all of theirs, instead of excluding that candidate as a conflict.
+    pub pool_reruns: bool,
+}
+
 /// Analyses every loaded file together (`LoadedFile`s, or anything that borrows as one, such as
 /// `Rc<LoadedFile>` in the page).
 pub fn analyze<F: std::borrow::Borrow<LoadedFile>>(files: &[F]) -> Analysis {
+    analyze_with(files, AnalyzeOptions::default())
+}
+
+/// [`analyze`] with explicit options.
+pub fn analyze_with<F: std::borrow::Borrow<LoadedFile>>(
+    files: &[F],
+    options: AnalyzeOptions,
+) -> Analysis {
     let mut inputs = LineageInputs::default();
     let mut plans: Vec<(&str, &Plan)> = Vec::new();
     let mut notes = Vec::new();
@@ -77,6 +94,7 @@ pub fn analyze<F: std::borrow::Borrow<LoadedFile>>(files: &[F]) -> Analysis {
         runs: &inputs.runs,
         lineage: &lineage,
         quantized_artifact,
+        pool_reruns: options.pool_reruns,
     };
     let profiles = names
         .into_iter()
@@ -121,8 +139,10 @@ fn analyze_profile(ctx: &Ctx<'_>, name: ProfileName) -> ProfileReport {
     });
     let contract = match &spec {
         Some(s) => validate_profile(s),
-        None => Err(vec![format!(
-            "no definition of the {name} profile: load the plan, or runs that carry profile_spec"
+        None => Err(vec![Problem::new(
+            ProblemCode::MissingField,
+            "profiles",
+            format!("no definition of the {name} profile: load the plan, or runs that carry profile_spec"),
         )]),
     };
     let profile = contract.as_ref().ok();
@@ -150,9 +170,14 @@ fn analyze_profile(ctx: &Ctx<'_>, name: ProfileName) -> ProfileReport {
         .iter()
         .copied()
         .partition(|(_, r)| r.role == Role::Baseline);
-    let candidate_runs =
-        crate::compare::distinct_runs(&candidate_runs, &mut report.flags, &mut report.excluded);
-    for (file, run) in candidate_runs {
+    let candidate_runs = crate::compare::distinct_runs(
+        &candidate_runs,
+        ctx.pool_reruns,
+        &mut report.flags,
+        &mut report.excluded,
+    );
+    for (file, run) in &candidate_runs {
+        let (file, run) = (file.as_str(), &**run);
         match crate::compare::comparable(ctx, spec.as_ref(), knob.as_deref(), run) {
             Err((code, reason)) => report.excluded.push(Excluded {
                 file: file.to_string(),
@@ -171,8 +196,13 @@ fn analyze_profile(ctx: &Ctx<'_>, name: ProfileName) -> ProfileReport {
     order_like_plan(ctx.plan.map(|p| p.1), &mut report.candidates);
     decide_profile(ctx, profile, &mut report);
     crate::flags::after_verdict(&mut report);
-    report.baseline =
-        crate::compare::baseline_report(spec.as_ref(), &thresholds, &baseline_runs, &mut report);
+    report.baseline = crate::compare::baseline_report(
+        spec.as_ref(),
+        &thresholds,
+        &baseline_runs,
+        ctx.pool_reruns,
+        &mut report,
+    );
     report
 }
 
@@ -190,7 +220,12 @@ fn order_like_plan(plan: Option<&Plan>, cands: &mut [CandidateReport]) {
 
 fn decide_profile(ctx: &Ctx<'_>, profile: Option<&Profile>, report: &mut ProfileReport) {
     if !ctx.lineage.ready {
-        let first = ctx.lineage.issues.first().cloned().unwrap_or_default();
+        let first = ctx
+            .lineage
+            .issues
+            .first()
+            .map(|p| p.message.clone())
+            .unwrap_or_default();
         let more = ctx.lineage.issues.len().saturating_sub(1);
         report.reason = if more > 0 {
             format!("lineage is broken: {first} (and {more} more)")
@@ -202,7 +237,12 @@ fn decide_profile(ctx: &Ctx<'_>, profile: Option<&Profile>, report: &mut Profile
     let Some(profile) = profile else {
         report.reason = format!(
             "the profile definition is invalid: {}",
-            report.contract_issues.join("; ")
+            report
+                .contract_issues
+                .iter()
+                .map(|p| p.message.as_str())
+                .collect::<Vec<_>>()
+                .join("; ")
         );
         return;
     };

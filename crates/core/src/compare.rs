@@ -1,6 +1,7 @@
 //! Which runs are comparable within a profile, and the per-candidate and float-baseline
 //! reports built from the comparable ones.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use crate::baseline::{self, BaselineReport};
@@ -20,6 +21,8 @@ pub(crate) struct Ctx<'a> {
     pub(crate) runs: &'a [(&'a str, &'a Run)],
     pub(crate) lineage: &'a LineageReport,
     pub(crate) quantized_artifact: Option<String>,
+    /// Pool different runs of one candidate instead of excluding it (asked for explicitly).
+    pub(crate) pool_reruns: bool,
 }
 
 /// Why a candidate run cannot be compared, or `Ok`.
@@ -152,12 +155,15 @@ fn in_plan(file: &str, plan: &Plan, run: &Run) -> Result<(), (Code, String)> {
 
 /// Runs of one role under one profile, grouped by candidate name: byte-identical copies are
 /// counted once (flagged), and two different runs of one candidate are a conflict that
-/// excludes that candidate with every file named — never resolved by load order.
+/// excludes that candidate with every file named — never resolved by load order. With
+/// `pool`, asked for explicitly, finished runs of one workload are pooled instead: their
+/// repeats become the repeats of one run (flagged `pooled_runs`, files named).
 pub(crate) fn distinct_runs<'a>(
     runs: &[(&'a str, &'a Run)],
+    pool: bool,
     flags: &mut Vec<Flag>,
     excluded: &mut Vec<Excluded>,
-) -> Vec<(&'a str, &'a Run)> {
+) -> Vec<(String, Cow<'a, Run>)> {
     let mut names: Vec<&str> = runs
         .iter()
         .map(|(_, r)| r.candidate.name.as_str())
@@ -178,18 +184,40 @@ pub(crate) fn distinct_runs<'a>(
             }
         }
         if kept.len() == 1 {
-            out.push(kept[0]);
+            out.push((kept[0].0.to_string(), Cow::Borrowed(kept[0].1)));
             continue;
         }
+        // Deterministic whatever the load order: by file name.
+        kept.sort_by(|a, b| a.0.cmp(b.0));
         let files: Vec<&str> = kept.iter().map(|(f, _)| *f).collect();
+        let unpoolable = poolable(&kept).err();
+        if pool && unpoolable.is_none() {
+            flags.push(Flag {
+                code: Code::PooledRuns,
+                candidate: Some(name.to_string()),
+                message: format!(
+                    "{} runs of {name:?} pooled as asked ({}): their repeats, from different \
+                     server instances, are treated as repeats of one run",
+                    kept.len(),
+                    files.join(", ")
+                ),
+            });
+            out.push((files.join(" + "), Cow::Owned(pooled(&kept))));
+            continue;
+        }
+        let how = match (pool, unpoolable) {
+            (true, Some(why)) => format!("they cannot be pooled: {why}"),
+            _ => "none is used; keep the one to compare and move the others away, or pool \
+                  them explicitly (`sloscope analyze --pool-reruns`)"
+                .to_string(),
+        };
         for (file, run) in &kept {
             excluded.push(Excluded {
                 file: file.to_string(),
                 candidate: run.candidate.name.clone(),
                 code: Code::ConflictingRuns,
                 reason: format!(
-                    "{} different runs of {name:?} in this profile ({}): none is used; keep \
-                     the one to compare and move the others away",
+                    "{} different runs of {name:?} in this profile ({}): {how}",
                     kept.len(),
                     files.join(", ")
                 ),
@@ -197,6 +225,45 @@ pub(crate) fn distinct_runs<'a>(
         }
     }
     out
+}
+
+/// Whether runs of one candidate can be pooled: all finished, one workload, one knob value,
+/// one artifact and one evidence level.
+fn poolable(kept: &[(&str, &Run)]) -> Result<(), String> {
+    let (f0, r0) = kept[0];
+    for (f, r) in &kept[1..] {
+        let differs = if r.status != RunStatus::Ok || r0.status != RunStatus::Ok {
+            Some("a run that did not finish")
+        } else if r.workload_id != r0.workload_id || r.profile_spec != r0.profile_spec {
+            Some("another workload")
+        } else if r.candidate != r0.candidate {
+            Some("another knob value")
+        } else if r.artifact_id != r0.artifact_id {
+            Some("another artifact")
+        } else if r.evidence_level != r0.evidence_level || r.source != r0.source {
+            Some("another evidence level or source")
+        } else {
+            None
+        };
+        if let Some(d) = differs {
+            return Err(format!("{f} and {f0} differ ({d})"));
+        }
+    }
+    Ok(())
+}
+
+/// One run holding every repeat of `kept`, renumbered in file order.
+fn pooled(kept: &[(&str, &Run)]) -> Run {
+    let mut run = kept[0].1.clone();
+    run.repeats = kept
+        .iter()
+        .flat_map(|(_, r)| r.repeats.iter().cloned())
+        .collect();
+    for (i, rep) in run.repeats.iter_mut().enumerate() {
+        rep.index = i as u32;
+    }
+    run.reported = None;
+    run
 }
 
 fn workload_diffs(want: &WorkloadSpec, got: &WorkloadSpec) -> Vec<String> {
@@ -377,14 +444,16 @@ pub(crate) fn baseline_report(
     spec: Option<&ProfileSpec>,
     th: &Thresholds,
     runs: &[(&str, &Run)],
+    pool: bool,
     report: &mut ProfileReport,
 ) -> Option<BaselineReport> {
     let wid = spec
         .and_then(|s| s.workload.as_ref())
         .and_then(|w| w.id.clone());
-    let runs = distinct_runs(runs, &mut report.flags, &mut report.excluded);
+    let runs = distinct_runs(runs, pool, &mut report.flags, &mut report.excluded);
     let mut eligible: Vec<(&str, &Run)> = Vec::new();
-    for (file, run) in runs {
+    for (file, run) in &runs {
+        let (file, run) = (file.as_str(), &**run);
         let why = if run.status != RunStatus::Ok {
             Some(format!("baseline run status {}", run.status.as_str()))
         } else if wid.as_deref().is_some_and(|w| w != run.workload_id) {

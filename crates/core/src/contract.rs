@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::metric::{Direction, Metric};
+use crate::problem::{Problem, ProblemCode};
 use crate::schema::{ProfileName, ProfileSpec, WorkloadSpec};
 
 /// One SLO limit: a ceiling for lower-is-better metrics, a floor for higher-is-better ones.
@@ -48,18 +49,25 @@ impl Profile {
 }
 
 /// Checks a profile. `Err` lists every problem found, not only the first.
-pub fn validate_profile(spec: &ProfileSpec) -> Result<Profile, Vec<String>> {
+pub fn validate_profile(spec: &ProfileSpec) -> Result<Profile, Vec<Problem>> {
     let mut issues = Vec::new();
     let name = match spec.name.as_deref() {
         None => {
-            issues.push("missing name: expected latency, balanced or throughput".to_string());
+            issues.push(missing(
+                "name",
+                "missing name: expected latency, balanced or throughput",
+            ));
             None
         }
         Some(n) => {
             let p = ProfileName::parse(n);
             if p.is_none() {
-                issues.push(format!(
-                    "unsupported profile name {n:?}: expected latency, balanced or throughput"
+                issues.push(Problem::new(
+                    ProblemCode::UnsupportedValue,
+                    "name",
+                    format!(
+                        "unsupported profile name {n:?}: expected latency, balanced or throughput"
+                    ),
                 ));
             }
             p
@@ -67,16 +75,19 @@ pub fn validate_profile(spec: &ProfileSpec) -> Result<Profile, Vec<String>> {
     };
     let workload = spec.workload.clone().unwrap_or_default();
     if spec.workload.is_none() {
-        issues.push("missing workload".to_string());
+        issues.push(missing("workload", "missing workload"));
     }
     let workload_id = match workload.id.as_deref() {
         Some(id) if !id.trim().is_empty() => Some(id.to_string()),
         Some(_) => {
-            issues.push("workload.id is empty: expected a name".to_string());
+            issues.push(missing(
+                "workload.id",
+                "workload.id is empty: expected a name",
+            ));
             None
         }
         None => {
-            issues.push("missing workload.id".to_string());
+            issues.push(missing("workload.id", "missing workload.id"));
             None
         }
     };
@@ -89,24 +100,30 @@ pub fn validate_profile(spec: &ProfileSpec) -> Result<Profile, Vec<String>> {
     ];
     for (field, value, required) in counts {
         match value {
-            None if required => issues.push(format!("missing workload.{field}")),
-            Some(v) if v <= 0 => issues.push(format!(
-                "workload.{field} is {v}: expected a positive count"
+            None if required => issues.push(missing(
+                format!("workload.{field}"),
+                format!("missing workload.{field}"),
+            )),
+            Some(v) if v <= 0 => issues.push(out_of_range(
+                format!("workload.{field}"),
+                format!("workload.{field} is {v}: expected a positive count"),
             )),
             _ => {}
         }
     }
     if let Some(w) = workload.warmup_requests {
         if w < 0 {
-            issues.push(format!(
-                "workload.warmup_requests is {w}: expected 0 or more"
+            issues.push(out_of_range(
+                "workload.warmup_requests",
+                format!("workload.warmup_requests is {w}: expected 0 or more"),
             ));
         }
     }
     if let Some(r) = workload.request_rate_rps {
         if !(r.is_finite() && r > 0.0) {
-            issues.push(format!(
-                "workload.request_rate_rps is {r}: expected a positive rate"
+            issues.push(out_of_range(
+                "workload.request_rate_rps",
+                format!("workload.request_rate_rps is {r}: expected a positive rate"),
             ));
         }
     }
@@ -124,10 +141,10 @@ pub fn validate_profile(spec: &ProfileSpec) -> Result<Profile, Vec<String>> {
     }
 }
 
-fn primary_metric(spec: &ProfileSpec, issues: &mut Vec<String>) -> Option<Metric> {
+fn primary_metric(spec: &ProfileSpec, issues: &mut Vec<Problem>) -> Option<Metric> {
     match spec.primary_metric.as_deref() {
         None | Some("") => {
-            issues.push("missing primary_metric".to_string());
+            issues.push(missing("primary_metric", "missing primary_metric"));
             None
         }
         Some(m) => {
@@ -142,15 +159,15 @@ fn primary_metric(spec: &ProfileSpec, issues: &mut Vec<String>) -> Option<Metric
 
 /// The SLO limits, each a known metric with a limit in its range: latency, memory and queue
 /// ceilings above 0, throughput floors at 0 or more, ratios in [0, 1].
-fn slo_limits(spec: &ProfileSpec, issues: &mut Vec<String>) -> Vec<(Metric, f64)> {
+fn slo_limits(spec: &ProfileSpec, issues: &mut Vec<Problem>) -> Vec<(Metric, f64)> {
     let mut slo = Vec::new();
     let map = match &spec.slo {
         None => {
-            issues.push("missing slo: expected at least one limit".to_string());
+            issues.push(missing("slo", "missing slo: expected at least one limit"));
             return slo;
         }
         Some(map) if map.is_empty() => {
-            issues.push("slo is empty: expected at least one limit".to_string());
+            issues.push(missing("slo", "slo is empty: expected at least one limit"));
             return slo;
         }
         Some(map) => map,
@@ -161,7 +178,10 @@ fn slo_limits(spec: &ProfileSpec, issues: &mut Vec<String>) -> Vec<(Metric, f64)
             continue;
         };
         match limit_range_problem(m, v) {
-            Some(expected) => issues.push(format!("slo.{k} is {v}: expected {expected}")),
+            Some(expected) => issues.push(out_of_range(
+                format!("slo.{k}"),
+                format!("slo.{k} is {v}: expected {expected}"),
+            )),
             None => slo.push((m, v)),
         }
     }
@@ -190,8 +210,16 @@ fn limit_range_problem(m: Metric, v: f64) -> Option<&'static str> {
     }
 }
 
-fn unknown_metric(field: &str, name: &str) -> String {
-    format!(
+fn missing(field: impl Into<String>, message: impl Into<String>) -> Problem {
+    Problem::new(ProblemCode::MissingField, field, message)
+}
+
+fn out_of_range(field: impl Into<String>, message: impl Into<String>) -> Problem {
+    Problem::new(ProblemCode::OutOfRange, field, message)
+}
+
+fn unknown_metric(field: &str, name: &str) -> Problem {
+    let message = format!(
         "{field}: unknown metric {name:?}; expected one of ttft|tpot|itl|e2e|queue_wait \
          _ mean|p50|p90|p95|p99|max _ms, or {}",
         crate::metric::Scalar::ALL
@@ -199,7 +227,8 @@ fn unknown_metric(field: &str, name: &str) -> String {
             .map(|s| s.as_str())
             .collect::<Vec<_>>()
             .join(", ")
-    )
+    );
+    Problem::new(ProblemCode::UnsupportedValue, field, message)
 }
 
 #[cfg(test)]
@@ -237,7 +266,7 @@ mod tests {
             "slo.latency_ms: unknown metric",
         ] {
             assert!(
-                issues.iter().any(|i| i.contains(want)),
+                issues.iter().any(|i| i.message.contains(want)),
                 "{want} not in {issues:?}"
             );
         }
@@ -258,9 +287,9 @@ mod tests {
             s.slo.as_mut().unwrap().insert(metric.into(), limit);
             let issues = validate_profile(&s).unwrap_err();
             assert!(
-                issues
-                    .iter()
-                    .any(|i| i.contains(metric) && i.contains(word)),
+                issues.iter().any(|i| i.code == ProblemCode::OutOfRange
+                    && i.field == format!("slo.{metric}")
+                    && i.message.contains(word)),
                 "{metric} {limit}: {issues:?}"
             );
         }
@@ -276,9 +305,11 @@ mod tests {
         s.workload.as_mut().unwrap().concurrency = Some(0);
         s.slo = Some(Default::default());
         let issues = validate_profile(&s).unwrap_err();
+        assert!(issues.iter().any(|i| i.code == ProblemCode::OutOfRange
+            && i.field == "workload.concurrency"
+            && i.message.contains("workload.concurrency is 0")));
         assert!(issues
             .iter()
-            .any(|i| i.contains("workload.concurrency is 0")));
-        assert!(issues.iter().any(|i| i.contains("slo is empty")));
+            .any(|i| i.code == ProblemCode::MissingField && i.message.contains("slo is empty")));
     }
 }

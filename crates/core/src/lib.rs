@@ -22,6 +22,7 @@ pub mod import;
 pub mod lineage;
 pub mod load;
 pub mod metric;
+pub mod problem;
 pub mod protocol;
 pub mod read;
 pub mod render;
@@ -37,7 +38,7 @@ pub mod validate;
 pub mod verdict;
 pub mod view;
 
-pub use analysis::analyze;
+pub use analysis::{analyze, analyze_with, AnalyzeOptions};
 pub use error::{LoadError, LoadErrorKind};
 pub use read::{read_document, Document, LoadedFile};
 pub use report::Analysis;

@@ -14,6 +14,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::problem::{Problem, ProblemCode};
+
 use crate::schema::{
     ArtifactIdentity, Decision, Deployment, FloatBaseline, QualityGate, Role, Run,
 };
@@ -57,10 +59,10 @@ pub struct LineageField {
 pub struct LineageReport {
     /// True when nothing blocks the comparison.
     pub ready: bool,
-    /// Blocking problems.
-    pub issues: Vec<String>,
-    /// Things that could not be checked.
-    pub warnings: Vec<String>,
+    /// Blocking problems, each with a stable code and the field or record concerned.
+    pub issues: Vec<Problem>,
+    /// Things that could not be checked (`not_recorded`).
+    pub warnings: Vec<Problem>,
     /// Field-by-field table (empty when a record is missing).
     pub fields: Vec<LineageField>,
     /// File of the gate record.
@@ -115,20 +117,28 @@ pub fn check_lineage(inp: &LineageInputs<'_>) -> LineageReport {
 fn one<'a, T>(
     list: &[(&'a str, &'a T)],
     kind: &str,
-    issues: &mut Vec<String>,
+    issues: &mut Vec<Problem>,
 ) -> Option<(&'a str, &'a T)> {
     match list {
         [] => {
-            issues.push(format!("no {kind} record loaded: expected exactly one"));
+            issues.push(Problem::new(
+                ProblemCode::MissingRecord,
+                kind,
+                format!("no {kind} record loaded: expected exactly one"),
+            ));
             None
         }
         [x] => Some(*x),
         many => {
             let files: Vec<&str> = many.iter().map(|(f, _)| *f).collect();
-            issues.push(format!(
-                "{} {kind} records loaded ({}): expected exactly one",
-                many.len(),
-                files.join(", ")
+            issues.push(Problem::new(
+                ProblemCode::DuplicateRecords,
+                kind,
+                format!(
+                    "{} {kind} records loaded ({}): expected exactly one",
+                    many.len(),
+                    files.join(", ")
+                ),
             ));
             None
         }
@@ -140,11 +150,17 @@ fn compare_records(g: &QualityGate, b: &FloatBaseline, d: &Deployment, rep: &mut
     let row = |field: &str, vals: [Option<&str>; 3], rule: Rule, rep: &mut LineageReport| {
         let r = compare(field, vals, rule);
         if r.status == FieldStatus::Mismatch {
-            rep.issues.push(r.note.clone().unwrap_or_default());
+            rep.issues.push(Problem::new(
+                ProblemCode::FieldMismatch,
+                field,
+                r.note.clone().unwrap_or_default(),
+            ));
         }
         if r.status == FieldStatus::NotRecorded {
-            rep.warnings.push(format!(
-                "{field} is recorded in no lineage record; not checked"
+            rep.warnings.push(Problem::new(
+                ProblemCode::NotRecorded,
+                field,
+                format!("{field} is recorded in no lineage record; not checked"),
             ));
         }
         rep.fields.push(r);
@@ -339,7 +355,7 @@ fn check_runs(
     d: &Deployment,
     base: Option<&FloatBaseline>,
     runs: &[(&str, &Run)],
-    issues: &mut Vec<String>,
+    issues: &mut Vec<Problem>,
 ) {
     let da = &d.artifact;
     for (file, run) in runs {
@@ -349,13 +365,17 @@ fn check_runs(
         };
         if let Some(want) = expected {
             if run.artifact_id != want {
-                issues.push(format!(
-                    "{file}: run of artifact {:?} (role {}), expected {want:?}",
-                    run.artifact_id,
-                    match run.role {
-                        Role::Candidate => "candidate",
-                        Role::Baseline => "baseline",
-                    }
+                issues.push(Problem::new(
+                    ProblemCode::RunArtifactMismatch,
+                    "artifact_id",
+                    format!(
+                        "{file}: run of artifact {:?} (role {}), expected {want:?}",
+                        run.artifact_id,
+                        match run.role {
+                            Role::Candidate => "candidate",
+                            Role::Baseline => "baseline",
+                        }
+                    ),
                 ));
             }
         }
@@ -365,8 +385,10 @@ fn check_runs(
             ("hardware", &run.hardware, &da.hardware),
         ] {
             if got != want {
-                issues.push(format!(
-                    "{file}: run {field} is {got:?}, the deployment's is {want:?}"
+                issues.push(Problem::new(
+                    ProblemCode::RunDeploymentMismatch,
+                    field,
+                    format!("{file}: run {field} is {got:?}, the deployment's is {want:?}"),
                 ));
             }
         }

@@ -10,6 +10,7 @@ use crate::baseline::BaselineReport;
 use crate::contract::SloLimit;
 use crate::lineage::LineageReport;
 use crate::metric::{Direction, Metric};
+use crate::problem::Problem;
 use crate::schema::{Decision, EvidenceLevel, KnobValue, WorkloadSpec};
 use crate::stats::Interval;
 use crate::summary::Summary;
@@ -111,6 +112,8 @@ pub enum Code {
     ConflictingRuns,
     /// A byte-identical copy of another run, counted once.
     DuplicateRun,
+    /// Different runs of one candidate pooled into one, as the user asked.
+    PooledRuns,
     /// A run with no requests and no reported summaries.
     NoData,
     /// A run in which every request failed.
@@ -167,8 +170,9 @@ pub struct ProfileReport {
     pub recommended_name: Option<String>,
     /// Why.
     pub reason: String,
-    /// Problems with the profile definition (empty when it passed its contract).
-    pub contract_issues: Vec<String>,
+    /// Problems with the profile definition, each with a stable code and the field (empty
+    /// when it passed its contract).
+    pub contract_issues: Vec<Problem>,
     /// Where the profile definition came from (a plan or a run file).
     pub defined_in: Option<String>,
     /// The workload.

@@ -134,8 +134,8 @@ fn lineage_view(a: &Analysis) -> LineageView {
     LineageView {
         ready: l.ready,
         status_line,
-        issues: l.issues.clone(),
-        warnings: l.warnings.clone(),
+        issues: l.issues.iter().map(|p| p.message.clone()).collect(),
+        warnings: l.warnings.iter().map(|p| p.message.clone()).collect(),
     }
 }
 
@@ -342,7 +342,11 @@ fn profile_view(p: &ProfileReport) -> ProfileView {
         binding_line: binding_line(p),
         confidence_line: p.confidence.as_ref().map(|c| c.statement.clone()),
         margins_line: chosen.map(margins_line),
-        contract_issues: p.contract_issues.clone(),
+        contract_issues: p
+            .contract_issues
+            .iter()
+            .map(|i| i.message.clone())
+            .collect(),
         candidates: candidate_table(p),
         warnings: candidate_warnings(p),
         excluded: p

@@ -3,6 +3,7 @@
 use serde_json::json;
 use sloscope_core::analyze;
 use sloscope_core::lineage::FieldStatus;
+use sloscope_core::problem::ProblemCode;
 use sloscope_core::report::SummarySource;
 use sloscope_core::schema::{Decision, EvidenceLevel, Role, RunStatus};
 use sloscope_core::{read_document, LoadedFile};
@@ -336,7 +337,26 @@ fn broken_lineage_rejects_every_profile_and_lists_all_problems() {
     ];
     let a = analyze(&files);
     assert!(!a.lineage.ready);
-    let all = a.lineage.issues.join("\n");
+    let all = a
+        .lineage
+        .issues
+        .iter()
+        .map(|p| p.message.as_str())
+        .collect::<Vec<_>>()
+        .join("\n");
+    // Each kind of problem has a stable code and names its field.
+    let has = |code: ProblemCode, field: &str| {
+        a.lineage
+            .issues
+            .iter()
+            .any(|p| p.code == code && p.field == field)
+    };
+    assert!(has(ProblemCode::FieldMismatch, "tokenizer_sha256"), "{all}");
+    assert!(has(ProblemCode::FieldMismatch, "backend_version"), "{all}");
+    assert!(
+        has(ProblemCode::RunArtifactMismatch, "artifact_id"),
+        "{all}"
+    );
     for want in [
         "gate decision is \"tune\"",
         "tokenizer_sha256 differs",
@@ -364,7 +384,9 @@ fn missing_records_and_unstated_fields() {
         .lineage
         .issues
         .iter()
-        .any(|i| i.contains("no float_baseline record")));
+        .any(|i| i.code == ProblemCode::MissingRecord
+            && i.field == "float_baseline"
+            && i.message.contains("no float_baseline record")));
     let strip = |mut v: serde_json::Value| {
         v.as_object_mut().unwrap().remove("revision");
         v
@@ -379,10 +401,12 @@ fn missing_records_and_unstated_fields() {
         .lineage
         .warnings
         .iter()
-        .any(|w| w.contains("revision is recorded in no lineage record")));
+        .any(|w| w.code == ProblemCode::NotRecorded
+            && w.message
+                .contains("revision is recorded in no lineage record")));
     let a = analyze(&[load("g", &strip(g)), load("b", &b), load("d", &d)]);
     assert!(
-        a.lineage.issues.iter().any(|i| i.contains(
+        a.lineage.issues.iter().any(|i| i.message.contains(
             "revision is stated by baseline \"main\", deployment \"main\" but missing from gate"
         )),
         "{:?}",
@@ -396,7 +420,7 @@ fn missing_records_and_unstated_fields() {
         .lineage
         .issues
         .iter()
-        .any(|i| i.contains("expected a float format")));
+        .any(|i| i.message.contains("expected a float format")));
 }
 
 #[test]

@@ -11,7 +11,7 @@ use serde_json::Value;
 use sloscope_core::report::{Analysis, Code};
 use sloscope_core::schema::Decision;
 use sloscope_core::view::AnalysisOutput;
-use sloscope_core::{analyze, read_document, render, LoadedFile};
+use sloscope_core::{analyze, analyze_with, read_document, render, AnalyzeOptions, LoadedFile};
 
 use crate::snapshots::example_files;
 
@@ -295,6 +295,34 @@ fn reruns_are_a_named_conflict_and_copies_count_once() {
         assert!(conflicts[0]
             .reason
             .contains("static/examples/runs/latency--np4.json"));
+        // Pooled only when asked, and then the same whatever the load order.
+        let pooled = analyze_with(&files, AnalyzeOptions { pool_reruns: true });
+        let p = &pooled.profiles[0];
+        assert!(!p.excluded.iter().any(|e| e.code == Code::ConflictingRuns));
+        let flag = p.flags.iter().find(|f| f.code == Code::PooledRuns).unwrap();
+        assert!(
+            flag.message.contains("rerun/latency--np4.json"),
+            "{}",
+            flag.message
+        );
+        let np4 = p.candidates.iter().find(|c| c.name == "np4").unwrap();
+        let one = base.profiles[0]
+            .candidates
+            .iter()
+            .find(|c| c.name == "np4")
+            .unwrap();
+        assert_eq!(np4.repeats, 2 * one.repeats, "every repeat of both runs");
+        let again = analyze_with(&files, AnalyzeOptions { pool_reruns: true });
+        assert_eq!(again.profiles[0], *p);
+        if order == 1 {
+            let mut reversed = files.clone();
+            reversed.reverse();
+            let r = analyze_with(&reversed, AnalyzeOptions { pool_reruns: true });
+            assert_eq!(
+                r.profiles[0].candidates, p.candidates,
+                "load order decides nothing"
+            );
+        }
     }
 }
 
