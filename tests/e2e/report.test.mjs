@@ -15,7 +15,7 @@ const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../.
 const dist = path.join(root, 'dist');
 const examples = path.join(root, 'static/examples');
 const shots = path.join(root, 'target/e2e-screenshots');
-const sloscope = process.env.SLOSCOPE_BIN || path.join(root, 'target/debug/sloscope');
+const sloscope = path.resolve(process.env.SLOSCOPE_BIN || path.join(root, 'target/debug/sloscope'));
 const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
   '--disable-component-update', '--disable-sync', '--disable-default-apps', '--disable-extensions'];
 
@@ -156,6 +156,48 @@ test('dropped files: a broken one shows its error, the others still load; the do
   await rp.screenshot({ path: path.join(shots, 'report-offline.png'), fullPage: true });
   assert.deepEqual(requests, [], 'the report makes no network request');
   assert.deepEqual(rerrors.filter((e) => !e.startsWith('external request file:')), []);
+  await offline.close();
+  await ctx.close();
+});
+
+test('reruns: a conflict until "Pool reruns" is checked, then the same pooled verdict as analyze --pool-reruns, kept in the downloaded report', async () => {
+  // A rerun of np1 in the latency profile: another run of the same candidate and workload.
+  const flat = fs.mkdtempSync(path.join(os.tmpdir(), 'sloscope-rerun-'));
+  const files = exampleFiles().map((p) => ({ name: path.basename(p), text: fs.readFileSync(p, 'utf8') }));
+  const run = JSON.parse(files.find((f) => f.name === 'latency--np1.json').text);
+  run.started_at = '2026-11-30T23:00:00Z';
+  files.push({ name: 'latency--np1.rerun.json', text: JSON.stringify(run) });
+  for (const f of files) fs.writeFileSync(path.join(flat, f.name), f.text);
+  const cli = (...extra) => JSON.parse(execFileSync(sloscope, ['analyze', ...files.map((f) => f.name), '--format', 'json', ...extra], { cwd: flat }).toString());
+  const separate = cli();
+  const pooled = cli('--pool-reruns');
+  assert.ok(separate.profiles[0].excluded.some((e) => e.code === 'conflicting_runs'));
+  assert.ok(pooled.profiles[0].flags.some((f) => f.code === 'pooled_runs'));
+
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
+  const { page, errors } = await newPage(ctx);
+  await page.goto(url);
+  await page.waitForSelector('#load-example');
+  await page.evaluate((files) => {
+    const dt = new DataTransfer();
+    for (const f of files) dt.items.add(new File([f.text], f.name, { type: 'application/json' }));
+    for (const type of ['dragenter', 'dragover', 'drop']) window.dispatchEvent(new DragEvent(type, { dataTransfer: dt, bubbles: true, cancelable: true }));
+  }, files);
+  await waitLoaded(page, files.length);
+  await checkAgainstCli(page, separate);
+  assert.equal(await page.locator('#pool-reruns').isChecked(), false);
+  await page.check('#pool-reruns');
+  await checkAgainstCli(page, pooled);
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download-report')]);
+  const saved = path.join(os.tmpdir(), `sloscope-pooled-${process.pid}.html`);
+  await download.saveAs(saved);
+  const offline = await browser.newContext({ viewport: { width: 1280, height: 800 }, offline: true });
+  const { page: rp } = await newPage(offline);
+  await rp.goto(`file://${saved}`);
+  await waitLoaded(rp, files.length);
+  await checkAgainstCli(rp, pooled);
+  assert.equal(await rp.locator('#pool-reruns').isChecked(), true);
+  assert.deepEqual(errors, []);
   await offline.close();
   await ctx.close();
 });

@@ -78,6 +78,9 @@ pub fn app() -> Html {
         let dispatch = state.dispatcher();
         let embedded = embedded.clone();
         use_effect_with((), move |_| {
+            if report::embedded_pool_reruns() {
+                dispatch.dispatch(Action::SetPool(true));
+            }
             if let Some(files) = (*embedded).clone().or_else(report::preloaded_files) {
                 load_texts(files, dispatch);
             }
@@ -106,6 +109,11 @@ pub fn app() -> Html {
             dispatch.dispatch(Action::Clear)
         })
     };
+    let on_pool = {
+        let dispatch = state.dispatcher();
+        Callback::from(move |on: bool| dispatch.dispatch(Action::SetPool(on)))
+    };
+    let pool = (state.has_reruns() || state.pool_reruns).then_some(state.pool_reruns);
     let on_copy = copy_summary(state.clone(), status.clone());
     let on_download = download_report(state.clone(), status.clone());
     let generation = state.docs.len();
@@ -117,7 +125,8 @@ pub fn app() -> Html {
             <p class="privacy">{ "Files never leave your browser: this page makes no network requests." }</p>
         </header>
         <Toolbar on_files={on_files} on_example={on_example} on_download={on_download} on_copy={on_copy} on_clear={on_clear}
-            has_report={analysis.is_some()} embedded={embedded.is_some()} status={(*status).clone()} />
+            has_report={analysis.is_some()} embedded={embedded.is_some()} status={(*status).clone()}
+            pool={pool} on_pool={on_pool} />
         if *dragging {
             <div class="drop-overlay" id="drop-overlay" aria-hidden="true"><div>{ "Drop result files to analyse them" }</div></div>
         }
@@ -223,10 +232,11 @@ fn download_report(
 ) -> Callback<()> {
     Callback::from(move |_| {
         let docs = state.docs.clone();
+        let pool = state.pool_reruns;
         let status = status.clone();
         spawn_local(async move {
             status.set(Some("Building the report…".into()));
-            match report::build(&docs, "sloscope report").await {
+            match report::build(&docs, "sloscope report", pool).await {
                 Ok(html) => {
                     match report::download_text(&html, "sloscope-report.html", "text/html") {
                         Ok(()) => status.set(Some(format!(

@@ -22,6 +22,15 @@ pub fn embedded_files() -> Option<Vec<(String, String)>> {
     files_in(EMBEDDED_ID)
 }
 
+/// Whether a downloaded report was made with reruns pooled (its reader sees what its author saw).
+pub fn embedded_pool_reruns() -> bool {
+    let doc = gloo::utils::document();
+    doc.get_element_by_id(EMBEDDED_ID)
+        .and_then(|el| el.text_content())
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .is_some_and(|v| v["options"]["pool_reruns"] == serde_json::Value::Bool(true))
+}
+
 /// Files the server preloaded into the page, if any.
 pub fn preloaded_files() -> Option<Vec<(String, String)>> {
     files_in(PRELOAD_ID)
@@ -122,10 +131,15 @@ async fn assets() -> Result<(String, String), String> {
 }
 
 /// Builds the self-contained report HTML.
-pub async fn build(files: &[std::rc::Rc<LoadedFile>], title: &str) -> Result<String, String> {
+pub async fn build(
+    files: &[std::rc::Rc<LoadedFile>],
+    title: &str,
+    pool_reruns: bool,
+) -> Result<String, String> {
     let (script, style) = assets().await?;
     let data = serde_json::json!({
-        "files": files.iter().map(|f| serde_json::json!({"name": f.name, "text": doc_json(&f.doc)})).collect::<Vec<_>>()
+        "files": files.iter().map(|f| serde_json::json!({"name": f.name, "text": doc_json(&f.doc)})).collect::<Vec<_>>(),
+        "options": {"pool_reruns": pool_reruns},
     });
     let csp = "default-src 'none'; script-src 'unsafe-inline' 'wasm-unsafe-eval'; style-src 'unsafe-inline'; img-src data: blob:; connect-src 'none'; base-uri 'none'; form-action 'none'";
     Ok(format!(

@@ -3,7 +3,7 @@
 use std::rc::Rc;
 
 use sloscope_core::view::{report_view, ReportView};
-use sloscope_core::{analyze, Analysis, Document, LoadedFile};
+use sloscope_core::{analyze_with, Analysis, AnalyzeOptions, Document, LoadedFile};
 use yew::Reducible;
 
 /// A file the user gave the page.
@@ -39,6 +39,34 @@ pub struct State {
     pub analysis: Option<Rc<Analysis>>,
     /// What the reader sees of it.
     pub view: Option<Rc<ReportView>>,
+    /// Reruns of one candidate pooled (asked for with the toolbar's check box).
+    pub pool_reruns: bool,
+}
+
+impl State {
+    /// Analyses the loaded documents again (a file arrived, or an option changed).
+    fn reanalyze(&mut self) {
+        if self.docs.is_empty() {
+            return;
+        }
+        let options = AnalyzeOptions {
+            pool_reruns: self.pool_reruns,
+        };
+        let analysis = analyze_with(&self.docs, options);
+        self.view = Some(Rc::new(report_view(&analysis)));
+        self.analysis = Some(Rc::new(analysis));
+    }
+
+    /// Whether the analysis has reruns that pooling would change (or already pooled).
+    pub fn has_reruns(&self) -> bool {
+        use sloscope_core::report::Code;
+        self.analysis.as_ref().is_some_and(|a| {
+            a.profiles.iter().any(|p| {
+                p.excluded.iter().any(|e| e.code == Code::ConflictingRuns)
+                    || p.flags.iter().any(|f| f.code == Code::PooledRuns)
+            })
+        })
+    }
 }
 
 /// What can happen.
@@ -57,6 +85,8 @@ pub enum Action {
         /// Document or error.
         result: Result<Document, String>,
     },
+    /// Pool reruns, or not.
+    SetPool(bool),
     /// Forget every file.
     Clear,
 }
@@ -93,11 +123,13 @@ impl Reducible for State {
                 if let Ok(doc) = result {
                     let mut docs = (*s.docs).clone();
                     docs.push(Rc::new(LoadedFile { name, doc }));
-                    let analysis = analyze(&docs);
-                    s.view = Some(Rc::new(report_view(&analysis)));
-                    s.analysis = Some(Rc::new(analysis));
                     s.docs = Rc::new(docs);
+                    s.reanalyze();
                 }
+            }
+            Action::SetPool(on) => {
+                s.pool_reruns = on;
+                s.reanalyze();
             }
             Action::Clear => s = State::default(),
         }

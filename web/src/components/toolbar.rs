@@ -21,6 +21,10 @@ pub struct Props {
     pub embedded: bool,
     /// Feedback of the last share action.
     pub status: Option<String>,
+    /// `Some(on)` when the analysis has reruns of a candidate: the "Pool reruns" check box.
+    pub pool: Option<bool>,
+    /// The check box changed.
+    pub on_pool: Callback<bool>,
 }
 
 /// The toolbar.
@@ -50,6 +54,10 @@ pub fn toolbar(props: &Props) -> Html {
     let dl = props.on_download.reform(|_| ());
     let cp = props.on_copy.reform(|_| ());
     let cl = props.on_clear.reform(|_| ());
+    let pool_changed = props.on_pool.reform(|e: Event| {
+        e.target_dyn_into::<web_sys::HtmlInputElement>()
+            .is_some_and(|el| el.checked())
+    });
     html! {
         <nav class="toolbar" aria-label="Actions">
             if !props.embedded {
@@ -61,6 +69,11 @@ pub fn toolbar(props: &Props) -> Html {
             <button id="copy-summary" onclick={cp} disabled={!props.has_report}>{ "Copy summary" }</button>
             if !props.embedded {
                 <button id="clear" class="quiet" onclick={cl}>{ "Clear" }</button>
+            }
+            if let Some(on) = props.pool {
+                <label class="pool" title="Different runs of one candidate under one profile: pool their repeats into one run instead of excluding the candidate (sloscope analyze --pool-reruns)">
+                    <input type="checkbox" id="pool-reruns" checked={on} onchange={pool_changed} />{ " Pool reruns" }
+                </label>
             }
             if let Some(s) = &props.status {
                 <span class="status" role="status" id="share-status">{ s.clone() }</span>
