@@ -50,6 +50,8 @@ async function newPage(ctx) {
 // view beside the numbers. Every verdict, line and table cell must read the same, word for word.
 async function checkAgainstCli(page, expected) {
   const text = async (loc) => (await loc.textContent()).trim();
+  const reportCaveats = (await page.locator('#report-caveats li').allTextContents()).map((c) => c.trim());
+  assert.deepEqual(reportCaveats, expected.view.caveats.map((c) => `! ${c}`), 'report-wide caveats');
   for (const [i, p] of expected.profiles.entries()) {
     const v = expected.view.profiles[i];
     assert.equal(v.profile, p.profile);
@@ -57,6 +59,11 @@ async function checkAgainstCli(page, expected) {
     assert.equal(await card.locator('.decision').getAttribute('data-decision'), p.decision, `${p.profile} decision`);
     assert.equal(await text(card.locator('.recommended')), p.recommended_name ?? 'none', `${p.profile} recommended`);
     assert.equal(await text(card.locator('.reason')), v.reason, `${p.profile} reason`);
+    // The answer first: the overview card carries the view's headline and caveats.
+    const top = page.locator(`.overview .card[data-profile="${p.profile}"]`);
+    assert.equal(await text(top.locator('.headline')), v.headline, `${p.profile} headline`);
+    const caveats = (await top.locator('.caveats li').allTextContents()).map((c) => c.trim());
+    assert.deepEqual(caveats, v.caveats.map((c) => `! ${c}`), `${p.profile} caveats`);
     const section = page.locator(`#profile-${p.profile}`);
     assert.equal(await text(section.locator('p.workload')), v.workload_line, `${p.profile} workload line`);
     assert.equal(await text(section.locator('p.slo')), v.slo_line, `${p.profile} SLO line`);
@@ -201,6 +208,31 @@ test('reruns: a conflict until "Pool reruns" is checked, then the same pooled ve
   await offline.close();
   await ctx.close();
 });
+
+// Every profile's verdict line must be on the first screen, on a laptop and on a phone; the
+// files and the lineage shrink to one status line each when all is well; lineage notes show.
+for (const [width, height] of [[1280, 900], [390, 844]]) {
+  test(`verdict first at ${width}×${height}`, async () => {
+    const ctx = await browser.newContext({ viewport: { width, height } });
+    const { page, errors } = await newPage(ctx);
+    await page.goto(url);
+    await page.click('#load-example');
+    await waitLoaded(page, exampleFiles().length);
+    const expected = analyze();
+    for (const p of expected.view.profiles) {
+      const box = await page.locator(`.overview .card[data-profile="${p.profile}"] .headline`).boundingBox();
+      assert.ok(box && box.y + box.height <= height, `${p.profile} headline ends at ${box && box.y + box.height} px, below the first ${height} px`);
+    }
+    assert.equal((await page.locator('#files-status').textContent()).trim(), `Files: ${exampleFiles().length} loaded ✓`);
+    assert.equal(await page.locator('section.files details').getAttribute('open'), null, 'the file list is folded when every file loaded');
+    const notes = (await page.locator('#lineage-notes li').allTextContents()).map((n) => n.trim());
+    assert.deepEqual(notes, expected.view.lineage.notes.map((n) => `note: ${n}`));
+    assert.ok(notes.some((n) => n.includes('asserted')), notes.join('\n'));
+    await page.screenshot({ path: path.join(shots, `first-screen-${width}.png`) });
+    assert.deepEqual(errors, []);
+    await ctx.close();
+  });
+}
 
 test('phone width: readable, no sideways scrolling of the page', async () => {
   const ctx = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 });

@@ -5,6 +5,7 @@ use std::cell::Cell;
 use std::rc::Rc;
 
 use gloo::events::{EventListener, EventListenerOptions};
+use sloscope_core::view::ReportView;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::{spawn_local, JsFuture};
 use yew::prelude::*;
@@ -137,15 +138,15 @@ pub fn app() -> Html {
                     <p class="small">{ format!("Files up to {} MB each; larger runs: sloscope analyze.", MAX_FILE_BYTES / (1024 * 1024)) }</p>
                 </section>
             }
+            if let (Some(a), Some(v)) = (analysis.clone(), state.view.clone()) {
+                { overview(&a, &v, generation) }
+            }
             <FileList entries={state.entries.clone()} />
-            if let Some(a) = analysis.clone() {
-                <Lineage report={a.lineage.clone()} />
-                { overview(&a, generation) }
-                if let Some(v) = state.view.clone() {
-                    { for a.profiles.iter().zip(&v.profiles).map(|(p, pv)| html! {
-                        <Profile report={Rc::new(p.clone())} view={Rc::new(pv.clone())} generation={generation} />
-                    }) }
-                }
+            if let (Some(a), Some(v)) = (analysis.clone(), state.view.clone()) {
+                <Lineage report={a.lineage.clone()} view={v.lineage.clone()} />
+                { for a.profiles.iter().zip(&v.profiles).map(|(p, pv)| html! {
+                    <Profile report={Rc::new(p.clone())} view={Rc::new(pv.clone())} generation={generation} />
+                }) }
             }
         </main>
         <footer>{ format!("sloscope {} · numbers recomputed in your browser from the raw per-request data", env!("CARGO_PKG_VERSION")) }</footer>
@@ -253,16 +254,25 @@ fn download_report(
 }
 
 /// The verdict cards and the cross-profile chart.
-fn overview(a: &Rc<Analysis>, generation: usize) -> Html {
+/// The answer first: per profile its decision, configuration, primary metric with interval,
+/// binding SLO and what weakens the verdict — all from the view-model, as the CLI prints it.
+fn overview(a: &Rc<Analysis>, v: &ReportView, generation: usize) -> Html {
     html! {
         <section class="overview" aria-label="Verdicts">
             <h2>{ "Verdicts" }</h2>
+            if !v.caveats.is_empty() {
+                <ul class="caveats" id="report-caveats">{ for v.caveats.iter().map(|c| html! { <li>{ format!("! {c}") }</li> }) }</ul>
+            }
             <div class="cards">
-            { for a.profiles.iter().map(|p| html! {
+            { for a.profiles.iter().zip(&v.profiles).map(|(p, pv)| html! {
                 <a class={classes!("card", p.decision.as_str())} href={format!("#profile-{}", p.profile)} data-profile={p.profile.clone()}>
                     <span class="profile-name">{ p.profile.clone() }</span>
                     <span class="decision">{ p.decision.as_str().to_uppercase() }</span>
                     <span class="recommended">{ p.recommended_name.clone().unwrap_or_else(|| "—".into()) }</span>
+                    <span class="headline">{ pv.headline.clone() }</span>
+                    if !pv.caveats.is_empty() {
+                        <ul class="caveats">{ for pv.caveats.iter().map(|c| html! { <li>{ format!("! {c}") }</li> }) }</ul>
+                    }
                 </a>
             }) }
             </div>

@@ -30,7 +30,8 @@ pub struct Args {
     /// Use this running endpoint instead of the plan's target.
     #[arg(long, value_name = "URL")]
     endpoint: Option<String>,
-    /// Read the API key from this environment variable (never written anywhere).
+    /// Read the API key from this environment variable: sent with every request (streams,
+    /// /tokenize, /metrics, health), `{api_key}` in server commands, `***` in every output.
     #[arg(long, value_name = "NAME")]
     api_key_env: Option<String>,
     /// Only these profiles (comma-separated).
@@ -42,11 +43,14 @@ pub struct Args {
     /// Do not run the float baseline.
     #[arg(long)]
     no_baseline: bool,
-    /// Run this external benchmark per profile instead (`{profile}` is replaced), e.g.
-    /// `vllm bench serve … --save-result --result-filename r.{profile}.json`.
+    /// Run this external benchmark per profile instead. Placeholders: `{profile}`,
+    /// `{workload_id}`, `{concurrency}`, `{requests}` (per repeat), `{prompt_tokens}`,
+    /// `{max_output_tokens}` and `{out}` (the output directory), e.g.
+    /// `vllm bench serve … --max-concurrency {concurrency} --num-prompts {requests}
+    /// --save-result --result-filename {out}/vllm.{profile}.json`.
     #[arg(long, value_name = "CMD", requires = "result_template")]
     command_template: Option<String>,
-    /// The result file the external benchmark writes (`{profile}` is replaced); imported as a
+    /// The result file the external benchmark writes (the same placeholders); imported as a
     /// vLLM `--save-result` JSON.
     #[arg(long, value_name = "PATH", requires = "command_template")]
     result_template: Option<String>,

@@ -63,6 +63,8 @@ pub struct LineageReport {
     pub issues: Vec<Problem>,
     /// Things that could not be checked (`not_recorded`).
     pub warnings: Vec<Problem>,
+    /// The records' own notes (an asserted gate decision, a derived baseline), with the file.
+    pub notes: Vec<String>,
     /// Field-by-field table (empty when a record is missing).
     pub fields: Vec<LineageField>,
     /// File of the gate record.
@@ -104,6 +106,35 @@ pub fn check_lineage(inp: &LineageInputs<'_>) -> LineageReport {
     rep.gate_file = gate.map(|g| g.0.to_string());
     rep.baseline_file = base.map(|b| b.0.to_string());
     rep.deployment_file = dep.map(|d| d.0.to_string());
+    if let Some((_, g)) = gate.filter(|(_, g)| g.quality.is_empty()) {
+        rep.warnings.push(Problem::new(
+            ProblemCode::GateWithoutEvidence,
+            "quality",
+            format!(
+                "the quality gate says {:?} with no quality figures: the decision is asserted, not evaluated",
+                g.decision.as_str()
+            ),
+        ));
+    }
+    let noted = [
+        (
+            "quality gate",
+            gate.and_then(|(f, g)| Some((f, g.notes.as_deref()?))),
+        ),
+        (
+            "float baseline",
+            base.and_then(|(f, b)| Some((f, b.notes.as_deref()?))),
+        ),
+        (
+            "deployment",
+            dep.and_then(|(f, d)| Some((f, d.notes.as_deref()?))),
+        ),
+    ];
+    for (kind, n) in noted {
+        if let Some((_, note)) = n.filter(|(_, n)| !n.trim().is_empty()) {
+            rep.notes.push(format!("{kind}: {note}"));
+        }
+    }
     if let (Some((_, g)), Some((_, b)), Some((_, d))) = (gate, base, dep) {
         compare_records(g, b, d, &mut rep);
     }

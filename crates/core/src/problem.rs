@@ -18,6 +18,9 @@ pub enum ProblemCode {
     FieldMismatch,
     /// Lineage: a field is recorded in no record, so it could not be checked (a warning).
     NotRecorded,
+    /// Lineage: the gate's decision carries no quality figures: asserted, not evaluated (a
+    /// warning).
+    GateWithoutEvidence,
     /// Lineage: a run measured another artifact than its role's record names.
     RunArtifactMismatch,
     /// Lineage: a run's backend, version or hardware differs from the deployment's.

@@ -98,6 +98,17 @@ fn lineage(v: &ReportView, style: Style) -> String {
     let mut items = vec![v.lineage.status_line.clone()];
     items.extend(v.lineage.issues.iter().map(|i| format!("  ✗ {i}")));
     items.extend(v.lineage.warnings.iter().map(|w| format!("  ! {w}")));
+    items.extend(v.lineage.notes.iter().map(|n| format!("  note: {n}")));
+    lines(&items, style)
+}
+
+/// The answer first: one line per profile, with what weakens it indented below.
+fn headlines(v: &ReportView, style: Style) -> String {
+    let mut items: Vec<String> = v.caveats.iter().map(|c| format!("! {c}")).collect();
+    for p in &v.profiles {
+        items.push(p.headline.clone());
+        items.extend(p.caveats.iter().map(|c| format!("  ! {c}")));
+    }
     lines(&items, style)
 }
 
@@ -154,6 +165,8 @@ fn notes(v: &ReportView, style: Style) -> String {
 pub fn markdown(a: &Analysis) -> String {
     let v = report_view(a);
     let mut out = String::from("## sloscope verdict\n\n");
+    out += &headlines(&v, Style::Markdown);
+    out += "\n";
     out += &lineage(&v, Style::Markdown);
     out += "\n";
     out += &table(&v.verdicts, Style::Markdown);
@@ -168,7 +181,9 @@ pub fn markdown(a: &Analysis) -> String {
 /// Plain text for a terminal.
 pub fn text(a: &Analysis) -> String {
     let v = report_view(a);
-    let mut out = lineage(&v, Style::Text);
+    let mut out = headlines(&v, Style::Text);
+    out += "\n";
+    out += &lineage(&v, Style::Text);
     out += "\n";
     out += &table(&v.verdicts, Style::Text);
     for p in &v.profiles {

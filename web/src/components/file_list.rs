@@ -17,9 +17,23 @@ pub fn file_list(props: &Props) -> Html {
     if props.entries.is_empty() {
         return html! {};
     }
+    let bad = props
+        .entries
+        .iter()
+        .filter(|e| matches!(e.status, Status::Failed(_)))
+        .count();
+    let busy = props.entries.iter().any(|e| e.status == Status::Loading);
+    let ok = props.entries.len() - bad;
+    let status = match (bad, busy) {
+        (_, true) => format!("Files: loading ({} so far)", props.entries.len()),
+        (0, false) => format!("Files: {ok} loaded ✓"),
+        (b, false) => format!("Files: {ok} loaded, {b} refused ✗"),
+    };
+    // One status line when all is well; the list opens by itself when a file is refused.
     html! {
         <section class="files" aria-label="Loaded files">
-            <h2>{ "Files" }</h2>
+            <details open={bad > 0}>
+            <summary id="files-status">{ status }</summary>
             <ul id="file-list">
                 { for props.entries.iter().map(|e| {
                     let (class, mark, detail) = match &e.status {
@@ -36,6 +50,7 @@ pub fn file_list(props: &Props) -> Html {
                     }
                 }) }
             </ul>
+            </details>
         </section>
     }
 }

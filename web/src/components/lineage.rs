@@ -1,6 +1,7 @@
 //! The lineage panel: gate, baseline and deployment side by side, each field ✓ or ✗.
 
 use sloscope_core::lineage::{FieldStatus, LineageReport};
+use sloscope_core::view::LineageView;
 use yew::prelude::*;
 
 /// Properties of [`Lineage`].
@@ -8,25 +9,34 @@ use yew::prelude::*;
 pub struct Props {
     /// The check.
     pub report: LineageReport,
+    /// Its lines as every printer shows them (strings from files made inert).
+    pub view: LineageView,
 }
 
 /// Lineage panel.
 #[function_component(Lineage)]
 pub fn lineage(props: &Props) -> Html {
     let r = &props.report;
+    let v = &props.view;
     let cell = |v: &Option<String>| html! { <td class="value">{ v.clone().unwrap_or_else(|| "—".into()) }</td> };
     html! {
         <section class="lineage" aria-label="Artifact lineage">
-            <h2>
+            // One status line when the lineage holds; open by itself when it is broken.
+            <details open={!r.ready}>
+            <summary><h2>
                 { "Artifact lineage " }
                 if r.ready { <span class="badge accept" id="lineage-status">{ "ready" }</span> }
                 else { <span class="badge reject" id="lineage-status">{ "broken — comparison stopped" }</span> }
-            </h2>
-            if !r.issues.is_empty() {
-                <ul class="issues">{ for r.issues.iter().map(|i| html! { <li>{ "✗ " }{ i.clone() }</li> }) }</ul>
+                if !r.warnings.is_empty() { <span class="badge tune">{ format!("{} warning(s)", r.warnings.len()) }</span> }
+            </h2></summary>
+            if !v.issues.is_empty() {
+                <ul class="issues">{ for v.issues.iter().map(|i| html! { <li>{ format!("✗ {i}") }</li> }) }</ul>
             }
-            if !r.warnings.is_empty() {
-                <ul class="warnings">{ for r.warnings.iter().map(|i| html! { <li>{ "! " }{ i.clone() }</li> }) }</ul>
+            if !v.warnings.is_empty() {
+                <ul class="warnings">{ for v.warnings.iter().map(|i| html! { <li>{ format!("! {i}") }</li> }) }</ul>
+            }
+            if !v.notes.is_empty() {
+                <ul class="notes" id="lineage-notes">{ for v.notes.iter().map(|n| html! { <li>{ format!("note: {n}") }</li> }) }</ul>
             }
             if !r.fields.is_empty() {
                 <div class="scroll">
@@ -58,6 +68,7 @@ pub fn lineage(props: &Props) -> Html {
                 </table>
                 </div>
             }
+            </details>
         </section>
     }
 }

@@ -118,6 +118,13 @@ pub struct ProfileView {
     pub workload_line: String,
     /// The SLO limits and the primary metric.
     pub slo_line: String,
+    /// The answer in one line, for the top of the report: decision, configuration, the primary
+    /// metric with its interval, the binding (or tightest) SLO and its margin or miss.
+    pub headline: String,
+    /// What weakens this verdict beyond the report-wide caveats (simulation evidence, fewer
+    /// repeats or requests than planned, runs left out, cache artefacts, pooled reruns, a
+    /// cheaper equivalent).
+    pub caveats: Vec<String>,
     /// Decision, candidate and reason in one sentence.
     pub verdict_line: String,
     /// The reason alone.
@@ -154,6 +161,8 @@ pub struct LineageView {
     pub issues: Vec<String>,
     /// What could not be checked.
     pub warnings: Vec<String>,
+    /// The records' own notes (an asserted gate decision, a derived baseline).
+    pub notes: Vec<String>,
 }
 
 /// What a reader sees of the whole analysis.
@@ -166,6 +175,9 @@ pub struct ReportView {
     pub verdicts: TableView,
     /// Per profile.
     pub profiles: Vec<ProfileView>,
+    /// What weakens every verdict (lineage warnings: an asserted gate, fields not recorded),
+    /// said once above the per-profile lines.
+    pub caveats: Vec<String>,
     /// Problems that belong to no profile.
     pub notes: Vec<String>,
     /// Where the numbers come from.

@@ -70,6 +70,18 @@ fn picks_the_lowest_primary_metric_among_feasible_candidates() {
         .as_ref()
         .expect("3 repeats give an interval");
     assert!(c.distinguishable, "{}", c.statement);
+    // The answer first: decision, configuration, primary metric with its interval, and the
+    // SLO with the least room.
+    let view = sloscope_core::view::report_view(&a);
+    let h = &view.profiles[0].headline;
+    assert!(
+        h.starts_with(&format!("{}: ACCEPT · np1 (", prof.profile)),
+        "{h}"
+    );
+    assert!(
+        h.contains("(95% ") && h.contains("tightest SLO ") && h.contains("margin"),
+        "{h}"
+    );
     let np1 = &prof.candidates[0];
     assert_eq!(np1.source, SummarySource::Recomputed);
     assert_eq!(np1.per_repeat.len(), 3);
