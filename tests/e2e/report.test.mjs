@@ -228,6 +228,18 @@ for (const [width, height] of [[1280, 900], [390, 844]]) {
     const notes = (await page.locator('#lineage-notes li').allTextContents()).map((n) => n.trim());
     assert.deepEqual(notes, expected.view.lineage.notes.map((n) => `note: ${n}`));
     assert.ok(notes.some((n) => n.includes('asserted')), notes.join('\n'));
+    if (width >= 1280) {
+      // The decisive columns fit without sideways scrolling; the rest wait behind "More columns".
+      for (const p of expected.view.profiles) {
+        const fits = await page.locator(`#table-${p.profile}`).evaluate((t) => t.parentElement.scrollWidth <= t.parentElement.clientWidth + 1);
+        assert.ok(fits, `${p.profile}: the decisive columns are clipped`);
+        const shown = await page.locator(`#table-${p.profile} thead th`).evaluateAll((ths) => ths.filter((th) => getComputedStyle(th).display !== 'none').map((th) => th.textContent.trim()));
+        assert.deepEqual(shown, p.candidates.columns.filter((c) => c.decisive).map((c) => c.title));
+      }
+      await page.click('#more-columns-latency');
+      const all = await page.locator('#table-latency thead th').evaluateAll((ths) => ths.filter((th) => getComputedStyle(th).display !== 'none').length);
+      assert.equal(all, expected.view.profiles[0].candidates.columns.length);
+    }
     await page.screenshot({ path: path.join(shots, `first-screen-${width}.png`) });
     assert.deepEqual(errors, []);
     await ctx.close();

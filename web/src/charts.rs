@@ -3,6 +3,7 @@
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 use sloscope_core::metric::Metric;
 use sloscope_core::report::{Analysis, ProfileReport};
 
@@ -22,6 +23,64 @@ pub const PALETTE: [RGBColor; 7] = [
 const SLO: RGBColor = RGBColor(200, 30, 30);
 const FONT: &str = "sans-serif";
 
+/// A tick label as the tables write numbers: `20`, `2500`, `0.25` — never `20.0`.
+fn tick(v: &f64) -> String {
+    sloscope_core::fmt::format_number(*v)
+}
+
+/// A marker shape per series, so series differ by more than colour.
+fn marker<DB: DrawingBackend + 'static, C: Clone + 'static>(
+    i: usize,
+    at: C,
+    color: RGBColor,
+) -> DynElement<'static, DB, C> {
+    let style = color.filled();
+    match i % 3 {
+        0 => Circle::new(at, 5, style).into_dyn(),
+        1 => TriangleMarker::new(at, 6, style).into_dyn(),
+        _ => Cross::new(at, 5, color.stroke_width(2)).into_dyn(),
+    }
+}
+
+/// A label's box in pixels: left, top, right, bottom.
+pub type Rect = (i32, i32, i32, i32);
+
+pub fn overlaps(a: Rect, b: Rect) -> bool {
+    a.0 < b.2 && b.0 < a.2 && a.1 < b.3 && b.1 < a.3
+}
+
+/// Where to put `name` next to the marker at `at` (pixels): right-above, right-below,
+/// left-above, left-below, then further out, the first spot that covers no marker (radius 7)
+/// and no label already placed. Records the chosen box in `placed`.
+pub fn label_offset(
+    at: (i32, i32),
+    name: &str,
+    markers: &[(i32, i32)],
+    placed: &mut Vec<Rect>,
+) -> (i32, i32) {
+    let w = 7 * name.chars().count() as i32 + 2;
+    let h = 14;
+    let mut spots = Vec::new();
+    for step in 0..4 {
+        let d = 9 + 16 * step;
+        spots.extend([(9, -d - 9), (9, d - 7), (-9 - w, -d - 9), (-9 - w, d - 7)]);
+    }
+    let rect = |(dx, dy): (i32, i32)| (at.0 + dx, at.1 + dy, at.0 + dx + w, at.1 + dy + h);
+    let free = |r: Rect| {
+        !markers
+            .iter()
+            .any(|m| overlaps(r, (m.0 - 7, m.1 - 7, m.0 + 7, m.1 + 7)))
+            && !placed.iter().any(|p| overlaps(r, *p))
+    };
+    let chosen = spots
+        .iter()
+        .copied()
+        .find(|s| free(rect(*s)))
+        .unwrap_or(spots[0]);
+    placed.push(rect(chosen));
+    chosen
+}
+
 fn upper(values: impl Iterator<Item = f64>) -> f64 {
     let m = values.filter(|v| v.is_finite()).fold(0.0f64, f64::max);
     if m <= 0.0 {
@@ -33,11 +92,12 @@ fn upper(values: impl Iterator<Item = f64>) -> f64 {
 
 fn empty<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, title: &str) -> Drawn<DB> {
     root.fill(&WHITE)?;
-    root.draw(&Text::new(
-        format!("{title}: no data"),
-        (20, 30),
-        (FONT, 16),
-    ))?;
+    let text = if title.contains(": no ") {
+        title.to_string()
+    } else {
+        format!("{title}: no data")
+    };
+    root.draw(&Text::new(text, (20, 30), (FONT, 16)))?;
     root.present()
 }
 
@@ -78,6 +138,8 @@ pub fn tradeoff<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, p: &ProfileRe
         .configure_mesh()
         .x_desc("output throughput (tokens/s)")
         .y_desc("TTFT p95 (ms)")
+        .x_label_formatter(&tick)
+        .y_label_formatter(&tick)
         .draw()?;
     if let Some(y) = slo_y {
         chart
@@ -102,20 +164,31 @@ pub fn tradeoff<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, p: &ProfileRe
         .collect();
     front.sort_by(|a, b| a.0.total_cmp(&b.0));
     chart
-        .draw_series(LineSeries::new(front, BLACK.mix(0.4).stroke_width(1)))?
-        .label("Pareto front")
-        .legend(|(x, y)| PathElement::new([(x, y), (x + 16, y)], BLACK.mix(0.4)));
+        .draw_series(DashedLineSeries::new(
+            front,
+            6,
+            4,
+            BLACK.mix(0.8).stroke_width(2),
+        ))?
+        .label("Pareto front (no candidate both faster and higher-throughput)")
+        .legend(|(x, y)| PathElement::new([(x, y), (x + 16, y)], BLACK.mix(0.8).stroke_width(2)));
+    let markers: Vec<(i32, i32)> = pts
+        .iter()
+        .map(|(_, x, y)| chart.backend_coord(&(*x, *y)))
+        .collect();
+    let mut placed: Vec<Rect> = Vec::new();
     for (i, (name, x, y)) in pts.iter().enumerate() {
         let color = PALETTE[i % PALETTE.len()];
         chart
             .draw_series(std::iter::once(Circle::new((*x, *y), 6, color.filled())))?
             .label(name.clone())
             .legend(move |(x, y)| Circle::new((x + 8, y), 5, color.filled()));
-        chart.draw_series(std::iter::once(Text::new(
-            name.clone(),
-            (*x, *y),
-            (FONT, 13),
-        )))?;
+        // The name beside its marker, on the first side where it covers no marker and no
+        // other label.
+        let offset = label_offset(markers[i], name, &markers, &mut placed);
+        chart.draw_series(std::iter::once(
+            EmptyElement::at((*x, *y)) + Text::new(name.clone(), offset, (FONT, 13)),
+        ))?;
     }
     chart
         .configure_series_labels()
@@ -126,67 +199,79 @@ pub fn tradeoff<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, p: &ProfileRe
     root.present()
 }
 
-/// TPOT p95 of every candidate at each profile's concurrency (one line per candidate).
-pub fn tpot_by_concurrency<DB: DrawingBackend>(
+/// TPOT p95 of every candidate at each profile's concurrency. Each profile has its own
+/// workload (prompt and output lengths), so points are markers, never joined into a line that
+/// would read as one concurrency sweep; each is labelled with its workload.
+pub fn tpot_by_concurrency<DB: DrawingBackend + 'static>(
     root: &DrawingArea<DB, Shift>,
     a: &Analysis,
 ) -> Drawn<DB> {
     let tpot = Metric::TPOT_P95;
     let mut series: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
+    let mut workloads: Vec<(f64, String)> = Vec::new();
     for p in &a.profiles {
-        let Some(conc) = p.workload.as_ref().and_then(|w| w.concurrency) else {
+        let Some(w) = p.workload.as_ref() else {
             continue;
         };
+        let Some(conc) = w.concurrency else {
+            continue;
+        };
+        workloads.push((
+            conc as f64,
+            w.id.clone().unwrap_or_else(|| p.profile.clone()),
+        ));
+        let mut add = |name: String, v: f64| match series.iter_mut().find(|s| s.0 == name) {
+            Some(s) => s.1.push((conc as f64, v)),
+            None => series.push((name, vec![(conc as f64, v)])),
+        };
         for c in &p.candidates {
-            let Some(v) = c.metric(tpot) else {
-                continue;
-            };
-            match series.iter_mut().find(|s| s.0 == c.name) {
-                Some(s) => s.1.push((conc as f64, v)),
-                None => series.push((c.name.clone(), vec![(conc as f64, v)])),
+            if let Some(v) = c.metric(tpot) {
+                add(c.name.clone(), v);
             }
         }
         if let Some(b) = &p.baseline {
             if let Some(v) = b.summary.metric(tpot) {
-                let name = format!("{} (float)", b.artifact_id);
-                match series.iter_mut().find(|s| s.0 == name) {
-                    Some(s) => s.1.push((conc as f64, v)),
-                    None => series.push((name, vec![(conc as f64, v)])),
-                }
+                add(format!("{} (float)", b.artifact_id), v);
             }
         }
     }
-    let title = "TPOT p95 by concurrency";
+    let title = "TPOT p95 by concurrency (one point per profile and workload; not a sweep)";
     if series.is_empty() {
         return empty(root, title);
-    }
-    for s in &mut series {
-        s.1.sort_by(|a, b| a.0.total_cmp(&b.0));
     }
     let xmax = upper(series.iter().flat_map(|s| s.1.iter().map(|p| p.0)));
     let ymax = upper(series.iter().flat_map(|s| s.1.iter().map(|p| p.1)));
     root.fill(&WHITE)?;
     let mut chart = ChartBuilder::on(root)
-        .caption(title, (FONT, 16))
+        .caption(title, (FONT, 15))
         .margin(12)
         .x_label_area_size(40)
         .y_label_area_size(64)
         .build_cartesian_2d(0f64..xmax, 0f64..ymax)?;
+    // The workload's name under its concurrency's tick.
+    let at_tick = |x: &f64| match workloads.iter().find(|(c, _)| (c - x).abs() < 1e-9) {
+        Some((_, id)) => format!("{} · {id}", tick(x)),
+        None => tick(x),
+    };
     chart
         .configure_mesh()
-        .x_desc("concurrency (streams)")
+        .x_desc("concurrency (streams) · workload")
         .y_desc("TPOT p95 (ms)")
+        .x_label_formatter(&at_tick)
+        .y_label_formatter(&tick)
         .draw()?;
+    for (x, _) in &workloads {
+        chart.draw_series(LineSeries::new(
+            [(*x, 0.0), (*x, ymax)],
+            BLACK.mix(0.15).stroke_width(1),
+        ))?;
+    }
     for (i, (name, pts)) in series.iter().enumerate() {
         let color = PALETTE[i % PALETTE.len()];
         chart
-            .draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))?
+            .draw_series(pts.iter().map(|&at| marker::<DB, _>(i, at, color)))?
             .label(name.clone())
-            .legend(move |(x, y)| PathElement::new([(x, y), (x + 16, y)], color.stroke_width(2)));
-        chart.draw_series(
-            pts.iter()
-                .map(|&(x, y)| Circle::new((x, y), 4, color.filled())),
-        )?;
+            .legend(move |(x, y)| marker::<DB, _>(i, (x + 8, y), color));
     }
     chart
         .configure_series_labels()
@@ -257,6 +342,8 @@ pub fn cdf<DB: DrawingBackend>(
         .configure_mesh()
         .x_desc(format!("{} (ms)", q.label()))
         .y_desc("fraction of requests")
+        .x_label_formatter(&tick)
+        .y_label_formatter(&tick)
         .draw()?;
     for (i, (name, vals)) in lines.iter().enumerate() {
         let color = PALETTE[i % PALETTE.len()];
@@ -279,12 +366,17 @@ pub fn cdf<DB: DrawingBackend>(
     root.present()
 }
 
-/// Quantized / float ratio for each compared metric (1 = same as the float baseline).
+/// Quantized / float ratio for each compared metric: one horizontal bar per metric from the
+/// 1.0 line (same as float) on a log axis, so ×2 and ×0.5 are as long; each bar is labelled with
+/// its metric, the ratio and whether that is better or worse in the metric's direction.
 pub fn baseline_ratios<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     p: &ProfileReport,
 ) -> Drawn<DB> {
-    let title = format!("{}: quantized / float", p.profile);
+    let title = format!(
+        "{}: quantized / float (log scale; 1 = same as float)",
+        p.profile
+    );
     let Some(b) = &p.baseline else {
         return empty(root, &title);
     };
@@ -292,37 +384,69 @@ pub fn baseline_ratios<DB: DrawingBackend>(
         .rows
         .iter()
         .filter_map(|r| Some((r.metric.clone(), r.ratio?)))
+        .filter(|(_, r)| r.is_finite() && *r > 0.0)
         .collect();
     if bars.is_empty() {
-        return empty(root, &title);
+        let why = if b.compared_with.is_none() {
+            "no candidate was chosen, so there is nothing to compare with the float baseline"
+        } else {
+            "no metric measured on both sides"
+        };
+        return empty(root, &format!("{title}: {why}"));
     }
-    let ymax = upper(bars.iter().map(|b| b.1).chain([1.0]));
+    let far = bars
+        .iter()
+        .map(|(_, r)| r.ln().abs())
+        .fold(0.0f64, f64::max)
+        .max(2f64.ln())
+        * 1.25;
+    let (lo, hi) = ((-far).exp(), far.exp());
     root.fill(&WHITE)?;
     let n = bars.len();
     let mut chart = ChartBuilder::on(root)
         .caption(&title, (FONT, 15))
         .margin(10)
         .x_label_area_size(36)
-        .y_label_area_size(48)
-        .build_cartesian_2d(0f64..n as f64, 0f64..ymax)?;
-    let labels: Vec<String> = bars.iter().map(|b| b.0.clone()).collect();
+        .y_label_area_size(10)
+        .build_cartesian_2d((lo..hi).log_scale(), 0f64..n as f64)?;
     chart
         .configure_mesh()
-        .disable_x_mesh()
-        .x_labels(n)
-        .x_label_formatter(&|x| labels.get(x.floor() as usize).cloned().unwrap_or_default())
-        .y_desc("ratio")
+        .disable_y_mesh()
+        .y_labels(0)
+        .x_desc("quantized / float")
+        .x_label_formatter(&|x| format!("×{}", tick(x)))
         .draw()?;
-    chart.draw_series(bars.iter().enumerate().map(|(i, (_, v))| {
-        let color = PALETTE[i % PALETTE.len()];
-        Rectangle::new(
-            [(i as f64 + 0.15, 0.0), (i as f64 + 0.85, *v)],
+    for (i, (metric, r)) in bars.iter().enumerate() {
+        let y = (n - 1 - i) as f64;
+        let better = Metric::parse(metric).map(|m| match m.direction() {
+            sloscope_core::metric::Direction::LowerIsBetter => *r < 1.0,
+            sloscope_core::metric::Direction::HigherIsBetter => *r > 1.0,
+        });
+        let (color, word) = match better {
+            _ if (*r - 1.0).abs() < 1e-9 => (BLACK.mix(0.4).to_rgba(), "same"),
+            Some(true) => (PALETTE[2].to_rgba(), "better"),
+            Some(false) => (PALETTE[5].to_rgba(), "worse"),
+            None => (BLACK.mix(0.4).to_rgba(), ""),
+        };
+        chart.draw_series(std::iter::once(Rectangle::new(
+            [(1.0f64.min(*r), y + 0.2), (1.0f64.max(*r), y + 0.8)],
             color.filled(),
-        )
-    }))?;
+        )))?;
+        // The label sits on the side of 1.0 away from the bar.
+        let (anchor, dx) = if *r >= 1.0 { (lo, 4) } else { (hi, -4) };
+        let text = format!("{metric} ×{} {word}", tick(r));
+        let style = TextStyle::from((FONT, 13).into_font()).pos(if dx > 0 {
+            Pos::new(HPos::Left, VPos::Center)
+        } else {
+            Pos::new(HPos::Right, VPos::Center)
+        });
+        chart.draw_series(std::iter::once(
+            EmptyElement::at((anchor, y + 0.5)) + Text::new(text, (dx, 0), style),
+        ))?;
+    }
     chart.draw_series(LineSeries::new(
-        [(0.0, 1.0), (n as f64, 1.0)],
-        BLACK.stroke_width(1),
+        [(1.0, 0.0), (1.0, n as f64)],
+        BLACK.stroke_width(2),
     ))?;
     root.present()
 }

@@ -56,11 +56,13 @@ fn example_set_analyses_in_the_browser() {
     }
 }
 
+type Draw<'a> = Box<dyn Fn(&DrawingArea<CanvasBackend, plotters::coord::Shift>) + 'a>;
+
 #[wasm_bindgen_test]
 fn every_chart_draws_on_a_canvas() {
     let a = example_analysis();
     for p in &a.profiles {
-        let draws: Vec<Box<dyn Fn(&DrawingArea<CanvasBackend, plotters::coord::Shift>)>> = vec![
+        let draws: Vec<Draw<'_>> = vec![
             Box::new(|r| charts::tradeoff(r, p).unwrap()),
             Box::new(|r| charts::cdf(r, p, Quantity::Ttft).unwrap()),
             Box::new(|r| charts::cdf(r, p, Quantity::Tpot).unwrap()),
@@ -106,4 +108,25 @@ async fn the_app_mounts_with_its_actions() {
     assert!(html.contains("Files never leave your browser"), "{html}");
     assert!(root.query_selector("#load-example").unwrap().is_some());
     assert!(root.query_selector("#download-report").unwrap().is_some());
+}
+
+#[wasm_bindgen_test]
+fn chart_labels_never_cover_a_marker_or_another_label() {
+    // Markers as close as the example's np1/np4 (a few pixels apart), and a crowd.
+    let markers: Vec<(i32, i32)> = vec![(500, 280), (508, 282), (515, 276), (300, 100), (302, 104)];
+    let mut placed = Vec::new();
+    for (i, &m) in markers.iter().enumerate() {
+        charts::label_offset(m, &format!("cand{i}"), &markers, &mut placed);
+    }
+    for (i, a) in placed.iter().enumerate() {
+        for b in &placed[i + 1..] {
+            assert!(!charts::overlaps(*a, *b), "labels {a:?} and {b:?} overlap");
+        }
+        for m in &markers {
+            assert!(
+                !charts::overlaps(*a, (m.0 - 7, m.1 - 7, m.0 + 7, m.1 + 7)),
+                "label {a:?} covers marker {m:?}"
+            );
+        }
+    }
 }

@@ -384,9 +384,16 @@ fn primary_with_interval(p: &ProfileReport, c: &CandidateReport) -> Option<Strin
 
 /// The SLO check closest to its limit, relative to the limit.
 fn tightest(c: &CandidateReport) -> Option<&crate::verdict::SloCheck> {
+    // Relative to the limit; a limit of 0 (no failures allowed) has no relative margin and
+    // is ranked after every other limit.
     let rel = |k: &crate::verdict::SloCheck| {
-        k.margin
-            .map(|m| if k.limit != 0.0 { m / k.limit.abs() } else { m })
+        k.margin.map(|m| {
+            if k.limit != 0.0 {
+                m / k.limit.abs()
+            } else {
+                f64::MAX
+            }
+        })
     };
     c.slo_checks
         .iter()

@@ -18,7 +18,23 @@ pub struct Props {
 pub fn lineage(props: &Props) -> Html {
     let r = &props.report;
     let v = &props.view;
-    let cell = |v: &Option<String>| html! { <td class="value">{ v.clone().unwrap_or_else(|| "—".into()) }</td> };
+    // Long values (hashes) shortened; the full value on hover and in the copied text.
+    let cell = |v: &Option<String>| match v {
+        Some(full) if full.chars().count() > 24 => {
+            let head: String = full.chars().take(12).collect();
+            let tail: String = full
+                .chars()
+                .rev()
+                .take(4)
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .collect();
+            html! { <td class="value" title={full.clone()} data-full={full.clone()}>{ format!("{head}…{tail}") }</td> }
+        }
+        Some(full) => html! { <td class="value">{ full.clone() }</td> },
+        None => html! { <td class="value">{ "—" }</td> },
+    };
     html! {
         <section class="lineage" aria-label="Artifact lineage">
             // One status line when the lineage holds; open by itself when it is broken.

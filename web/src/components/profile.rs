@@ -56,6 +56,26 @@ pub fn table(t: &TableView, id: String, class: &'static str) -> Html {
     }
 }
 
+/// What the trade-off chart draws, and only that: SLO lines exist only for a TTFT p95 or an
+/// output-throughput limit.
+fn tradeoff_caption(p: &sloscope_core::report::ProfileReport) -> String {
+    let lines: Vec<String> = p
+        .slo
+        .iter()
+        .filter(|s| s.metric == "ttft_p95_ms" || s.metric == "throughput_tps")
+        .map(|s| s.metric.clone())
+        .collect();
+    let slo = if lines.is_empty() {
+        "no SLO on either axis".to_string()
+    } else {
+        format!("SLO line for {}", lines.join(" and "))
+    };
+    format!(
+        "{}: TTFT p95 vs output throughput per candidate, {slo}, Pareto front dashed",
+        p.profile
+    )
+}
+
 /// One profile section.
 #[function_component(Profile)]
 pub fn profile(props: &Props) -> Html {
@@ -67,6 +87,12 @@ pub fn profile(props: &Props) -> Html {
         html! { <Chart id={format!("chart-{id}-{kind}")} label={label} draw={f} generation={props.generation} height={h} /> }
     };
     let (p1, p2, p3, p4, p5) = (p.clone(), p.clone(), p.clone(), p.clone(), p.clone());
+    let wide = use_state(|| false);
+    let extra = v.candidates.columns.iter().filter(|c| !c.decisive).count();
+    let toggle = {
+        let wide = wide.clone();
+        Callback::from(move |_| wide.set(!*wide))
+    };
     html! {
         <section class="profile" id={format!("profile-{}", v.profile)} aria-label={format!("{} profile", v.profile)}>
             <h2>{ format!("{} profile", v.profile) }</h2>
@@ -90,7 +116,16 @@ pub fn profile(props: &Props) -> Html {
                 <ul class="issues">{ for v.contract_issues.iter().map(|i| html! { <li>{ "✗ profile: " }{ i.clone() }</li> }) }</ul>
             }
             if !v.candidates.rows.is_empty() {
-                { table(&v.candidates, format!("table-{}", v.profile), "summary") }
+                // The columns that decide the verdict always; the rest on request.
+                <div class={classes!("table-wrap", (!*wide).then_some("compact"))}>
+                    if extra > 0 {
+                        <button class="quiet more-columns" id={format!("more-columns-{}", v.profile)} onclick={toggle}
+                            aria-expanded={wide.to_string()}>
+                            { if *wide { "Fewer columns".to_string() } else { format!("More columns ({extra})") } }
+                        </button>
+                    }
+                    { table(&v.candidates, format!("table-{}", v.profile), "summary") }
+                </div>
             }
             { for v.warnings.iter().map(|w| html! { <p class="warn">{ format!("! {w}") }</p> }) }
             if !v.excluded.is_empty() {
@@ -103,7 +138,7 @@ pub fn profile(props: &Props) -> Html {
                 { table(t, format!("baseline-{}", v.profile), "baseline") }
             }
             <div class="charts">
-                { chart("tradeoff", format!("{}: TTFT p95 vs output throughput, SLO lines and Pareto front", p.profile),
+                { chart("tradeoff", tradeoff_caption(&p),
                     Rc::new(move |root| drawn(charts::tradeoff(root, &p1))), 340) }
                 { chart("cdf-ttft", format!("{}: TTFT CDF", p.profile), Rc::new(move |root| drawn(charts::cdf(root, &p2, Quantity::Ttft))), 260) }
                 { chart("cdf-tpot", format!("{}: TPOT CDF", p.profile), Rc::new(move |root| drawn(charts::cdf(root, &p3, Quantity::Tpot))), 260) }
