@@ -5,7 +5,8 @@
 #   3. runs the three profiles × two candidates (--parallel 1 vs 4) and the float baseline;
 #   4. prints the analysis, builds the report page and serves it on 127.0.0.1 with the results
 #      loaded (Ctrl-C stops it).
-# Usage: scripts/demo.sh [OUT_DIR]   (default: ./sloscope-results; SLOSCOPE_DEMO_SERVE=0 skips the page)
+# Usage: scripts/demo.sh [OUT_DIR]   (default: ./sloscope-results; SLOSCOPE_DEMO_SERVE=0 skips the
+#        page; SLOSCOPE_PORT=8080 serves it on that port instead of a free one)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-sloscope-results}

@@ -24,7 +24,7 @@ function preloadScript(dir) {
   return `<script type="application/json" id="sloscope-preload">${json}</script>`;
 }
 
-export function serve(root, preloadDir = null) {
+export function serve(root, preloadDir = null, port = 0) {
   const server = http.createServer((req, res) => {
     const url = new URL(req.url, 'http://127.0.0.1');
     if (preloadDir && (url.pathname === '/' || url.pathname === '/index.html')) {
@@ -42,13 +42,21 @@ export function serve(root, preloadDir = null) {
       res.end(data);
     });
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolve(server));
+  });
 }
 
 // `node tests/e2e/serve.mjs DIST [RESULTS_DIR]`: serve the page on 127.0.0.1 until Ctrl-C,
-// with the results preloaded, and print the URL.
+// with the results preloaded, and print the URL. SLOSCOPE_PORT picks the port (default: any
+// free one).
 if (import.meta.url === `file://${process.argv[1]}`) {
   const root = path.resolve(process.argv[2] || 'dist');
   const pre = process.argv[3] ? path.resolve(process.argv[3]) : null;
-  serve(root, pre).then((s) => console.log(`http://127.0.0.1:${s.address().port}/`));
+  const port = Number(process.env.SLOSCOPE_PORT || 0);
+  serve(root, pre, port).then(
+    (s) => console.log(`http://127.0.0.1:${s.address().port}/`),
+    (e) => { console.error(`serve: cannot listen on 127.0.0.1:${port}: ${e.message}`); process.exit(2); },
+  );
 }

@@ -296,7 +296,13 @@ fn slo_line(p: &ProfileReport) -> String {
                 Direction::LowerIsBetter => "≤",
                 Direction::HigherIsBetter => "≥",
             };
-            format!("{} {op} {}", s.metric, format_number(s.limit))
+            let unit = Metric::parse(&s.metric).map_or("", Metric::unit);
+            if s.limit == 0.0 && s.direction == Direction::LowerIsBetter {
+                // `failure_rate ≤ 0` says it less plainly.
+                format!("{} = 0 (none allowed)", s.metric)
+            } else {
+                format!("{} {op} {}", s.metric, with_unit(Some(s.limit), unit))
+            }
         })
         .collect();
     let limits = if limits.is_empty() {
