@@ -228,6 +228,7 @@ for (const [width, height] of [[1280, 900], [390, 844]]) {
     const notes = (await page.locator('#lineage-notes li').allTextContents()).map((n) => n.trim());
     assert.deepEqual(notes, expected.view.lineage.notes.map((n) => `note: ${n}`));
     assert.ok(notes.some((n) => n.includes('asserted')), notes.join('\n'));
+    await page.screenshot({ path: path.join(shots, `first-screen-${width}.png`) });
     if (width >= 1280) {
       // The decisive columns fit without sideways scrolling; the rest wait behind "More columns".
       for (const p of expected.view.profiles) {
@@ -240,7 +241,6 @@ for (const [width, height] of [[1280, 900], [390, 844]]) {
       const all = await page.locator('#table-latency thead th').evaluateAll((ths) => ths.filter((th) => getComputedStyle(th).display !== 'none').length);
       assert.equal(all, expected.view.profiles[0].candidates.columns.length);
     }
-    await page.screenshot({ path: path.join(shots, `first-screen-${width}.png`) });
     assert.deepEqual(errors, []);
     await ctx.close();
   });
