@@ -37,6 +37,14 @@ pub fn vllm(file: &str, bytes: &[u8]) -> Result<Imported, String> {
             "{file}: $: not a vLLM --save-result file (expected mean_ttft_ms or ttfts)"
         ));
     }
+    // Other tools share some of vLLM's keys (SGLang's bench_serving writes mean_ttft_ms too):
+    // a file recognised as another tool's is not read as vLLM's.
+    if let Some(f) = crate::foreign::identify(&v).filter(|f| !f.tool.starts_with("vLLM")) {
+        return Err(format!(
+            "{file}: $: this is {}'s result file, not a vLLM --save-result file",
+            f.tool
+        ));
+    }
     let mut out = Imported {
         format: "vllm bench serve --save-result",
         ..Default::default()
@@ -82,6 +90,12 @@ pub fn vllm(file: &str, bytes: &[u8]) -> Result<Imported, String> {
     } else {
         out.notes
             .push("no completed/failed counts: failure rate not reported".into());
+    }
+    if arr(&v, "ttfts").is_some() && arr(&v, "start_times").is_none() {
+        // Without send times the requests cannot be placed in time: a window built from
+        // zeros would collapse to the longest request and inflate throughput.
+        out.notes.push("per-request arrays without start_times: requests cannot be placed in time, so nothing is recomputed; summaries used as reported".into());
+        return Ok(out);
     }
     out.requests = vllm_requests(&v)?;
     if out.requests.is_none() {
@@ -148,13 +162,11 @@ fn vllm_requests(v: &Value) -> Result<Option<RequestColumns>, String> {
             .and_then(Value::as_f64)
             .map(us)
             .or_else(|| ttft.map(|t| us(t) + g.iter().map(|&x| x as u64).sum::<u64>()));
-        c.send_offset_us.push(
-            starts
-                .and_then(|s| s.get(i))
-                .and_then(Value::as_f64)
-                .map(|s| us(s - t0))
-                .unwrap_or(0),
-        );
+        let start = starts
+            .and_then(|s| s.get(i))
+            .and_then(Value::as_f64)
+            .ok_or_else(|| format!("$.start_times[{i}]: expected a number (seconds)"))?;
+        c.send_offset_us.push(us(start - t0));
         c.ttft_us
             .push(if err.is_some() { None } else { ttft.map(us) });
         c.e2e_us.push(if err.is_some() { None } else { e2e });
@@ -200,6 +212,23 @@ mod tests {
         assert_eq!(r.ttft_us, vec![Some(20_000), Some(18_000), None]);
         assert_eq!(r.itl_us.get(0), &[5000, 5000]);
         assert_eq!(r.error[2].as_deref(), Some("HTTP 500"));
+    }
+
+    #[test]
+    fn never_recomputes_from_requests_it_cannot_place_in_time() {
+        let text = br#"{"backend":"vllm","completed":2,"failed":0,"mean_ttft_ms":20.0,
+            "output_throughput":100.0,"request_throughput":1.3,
+            "ttfts":[0.02,0.018],"itls":[[0.005],[0.006]],"output_lens":[2,2]}"#;
+        let im = vllm("r.json", text).unwrap();
+        assert!(
+            im.requests.is_none(),
+            "no start_times: no rows to recompute from"
+        );
+        assert_eq!(im.reported["throughput_tps"], Some(100.0));
+        assert!(im.notes.iter().any(|n| n.contains("start_times")));
+        let sglang = br#"{"backend":"sglang","mean_ttft_ms":1.0,"request_throughput":2.0,"mean_e2e_latency_ms":3.0}"#;
+        let e = vllm("s.jsonl", sglang).unwrap_err();
+        assert!(e.contains("SGLang"), "{e}");
     }
 
     #[test]

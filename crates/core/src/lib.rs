@@ -18,6 +18,7 @@ pub mod contract;
 pub mod error;
 pub mod flags;
 pub mod fmt;
+pub mod foreign;
 pub mod import;
 pub mod lineage;
 pub mod load;

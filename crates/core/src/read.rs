@@ -145,9 +145,32 @@ fn text_shape(text: &str) -> Shape {
     Shape::Text
 }
 
+/// Another tool's result file: JSON without sloscope's `kind` near its start, or JSON Lines.
+fn foreign_file(shape: Shape, bytes: &[u8]) -> Option<crate::foreign::Foreign> {
+    let head = &bytes[..bytes.len().min(64 * 1024)];
+    let has_kind = head.windows(6).any(|w| w == b"\"kind\"");
+    match shape {
+        Shape::Json if !has_kind => crate::foreign::identify_bytes(bytes),
+        Shape::JsonLines => crate::foreign::identify_bytes(bytes),
+        _ => None,
+    }
+}
+
 /// Reads one file: recognises its format by content, parses and validates it.
 pub fn read_document(file: &str, bytes: Vec<u8>) -> Result<Document, LoadError> {
-    match sniff(&bytes) {
+    let shape = sniff(&bytes);
+    if let Some(f) = foreign_file(shape, &bytes) {
+        return Err(LoadError::new(
+            file,
+            "$",
+            format!(
+                "this is {}'s result file, not a sloscope file: {}. sloscope reads {ACCEPTED}",
+                f.tool, f.how
+            ),
+            LoadErrorKind::Syntax,
+        ));
+    }
+    match shape {
         Shape::Json => parse_document_owned(file, bytes),
         Shape::Journal => {
             let run = journal::recover(file, &bytes)?;
