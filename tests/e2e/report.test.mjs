@@ -99,6 +99,15 @@ async function chartsDrew(page) {
   return ids.length;
 }
 
+// Drops real File objects on the window, as a user's drag and drop does.
+async function dropFiles(page, files) {
+  await page.evaluate((files) => {
+    const dt = new DataTransfer();
+    for (const f of files) dt.items.add(new File([f.text], f.name, { type: 'application/json' }));
+    for (const type of ['dragenter', 'dragover', 'drop']) window.dispatchEvent(new DragEvent(type, { dataTransfer: dt, bubbles: true, cancelable: true }));
+  }, files);
+}
+
 async function waitLoaded(page, n) {
   await page.waitForFunction((n) => document.querySelectorAll('#file-list li.ok, #file-list li.bad').length >= n && !document.querySelector('#file-list li.loading'), n, { timeout: 60000 });
 }
@@ -134,11 +143,7 @@ test('dropped files: a broken one shows its error, the others still load; the do
   const files = exampleFiles().map((p) => ({ name: path.basename(p), text: fs.readFileSync(p, 'utf8') }));
   files.push({ name: 'broken-run.json', text: '{"kind": "run", "schema_version": "1.0", "repeats": [' });
   files.push({ name: 'future.json', text: '{"kind": "run", "schema_version": "2.0"}' });
-  await page.evaluate((files) => {
-    const dt = new DataTransfer();
-    for (const f of files) dt.items.add(new File([f.text], f.name, { type: 'application/json' }));
-    for (const type of ['dragenter', 'dragover', 'drop']) window.dispatchEvent(new DragEvent(type, { dataTransfer: dt, bubbles: true, cancelable: true }));
-  }, files);
+  await dropFiles(page, files);
   await waitLoaded(page, files.length);
   const bad = await page.locator('#file-list li.bad').allTextContents();
   assert.equal(bad.length, 2, bad.join('\n'));
@@ -185,11 +190,7 @@ test('reruns: a conflict until "Pool reruns" is checked, then the same pooled ve
   const { page, errors } = await newPage(ctx);
   await page.goto(url);
   await page.waitForSelector('#load-example');
-  await page.evaluate((files) => {
-    const dt = new DataTransfer();
-    for (const f of files) dt.items.add(new File([f.text], f.name, { type: 'application/json' }));
-    for (const type of ['dragenter', 'dragover', 'drop']) window.dispatchEvent(new DragEvent(type, { dataTransfer: dt, bubbles: true, cancelable: true }));
-  }, files);
+  await dropFiles(page, files);
   await waitLoaded(page, files.length);
   await checkAgainstCli(page, separate);
   assert.equal(await page.locator('#pool-reruns').isChecked(), false);

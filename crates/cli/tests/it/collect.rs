@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use crate::common::{
-    files_under, repo, scratch, scripted_server, sloscope, sloscope_bin, stderr,
+    files_under, journal_requests, repo, scratch, scripted_server, sloscope, sloscope_bin, stderr,
     validate_runs_against_schema,
 };
 
@@ -198,19 +198,6 @@ fn kill_tagged(tag: &str) {
             }
         }
     }
-}
-
-fn journal_requests(out: &Path) -> usize {
-    files_under(out)
-        .iter()
-        .filter(|f| f.to_string_lossy().ends_with(".journal.jsonl"))
-        .map(|f| {
-            std::fs::read_to_string(f)
-                .unwrap_or_default()
-                .matches("\"line\":\"request\"")
-                .count()
-        })
-        .sum()
 }
 
 fn start_slow_run(d: &Path) -> (std::process::Child, PathBuf, String) {

@@ -95,3 +95,17 @@ pub fn validate_runs_against_schema(dir: &Path) -> usize {
     }
     n
 }
+
+/// Request lines in every journal under `out`.
+pub fn journal_requests(out: &Path) -> usize {
+    files_under(out)
+        .iter()
+        .filter(|f| f.to_string_lossy().ends_with(".journal.jsonl"))
+        .map(|f| {
+            std::fs::read_to_string(f)
+                .unwrap_or_default()
+                .matches("\"line\":\"request\"")
+                .count()
+        })
+        .sum()
+}

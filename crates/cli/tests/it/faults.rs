@@ -10,7 +10,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use crate::common::{files_under, repo, scratch, sloscope, sloscope_bin, stderr};
+use crate::common::{files_under, journal_requests, repo, scratch, sloscope, sloscope_bin, stderr};
 
 /// The direct server command; `{tag}` marks its processes for the test to find.
 const SERVER: &str = "{llama_server} -m {model_path} --parallel {parallel} -c 2048 -t 1 --host 127.0.0.1 --port {port} --metrics --no-webui --alias {tag}";
@@ -214,20 +214,6 @@ fn signal(pid: i32, sig: &str) {
     assert!(st.success(), "kill -{sig} {pid}");
 }
 
-/// Request lines in every journal under `out`.
-fn journaled(out: &Path) -> usize {
-    files_under(out)
-        .iter()
-        .filter(|f| f.to_string_lossy().ends_with(".journal.jsonl"))
-        .map(|f| {
-            std::fs::read_to_string(f)
-                .unwrap_or_default()
-                .matches("\"line\":\"request\"")
-                .count()
-        })
-        .sum()
-}
-
 fn journal_exists(out: &Path) -> bool {
     files_under(out)
         .iter()
@@ -296,13 +282,13 @@ fn a_collector_killed_with_sigkill_leaves_no_server_and_a_journal() {
     let s = setup("sigkill", &wrapper(), "request_timeout_s = 60", "", 40);
     let mut c = s.spawn(&["--profiles", "latency", "--candidates", "np1"], &[]);
     wait_for(Duration::from_secs(90), "two requests journaled", || {
-        journaled(&s.out) >= 2
+        journal_requests(&s.out) >= 2
     });
     c.kill().unwrap();
     c.wait().unwrap();
     // The watchdog sends SIGTERM, then SIGKILL after 10 s.
     assert_no_server_left(&s.tag, Duration::from_secs(15));
-    let kept = journaled(&s.out);
+    let kept = journal_requests(&s.out);
     let a = sloscope(
         &["analyze", s.out.to_str().unwrap(), "--format", "json"],
         &[],
@@ -327,7 +313,7 @@ fn sigterm_keeps_what_was_measured_and_stops_the_server() {
     let s = setup("sigterm", SERVER, "request_timeout_s = 60", "", 40);
     let mut c = s.spawn(&["--profiles", "latency", "--candidates", "np1"], &[]);
     wait_for(Duration::from_secs(90), "two requests journaled", || {
-        journaled(&s.out) >= 2
+        journal_requests(&s.out) >= 2
     });
     signal(c.id() as i32, "TERM");
     let st = wait_bounded(&mut c, Duration::from_secs(30), "collector after SIGTERM");
@@ -362,7 +348,7 @@ fn server_killed(moment: &str) {
             journal_exists(&s.out)
         }),
         "middle" => wait_for(Duration::from_secs(60), "requests", || {
-            journaled(&s.out) >= 2
+            journal_requests(&s.out) >= 2
         }),
         _ => wait_for(Duration::from_secs(90), "first run file", || first.exists()),
     }
@@ -506,7 +492,7 @@ fn a_stopped_server_during_measurement_ends_in_stalls_and_timeouts() {
     let mut c = s.spawn(&["--profiles", "latency", "--candidates", "np1"], &[]);
     let pid = server_pid(&s.tag);
     wait_for(Duration::from_secs(60), "requests", || {
-        journaled(&s.out) >= 2
+        journal_requests(&s.out) >= 2
     });
     signal(pid, "STOP");
     let st = wait_bounded(
