@@ -72,7 +72,13 @@ async function checkAgainstCli(page, expected) {
     assert.deepEqual(warns, v.warnings.map((w) => `! ${w}`), `${p.profile} flags`);
     const excluded = (await section.locator('ul.excluded li').allTextContents()).map((e) => e.trim());
     assert.deepEqual(excluded, v.excluded, `${p.profile} exclusions`);
-    for (const [tableId, table] of [[`#table-${p.profile}`, v.candidates], [`#baseline-${p.profile}`, v.baseline]]) {
+    // The capacity search: its heading, table and lines as the CLI prints them.
+    if (v.capacity) {
+      assert.equal(await text(section.locator('section.capacity h3')), v.capacity_title, `${p.profile} capacity title`);
+      const lines = (await section.locator('ul.capacity-lines li').allTextContents()).map((l) => l.trim());
+      assert.deepEqual(lines, v.capacity_lines, `${p.profile} capacity lines`);
+    }
+    for (const [tableId, table] of [[`#table-${p.profile}`, v.candidates], [`#baseline-${p.profile}`, v.baseline], [`#capacity-${p.profile}`, v.capacity]]) {
       if (!table) continue;
       const heads = await page.locator(`${tableId} thead th`).allTextContents();
       assert.deepEqual(heads.map((h) => h.trim()), table.columns.map((c) => c.title), `${tableId} headings`);
@@ -124,7 +130,7 @@ test('Load example (keyboard only) shows the same verdicts and numbers as slosco
   assert.equal(await page.locator('#file-list li.bad').count(), 0);
   await checkAgainstCli(page, analyze());
   const n = await chartsDrew(page);
-  assert.ok(n >= 13, `expected the overview and 4 charts per profile, got ${n}`);
+  assert.ok(n >= 15, `expected the overview, 4 charts per profile and the balanced profile's 2 capacity charts, got ${n}`);
   await page.screenshot({ path: path.join(shots, 'example-1280.png'), fullPage: true });
   await ctx.grantPermissions(['clipboard-read', 'clipboard-write']);
   await page.click('#copy-summary');

@@ -25,55 +25,6 @@ pub fn too_big(name: &str, size: usize) -> String {
 }
 
 /// The example result set: a real collection against llama-server (see
-/// `scripts/update-examples.sh`), compiled in so it loads offline.
-pub const EXAMPLES: &[(&str, &str)] = &[
-    ("plan.json", include_str!("../../static/examples/plan.json")),
-    (
-        "lineage/gate.json",
-        include_str!("../../static/examples/lineage/gate.json"),
-    ),
-    (
-        "lineage/baseline.json",
-        include_str!("../../static/examples/lineage/baseline.json"),
-    ),
-    (
-        "lineage/deployment.json",
-        include_str!("../../static/examples/lineage/deployment.json"),
-    ),
-    (
-        "runs/latency--np1.json",
-        include_str!("../../static/examples/runs/latency--np1.json"),
-    ),
-    (
-        "runs/latency--np4.json",
-        include_str!("../../static/examples/runs/latency--np4.json"),
-    ),
-    (
-        "runs/latency--baseline-f16.json",
-        include_str!("../../static/examples/runs/latency--baseline-f16.json"),
-    ),
-    (
-        "runs/balanced--np1.json",
-        include_str!("../../static/examples/runs/balanced--np1.json"),
-    ),
-    (
-        "runs/balanced--np4.json",
-        include_str!("../../static/examples/runs/balanced--np4.json"),
-    ),
-    (
-        "runs/balanced--baseline-f16.json",
-        include_str!("../../static/examples/runs/balanced--baseline-f16.json"),
-    ),
-    (
-        "runs/throughput--np1.json",
-        include_str!("../../static/examples/runs/throughput--np1.json"),
-    ),
-    (
-        "runs/throughput--np4.json",
-        include_str!("../../static/examples/runs/throughput--np4.json"),
-    ),
-    (
-        "runs/throughput--baseline-f16.json",
-        include_str!("../../static/examples/runs/throughput--baseline-f16.json"),
-    ),
-];
+/// `scripts/update-examples.sh`), compiled in so it loads offline; the list is written by
+/// `build.rs` from the files under `static/examples/`.
+pub const EXAMPLES: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/examples.rs"));

@@ -50,6 +50,17 @@ fn example_set_analyses_in_the_browser() {
     let a = example_analysis();
     assert!(a.lineage.ready, "{:?}", a.lineage.issues);
     assert_eq!(a.profiles.len(), 3);
+    let searched: Vec<&str> = a
+        .profiles
+        .iter()
+        .filter(|p| p.capacity.is_some())
+        .map(|p| p.profile.as_str())
+        .collect();
+    assert_eq!(
+        searched,
+        ["balanced"],
+        "the example's balanced profile has a capacity search"
+    );
     for p in &a.profiles {
         assert_eq!(p.candidates.len(), 2, "{}", p.profile);
         assert!(p.baseline.is_some());
@@ -69,6 +80,15 @@ fn every_chart_draws_on_a_canvas() {
             Box::new(|r| charts::cdf(r, p, Quantity::E2e).unwrap()),
             Box::new(|r| charts::baseline_ratios(r, p).unwrap()),
         ];
+        let mut draws = draws;
+        if p.capacity.is_some() {
+            draws.push(Box::new(|r| {
+                charts::capacity(r, p, charts::CapacityY::Slo).unwrap()
+            }));
+            draws.push(Box::new(|r| {
+                charts::capacity(r, p, charts::CapacityY::Throughput).unwrap()
+            }));
+        }
         for d in draws {
             let c = canvas();
             d(&CanvasBackend::with_canvas_object(c.clone())

@@ -47,6 +47,9 @@ pub(crate) struct ProfileCtx<'a> {
     pub(crate) timeout: Duration,
     /// Credentials kept out of the journal.
     pub(crate) redactor: &'a Redactor,
+    /// Index of the first repeat collected (a capacity trial given more requests continues
+    /// its numbering, and its request sequence).
+    pub(crate) first_repeat: u32,
 }
 
 impl ProfileCtx<'_> {
@@ -124,7 +127,7 @@ pub(crate) async fn collect_profile(
     let body = body_fn(ctx, prompts.words, salt);
     let mut simulation = false;
     let repeats = w.repeats.unwrap_or(1) as u32;
-    for r in 0..repeats {
+    for r in ctx.first_repeat..ctx.first_repeat + repeats {
         if cancel.is_cancelled() {
             break;
         }
@@ -141,7 +144,7 @@ pub(crate) async fn collect_profile(
             ctx.profile.name,
             ctx.target.name,
             r + 1,
-            repeats
+            ctx.first_repeat + repeats
         );
         let (repeat, sim) = one_repeat(ctx, &spec, &body, &label, journal, cancel, progress).await;
         simulation |= sim;

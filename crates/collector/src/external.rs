@@ -46,6 +46,13 @@ pub fn run(
         if !quiet {
             eprintln!("{}: running {command}", p.name);
         }
+        if p.search.is_some() {
+            // Shown even with --quiet: the plan asks for something this path does not do.
+            eprintln!(
+                "{}: the profile's capacity search is not run through --command-template (only the fixed load); run sloscope's own collector for it",
+                p.name
+            );
+        }
         let mut run = skeleton_for(plan, cand, p);
         run.source = RunSource::Imported;
         run.server = None;

@@ -67,6 +67,20 @@ impl Layout {
             .join(format!("{profile}--{target}.journal.jsonl"))
     }
 
+    /// One trial of a capacity search (candidates only).
+    pub fn trial(&self, profile: &str, target: &str, index: u32, over: &str, load: f64) -> PathBuf {
+        self.root.join("runs").join(format!(
+            "{profile}--{target}--trial{index:02}-{over}-{load}.json"
+        ))
+    }
+
+    /// The journal of one trial.
+    pub fn trial_journal(&self, profile: &str, target: &str, index: u32) -> PathBuf {
+        self.root.join("journal").join(format!(
+            "{profile}--{target}--trial{index:02}.journal.jsonl"
+        ))
+    }
+
     /// A launched server's log.
     pub fn server_log(&self, target: &str) -> PathBuf {
         self.root.join("logs").join(format!("server-{target}.log"))

@@ -7,10 +7,11 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use sloscope_core::capacity::{self, Search};
 use sloscope_core::contract::Profile;
 use sloscope_core::schema::{
     CandidateRef, EndpointInfo, EvidenceLevel, Kind, Role, Run, RunSource, RunStatus, ServerInfo,
-    ToolInfo, SCHEMA_VERSION,
+    ToolInfo, Trial, SCHEMA_VERSION,
 };
 
 use crate::cancel::Cancel;
@@ -27,6 +28,8 @@ use crate::server::{self, LaunchError, Launched};
 use crate::target::TargetSpec;
 use crate::telemetry::Gpu;
 use crate::write;
+
+mod search;
 
 /// Settings that are not in the plan.
 pub struct Options {
@@ -122,6 +125,9 @@ fn targets(plan: &RunPlan) -> Vec<TargetSpec> {
     out
 }
 
+/// Requests the plan will send, for the progress estimate. A capacity search's trials are
+/// counted as a typical search takes them: doubling from `min` to `max`, then as many bisection
+/// steps, each one repeat with its warm-up (capped at `max_trials`; candidates only).
 fn total_requests(plan: &RunPlan, targets: usize) -> u64 {
     let per_target: i64 = plan
         .profiles
@@ -132,7 +138,19 @@ fn total_requests(plan: &RunPlan, targets: usize) -> u64 {
                 * w.repeats.unwrap_or(1)
         })
         .sum();
-    per_target.max(0) as u64 * targets as u64
+    let searches: i64 = plan
+        .profiles
+        .iter()
+        .filter_map(|p| {
+            let s = p.search.as_ref()?;
+            let w = &p.workload;
+            let doublings = (s.max / s.min).log2().ceil().max(0.0) as i64 + 1;
+            let trials = (2 * doublings).min(i64::from(s.max_trials));
+            Some(trials * (w.requests_per_repeat.unwrap_or(0) + w.warmup_requests.unwrap_or(0)))
+        })
+        .sum();
+    let candidates = plan.candidates.len().min(targets) as i64;
+    (per_target.max(0) as u64 * targets as u64) + (searches.max(0) * candidates) as u64
 }
 
 /// Runs the plan. `cancel` is the whole collection's flag; each target gets a child of it.
@@ -247,7 +265,14 @@ impl RunCtx<'_> {
             .plan
             .profiles
             .iter()
-            .filter_map(|p| p.workload.concurrency)
+            .filter_map(|p| {
+                let searched = p
+                    .search
+                    .as_ref()
+                    .filter(|s| s.over == capacity::LoadAxis::Concurrency)
+                    .map(|s| s.max as i64);
+                p.workload.concurrency.max(searched)
+            })
             .max()
             .unwrap_or(1) as usize;
         let client = Client::new(
@@ -270,6 +295,15 @@ impl RunCtx<'_> {
             let done = self.run_profile(t, p, &client, base, launched, tc).await?;
             self.say_failures(t, p, &done.1, launched);
             written.push(done);
+            let m = Measure {
+                t,
+                client: &client,
+                base,
+                launched,
+                tc,
+            };
+            let trials = self.run_search(&m, p).await?;
+            written.extend(trials);
         }
         Ok(written)
     }
@@ -416,6 +450,32 @@ impl RunCtx<'_> {
         launched: Option<&Launched>,
         tc: &Cancel,
     ) -> Result<(PathBuf, Run), CollectError> {
+        let m = Measure {
+            t,
+            client,
+            base,
+            launched,
+            tc,
+        };
+        self.measure(&m, p, None).await
+    }
+
+    /// Collects `p` (the profile, or one trial's version of it) into a run file. A trial
+    /// (`Some((trial, search))`) runs one repeat at a time, and more while its SLO interval
+    /// straddles a limit, up to the search's request cap.
+    async fn measure(
+        &mut self,
+        m: &Measure<'_>,
+        p: &Profile,
+        trial: Option<(Trial, &Search, &Profile)>,
+    ) -> Result<(PathBuf, Run), CollectError> {
+        let Measure {
+            t,
+            client,
+            base,
+            launched,
+            tc,
+        } = *m;
         let tgt = &self.plan.raw.target;
         let mut run = skeleton(self.plan, t, p, Some(base));
         if let Some(l) = launched {
@@ -427,11 +487,22 @@ impl RunCtx<'_> {
             });
         }
         run.notes.extend(self.gpu.note.clone());
-        let path = self.layout.run(p.name.as_str(), t.role, &t.name);
-        let journal_path = self.layout.journal(p.name.as_str(), &t.name);
+        let name = p.name.as_str();
+        let (path, journal_path) = match &trial {
+            None => (
+                self.layout.run(name, t.role, &t.name),
+                self.layout.journal(name, &t.name),
+            ),
+            Some((tr, ..)) => (
+                self.layout
+                    .trial(name, &t.name, tr.index, &tr.over, tr.load),
+                self.layout.trial_journal(name, &t.name, tr.index),
+            ),
+        };
+        run.trial = trial.as_ref().map(|x| x.0.clone());
         let mut journal =
             Journal::create(&journal_path, &run).map_err(CollectError::write(&journal_path))?;
-        let ctx = crate::collect::ProfileCtx {
+        let mut ctx = crate::collect::ProfileCtx {
             client,
             profile: p,
             target: t,
@@ -445,8 +516,30 @@ impl RunCtx<'_> {
             health_path: &tgt.health_path,
             timeout: Duration::from_secs_f64(tgt.request_timeout_s),
             redactor: &self.opts.redactor,
+            first_repeat: 0,
         };
         crate::collect::collect_profile(&ctx, &mut run, &mut journal, tc, self.progress).await;
+        if let Some((_, search, planned)) = &trial {
+            let file = path.display().to_string();
+            while run.status == RunStatus::Ok && !tc.is_cancelled() {
+                let report = capacity::evaluate_trial(&file, &run, planned);
+                if !capacity::needs_more_requests(&report, search) {
+                    break;
+                }
+                ctx.first_repeat = run.repeats.len() as u32;
+                self.progress.say(&format!(
+                    "  {} / {}: an SLO interval straddles its limit at {}; {} more requests",
+                    name,
+                    t.name,
+                    capacity::load_text(search.over, run.trial.as_ref().map_or(0.0, |x| x.load)),
+                    p.workload.requests_per_repeat.unwrap_or(1)
+                ));
+                crate::collect::collect_profile(&ctx, &mut run, &mut journal, tc, self.progress)
+                    .await;
+            }
+            let mut seen = std::collections::BTreeSet::new();
+            run.notes.retain(|n| seen.insert(n.clone()));
+        }
         redact_run(&self.opts.redactor, &mut run);
         if run.status != RunStatus::Ok {
             self.outcome.incomplete.push(path.display().to_string());
@@ -476,6 +569,16 @@ impl RunCtx<'_> {
         self.outcome.runs.push(path.clone());
         Ok((path, run))
     }
+}
+
+/// The target being measured and how to reach it.
+#[derive(Clone, Copy)]
+struct Measure<'a> {
+    t: &'a TargetSpec,
+    client: &'a Client,
+    base: &'a str,
+    launched: Option<&'a Launched>,
+    tc: &'a Cancel,
 }
 
 /// A run of plan candidate `c` under profile `p` with nothing measured yet (external imports).
@@ -537,5 +640,6 @@ fn skeleton(plan: &RunPlan, t: &TargetSpec, p: &Profile, base: Option<&str>) -> 
         notes: Vec::new(),
         repeats: Vec::new(),
         reported: None,
+        trial: None,
     }
 }

@@ -109,12 +109,13 @@ pub fn analyze_with<F: std::borrow::Borrow<LoadedFile>>(
 }
 
 fn analyze_profile(ctx: &Ctx<'_>, name: ProfileName) -> ProfileReport {
-    let runs: Vec<(&str, &Run)> = ctx
+    type Runs<'a> = Vec<(&'a str, &'a Run)>;
+    let (trial_runs, runs): (Runs<'_>, Runs<'_>) = ctx
         .runs
         .iter()
         .filter(|(_, r)| r.profile == name.as_str())
         .copied()
-        .collect();
+        .partition(|(_, r)| r.trial.is_some() && r.role == Role::Candidate);
     let (spec, defined_in): (Option<ProfileSpec>, Option<String>) = match ctx.plan {
         Some((file, plan)) => (
             plan.profiles
@@ -125,6 +126,7 @@ fn analyze_profile(ctx: &Ctx<'_>, name: ProfileName) -> ProfileReport {
         ),
         None => runs
             .iter()
+            .chain(&trial_runs)
             .find_map(|(f, r)| {
                 r.profile_spec
                     .clone()
@@ -165,6 +167,7 @@ fn analyze_profile(ctx: &Ctx<'_>, name: ProfileName) -> ProfileReport {
         confidence: None,
         baseline: None,
         flags: Vec::new(),
+        capacity: None,
     };
     let (baseline_runs, candidate_runs): (Vec<_>, Vec<_>) = runs
         .iter()
@@ -195,6 +198,7 @@ fn analyze_profile(ctx: &Ctx<'_>, name: ProfileName) -> ProfileReport {
     }
     order_like_plan(ctx.plan.map(|p| p.1), &mut report.candidates);
     decide_profile(ctx, profile, &mut report);
+    capacity(ctx, profile, &trial_runs, &mut report);
     crate::flags::after_verdict(&mut report);
     report.baseline = crate::compare::baseline_report(
         spec.as_ref(),
@@ -273,4 +277,43 @@ fn decide_profile(ctx: &Ctx<'_>, profile: Option<&Profile>, report: &mut Profile
     for c in &mut report.candidates {
         c.chosen = v.recommended.as_deref() == Some(c.name.as_str());
     }
+}
+
+/// The capacity search's result from the trial runs; with `rank_by = "capacity"` or
+/// `"goodput"` it decides
+/// the profile (when the lineage and contract allow any decision).
+fn capacity(
+    ctx: &Ctx<'_>,
+    profile: Option<&Profile>,
+    trial_runs: &[(&str, &Run)],
+    report: &mut ProfileReport,
+) {
+    let search = profile.and_then(|p| p.search.as_ref().map(|s| (p, s)));
+    let Some((profile, search)) = search else {
+        for (file, run) in trial_runs {
+            report.excluded.push(Excluded {
+                file: file.to_string(),
+                candidate: run.candidate.name.clone(),
+                code: crate::report::Code::TrialWithoutSearch,
+                reason: "a capacity-search trial, but the profile declares no search".into(),
+            });
+        }
+        return;
+    };
+    let order: Vec<String> = ctx
+        .plan
+        .map(|p| p.1.candidates.iter().map(|c| c.name.clone()).collect())
+        .unwrap_or_default();
+    let cap = crate::capacity::capacity_report(profile, search, trial_runs, &order);
+    if search.rank_by != crate::capacity::RankBy::FixedLoad && ctx.lineage.ready {
+        let v = crate::capacity::decide(&cap);
+        report.decision = v.0;
+        report.recommended_name = v.1;
+        report.reason = v.2;
+        report.confidence = None;
+        for c in &mut report.candidates {
+            c.chosen = report.recommended_name.as_deref() == Some(c.name.as_str());
+        }
+    }
+    report.capacity = Some(cap);
 }

@@ -337,7 +337,7 @@ pub(crate) fn candidate_report(
         c.slo_checks = slo_checks(p, &|m| c.metric(m));
         c.meets_slo = c.slo_checks.iter().all(|x| x.pass);
         c.primary_value = c.metric(p.primary_metric);
-        c.primary_interval = primary_interval(run, &c, p.primary_metric);
+        c.primary_interval = metric_interval(run, &c, p.primary_metric);
     }
     c
 }
@@ -356,7 +356,11 @@ pub(crate) fn bootstrapped(m: Metric) -> bool {
 /// The primary metric's 95% interval: a stratified bootstrap over the raw requests for latency
 /// statistics; otherwise Student t over per-repeat values (3 or more repeats), its lower end
 /// clamped at 0 (every metric here is non-negative).
-fn primary_interval(run: &Run, c: &CandidateReport, m: Metric) -> Option<crate::stats::Interval> {
+pub(crate) fn metric_interval(
+    run: &Run,
+    c: &CandidateReport,
+    m: Metric,
+) -> Option<crate::stats::Interval> {
     use crate::bootstrap::{interval, Statistic};
     use crate::metric::Stat;
     if bootstrapped(m) {

@@ -32,6 +32,8 @@ pub struct Profile {
     pub primary_metric: Metric,
     /// The limits, in name order.
     pub slo: Vec<(Metric, f64)>,
+    /// The capacity search, when the profile declares one.
+    pub search: Option<crate::capacity::Search>,
 }
 
 impl Profile {
@@ -129,6 +131,10 @@ pub fn validate_profile(spec: &ProfileSpec) -> Result<Profile, Vec<Problem>> {
     }
     let primary = primary_metric(spec, &mut issues);
     let slo = slo_limits(spec, &mut issues);
+    let search = spec
+        .search
+        .as_ref()
+        .and_then(|s| crate::capacity::validate_search(s, &workload, &mut issues));
     match (name, workload_id, primary) {
         (Some(name), Some(workload_id), Some(primary_metric)) if issues.is_empty() => Ok(Profile {
             name,
@@ -136,6 +142,7 @@ pub fn validate_profile(spec: &ProfileSpec) -> Result<Profile, Vec<Problem>> {
             workload_id,
             primary_metric,
             slo,
+            search,
         }),
         _ => Err(issues),
     }

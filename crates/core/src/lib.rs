@@ -13,6 +13,7 @@
 pub mod analysis;
 pub mod baseline;
 pub mod bootstrap;
+pub mod capacity;
 pub mod compare;
 pub mod contract;
 pub mod error;

@@ -139,18 +139,25 @@ fn profile(p: &ProfileView, style: Style) -> String {
         out += "\n";
         out += &lines(&after, style);
     }
+    if let (Some(title), Some(t)) = (&p.capacity_title, &p.capacity) {
+        out += &titled_table(title, t, style);
+        out += "\n";
+        out += &lines(&p.capacity_lines, style);
+    }
     if let (Some(title), Some(t)) = (&p.baseline_title, &p.baseline) {
-        let title = match style {
-            Style::Text => title.clone(),
-            Style::Markdown => md_escape(title),
-        };
-        out += &format!("\n{title}:\n");
-        if style == Style::Markdown {
-            out += "\n";
-        }
-        out += &table(t, style);
+        out += &titled_table(title, t, style);
     }
     out
+}
+
+/// A titled table after a blank line (Markdown needs a blank line before the table, too).
+fn titled_table(title: &str, t: &TableView, style: Style) -> String {
+    let title = match style {
+        Style::Text => title.to_string(),
+        Style::Markdown => md_escape(title),
+    };
+    let gap = if style == Style::Markdown { "\n" } else { "" };
+    format!("\n{title}:\n{gap}{}", table(t, style))
 }
 
 fn notes(v: &ReportView, style: Style) -> String {

@@ -130,6 +130,8 @@ pub enum Code {
     NextStep,
     /// A float-baseline run that is not used.
     BaselineNotUsed,
+    /// A trial run of a capacity search the profile does not declare.
+    TrialWithoutSearch,
 }
 
 /// Something a reviewer must know about a profile's comparison.
@@ -198,6 +200,9 @@ pub struct ProfileReport {
     /// What weakens or qualifies the comparison (shortfalls, artefacts, cheaper equivalents,
     /// next steps), each with a stable code.
     pub flags: Vec<Flag>,
+    /// The capacity search's result, derived from the trial runs, when the profile has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capacity: Option<crate::capacity::CapacityReport>,
 }
 
 /// The whole report.

@@ -3,6 +3,7 @@
 //! ([`crate::render`]) and the page's components only lay these out, so the terminal, the
 //! review thread and the browser cannot disagree on a word or a digit.
 
+mod capacity;
 mod headline;
 mod types;
 
@@ -76,6 +77,7 @@ fn inert_all(v: &mut ReportView) {
             &mut p.confidence_line,
             &mut p.margins_line,
             &mut p.baseline_title,
+            &mut p.capacity_title,
         ]
         .into_iter()
         .flatten()
@@ -90,6 +92,10 @@ fn inert_all(v: &mut ReportView) {
         if let Some(t) = &mut p.baseline {
             table(t);
         }
+        if let Some(t) = &mut p.capacity {
+            table(t);
+        }
+        p.capacity_lines.iter_mut().for_each(fix);
     }
 }
 
@@ -371,6 +377,9 @@ fn profile_view(p: &ProfileReport) -> ProfileView {
             .collect(),
         baseline_title,
         baseline,
+        capacity_title: p.capacity.as_ref().map(capacity::title),
+        capacity: p.capacity.as_ref().map(capacity::table),
+        capacity_lines: p.capacity.as_ref().map(capacity::lines).unwrap_or_default(),
     }
 }
 

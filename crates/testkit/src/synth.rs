@@ -173,6 +173,7 @@ pub fn run(
         notes: vec!["synthetic data from sloscope-testkit".into()],
         repeats,
         reported: None,
+        trial: None,
     }
 }
 

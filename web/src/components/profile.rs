@@ -76,6 +76,17 @@ fn tradeoff_caption(p: &sloscope_core::report::ProfileReport) -> String {
     )
 }
 
+/// What the capacity chart draws: the SLO metric against load, its limit, each knee.
+fn capacity_caption(p: &sloscope_core::report::ProfileReport) -> String {
+    match charts::capacity_metric(p) {
+        Some((m, _)) => format!(
+            "{}: {m} against load per candidate, SLO limit dashed, failing trials ringed, each knee (last passing load) marked",
+            p.profile
+        ),
+        None => format!("{}: capacity search (no SLO metric measured)", p.profile),
+    }
+}
+
 /// One profile section.
 #[function_component(Profile)]
 pub fn profile(props: &Props) -> Html {
@@ -87,6 +98,7 @@ pub fn profile(props: &Props) -> Html {
         html! { <Chart id={format!("chart-{id}-{kind}")} label={label} draw={f} generation={props.generation} height={h} /> }
     };
     let (p1, p2, p3, p4, p5) = (p.clone(), p.clone(), p.clone(), p.clone(), p.clone());
+    let (p6, p7) = (p.clone(), p.clone());
     let wide = use_state(|| false);
     let extra = v.candidates.columns.iter().filter(|c| !c.decisive).count();
     let toggle = {
@@ -133,6 +145,13 @@ pub fn profile(props: &Props) -> Html {
                     { for v.excluded.iter().map(|e| html! { <li>{ e.clone() }</li> }) }
                 </ul>
             }
+            if let (Some(title), Some(t)) = (&v.capacity_title, &v.capacity) {
+                <section class="capacity" aria-label={format!("{} capacity", v.profile)}>
+                    <h3>{ title.clone() }</h3>
+                    <div class="table-wrap">{ table(t, format!("capacity-{}", v.profile), "capacity") }</div>
+                    <ul class="capacity-lines">{ for v.capacity_lines.iter().map(|l| html! { <li>{ l.clone() }</li> }) }</ul>
+                </section>
+            }
             if let (Some(title), Some(t)) = (&v.baseline_title, &v.baseline) {
                 <h3>{ title.clone() }</h3>
                 { table(t, format!("baseline-{}", v.profile), "baseline") }
@@ -143,6 +162,10 @@ pub fn profile(props: &Props) -> Html {
                 { chart("cdf-ttft", format!("{}: TTFT CDF", p.profile), Rc::new(move |root| drawn(charts::cdf(root, &p2, Quantity::Ttft))), 260) }
                 { chart("cdf-tpot", format!("{}: TPOT CDF", p.profile), Rc::new(move |root| drawn(charts::cdf(root, &p3, Quantity::Tpot))), 260) }
                 { chart("cdf-e2e", format!("{}: end-to-end CDF", p.profile), Rc::new(move |root| drawn(charts::cdf(root, &p4, Quantity::E2e))), 260) }
+                if p.capacity.is_some() {
+                    { chart("capacity-slo", capacity_caption(&p), Rc::new(move |root| drawn(charts::capacity(root, &p6, charts::CapacityY::Slo))), 300) }
+                    { chart("capacity-tps", format!("{}: output throughput against load per candidate, each knee marked", p.profile), Rc::new(move |root| drawn(charts::capacity(root, &p7, charts::CapacityY::Throughput))), 300) }
+                }
                 if p.baseline.is_some() {
                     { chart("baseline", format!("{}: quantized / float ratios", p.profile), Rc::new(move |root| drawn(charts::baseline_ratios(root, &p5))), 260) }
                 }

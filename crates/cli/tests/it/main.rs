@@ -2,6 +2,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod analyze;
+mod capacity;
 mod collect;
 mod common;
 mod faults;

@@ -13,11 +13,11 @@ mod run;
 pub use gaps::{parse_nested as gaps_parse_nested, parse_nested_prefix as gaps_parse_prefix, Gaps};
 pub use journal::{JournalLine, RequestRow, JOURNAL_KIND};
 pub use lineage::{ArtifactIdentity, Decision, Deployment, FloatBaseline, QualityGate};
-pub use plan::{Candidate, KnobValue, Plan, ProfileSpec, WorkloadSpec};
+pub use plan::{Candidate, KnobValue, Plan, ProfileSpec, SearchSpec, WorkloadSpec};
 pub use run::{
     CandidateRef, EndpointInfo, EvidenceLevel, HistogramBucket, HistogramDelta, MemorySample,
     MetricSample, Repeat, RequestColumns, Role, Run, RunSource, RunStatus, ServerInfo, TokenSource,
-    ToolInfo,
+    ToolInfo, Trial,
 };
 
 use serde::{Deserialize, Serialize};

@@ -92,6 +92,47 @@ pub struct ProfileSpec {
     /// Limits: metric name → ceiling (lower-is-better metrics) or floor (higher-is-better).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slo: Option<BTreeMap<String, f64>>,
+    /// A capacity search: the highest load on one axis at which every SLO still holds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search: Option<SearchSpec>,
+}
+
+/// A capacity search as written in a plan. Checked by the profile contract.
+///
+/// ```toml
+/// search = { over = "concurrency", min = 1, max = 64 }
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct SearchSpec {
+    /// The load axis: `concurrency` (closed loop) or `request_rate_rps` (open loop).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub over: Option<String>,
+    /// Lowest load tried.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min: Option<f64>,
+    /// Highest load tried.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max: Option<f64>,
+    /// The search stops when the first failing load is within this of the last passing one
+    /// (in the axis' unit; default 1 for concurrency, required for a rate).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tolerance: Option<f64>,
+    /// Most trials per candidate (default 12).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_trials: Option<i64>,
+    /// A trial whose SLO metric's 95% interval straddles the limit gets more repeats of
+    /// `requests_per_repeat` requests, up to this many measured requests (default 4 repeats).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_requests_per_trial: Option<i64>,
+    /// Wall-clock budget of one candidate's search in seconds; no new trial starts after it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_budget_s: Option<f64>,
+    /// `fixed_load` (default: the seed's verdict at the workload's load) or `capacity`
+    /// (the candidate that sustains the highest load).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rank_by: Option<String>,
 }
 
 /// Profiles and candidates to run; the collector's input and the analysis' reference.

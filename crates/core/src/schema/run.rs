@@ -331,4 +331,22 @@ pub struct Run {
     /// recomputed ones.
     #[serde(default)]
     pub reported: Option<BTreeMap<String, Option<f64>>>,
+    /// Set when this run is one trial of a capacity search (the profile's `search`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trial: Option<Trial>,
+}
+
+/// One trial of a capacity search: the load it ran at. Everything else about it is an ordinary
+/// run, recomputed like any other. Its `profile_spec` is the profile as planned; the workload
+/// it ran is that one with `over` set to `load` (and as many repeats as `repeats` holds).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Trial {
+    /// `concurrency` or `request_rate_rps`.
+    pub over: String,
+    /// The load (streams, or requests per second).
+    pub load: f64,
+    /// 0-based position in the candidate's search.
+    pub index: u32,
 }

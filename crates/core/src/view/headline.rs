@@ -50,6 +50,9 @@ fn percent(r: f64) -> String {
 }
 
 pub(super) fn headline(p: &ProfileReport) -> String {
+    if let Some(h) = capacity_headline(p) {
+        return h;
+    }
     let label = p.decision.as_str().to_uppercase();
     let chosen = p.candidates.iter().find(|c| c.chosen);
     let mut parts = vec![format!("{}: {label}", p.profile)];
@@ -155,4 +158,45 @@ pub(super) fn caveats(p: &ProfileReport) -> Vec<String> {
         ));
     }
     out
+}
+
+/// For a profile ranked by capacity: decision, configuration, its capacity and what broke the
+/// SLO at the first failing load.
+fn capacity_headline(p: &ProfileReport) -> Option<String> {
+    let cap = p
+        .capacity
+        .as_ref()
+        .filter(|c| c.rank_by != crate::capacity::RankBy::FixedLoad)?;
+    let label = p.decision.as_str().to_uppercase();
+    let mut parts = vec![format!("{}: {label}", p.profile)];
+    match cap
+        .best
+        .as_ref()
+        .and_then(|b| cap.candidates.iter().find(|c| &c.name == b))
+    {
+        Some(c) => {
+            if let (crate::capacity::RankBy::Goodput, Some(g), Some(l)) =
+                (cap.rank_by, c.goodput_tps, c.goodput_load)
+            {
+                parts.push(format!(
+                    "{} delivers {} tok/s within every SLO at {}",
+                    c.name,
+                    format_number(g),
+                    crate::capacity::load_text(cap.over, l)
+                ));
+            }
+            parts.push(format!("{} sustains {} under every SLO", c.name, c.text));
+            if let Some(b) = &c.binding_at_fail {
+                parts.push(format!("at the first failing load {b}"));
+            }
+            if let Some(n) = cap.nominal_load {
+                parts.push(format!(
+                    "workload load {}",
+                    crate::capacity::load_text(cap.over, n)
+                ));
+            }
+        }
+        None => parts.push(cap.statement.clone()),
+    }
+    Some(parts.join(" · "))
 }

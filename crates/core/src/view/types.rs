@@ -147,6 +147,16 @@ pub struct ProfileView {
     pub baseline_title: Option<String>,
     /// The float comparison.
     pub baseline: Option<TableView>,
+    /// Heading of the capacity search, when the profile has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capacity_title: Option<String>,
+    /// One row per candidate: its capacity, the bracket, the binding SLO, trials used.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capacity: Option<TableView>,
+    /// Who sustains most, by what margin, whether it can be told apart; each candidate's
+    /// trials in order; trials left out; marginal or non-monotone trials.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub capacity_lines: Vec<String>,
 }
 
 /// The lineage as lines.

@@ -3,6 +3,7 @@
 
 mod analysis;
 mod bad_input;
+mod capacity;
 mod schema_files;
 mod seed;
 mod snapshots;

@@ -7,6 +7,9 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use sloscope_core::metric::Metric;
 use sloscope_core::report::{Analysis, ProfileReport};
 
+mod capacity;
+pub use capacity::{capacity, capacity_metric, CapacityY};
+
 /// Result of a drawing function.
 pub type Drawn<DB> = Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
 
@@ -58,6 +61,18 @@ pub fn label_offset(
     markers: &[(i32, i32)],
     placed: &mut Vec<Rect>,
 ) -> (i32, i32) {
+    label_offset_within(at, name, markers, placed, None)
+}
+
+/// [`label_offset`], preferring spots whose box lies inside `bounds` (the plotting area, in
+/// pixels) so a label near the edge goes to the other side instead of being cut.
+pub fn label_offset_within(
+    at: (i32, i32),
+    name: &str,
+    markers: &[(i32, i32)],
+    placed: &mut Vec<Rect>,
+    bounds: Option<Rect>,
+) -> (i32, i32) {
     let w = 7 * name.chars().count() as i32 + 2;
     let h = 14;
     let mut spots = Vec::new();
@@ -66,10 +81,13 @@ pub fn label_offset(
         spots.extend([(9, -d - 9), (9, d - 7), (-9 - w, -d - 9), (-9 - w, d - 7)]);
     }
     let rect = |(dx, dy): (i32, i32)| (at.0 + dx, at.1 + dy, at.0 + dx + w, at.1 + dy + h);
+    let inside =
+        |r: Rect| bounds.is_none_or(|b| r.0 >= b.0 && r.1 >= b.1 && r.2 <= b.2 && r.3 <= b.3);
     let free = |r: Rect| {
-        !markers
-            .iter()
-            .any(|m| overlaps(r, (m.0 - 7, m.1 - 7, m.0 + 7, m.1 + 7)))
+        inside(r)
+            && !markers
+                .iter()
+                .any(|m| overlaps(r, (m.0 - 7, m.1 - 7, m.0 + 7, m.1 + 7)))
             && !placed.iter().any(|p| overlaps(r, *p))
     };
     let chosen = spots

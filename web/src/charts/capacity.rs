@@ -1,0 +1,213 @@
+//! A capacity search's trials against load: the binding SLO metric (limit drawn) and the output
+//! throughput, one line per candidate, each knee marked.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use sloscope_core::report::ProfileReport;
+
+use super::{empty, label_offset_within, marker, tick, upper, Drawn, Rect, FONT, PALETTE, SLO};
+
+/// What a capacity chart puts on its y axis.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CapacityY {
+    /// The SLO metric that broke at the best candidate's first failing load (or the first
+    /// SLO), with its limit drawn.
+    Slo,
+    /// Output tokens per second.
+    Throughput,
+}
+
+/// The SLO metric a capacity chart shows: the one that bound at the best candidate's first
+/// failing load, else the first checked.
+pub fn capacity_metric(p: &ProfileReport) -> Option<(String, f64)> {
+    let cap = p.capacity.as_ref()?;
+    let best = cap
+        .best
+        .as_ref()
+        .and_then(|b| cap.candidates.iter().find(|c| &c.name == b))
+        .or(cap.candidates.first())?;
+    let failing = best
+        .first_fail
+        .and_then(|ff| best.trials.iter().find(|t| t.load == ff && !t.pass))
+        .and_then(|t| t.binding.clone());
+    let name = failing.or_else(|| {
+        best.trials
+            .first()
+            .and_then(|t| t.checks.first().map(|k| k.metric.clone()))
+    })?;
+    let limit = p.slo.iter().find(|s| s.metric == name)?.limit;
+    Some((name, limit))
+}
+
+// One long function for the same reason as `tradeoff`: each block is one layer.
+/// Per candidate, a capacity search's trials against load (a sweep of one workload, so each
+/// candidate's trials are joined), passing trials filled, failing ones crossed, the SLO limit
+/// drawn (for `CapacityY::Slo`) and each candidate's knee (last passing load) marked.
+pub fn capacity<DB: DrawingBackend + 'static>(
+    root: &DrawingArea<DB, Shift>,
+    p: &ProfileReport,
+    y: CapacityY,
+) -> Drawn<DB> {
+    let Some(cap) = p.capacity.as_ref() else {
+        return empty(root, &format!("{}: no capacity search", p.profile));
+    };
+    let metric = capacity_metric(p);
+    let (y_name, limit) = match (y, &metric) {
+        (CapacityY::Throughput, _) => ("throughput_tps".to_string(), None),
+        (CapacityY::Slo, Some((m, l))) => (m.clone(), Some(*l)),
+        (CapacityY::Slo, None) => {
+            return empty(
+                root,
+                &format!("{}: no SLO metric measured in the trials", p.profile),
+            )
+        }
+    };
+    let value = |t: &sloscope_core::capacity::TrialReport| match y {
+        CapacityY::Throughput => t.throughput_tps,
+        CapacityY::Slo => t
+            .checks
+            .iter()
+            .find(|k| k.metric == y_name)
+            .and_then(|k| k.value),
+    };
+    // Per candidate: name, knee (last passing load), trials as (load, value, passed, the SLO
+    // that failed).
+    type Trials<'a> = Vec<(f64, f64, bool, Option<&'a str>)>;
+    let series: Vec<(&str, Option<f64>, Trials)> = cap
+        .candidates
+        .iter()
+        .map(|c| {
+            let mut pts: Trials<'_> = c
+                .trials
+                .iter()
+                .filter_map(|t| {
+                    let failed_on = (!t.pass).then_some(t.binding.as_deref()).flatten();
+                    Some((t.load, value(t)?, t.pass, failed_on))
+                })
+                .collect();
+            pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+            (c.name.as_str(), c.last_pass, pts)
+        })
+        .collect();
+    let unit = cap.over.unit();
+    let title = match y {
+        CapacityY::Slo => format!("{}: {y_name} against load ({unit})", p.profile),
+        CapacityY::Throughput => format!("{}: output throughput against load ({unit})", p.profile),
+    };
+    if series.iter().all(|s| s.2.is_empty()) {
+        return empty(root, &title);
+    }
+    let xmax = upper(series.iter().flat_map(|s| s.2.iter().map(|p| p.0)));
+    let ymax = upper(
+        series
+            .iter()
+            .flat_map(|s| s.2.iter().map(|p| p.1))
+            .chain(limit),
+    );
+    root.fill(&WHITE)?;
+    let mut chart = ChartBuilder::on(root)
+        .caption(&title, (FONT, 16))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(64)
+        .build_cartesian_2d(0f64..xmax, 0f64..ymax)?;
+    let y_desc = match y {
+        CapacityY::Slo => y_name.clone(),
+        CapacityY::Throughput => "output throughput (tokens/s)".to_string(),
+    };
+    chart
+        .configure_mesh()
+        .x_desc(format!("{} ({unit})", cap.over.as_str()))
+        .y_desc(y_desc)
+        .x_label_formatter(&tick)
+        .y_label_formatter(&tick)
+        .draw()?;
+    if let Some(l) = limit {
+        let dir = p
+            .slo
+            .iter()
+            .find(|s| s.metric == y_name)
+            .map(|s| s.direction);
+        let op = match dir {
+            Some(sloscope_core::metric::Direction::HigherIsBetter) => "≥",
+            _ => "≤",
+        };
+        chart
+            .draw_series(DashedLineSeries::new(
+                [(0.0, l), (xmax, l)],
+                8,
+                4,
+                SLO.stroke_width(2),
+            ))?
+            .label(format!("SLO {y_name} {op} {}", tick(&l)))
+            .legend(|(x, y)| PathElement::new([(x, y), (x + 16, y)], SLO.stroke_width(2)));
+    }
+    let markers: Vec<(i32, i32)> = series
+        .iter()
+        .flat_map(|s| s.2.iter().map(|p| chart.backend_coord(&(p.0, p.1))))
+        .collect();
+    let mut placed: Vec<Rect> = Vec::new();
+    let (px, py) = chart.plotting_area().get_pixel_range();
+    let bounds = Some((px.start, py.start, px.end, py.end));
+    for (i, (name, knee, pts)) in series.iter().enumerate() {
+        let color = PALETTE[i % PALETTE.len()];
+        let line: Vec<(f64, f64)> = pts.iter().map(|p| (p.0, p.1)).collect();
+        chart
+            .draw_series(LineSeries::new(line, color.stroke_width(2)))?
+            .label(name.to_string())
+            .legend(move |(x, y)| PathElement::new([(x, y), (x + 16, y)], color.stroke_width(2)));
+        chart.draw_series(pts.iter().map(|p| marker(i, (p.0, p.1), color)))?;
+        // A failing trial: a red ring around its marker (shape keeps the series, the ring the
+        // outcome, so neither rests on colour alone).
+        chart.draw_series(
+            pts.iter()
+                .filter(|p| !p.2)
+                .map(|p| Circle::new((p.0, p.1), 9, SLO.stroke_width(2))),
+        )?;
+        // A trial that failed on another SLO than the one drawn says which, so its ring
+        // does not read as a miss of this metric.
+        for p in pts.iter().filter(|p| !p.2) {
+            let Some(m) = p.3.filter(|m| y == CapacityY::Throughput || *m != y_name) else {
+                continue;
+            };
+            let label = format!("fails {m}");
+            let at_px = chart.backend_coord(&(p.0, p.1));
+            let offset = label_offset_within(at_px, &label, &markers, &mut placed, bounds);
+            chart.draw_series(std::iter::once(
+                EmptyElement::at((p.0, p.1)) + Text::new(label, offset, (FONT, 12)),
+            ))?;
+        }
+        if let Some(k) = knee {
+            let Some(at) = pts.iter().find(|p| p.0 == *k) else {
+                continue;
+            };
+            chart.draw_series(DashedLineSeries::new(
+                [(*k, 0.0), (*k, at.1)],
+                4,
+                4,
+                color.stroke_width(1),
+            ))?;
+            let label = format!("{name} knee {}", tick(k));
+            let at_px = chart.backend_coord(&(at.0, at.1));
+            let offset = label_offset_within(at_px, &label, &markers, &mut placed, bounds);
+            chart.draw_series(std::iter::once(
+                EmptyElement::at((at.0, at.1)) + Text::new(label, offset, (FONT, 13)),
+            ))?;
+        }
+    }
+    chart
+        .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())?
+        .label("failing trial (ringed)")
+        .legend(|(x, y)| Circle::new((x + 8, y), 5, SLO.stroke_width(2)));
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK.mix(0.3))
+        .position(match y {
+            // Latency rises with load (upper left is free); throughput fills the top.
+            CapacityY::Slo => SeriesLabelPosition::UpperLeft,
+            CapacityY::Throughput => SeriesLabelPosition::LowerRight,
+        })
+        .draw()?;
+    root.present()
+}
