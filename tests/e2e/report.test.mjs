@@ -56,7 +56,7 @@ async function checkAgainstCli(page, expected) {
     const v = expected.view.profiles[i];
     assert.equal(v.profile, p.profile);
     const card = page.locator(`.verdict[data-profile="${p.profile}"]`);
-    assert.equal(await card.locator('.decision').getAttribute('data-decision'), p.decision, `${p.profile} decision`);
+    assert.equal(await card.locator('.decision').getAttribute('data-decision'), p.summaries_only ? 'none' : p.decision, `${p.profile} decision`);
     assert.equal(await text(card.locator('.recommended')), p.recommended_name ?? 'none', `${p.profile} recommended`);
     assert.equal(await text(card.locator('.reason')), v.reason, `${p.profile} reason`);
     // The answer first: the overview card carries the view's headline and caveats.
@@ -175,6 +175,33 @@ test('dropped files: a broken one shows its error, the others still load; the do
   assert.deepEqual(requests, [], 'the report makes no network request');
   assert.deepEqual(rerrors.filter((e) => !e.startsWith('external request file:')), []);
   await offline.close();
+  await ctx.close();
+});
+
+test('other tools\' files dropped as they are: the same summaries as sloscope analyze, no verdict without a plan', async () => {
+  const peers = path.join(root, 'tests/fixtures/peers');
+  const picked = ['sglang/python-output-details.jsonl', 'guidellm/benchmarks.json', 'aiperf/profile_export_aiperf.csv', 'llmperf/smollm2-q4_64_32_individual_responses.json'];
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'sloscope-peers-'));
+  const files = picked.map((rel) => {
+    const name = path.basename(rel);
+    fs.copyFileSync(path.join(peers, rel), path.join(tmp, name));
+    return { name, text: fs.readFileSync(path.join(peers, rel), 'utf8') };
+  });
+  const expected = JSON.parse(execFileSync(sloscope, ['analyze', '--format', 'json', ...files.map((f) => f.name)], { cwd: tmp }).toString());
+  assert.ok(expected.profiles.length >= 2 && expected.profiles.every((p) => p.summaries_only), 'summaries only');
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const { page, errors } = await newPage(ctx);
+  await page.goto(url);
+  await page.waitForSelector('#load-example');
+  await dropFiles(page, files);
+  await waitLoaded(page, files.length);
+  assert.equal(await page.locator('#file-list li.bad').count(), 0, (await page.locator('#file-list li.bad').allTextContents()).join('\n'));
+  const list = (await page.locator('#file-list li.ok').allTextContents()).join('\n');
+  assert.ok(list.includes('GuideLLM result (2 runs)'), list);
+  await checkAgainstCli(page, expected);
+  assert.ok((await page.locator('.verdict .decision').allTextContents()).every((t) => t.trim() === 'NO VERDICT'));
+  await page.screenshot({ path: path.join(shots, 'peers-1280.png'), fullPage: true });
+  assert.deepEqual(errors, []);
   await ctx.close();
 });
 

@@ -265,9 +265,9 @@ fn overview(a: &Rc<Analysis>, v: &ReportView, generation: usize) -> Html {
             }
             <div class="cards">
             { for a.profiles.iter().zip(&v.profiles).map(|(p, pv)| html! {
-                <a class={classes!("card", p.decision.as_str())} href={format!("#profile-{}", p.profile)} data-profile={p.profile.clone()}>
+                <a class={classes!("card", if p.summaries_only { "none" } else { p.decision.as_str() })} href={format!("#profile-{}", p.profile)} data-profile={p.profile.clone()}>
                     <span class="profile-name">{ p.profile.clone() }</span>
-                    <span class="decision">{ p.decision.as_str().to_uppercase() }</span>
+                    <span class="decision">{ pv.decision_label.clone() }</span>
                     <span class="recommended">{ p.recommended_name.clone().unwrap_or_else(|| "—".into()) }</span>
                     <span class="headline">{ pv.headline.clone() }</span>
                     if !pv.caveats.is_empty() {

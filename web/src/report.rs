@@ -55,6 +55,20 @@ fn files_in(id: &str) -> Option<Vec<(String, String)>> {
     )
 }
 
+/// The files a report carries: each document as sloscope JSON; another tool's file as the runs
+/// imported from it (one entry each), so the report reads back without the original.
+fn embedded(f: &LoadedFile) -> Vec<serde_json::Value> {
+    match &f.doc {
+        Document::Imported(runs) => runs
+            .iter()
+            .map(|(name, run)| {
+                serde_json::json!({"name": name, "text": serde_json::to_string(run).unwrap_or_default()})
+            })
+            .collect(),
+        d => vec![serde_json::json!({"name": f.name, "text": doc_json(d)})],
+    }
+}
+
 fn doc_json(d: &Document) -> String {
     let r = match d {
         Document::QualityGate(x) => serde_json::to_string(x),
@@ -62,6 +76,9 @@ fn doc_json(d: &Document) -> String {
         Document::Deployment(x) => serde_json::to_string(x),
         Document::Plan(x) => serde_json::to_string(x),
         Document::Run(x) => serde_json::to_string(x),
+        Document::Imported(runs) => {
+            serde_json::to_string(&runs.iter().map(|r| &r.1).collect::<Vec<_>>())
+        }
     };
     r.unwrap_or_default()
 }
@@ -138,7 +155,7 @@ pub async fn build(
 ) -> Result<String, String> {
     let (script, style) = assets().await?;
     let data = serde_json::json!({
-        "files": files.iter().map(|f| serde_json::json!({"name": f.name, "text": doc_json(&f.doc)})).collect::<Vec<_>>(),
+        "files": files.iter().flat_map(|f| embedded(f)).collect::<Vec<_>>(),
         "options": {"pool_reruns": pool_reruns},
     });
     let csp = "default-src 'none'; script-src 'unsafe-inline' 'wasm-unsafe-eval'; style-src 'unsafe-inline'; img-src data: blob:; connect-src 'none'; base-uri 'none'; form-action 'none'";

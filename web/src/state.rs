@@ -104,6 +104,14 @@ impl Reducible for State {
             }),
             Action::Loaded { name, result } => {
                 let status = match &result {
+                    Ok(Document::Imported(runs)) => Status::Loaded(format!(
+                        "{} result ({} run{})",
+                        runs.first()
+                            .and_then(|(_, r)| r.import.as_ref())
+                            .map_or("imported", |i| i.tool.as_str()),
+                        runs.len(),
+                        if runs.len() == 1 { "" } else { "s" }
+                    )),
                     Ok(doc) => Status::Loaded(doc.kind().as_str().to_string()),
                     Err(e) => Status::Failed(e.clone()),
                 };

@@ -6,6 +6,7 @@
 //! SIGHUP/Ctrl-C/SIGTERM (partial results kept). `run::exit` holds the collector's codes.
 
 mod analyze;
+mod import;
 mod run;
 
 use std::process::ExitCode;
@@ -26,6 +27,8 @@ enum Command {
     Run(run::Args),
     /// Analyse result files: lineage, recomputed summaries and the SLO verdict per profile.
     Analyze(analyze::Args),
+    /// Import other tools' result files (vLLM, SGLang, GuideLLM, AIPerf, llmperf) as run files.
+    Import(import::Args),
 }
 
 fn main() -> ExitCode {
@@ -40,6 +43,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Analyze(args) => analyze::run(args),
         Command::Run(args) => run::run(args),
+        Command::Import(args) => import::run(args),
     };
     match result {
         Ok(code) => code,

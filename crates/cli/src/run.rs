@@ -50,8 +50,8 @@ pub struct Args {
     /// --save-result --result-filename {out}/vllm.{profile}.json`.
     #[arg(long, value_name = "CMD", requires = "result_template")]
     command_template: Option<String>,
-    /// The result file the external benchmark writes (the same placeholders); imported as a
-    /// vLLM `--save-result` JSON.
+    /// The result file the external benchmark writes (the same placeholders); imported in any
+    /// format `sloscope import` reads (vLLM, SGLang, GuideLLM, AIPerf, llmperf).
     #[arg(long, value_name = "PATH", requires = "command_template")]
     result_template: Option<String>,
     /// Which plan candidate the external benchmark measures (default: the first).

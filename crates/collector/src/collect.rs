@@ -283,6 +283,8 @@ async fn one_repeat(
         server_metrics: samples.metrics,
         server_queue_histogram: histogram,
         memory: samples.memory,
+        send_times_unknown: false,
+        reported_window_us: None,
     });
     (repeat, obs.simulation)
 }

@@ -1,13 +1,15 @@
 //! The seed's step 5: run an external benchmark once per profile (`{profile}` in a command
-//! template), then import its result file (vLLM `--save-result` JSON). Such runs are marked
-//! `source: imported`; a failed command or a missing file gives a `failed` run with the reason.
-//! The output directory is the same [`Layout`] as a native collection's.
+//! template), then import its result file (any format the core imports: vLLM, SGLang,
+//! GuideLLM, AIPerf, llmperf). Such runs are marked `source: imported`; a failed command, a
+//! missing file or a failed import gives a `failed` run with the reason, also on stderr.
+//! `sloscope import` ([`import_files`]) imports files the user already has. The output
+//! directory is the same [`Layout`] as a native collection's.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use sloscope_core::contract::Profile;
-use sloscope_core::schema::{Candidate, EvidenceLevel, Repeat, Role, Run, RunSource, RunStatus};
+use sloscope_core::schema::{Candidate, EvidenceLevel, Role, Run, RunStatus};
 
 use crate::clock::rfc3339_now;
 use crate::config::{fill_template, RunPlan};
@@ -54,11 +56,11 @@ pub fn run(
             );
         }
         let mut run = skeleton_for(plan, cand, p);
-        run.source = RunSource::Imported;
+        run.source = sloscope_core::schema::RunSource::Imported;
         run.server = None;
         match run_command(&command, &result, &layout.external_log(p.name.as_str())) {
             Err(f) => fail(&mut run, f),
-            Ok(()) => import(&mut run, &result)?,
+            Ok(()) => import(&mut run, &result, out)?,
         }
         run.finished_at = Some(rfc3339_now());
         let path = layout.run(p.name.as_str(), Role::Candidate, &cand.name);
@@ -130,26 +132,167 @@ fn fail(run: &mut Run, why: String) {
     run.failure = Some(why);
 }
 
-/// Imports the result file into `run`.
-fn import(run: &mut Run, result: &Path) -> Result<(), CollectError> {
+/// Imports the result file into `run`: any format the core imports. A file with several
+/// benchmarks gives the one whose workload is the profile's. A failed import is said on
+/// stderr with its reason, and a result file inside the output directory that cannot be
+/// imported is renamed `*.rejected` so that `analyze DIR` reads only what it can.
+fn import(run: &mut Run, result: &Path, out: &Path) -> Result<(), CollectError> {
     let bytes = std::fs::read(result).map_err(|source| CollectError::Read {
         path: result.to_path_buf(),
         source,
     })?;
-    match sloscope_core::import::vllm(&result.display().to_string(), &bytes) {
-        Err(e) => fail(run, e),
-        Ok(im) => {
-            run.imported_from = Some(format!("{} ({})", result.display(), im.format));
-            run.notes.extend(im.notes);
-            run.reported = Some(im.reported);
-            if let Some(req) = im.requests {
-                run.repeats.push(Repeat {
-                    index: 0,
-                    requests: req,
-                    ..Default::default()
-                });
+    let name = result.display().to_string();
+    let want = run.profile_spec.as_ref().and_then(|s| s.workload.clone());
+    let chosen = sloscope_core::import::import(&name, &bytes)
+        .map_err(|e| e.to_string())
+        .and_then(|im| pick(&im, want.as_ref()).map(|i| (im, i)));
+    match chosen {
+        Ok((im, i)) => sloscope_core::import::fill(run, &name, &im, i),
+        Err(e) => {
+            eprintln!("sloscope: {}: import failed: {e}", run.profile);
+            if result.starts_with(out) {
+                let aside = result.with_extension("rejected");
+                match std::fs::rename(result, &aside) {
+                    Ok(()) => eprintln!(
+                        "sloscope: {}: moved aside as {} (analyze reads only what it can)",
+                        result.display(),
+                        aside.display()
+                    ),
+                    Err(r) => {
+                        eprintln!("sloscope: {}: cannot move it aside: {r}", result.display())
+                    }
+                }
             }
+            fail(run, format!("import failed: {e}"));
         }
     }
     Ok(())
+}
+
+/// Which benchmark of an imported file is the profile's: the only one, or the one whose stated
+/// workload matches.
+fn pick(
+    im: &sloscope_core::import::Imported,
+    want: Option<&sloscope_core::schema::WorkloadSpec>,
+) -> Result<usize, String> {
+    if im.benchmarks.len() == 1 {
+        return Ok(0);
+    }
+    let Some(want) = want else {
+        return Err(format!(
+            "{} benchmarks in the file and no workload in the profile to choose one",
+            im.benchmarks.len()
+        ));
+    };
+    let matching: Vec<usize> = (0..im.benchmarks.len())
+        .filter(|&i| {
+            sloscope_core::import::workload_diffs(want, &im.benchmarks[i].workload).is_empty()
+        })
+        .collect();
+    match matching.as_slice() {
+        [one] => Ok(*one),
+        [] => Err(format!(
+            "none of its {} benchmarks ran the profile's workload",
+            im.benchmarks.len()
+        )),
+        many => Err(format!(
+            "{} of its benchmarks match the profile's workload; import them with `sloscope import` instead",
+            many.len()
+        )),
+    }
+}
+
+/// What `sloscope import` did.
+#[derive(Debug, Default)]
+pub struct ImportOutcome {
+    /// Run files written.
+    pub written: Vec<PathBuf>,
+    /// Files that could not be imported, with why.
+    pub failed: Vec<String>,
+    /// Benchmarks of a many-benchmark file left out because they ran another workload.
+    pub skipped: Vec<String>,
+}
+
+/// `sloscope import`: each benchmark of each file becomes a run file of `candidate` under
+/// `profile` (the plan's definitions, lineage and knob), in `out` with the plan and lineage
+/// copies, ready for `analyze`. Of a file that holds several benchmarks (a GuideLLM sweep),
+/// only those whose stated workload is the profile's are imported; the rest are named in
+/// `skipped`. A single benchmark is always written: `analyze` checks its workload.
+pub fn import_files(
+    plan: &RunPlan,
+    files: &[PathBuf],
+    profile: &str,
+    candidate: Option<&str>,
+    out: &Path,
+) -> Result<ImportOutcome, CollectError> {
+    let layout = Layout::new(out);
+    write_copies(plan, &layout, &crate::secret::Redactor::default())?;
+    let cand = self::candidate(plan, candidate)?;
+    let Some(p) = plan.profiles.iter().find(|p| p.name.as_str() == profile) else {
+        let names: Vec<&str> = plan.profiles.iter().map(|p| p.name.as_str()).collect();
+        return Err(CollectError::Plan(format!(
+            "--profile {profile:?} is not a profile of the plan (its profiles: {})",
+            names.join(", ")
+        )));
+    };
+    let mut done = ImportOutcome::default();
+    let want = run_workload(plan, p);
+    for (n, file) in files.iter().enumerate() {
+        let name = file.display().to_string();
+        let bytes = match std::fs::read(file) {
+            Ok(b) => b,
+            Err(e) => {
+                done.failed.push(format!("{name}: cannot read: {e}"));
+                continue;
+            }
+        };
+        let im = match sloscope_core::import::import(&name, &bytes) {
+            Ok(im) => im,
+            Err(e) => {
+                done.failed.push(e.to_string());
+                continue;
+            }
+        };
+        for i in 0..im.benchmarks.len() {
+            if im.benchmarks.len() > 1 {
+                if let Some(w) = &want {
+                    let d = sloscope_core::import::workload_diffs(w, &im.benchmarks[i].workload);
+                    if !d.is_empty() {
+                        done.skipped.push(format!(
+                            "{name}: benchmark {i} ran another workload: {}",
+                            d.join(", ")
+                        ));
+                        continue;
+                    }
+                }
+            }
+            let mut run = skeleton_for(plan, cand, p);
+            run.server = None;
+            sloscope_core::import::fill(&mut run, &name, &im, i);
+            run.finished_at = Some(rfc3339_now());
+            let tag = if files.len() == 1 && im.benchmarks.len() == 1 {
+                String::new()
+            } else {
+                format!("--import{n:02}-{i:02}")
+            };
+            let path = layout.run(
+                p.name.as_str(),
+                Role::Candidate,
+                &format!("{}{tag}", cand.name),
+            );
+            write::json_compact(&path, &run).map_err(CollectError::write(path.clone()))?;
+            done.written.push(path);
+        }
+    }
+    Ok(done)
+}
+
+/// The profile's workload as the plan states it.
+fn run_workload(plan: &RunPlan, p: &Profile) -> Option<sloscope_core::schema::WorkloadSpec> {
+    plan.raw
+        .plan
+        .profiles
+        .iter()
+        .find(|s| s.name.as_deref() == Some(p.name.as_str()))
+        .and_then(|s| s.workload.clone())
 }

@@ -634,6 +634,7 @@ fn skeleton(plan: &RunPlan, t: &TargetSpec, p: &Profile, base: Option<&str>) -> 
         evidence_level: EvidenceLevel::RealBackendProfile,
         source: RunSource::Measured,
         imported_from: None,
+        import: None,
         started_at: Some(rfc3339_now()),
         finished_at: None,
         server: None,

@@ -35,6 +35,7 @@ pub fn analyze_with<F: std::borrow::Borrow<LoadedFile>>(
     let mut inputs = LineageInputs::default();
     let mut plans: Vec<(&str, &Plan)> = Vec::new();
     let mut notes = Vec::new();
+    let mut imported: Vec<(&str, &Vec<(String, Run)>)> = Vec::new();
     for f in files {
         let f: &LoadedFile = f.borrow();
         match &f.doc {
@@ -43,8 +44,10 @@ pub fn analyze_with<F: std::borrow::Borrow<LoadedFile>>(
             Document::Deployment(d) => inputs.deployments.push((&f.name, d)),
             Document::Plan(p) => plans.push((&f.name, p)),
             Document::Run(r) => inputs.runs.push((&f.name, r)),
+            Document::Imported(runs) => imported.push((&f.name, runs)),
         }
     }
+    add_imported(&mut inputs, &imported, &mut notes);
     let lineage = check_lineage(&inputs);
     if plans.len() > 1 {
         let names: Vec<&str> = plans.iter().map(|p| p.0).collect();
@@ -90,6 +93,9 @@ pub fn analyze_with<F: std::borrow::Borrow<LoadedFile>>(
                 .map(|g| g.1.artifact.artifact_id.clone())
         });
     let ctx = Ctx {
+        no_records: inputs.gates.is_empty()
+            && inputs.baselines.is_empty()
+            && inputs.deployments.is_empty(),
         plan,
         runs: &inputs.runs,
         lineage: &lineage,
@@ -105,6 +111,36 @@ pub fn analyze_with<F: std::borrow::Borrow<LoadedFile>>(
         lineage,
         profiles,
         notes,
+    }
+}
+
+/// Foreign files read directly join the runs, except one that a sloscope run file already holds
+/// as an import (same sha256): the directory `run --command-template` writes keeps the tool's
+/// file beside the run made from it, and the two are one measurement.
+fn add_imported<'a>(
+    inputs: &mut LineageInputs<'a>,
+    imported: &[(&'a str, &'a Vec<(String, Run)>)],
+    notes: &mut Vec<String>,
+) {
+    let held: Vec<(&str, &str)> = inputs
+        .runs
+        .iter()
+        .filter_map(|(f, r)| r.import.as_ref().map(|i| (i.sha256.as_str(), *f)))
+        .collect();
+    for (file, runs) in imported {
+        let sha = runs
+            .first()
+            .and_then(|(_, r)| r.import.as_ref())
+            .map(|i| i.sha256.as_str());
+        if let Some((_, by)) = held.iter().find(|(h, _)| Some(*h) == sha) {
+            notes.push(format!(
+                "{file}: already imported as {by} (same sha256); read once"
+            ));
+            continue;
+        }
+        for (name, run) in runs.iter() {
+            inputs.runs.push((name.as_str(), run));
+        }
     }
 }
 
@@ -168,6 +204,7 @@ fn analyze_profile(ctx: &Ctx<'_>, name: ProfileName) -> ProfileReport {
         baseline: None,
         flags: Vec::new(),
         capacity: None,
+        summaries_only: false,
     };
     let (baseline_runs, candidate_runs): (Vec<_>, Vec<_>) = runs
         .iter()
@@ -198,6 +235,10 @@ fn analyze_profile(ctx: &Ctx<'_>, name: ProfileName) -> ProfileReport {
     }
     order_like_plan(ctx.plan.map(|p| p.1), &mut report.candidates);
     decide_profile(ctx, profile, &mut report);
+    if spec.is_none() && ctx.no_records {
+        report.summaries_only = true;
+        report.reason = "summaries only: a verdict needs the plan (SLOs) and the lineage records; import another tool's file with `sloscope import FILE --out DIR --plan PLAN --profile NAME`".into();
+    }
     capacity(ctx, profile, &trial_runs, &mut report);
     crate::flags::after_verdict(&mut report);
     report.baseline = crate::compare::baseline_report(

@@ -23,6 +23,8 @@ pub(crate) struct Ctx<'a> {
     pub(crate) quantized_artifact: Option<String>,
     /// Pool different runs of one candidate instead of excluding it (asked for explicitly).
     pub(crate) pool_reruns: bool,
+    /// No lineage record was loaded at all.
+    pub(crate) no_records: bool,
 }
 
 /// Why a candidate run cannot be compared, or `Ok`.
@@ -122,6 +124,19 @@ fn same_workload(spec: &ProfileSpec, run: &Run) -> Result<(), (Code, String)> {
             return Err((
                 Code::WorkloadMismatch,
                 format!("workload differs from the profile: {}", diffs.join(", ")),
+            ));
+        }
+    }
+    if let (Some(want), Some(imp)) = (spec.workload.as_ref(), run.import.as_ref()) {
+        let diffs = crate::import::workload_diffs(want, &imp.workload);
+        if !diffs.is_empty() {
+            return Err((
+                Code::WorkloadMismatch,
+                format!(
+                    "{} ran another workload than the profile's: {}",
+                    imp.tool,
+                    diffs.join(", ")
+                ),
             ));
         }
     }

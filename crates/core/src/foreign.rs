@@ -5,20 +5,80 @@
 
 use serde_json::Value;
 
+/// The foreign formats sloscope recognises.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// vLLM `bench serve --save-result` JSON.
+    Vllm,
+    /// SGLang `bench_serving --output-file` JSON Lines.
+    Sglang,
+    /// GuideLLM `benchmarks.json`.
+    GuideLlm,
+    /// AIPerf `profile_export_aiperf.json`.
+    AiperfSummary,
+    /// AIPerf `profile_export.jsonl`.
+    AiperfRecords,
+    /// AIPerf `profile_export_aiperf.csv`.
+    AiperfCsv,
+    /// GenAI-Perf `profile_export_genai_perf.json` (recognised, not imported).
+    GenaiPerf,
+    /// GuideLLM `benchmarks.yaml` or `benchmarks.csv` (recognised, not imported: its
+    /// `benchmarks.json` holds the same run with every request).
+    GuideLlmText,
+    /// llmperf `*_individual_responses.json`.
+    LlmperfIndividual,
+    /// llmperf `*_summary.json`.
+    LlmperfSummary,
+}
+
+impl Format {
+    /// The tool.
+    pub fn tool(self) -> &'static str {
+        match self {
+            Format::Vllm => "vLLM",
+            Format::Sglang => "SGLang",
+            Format::GuideLlm | Format::GuideLlmText => "GuideLLM",
+            Format::AiperfSummary | Format::AiperfRecords | Format::AiperfCsv => "AIPerf",
+            Format::GenaiPerf => "GenAI-Perf",
+            Format::LlmperfIndividual | Format::LlmperfSummary => "llmperf",
+        }
+    }
+
+    /// The file, as the tool's users call it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Vllm => "vllm bench serve --save-result",
+            Format::Sglang => "sglang bench_serving --output-file",
+            Format::GuideLlm => "guidellm benchmarks.json",
+            Format::AiperfSummary => "aiperf profile_export_aiperf.json",
+            Format::AiperfRecords => "aiperf profile_export.jsonl",
+            Format::AiperfCsv => "aiperf profile_export_aiperf.csv",
+            Format::GuideLlmText => "guidellm benchmarks.yaml / benchmarks.csv",
+            Format::GenaiPerf => "genai-perf profile_export_genai_perf.json",
+            Format::LlmperfIndividual => "llmperf individual_responses.json",
+            Format::LlmperfSummary => "llmperf summary.json",
+        }
+    }
+}
+
 /// A recognised foreign result file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Foreign {
     /// The tool and file, as its users call it.
     pub tool: &'static str,
-    /// What to do with it in sloscope today.
+    /// What to do with it in sloscope.
     pub how: &'static str,
+    /// The format.
+    pub format: Format,
 }
 
-const VLLM_HOW: &str = "import it into a plan's profile with `sloscope run --plan P --out DIR \
-     --profiles NAME --command-template true --result-template FILE` (the vLLM importer \
-     recomputes from --save-detailed arrays)";
-const NOT_YET: &str = "sloscope has no importer for it yet; run the profile with `sloscope run` \
-     against the same server instead";
+const IMPORT_HOW: &str = "give it to `sloscope analyze` (or drop it on the page) for its \
+     summaries, or `sloscope import FILE --out DIR --plan PLAN --profile NAME` for a verdict";
+const GUIDELLM_TEXT_HOW: &str = "sloscope reads GuideLLM's benchmarks.json, which holds the \
+     same run with every request (write it with `--output kind=json,path=benchmarks.json`)";
+const GENAI_PERF_HOW: &str = "sloscope has no importer for GenAI-Perf (replaced by AIPerf, whose \
+     profile_export.jsonl it imports); run the profile with `sloscope run` against the same \
+     server instead";
 
 fn has(v: &Value, key: &str) -> bool {
     v.get(key).is_some()
@@ -26,12 +86,25 @@ fn has(v: &Value, key: &str) -> bool {
 
 /// The tool whose result this JSON value (a whole file, or the first line of JSON Lines) is.
 pub fn identify(v: &Value) -> Option<Foreign> {
-    let f = |tool, how| Some(Foreign { tool, how });
+    let f = |tool, format| {
+        Some(Foreign {
+            tool,
+            how: match format {
+                Format::GenaiPerf => GENAI_PERF_HOW,
+                Format::GuideLlmText => GUIDELLM_TEXT_HOW,
+                _ => IMPORT_HOW,
+            },
+            format,
+        })
+    };
     if let Some(first) = v.as_array().and_then(|a| a.first()) {
         if has(first, "ttft_s") && has(first, "end_to_end_latency_s") {
-            return f("llmperf *_individual_responses.json", NOT_YET);
+            return f(
+                "llmperf *_individual_responses.json",
+                Format::LlmperfIndividual,
+            );
         }
-        return identify(first).filter(|x| x.tool.starts_with("vLLM"));
+        return None;
     }
     if !v.is_object() || has(v, "kind") {
         return None;
@@ -40,22 +113,27 @@ pub fn identify(v: &Value) -> Option<Foreign> {
         || has(v, "total_output_tokens_retokenized")
         || has(v, "server_info")
     {
-        return f("SGLang bench_serving --output-file", NOT_YET);
+        return f("SGLang bench_serving --output-file", Format::Sglang);
     }
     if (has(v, "endpoint_type") || has(v, "backend"))
-        && has(v, "mean_ttft_ms")
+        && (has(v, "mean_ttft_ms") || has(v, "ttfts"))
         && has(v, "request_throughput")
     {
-        return f("vLLM bench serve --save-result", VLLM_HOW);
+        return f("vLLM bench serve --save-result", Format::Vllm);
     }
     if v.pointer("/time_to_first_token/unit").is_some() {
-        if has(v, "input_config") {
-            return f("GenAI-Perf profile_export_genai_perf.json", NOT_YET);
+        if has(v, "was_cancelled") || has(v, "error_summary") || !has(v, "input_config") {
+            return f("AIPerf profile_export_aiperf.json", Format::AiperfSummary);
         }
-        return f("AIPerf profile_export_aiperf.json", NOT_YET);
+        return f(
+            "GenAI-Perf profile_export_genai_perf.json",
+            Format::GenaiPerf,
+        );
     }
-    if v.pointer("/metadata/x_request_id").is_some() && has(v, "metrics") {
-        return f("AIPerf profile_export.jsonl", NOT_YET);
+    if v.pointer("/metadata/x_request_id").is_some()
+        || (v.pointer("/metadata/benchmark_phase").is_some() && has(v, "metrics"))
+    {
+        return f("AIPerf profile_export.jsonl", Format::AiperfRecords);
     }
     if v.pointer("/metadata/guidellm_version").is_some()
         || v.get("benchmarks")
@@ -65,16 +143,89 @@ pub fn identify(v: &Value) -> Option<Foreign> {
                     .any(|x| x.get("type_").and_then(Value::as_str) == Some("generative_benchmark"))
             })
     {
-        return f("GuideLLM benchmarks.json", NOT_YET);
+        return f("GuideLLM benchmarks.json", Format::GuideLlm);
     }
     if has(v, "results_ttft_s_mean") || has(v, "num_concurrent_requests") {
-        return f("llmperf *_summary.json", NOT_YET);
+        return f("llmperf *_summary.json", Format::LlmperfSummary);
+    }
+    None
+}
+
+/// Python's `json.dumps` writes `NaN`, `Infinity` and `-Infinity` (SGLang's `"request_rate":
+/// Infinity`, an empty series' mean), which JSON has not: outside strings they become `null`
+/// (a value that is not a number is unknown). Borrowed when there are none.
+pub fn nonfinite_to_null(bytes: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    if memchr::memmem::find(bytes, b"NaN").is_none()
+        && memchr::memmem::find(bytes, b"Infinity").is_none()
+    {
+        return std::borrow::Cow::Borrowed(bytes);
+    }
+    let mut out = Vec::with_capacity(bytes.len());
+    let (mut in_str, mut esc) = (false, false);
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        if in_str {
+            out.push(c);
+            match (esc, c) {
+                (true, _) => esc = false,
+                (false, b'\\') => esc = true,
+                (false, b'"') => in_str = false,
+                _ => {}
+            }
+            i += 1;
+            continue;
+        }
+        let rest = &bytes[i..];
+        let word = [&b"-Infinity"[..], b"Infinity", b"NaN"]
+            .into_iter()
+            .find(|w| rest.starts_with(w));
+        if let Some(w) = word {
+            out.extend_from_slice(b"null");
+            i += w.len();
+            continue;
+        }
+        if c == b'"' {
+            in_str = true;
+        }
+        out.push(c);
+        i += 1;
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// The foreign tool of a CSV or YAML file, by its first line: AIPerf's summary CSV
+/// (`Metric,avg,…`), GuideLLM's CSV (`Run Info,…`) or YAML (`benchmarks:`).
+pub fn identify_text(bytes: &[u8]) -> Option<Foreign> {
+    let head = &bytes[..bytes.len().min(4096)];
+    let text = String::from_utf8_lossy(head);
+    let first = text.lines().find(|l| !l.trim().is_empty())?.trim_end();
+    let f = |tool, format| {
+        Some(Foreign {
+            tool,
+            how: if format == Format::GuideLlmText {
+                GUIDELLM_TEXT_HOW
+            } else {
+                IMPORT_HOW
+            },
+            format,
+        })
+    };
+    if first.starts_with("Metric,avg,") {
+        return f("AIPerf profile_export_aiperf.csv", Format::AiperfCsv);
+    }
+    if first.starts_with("Run Info,")
+        || first == "benchmarks:"
+        || first == "---" && text.contains("\nbenchmarks:\n")
+    {
+        return f("GuideLLM benchmarks.yaml / .csv", Format::GuideLlmText);
     }
     None
 }
 
 /// The foreign tool of a file's bytes: the whole JSON value, or the first line of JSON Lines.
 pub fn identify_bytes(bytes: &[u8]) -> Option<Foreign> {
+    let bytes = &*nonfinite_to_null(bytes);
     if let Ok(v) = serde_json::from_slice::<Value>(bytes) {
         return identify(&v);
     }
@@ -105,6 +256,12 @@ mod tests {
             assert!(got.starts_with(want), "{want}: got {got}");
         }
         assert_eq!(identify_bytes(br#"{"kind":"run"}"#), None);
+        let py = br#"{"backend":"vllm","request_rate":Infinity,"mean_e2e_latency_ms":NaN,"tag":"NaN -Infinity"}"#;
+        assert_eq!(
+            &*nonfinite_to_null(py),
+            &br#"{"backend":"vllm","request_rate":null,"mean_e2e_latency_ms":null,"tag":"NaN -Infinity"}"#[..]
+        );
+        assert!(identify_bytes(py).is_some_and(|f| f.tool.starts_with("SGLang")));
         assert_eq!(identify_bytes(br#"{"a":1}"#), None);
     }
 }

@@ -25,6 +25,9 @@ pub enum Document {
     Plan(Plan),
     /// Run.
     Run(Box<Run>),
+    /// Another tool's result file, imported without a plan: one run per benchmark it holds,
+    /// each with the name it is reported under (`FILE`, or `FILE#N` when there are several).
+    Imported(Vec<(String, Run)>),
 }
 
 impl Document {
@@ -35,7 +38,7 @@ impl Document {
             Document::FloatBaseline(_) => Kind::FloatBaseline,
             Document::Deployment(_) => Kind::Deployment,
             Document::Plan(_) => Kind::Plan,
-            Document::Run(_) => Kind::Run,
+            Document::Run(_) | Document::Imported(_) => Kind::Run,
         }
     }
 }
@@ -49,7 +52,7 @@ pub struct LoadedFile {
     pub doc: Document,
 }
 
-struct Envelope {
+pub(crate) struct Envelope {
     kind: Option<serde_json::Value>,
     schema_version: Option<serde_json::Value>,
 }
@@ -243,7 +246,7 @@ fn envelope(file: &str, bytes: &[u8]) -> Result<(Kind, u32), LoadError> {
 
 /// Fast path: files written by sloscope start with `{"kind": "…", "schema_version": "…"`; read
 /// those two strings without scanning the rest. Anything else takes the full scan.
-fn envelope_prefix(bytes: &[u8]) -> Option<Envelope> {
+pub(crate) fn envelope_prefix(bytes: &[u8]) -> Option<Envelope> {
     let head = &bytes[..bytes.len().min(256)];
     let text = std::str::from_utf8(head).ok().or_else(|| {
         // the cut may split a UTF-8 sequence; fall back to the longest valid prefix

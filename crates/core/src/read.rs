@@ -57,7 +57,8 @@ impl Shape {
 
 /// What sloscope reads, for refusals.
 pub const ACCEPTED: &str = "a sloscope JSON file (plan, run, quality_gate, float_baseline or \
-     deployment; UTF-8 without a byte-order mark) or a collector journal (*.journal.jsonl)";
+     deployment; UTF-8 without a byte-order mark), a collector journal (*.journal.jsonl), or \
+     another tool's result file (vLLM, SGLang, GuideLLM, AIPerf, llmperf)";
 
 /// Bytes the sniff looks at.
 const SNIFF_BYTES: usize = 8192;
@@ -145,21 +146,31 @@ fn text_shape(text: &str) -> Shape {
     Shape::Text
 }
 
-/// Another tool's result file: JSON without sloscope's `kind` near its start, or JSON Lines.
+/// Another tool's result file: JSON that does not open with sloscope's envelope and has no
+/// top-level `kind`, or JSON Lines.
 fn foreign_file(shape: Shape, bytes: &[u8]) -> Option<crate::foreign::Foreign> {
-    let head = &bytes[..bytes.len().min(64 * 1024)];
-    let has_kind = head.windows(6).any(|w| w == b"\"kind\"");
     match shape {
-        Shape::Json if !has_kind => crate::foreign::identify_bytes(bytes),
+        Shape::Json if crate::load::envelope_prefix(bytes).is_none() => {
+            crate::foreign::identify_bytes(bytes)
+        }
         Shape::JsonLines => crate::foreign::identify_bytes(bytes),
+        Shape::Csv | Shape::Yaml => crate::foreign::identify_text(bytes),
         _ => None,
     }
 }
 
-/// Reads one file: recognises its format by content, parses and validates it.
+/// Reads one file: recognises its format by content, parses and validates it. Another tool's
+/// result file is imported (one run per benchmark, summaries only until a plan assigns it).
 pub fn read_document(file: &str, bytes: Vec<u8>) -> Result<Document, LoadError> {
     let shape = sniff(&bytes);
     if let Some(f) = foreign_file(shape, &bytes) {
+        if crate::import::importable_format(f.format) {
+            let runs = crate::import::standalone_runs(file, &bytes)?;
+            for (name, run) in &runs {
+                validate_run(name, run)?;
+            }
+            return Ok(Document::Imported(runs));
+        }
         return Err(LoadError::new(
             file,
             "$",

@@ -203,6 +203,11 @@ pub struct ProfileReport {
     /// The capacity search's result, derived from the trial runs, when the profile has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub capacity: Option<crate::capacity::CapacityReport>,
+    /// Nothing defines the profile and no lineage record was loaded (another tool's file read
+    /// alone): summaries only, no verdict; `decision` stays `reject` and `reason` says what a
+    /// verdict needs.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub summaries_only: bool,
 }
 
 /// The whole report.

@@ -274,7 +274,10 @@ fn gather<'a>(rep: &'a Repeat, th: &Thresholds) -> Gathered<'a> {
             g.good += 1;
         }
     }
-    if n > 0 && last >= first {
+    if rep.send_times_unknown {
+        // The requests cannot be placed in time: only the tool's own window can be used.
+        g.window_us = rep.reported_window_us;
+    } else if n > 0 && last >= first {
         g.window_us = Some(last - first);
     }
     g

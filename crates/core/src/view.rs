@@ -181,7 +181,7 @@ fn verdict_table(a: &Analysis) -> TableView {
                 highlighted: false,
                 cells: vec![
                     Cell::text(&p.profile),
-                    Cell::text(p.decision.as_str().to_uppercase()),
+                    Cell::text(decision_label(p)),
                     Cell::text(p.recommended_name.as_deref().unwrap_or(MISSING)),
                     Cell::text(p.primary_metric.as_deref().unwrap_or(MISSING)),
                     Cell {
@@ -323,9 +323,18 @@ fn slo_line(p: &ProfileReport) -> String {
     )
 }
 
+/// `ACCEPT`, `TUNE`, `REJECT`, or `NO VERDICT` for summaries only.
+pub(crate) fn decision_label(p: &ProfileReport) -> String {
+    if p.summaries_only {
+        "NO VERDICT".into()
+    } else {
+        p.decision.as_str().to_uppercase()
+    }
+}
+
 fn profile_view(p: &ProfileReport) -> ProfileView {
     let chosen = p.candidates.iter().find(|c| c.chosen);
-    let decision_label = p.decision.as_str().to_uppercase();
+    let decision_label = decision_label(p);
     let recommended = p.recommended_name.clone().unwrap_or_else(|| "none".into());
     let verdict_line = format!(
         "Verdict: {decision_label} {}— {}",

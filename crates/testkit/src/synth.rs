@@ -107,6 +107,8 @@ pub fn repeat(shape: &Shape, index: u32, rng: &mut Rng) -> Repeat {
         requests: r,
         server_metrics: Vec::new(),
         server_queue_histogram: None,
+        send_times_unknown: false,
+        reported_window_us: None,
         memory: shape
             .rss_mb
             .map(|mb| {
@@ -167,6 +169,7 @@ pub fn run(
         evidence_level: evidence,
         source: RunSource::Measured,
         imported_from: None,
+        import: None,
         started_at: None,
         finished_at: None,
         server: None,

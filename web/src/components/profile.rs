@@ -92,7 +92,11 @@ fn capacity_caption(p: &sloscope_core::report::ProfileReport) -> String {
 pub fn profile(props: &Props) -> Html {
     let p = props.report.clone();
     let v = props.view.clone();
-    let decision = p.decision.as_str();
+    let decision = if p.summaries_only {
+        "none"
+    } else {
+        p.decision.as_str()
+    };
     let id = p.profile.clone();
     let chart = |kind: &str, label: String, f: DrawFn, h: u32| {
         html! { <Chart id={format!("chart-{id}-{kind}")} label={label} draw={f} generation={props.generation} height={h} /> }

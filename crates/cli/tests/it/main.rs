@@ -6,4 +6,5 @@ mod capacity;
 mod collect;
 mod common;
 mod faults;
+mod import;
 mod llama;

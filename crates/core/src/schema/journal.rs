@@ -216,6 +216,7 @@ pub fn recover(file: &str, bytes: &[u8]) -> Result<Run, LoadError> {
             server_metrics: p.metrics,
             server_queue_histogram: None,
             memory: p.memory,
+            ..Default::default()
         })
         .collect();
     run.status = RunStatus::Partial;

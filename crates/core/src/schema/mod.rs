@@ -15,9 +15,9 @@ pub use journal::{JournalLine, RequestRow, JOURNAL_KIND};
 pub use lineage::{ArtifactIdentity, Decision, Deployment, FloatBaseline, QualityGate};
 pub use plan::{Candidate, KnobValue, Plan, ProfileSpec, SearchSpec, WorkloadSpec};
 pub use run::{
-    CandidateRef, EndpointInfo, EvidenceLevel, HistogramBucket, HistogramDelta, MemorySample,
-    MetricSample, Repeat, RequestColumns, Role, Run, RunSource, RunStatus, ServerInfo, TokenSource,
-    ToolInfo, Trial,
+    CandidateRef, EndpointInfo, EvidenceLevel, ForeignWorkload, HistogramBucket, HistogramDelta,
+    ImportSource, MemorySample, MetricSample, Repeat, RequestColumns, Role, Run, RunSource,
+    RunStatus, ServerInfo, TokenSource, ToolInfo, Trial,
 };
 
 use serde::{Deserialize, Serialize};

@@ -263,6 +263,15 @@ pub struct Repeat {
     /// Memory samples during the repeat.
     #[serde(default)]
     pub memory: Vec<MemorySample>,
+    /// Set for an import from a tool that records no send times (SGLang, llmperf): every
+    /// `send_offset_us` is then 0 and means "unknown", and throughput is computed over
+    /// `reported_window_us` (or not at all), never over a window made up from the latencies.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub send_times_unknown: bool,
+    /// The measured window the importing tool reported (µs), used only when send times are
+    /// unknown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reported_window_us: Option<u64>,
 }
 
 /// One candidate under one profile.
@@ -311,6 +320,10 @@ pub struct Run {
     /// For imported runs: the original file and its format.
     #[serde(default)]
     pub imported_from: Option<String>,
+    /// For imported runs: the source tool, its version, the file's name and sha256, and the
+    /// workload as the tool described it (checked against the profile's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub import: Option<ImportSource>,
     /// Wall-clock start, RFC 3339.
     #[serde(default)]
     pub started_at: Option<String>,
@@ -334,6 +347,55 @@ pub struct Run {
     /// Set when this run is one trial of a capacity search (the profile's `search`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trial: Option<Trial>,
+}
+
+/// Where an imported run came from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct ImportSource {
+    /// The tool, e.g. `vLLM`, `SGLang`, `GuideLLM`, `AIPerf`, `llmperf`.
+    pub tool: String,
+    /// The file format, e.g. `vllm bench serve --save-result`.
+    pub format: String,
+    /// The tool's version, when the file states it.
+    #[serde(default)]
+    pub tool_version: Option<String>,
+    /// The original file's name (without its directory).
+    pub file: String,
+    /// sha256 of the original file's bytes, lowercase hex.
+    pub sha256: String,
+    /// 0-based position of this benchmark in a file that holds several (GuideLLM, SGLang's
+    /// appended JSON Lines); absent when the file holds one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub benchmark: Option<u32>,
+    /// The workload as the tool described it.
+    pub workload: ForeignWorkload,
+}
+
+/// Another tool's description of the load it generated. Absent fields were not stated.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct ForeignWorkload {
+    /// Requests in flight at most (closed loop, or the cap under a rate).
+    #[serde(default)]
+    pub concurrency: Option<u32>,
+    /// Arrival rate in requests per second; absent for closed loop or "as fast as possible".
+    #[serde(default)]
+    pub request_rate_rps: Option<f64>,
+    /// The requested prompt length in tokens (a synthetic workload's input length).
+    #[serde(default)]
+    pub prompt_tokens: Option<u32>,
+    /// The requested output length (`max_tokens`).
+    #[serde(default)]
+    pub max_output_tokens: Option<u32>,
+    /// Requests the tool was asked to send (or sent, when it does not say).
+    #[serde(default)]
+    pub requests: Option<u64>,
+    /// The tool's own words for the rest (dataset, strategy, ranges), for a reviewer.
+    #[serde(default)]
+    pub description: Option<String>,
 }
 
 /// One trial of a capacity search: the load it ran at. Everything else about it is an ordinary

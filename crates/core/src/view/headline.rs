@@ -53,7 +53,7 @@ pub(super) fn headline(p: &ProfileReport) -> String {
     if let Some(h) = capacity_headline(p) {
         return h;
     }
-    let label = p.decision.as_str().to_uppercase();
+    let label = super::decision_label(p);
     let chosen = p.candidates.iter().find(|c| c.chosen);
     let mut parts = vec![format!("{}: {label}", p.profile)];
     if let Some(c) = chosen {
@@ -167,7 +167,7 @@ fn capacity_headline(p: &ProfileReport) -> Option<String> {
         .capacity
         .as_ref()
         .filter(|c| c.rank_by != crate::capacity::RankBy::FixedLoad)?;
-    let label = p.decision.as_str().to_uppercase();
+    let label = super::decision_label(p);
     let mut parts = vec![format!("{}: {label}", p.profile)];
     match cap
         .best

@@ -4,6 +4,7 @@
 mod analysis;
 mod bad_input;
 mod capacity;
+mod peers;
 mod schema_files;
 mod seed;
 mod snapshots;

@@ -1,0 +1,139 @@
+//! `sloscope import`: other tools' result files (vLLM, SGLang, GuideLLM, AIPerf, llmperf) as
+//! sloscope run files, one per benchmark found, ready for `analyze`.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use sloscope_collector::config::{load_plan, Overrides};
+use sloscope_collector::write;
+
+use crate::run::exit;
+
+/// Arguments of `sloscope import`.
+#[derive(clap::Args)]
+#[command(
+    after_help = "Formats (recognised by content, never by file name): vLLM `bench serve \
+--save-result` JSON (with or without --save-detailed), SGLang `bench_serving --output-file` JSON \
+Lines, GuideLLM benchmarks.json, AIPerf profile_export.jsonl and profile_export_aiperf.json, \
+llmperf *_individual_responses.json and *_summary.json.\n\n\
+With --plan and --profile, each benchmark becomes a run of the plan's candidate under that \
+profile, its workload checked against the profile's when analysed, and the plan and lineage \
+copies are written beside it: `sloscope analyze DIR` then gives a verdict. Without a plan, each \
+benchmark is shown under a profile guessed from its load, with summaries only.\n\n\
+Exit codes: 0 every file imported · 2 bad arguments or plan, or a file could not be imported \
+(each named on stderr; the others are still written) · 4 output could not be written"
+)]
+pub struct Args {
+    /// The result files.
+    #[arg(required = true, value_name = "FILES")]
+    files: Vec<PathBuf>,
+    /// Output directory (created).
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    /// The plan whose profile the files measured.
+    #[arg(long, value_name = "PLAN", requires = "profile")]
+    plan: Option<PathBuf>,
+    /// The profile (latency, balanced or throughput) the files measured.
+    #[arg(long, value_name = "NAME", requires = "plan")]
+    profile: Option<String>,
+    /// The plan candidate the files measured (default: the plan's first).
+    #[arg(long, value_name = "NAME", requires = "plan")]
+    candidate: Option<String>,
+}
+
+/// Runs the command.
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let mut skipped = Vec::new();
+    let (written, failed) = match (&args.plan, &args.profile) {
+        (Some(plan), Some(profile)) => {
+            let overrides = Overrides {
+                external: true,
+                ..Default::default()
+            };
+            let plan = match load_plan(plan, &overrides) {
+                Ok(p) => p,
+                Err(e) => {
+                    eprintln!("sloscope: bad plan: {e}");
+                    return Ok(ExitCode::from(exit::BAD_PLAN));
+                }
+            };
+            match sloscope_collector::external::import_files(
+                &plan,
+                &args.files,
+                profile,
+                args.candidate.as_deref(),
+                &args.out,
+            ) {
+                Ok(x) => {
+                    skipped = x.skipped;
+                    (x.written, x.failed)
+                }
+                Err(e) => {
+                    eprintln!("sloscope: {e}");
+                    return Ok(ExitCode::from(match e {
+                        sloscope_collector::error::CollectError::Write { .. } => exit::OUTPUT,
+                        _ => exit::BAD_PLAN,
+                    }));
+                }
+            }
+        }
+        _ => match standalone(&args) {
+            Ok(x) => x,
+            Err(e) => {
+                eprintln!("sloscope: {e}");
+                return Ok(ExitCode::from(exit::OUTPUT));
+            }
+        },
+    };
+    for f in &failed {
+        eprintln!("sloscope: not imported: {f}");
+    }
+    for s in &skipped {
+        eprintln!("sloscope: skipped: {s}");
+    }
+    eprintln!(
+        "sloscope: wrote {} run files to {} (analyse with: sloscope analyze {})",
+        written.len(),
+        args.out.display(),
+        args.out.display()
+    );
+    Ok(ExitCode::from(if failed.is_empty() {
+        exit::OK
+    } else {
+        exit::BAD_PLAN
+    }))
+}
+
+/// Without a plan: the runs `analyze` would make of the files, written as run files.
+fn standalone(args: &Args) -> std::io::Result<(Vec<PathBuf>, Vec<String>)> {
+    let dir = args.out.join("runs");
+    std::fs::create_dir_all(&dir)?;
+    let mut written = Vec::new();
+    let mut failed = Vec::new();
+    for (n, file) in args.files.iter().enumerate() {
+        let name = file.display().to_string();
+        let bytes = match std::fs::read(file) {
+            Ok(b) => b,
+            Err(e) => {
+                failed.push(format!("{name}: cannot read: {e}"));
+                continue;
+            }
+        };
+        match sloscope_core::import::standalone_runs(&name, &bytes) {
+            Err(e) => failed.push(e.to_string()),
+            Ok(runs) => {
+                for (i, (_, run)) in runs.iter().enumerate() {
+                    let tool = run
+                        .import
+                        .as_ref()
+                        .map_or("imported", |s| s.tool.as_str())
+                        .to_lowercase();
+                    let path = dir.join(format!("{}--{tool}-{n:02}-{i:02}.json", run.profile));
+                    write::json_compact(&path, run)?;
+                    written.push(path);
+                }
+            }
+        }
+    }
+    Ok((written, failed))
+}

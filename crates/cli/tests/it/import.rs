@@ -1,0 +1,221 @@
+//! Other tools' real result files (tests/fixtures/peers) through the command line: `import`
+//! into a plan's profile, `analyze` given them directly, and `run --command-template`.
+
+use std::path::{Path, PathBuf};
+
+use crate::common::{
+    repo, scratch, scripted_server, sloscope, stderr, validate_runs_against_schema,
+};
+
+fn env() -> String {
+    scripted_server().display().to_string()
+}
+
+fn peer(rel: &str) -> PathBuf {
+    repo().join("tests/fixtures/peers").join(rel)
+}
+
+/// The scripted plan with its latency and balanced workloads set to the peers' (64 → 32 tokens,
+/// 1 and 4 streams).
+fn plan(dir: &Path) -> PathBuf {
+    let src = repo().join("tests/fixtures/scripted");
+    for f in ["gate.json", "baseline.json", "deployment.json"] {
+        std::fs::copy(src.join(f), dir.join(f)).unwrap();
+    }
+    let text = std::fs::read_to_string(src.join("plan.toml"))
+        .unwrap()
+        .replace(
+            "concurrency = 1, prompt_tokens = 16, max_output_tokens = 8, repeats = 2, requests_per_repeat = 4, warmup_requests = 1",
+            "concurrency = 1, prompt_tokens = 64, max_output_tokens = 32, repeats = 1, requests_per_repeat = 12",
+        )
+        .replace(
+            "concurrency = 4, prompt_tokens = 32, max_output_tokens = 16, repeats = 2, requests_per_repeat = 8",
+            "concurrency = 4, prompt_tokens = 64, max_output_tokens = 32, repeats = 1, requests_per_repeat = 12",
+        );
+    let p = dir.join("plan.toml");
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+fn analyze_json(paths: &[&Path]) -> (i32, serde_json::Value, String) {
+    let mut args = vec!["analyze", "--format", "json"];
+    let owned: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    args.extend(owned.iter().map(String::as_str));
+    let o = sloscope(&args, &[]);
+    let v = serde_json::from_slice(&o.stdout).unwrap_or(serde_json::Value::Null);
+    (o.status.code().unwrap_or(-1), v, stderr(&o))
+}
+
+fn profile<'a>(a: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    a["profiles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["profile"] == name)
+        .unwrap_or_else(|| panic!("no {name} profile in {a}"))
+}
+
+#[test]
+fn import_into_a_plan_checks_each_benchmarks_workload_and_gives_a_verdict() {
+    let d = scratch("import-plan");
+    let p = plan(&d);
+    let out = d.join("out");
+    let o = sloscope(
+        &[
+            "import",
+            peer("guidellm/benchmarks.json").to_str().unwrap(),
+            "--plan",
+            p.to_str().unwrap(),
+            "--profile",
+            "balanced",
+            "--candidate",
+            "slots4",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &[("SLOSCOPE_SCRIPTED_SERVER", &env())],
+    );
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("benchmark 0 ran another workload: concurrency 1 (the profile's is 4)"),
+        "{err}"
+    );
+    assert_eq!(validate_runs_against_schema(&out), 1, "concurrent@4 only");
+    // A single benchmark of another workload is written, and analyze excludes it with why.
+    let o = sloscope(
+        &[
+            "import",
+            peer("sglang/python-output-details.jsonl").to_str().unwrap(),
+            "--plan",
+            p.to_str().unwrap(),
+            "--profile",
+            "latency",
+            "--candidate",
+            "slots4",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &[("SLOSCOPE_SCRIPTED_SERVER", &env())],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let (code, a, err) = analyze_json(&[&out]);
+    assert_eq!(code, 0, "{err}");
+    let lat = profile(&a, "latency");
+    let why = lat["excluded"][0]["reason"].as_str().unwrap();
+    assert!(
+        why.contains("SGLang ran another workload")
+            && why.contains("concurrency 4 (the profile's is 1)"),
+        "{why}"
+    );
+    let b = profile(&a, "balanced");
+    assert!(
+        b.get("summaries_only").is_none(),
+        "a verdict with the plan: {b}"
+    );
+    assert!(
+        b["excluded"].as_array().unwrap().is_empty(),
+        "{}",
+        b["excluded"]
+    );
+    assert_eq!(b["candidates"].as_array().unwrap().len(), 1);
+    let c = &b["candidates"][0];
+    assert_eq!(c["name"], "slots4");
+    assert_eq!(c["source"], "recomputed");
+    // The raw file beside its imports is one measurement, read once.
+    let (code, a2, err) = analyze_json(&[&out, &peer("guidellm/benchmarks.json")]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        a2["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n.as_str().unwrap().contains("already imported")),
+        "{}",
+        a2["notes"]
+    );
+    assert_eq!(profile(&a2, "balanced")["candidates"], b["candidates"]);
+}
+
+#[test]
+fn analyze_reads_every_peer_file_directly_with_summaries_and_no_verdict() {
+    for rel in [
+        "vllm/save-detailed.json",
+        "sglang/python-output-details.jsonl",
+        "guidellm/benchmarks.json",
+        "aiperf/profile_export.jsonl",
+        "aiperf/profile_export_aiperf.csv",
+        "llmperf/smollm2-q4_64_32_individual_responses.json",
+    ] {
+        let (code, a, err) = analyze_json(&[&peer(rel)]);
+        assert_eq!(code, 0, "{rel}: {err}");
+        for p in a["profiles"].as_array().unwrap() {
+            assert_eq!(p["summaries_only"], true, "{rel}");
+            assert!(!p["candidates"].as_array().unwrap().is_empty(), "{rel}");
+        }
+        let text = sloscope(&["analyze", peer(rel).to_str().unwrap()], &[]);
+        assert!(
+            String::from_utf8_lossy(&text.stdout).contains("NO VERDICT"),
+            "{rel}"
+        );
+    }
+    let (code, _, err) = analyze_json(&[&peer("guidellm/benchmarks-head.yaml")]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("benchmarks-head.yaml") && err.contains("benchmarks.json"),
+        "{err}"
+    );
+}
+
+#[test]
+fn command_template_imports_any_format_and_sets_aside_what_it_cannot() {
+    let d = scratch("import-template");
+    let p = plan(&d);
+    let out = d.join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    // balanced: SGLang's file; latency: a truncated copy written into the output directory.
+    let sglang = peer("sglang/python-output-details.jsonl");
+    let bytes = std::fs::read(&sglang).unwrap();
+    std::fs::write(d.join("cut.jsonl"), &bytes[..bytes.len() / 2]).unwrap();
+    let cmd = format!(
+        "if [ {{profile}} = balanced ]; then cp {} {{out}}/peer.{{profile}}.jsonl; elif [ {{profile}} = latency ]; then cp {} {{out}}/peer.{{profile}}.jsonl; else false; fi",
+        sglang.display(),
+        d.join("cut.jsonl").display()
+    );
+    let o = sloscope(
+        &[
+            "run",
+            "--plan",
+            p.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--command-template",
+            &cmd,
+            "--result-template",
+            "{out}/peer.{profile}.jsonl",
+            "--import-candidate",
+            "slots4",
+            "--quiet",
+        ],
+        &[("SLOSCOPE_SCRIPTED_SERVER", &env())],
+    );
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains("latency: import failed") && err.contains("peer.latency.jsonl"),
+        "the reason is on stderr: {err}"
+    );
+    assert!(out.join("peer.latency.rejected").exists(), "{err}");
+    let bal: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("runs/balanced--slots4.json")).unwrap())
+            .unwrap();
+    assert_eq!(bal["import"]["tool"], "SGLang");
+    assert_eq!(bal["import"]["file"], "peer.balanced.jsonl");
+    assert_eq!(bal["import"]["workload"]["concurrency"], 4);
+    assert_eq!(bal["repeats"][0]["send_times_unknown"], true);
+    // Everything left in the directory is readable: analyze sees no bad input.
+    let (code, a, err) = analyze_json(&[&out]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("bad input"), "{err}");
+    assert_eq!(profile(&a, "balanced")["candidates"][0]["name"], "slots4");
+}

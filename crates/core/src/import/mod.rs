@@ -1,0 +1,430 @@
+//! Importers of other tools' result files: vLLM `bench serve`, SGLang `bench_serving`,
+//! GuideLLM, AIPerf and llmperf. The format is recognised by content ([`crate::foreign`]),
+//! never by file name.
+//!
+//! Raw per-request data becomes sloscope's request columns (integer microseconds, send order),
+//! so every summary is recomputed with sloscope's one set of definitions; the tool's own
+//! summaries are kept under sloscope's metric names as `reported`, and used as reported (and
+//! labelled so) only when the file has no per-request data. Each tool's definitions are mapped
+//! here, per importer: see the module of each tool. A value that cannot be recovered is `None`,
+//! never 0.
+
+mod aiperf;
+mod columns;
+mod guidellm;
+mod llmperf;
+mod sglang;
+pub mod vllm;
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use crate::error::{LoadError, LoadErrorKind};
+use crate::foreign::{self, Format};
+use crate::schema::{
+    CandidateRef, ForeignWorkload, ImportSource, Kind, Repeat, RequestColumns, Run, RunSource,
+    RunStatus, ToolInfo, WorkloadSpec, SCHEMA_VERSION,
+};
+
+/// One benchmark found in a foreign file (a file may hold several: GuideLLM's benchmarks,
+/// SGLang's appended lines).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Benchmark {
+    /// Per-request data, when the file carries it.
+    pub requests: Option<RequestColumns>,
+    /// The tool's summaries under sloscope's metric names.
+    pub reported: BTreeMap<String, Option<f64>>,
+    /// The load the tool generated, as it describes it.
+    pub workload: ForeignWorkload,
+    /// The model name the tool sent, when stated.
+    pub model: Option<String>,
+    /// The backend the tool says it measured, when stated.
+    pub backend: Option<String>,
+    /// What could not be taken over, and how definitions were mapped.
+    pub notes: Vec<String>,
+    /// The file records no send times: the requests' latencies are kept, throughput comes
+    /// from `reported_window_us` only.
+    pub send_times_unknown: bool,
+    /// The tool's measured window, µs (used only when send times are unknown).
+    pub reported_window_us: Option<u64>,
+}
+
+/// What an importer recovered from a file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Imported {
+    /// The tool, e.g. `vLLM`.
+    pub tool: &'static str,
+    /// The file format, e.g. `vllm bench serve --save-result`.
+    pub format: &'static str,
+    /// The tool's version, when the file states it.
+    pub tool_version: Option<String>,
+    /// sha256 of the file's bytes.
+    pub sha256: String,
+    /// The benchmarks, in file order (at least one).
+    pub benchmarks: Vec<Benchmark>,
+}
+
+/// An importer's failure: the JSON path (or `line N`) and what was expected there.
+pub(crate) type Fail = (String, String);
+
+pub(crate) fn fail<T>(path: impl Into<String>, msg: impl Into<String>) -> Result<T, Fail> {
+    Err((path.into(), msg.into()))
+}
+
+/// The formats sloscope imports, for refusals.
+pub const IMPORTABLE: &str = "vLLM `bench serve --save-result` JSON, SGLang `bench_serving \
+     --output-file` JSON Lines, GuideLLM benchmarks.json, AIPerf profile_export.jsonl, \
+     profile_export_aiperf.json or .csv, llmperf *_individual_responses.json or *_summary.json";
+
+/// sha256 of `bytes`, lowercase hex.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    let d = Sha256::digest(bytes);
+    let mut s = String::with_capacity(64);
+    for b in d {
+        s.push_str(&format!("{b:02x}"));
+    }
+    s
+}
+
+/// Whether sloscope imports this format (GenAI-Perf's and GuideLLM's YAML/CSV are only named).
+pub fn importable_format(f: Format) -> bool {
+    !matches!(f, Format::GenaiPerf | Format::GuideLlmText)
+}
+
+/// Reads another tool's result file. Errors name the file, the JSON path and what was expected.
+pub fn import(file: &str, original: &[u8]) -> Result<Imported, LoadError> {
+    let bytes = &*foreign::nonfinite_to_null(original);
+    let err = |(path, msg): Fail| LoadError::new(file, path, msg, LoadErrorKind::Invalid);
+    let Some(found) = foreign::identify_bytes(bytes).or_else(|| foreign::identify_text(bytes))
+    else {
+        return Err(LoadError::new(
+            file,
+            "$",
+            format!("not a result file of a tool sloscope imports: expected {IMPORTABLE}"),
+            LoadErrorKind::Syntax,
+        ));
+    };
+    let json = |b: &[u8]| -> Result<Value, LoadError> {
+        serde_json::from_slice(b).map_err(|e| {
+            LoadError::new(
+                file,
+                format!("line {}", e.line()),
+                format!("not JSON: {e}"),
+                LoadErrorKind::Syntax,
+            )
+        })
+    };
+    let (tool_version, benchmarks) = match found.format {
+        Format::Vllm => (None, vec![vllm::read(&json(bytes)?).map_err(err)?]),
+        Format::Sglang => (None, sglang::read(bytes).map_err(err)?),
+        Format::GuideLlm => guidellm::read(&json(bytes)?).map_err(err)?,
+        Format::AiperfSummary => {
+            let (version, b) = aiperf::summary(&json(bytes)?).map_err(err)?;
+            (version, vec![b])
+        }
+        Format::AiperfRecords => (None, vec![aiperf::records(bytes).map_err(err)?]),
+        Format::LlmperfIndividual => (None, vec![llmperf::individual(&json(bytes)?).map_err(err)?]),
+        Format::LlmperfSummary => llmperf::summary(&json(bytes)?).map_err(err)?,
+        Format::AiperfCsv => (None, vec![aiperf::csv(bytes).map_err(err)?]),
+        Format::GenaiPerf | Format::GuideLlmText => {
+            return Err(LoadError::new(
+                file,
+                "$",
+                format!("this is {}'s result file: {}", found.tool, found.how),
+                LoadErrorKind::Invalid,
+            ))
+        }
+    };
+    if benchmarks.is_empty() {
+        return Err(LoadError::new(
+            file,
+            "$",
+            format!("{} holds no benchmark", found.tool),
+            LoadErrorKind::Invalid,
+        ));
+    }
+    Ok(Imported {
+        tool: found.format.tool(),
+        format: found.format.name(),
+        tool_version,
+        sha256: sha256_hex(original),
+        benchmarks,
+    })
+}
+
+/// The file's name without its directory (either separator).
+pub fn base_name(file: &str) -> &str {
+    file.rsplit(['/', '\\']).next().unwrap_or(file)
+}
+
+/// Fills `run` (a skeleton: plan, profile, candidate) with benchmark `index` of `im`.
+pub fn fill(run: &mut Run, file: &str, im: &Imported, index: usize) {
+    let b = &im.benchmarks[index];
+    run.source = RunSource::Imported;
+    run.imported_from = Some(format!("{} ({})", base_name(file), im.format));
+    run.import = Some(ImportSource {
+        tool: im.tool.to_string(),
+        format: im.format.to_string(),
+        tool_version: im.tool_version.clone(),
+        file: base_name(file).to_string(),
+        sha256: im.sha256.clone(),
+        benchmark: (im.benchmarks.len() > 1).then_some(index as u32),
+        workload: b.workload.clone(),
+    });
+    run.notes.extend(b.notes.iter().cloned());
+    run.reported = Some(b.reported.clone());
+    run.repeats.clear();
+    if let Some(req) = &b.requests {
+        run.repeats.push(Repeat {
+            index: 0,
+            requests: req.clone(),
+            send_times_unknown: b.send_times_unknown,
+            reported_window_us: b.reported_window_us,
+            ..Default::default()
+        });
+    }
+}
+
+/// The profile a foreign benchmark is shown under when no plan assigns one: concurrency 1
+/// without a rate is `latency`; 256 or more output tokens is `throughput`; anything else
+/// `balanced`.
+pub fn guess_profile(w: &ForeignWorkload) -> &'static str {
+    if w.concurrency == Some(1) && w.request_rate_rps.is_none() {
+        "latency"
+    } else if w.max_output_tokens.is_some_and(|n| n >= 256) {
+        "throughput"
+    } else {
+        "balanced"
+    }
+}
+
+/// Runs for a foreign file read without a plan (`analyze` and the page): one per benchmark,
+/// named `FILE` or `FILE#N`, under a guessed profile, with the tool's model as the artifact.
+/// They get summaries; a verdict needs the plan and lineage records (`sloscope import`).
+pub fn standalone_runs(file: &str, bytes: &[u8]) -> Result<Vec<(String, Run)>, LoadError> {
+    let im = import(file, bytes)?;
+    let many = im.benchmarks.len() > 1;
+    let mut out = Vec::with_capacity(im.benchmarks.len());
+    for (i, b) in im.benchmarks.iter().enumerate() {
+        let profile = guess_profile(&b.workload);
+        let label = workload_label(&b.workload);
+        let mut run = Run {
+            kind: Kind::Run,
+            schema_version: SCHEMA_VERSION.into(),
+            tool: ToolInfo {
+                name: im.tool.to_string(),
+                version: im
+                    .tool_version
+                    .clone()
+                    .unwrap_or_else(|| "unknown".into()),
+            },
+            artifact_id: b.model.clone().unwrap_or_else(|| "unknown".into()),
+            role: crate::schema::Role::Candidate,
+            profile: profile.into(),
+            workload_id: format!("{} {label}", im.tool).trim_end().to_string(),
+            profile_spec: None,
+            candidate: CandidateRef {
+                name: if many {
+                    format!("{} #{i} {label}", im.tool).trim_end().to_string()
+                } else {
+                    format!("{} {label}", im.tool).trim_end().to_string()
+                },
+                knob: None,
+                value: None,
+            },
+            backend: b.backend.clone().unwrap_or_else(|| "unknown".into()),
+            backend_version: "unknown".into(),
+            hardware: "unknown".into(),
+            endpoint: None,
+            status: RunStatus::Ok,
+            failure: None,
+            evidence_level: crate::schema::EvidenceLevel::RealBackendProfile,
+            source: RunSource::Imported,
+            imported_from: None,
+            import: None,
+            started_at: None,
+            finished_at: None,
+            server: None,
+            notes: vec![format!(
+                "{} file read without a plan: shown under the {profile} profile (guessed from its workload) with summaries only; for a verdict, import it into a plan's profile with `sloscope import FILE --out DIR --plan PLAN --profile NAME` and analyse it with the lineage records",
+                im.tool
+            )],
+            repeats: Vec::new(),
+            reported: None,
+            trial: None,
+        };
+        fill(&mut run, file, &im, i);
+        let name = if many {
+            format!("{file}#{i}")
+        } else {
+            file.to_string()
+        };
+        out.push((name, run));
+    }
+    Ok(out)
+}
+
+/// A short label of a foreign workload: `c4 64→32`, `4.0 rps 64→32`; empty when the tool
+/// states none of it.
+pub fn workload_label(w: &ForeignWorkload) -> String {
+    if w.concurrency.is_none()
+        && w.request_rate_rps.is_none()
+        && w.prompt_tokens.is_none()
+        && w.max_output_tokens.is_none()
+    {
+        return String::new();
+    }
+    let load = match (w.request_rate_rps, w.concurrency) {
+        (Some(r), Some(c)) => format!("{r} rps ≤{c}"),
+        (Some(r), None) => format!("{r} rps"),
+        (None, Some(c)) => format!("c{c}"),
+        (None, None) => "load ?".into(),
+    };
+    let n = |x: Option<u32>| x.map_or("?".to_string(), |x| x.to_string());
+    format!("{load} {}→{}", n(w.prompt_tokens), n(w.max_output_tokens))
+}
+
+/// Where a foreign workload differs from the profile's, in words. Only what the tool states is
+/// compared; a stated value that differs excludes the run.
+pub fn workload_diffs(spec: &WorkloadSpec, w: &ForeignWorkload) -> Vec<String> {
+    let mut d = Vec::new();
+    let int = |name: &str, want: Option<i64>, got: Option<u32>, d: &mut Vec<String>| {
+        if let (Some(want), Some(got)) = (want, got) {
+            if want != i64::from(got) {
+                d.push(format!("{name} {got} (the profile's is {want})"));
+            }
+        }
+    };
+    int("concurrency", spec.concurrency, w.concurrency, &mut d);
+    int("prompt_tokens", spec.prompt_tokens, w.prompt_tokens, &mut d);
+    int(
+        "max_output_tokens",
+        spec.max_output_tokens,
+        w.max_output_tokens,
+        &mut d,
+    );
+    match (spec.request_rate_rps, w.request_rate_rps) {
+        (Some(want), Some(got)) if (want - got).abs() > 1e-9 * want.abs().max(1.0) => {
+            d.push(format!("request rate {got} rps (the profile's is {want})"))
+        }
+        (Some(want), None) => d.push(format!(
+            "no arrival rate stated (the profile's is {want} rps)"
+        )),
+        (None, Some(got)) => d.push(format!(
+            "arrival rate {got} rps (the profile is closed loop)"
+        )),
+        _ => {}
+    }
+    d
+}
+
+/// A number at `key`, finite.
+pub(crate) fn num(v: &Value, key: &str) -> Option<f64> {
+    v.get(key).and_then(Value::as_f64).filter(|x| x.is_finite())
+}
+
+/// A non-negative integer at `key` that fits `u32`.
+pub(crate) fn count(v: &Value, key: &str) -> Option<u32> {
+    v.get(key)
+        .and_then(|x| {
+            x.as_u64().or_else(|| {
+                x.as_f64()
+                    .filter(|f| f.fract() == 0.0 && *f >= 0.0)
+                    .map(|f| f as u64)
+            })
+        })
+        .and_then(|x| u32::try_from(x).ok())
+}
+
+/// An array at `key`.
+pub(crate) fn arr<'a>(v: &'a Value, key: &str) -> Option<&'a Vec<Value>> {
+    v.get(key).and_then(Value::as_array)
+}
+
+/// Inserts `value` under `metric` when present.
+pub(crate) fn put(b: &mut Benchmark, metric: &str, value: Option<f64>) {
+    if let Some(x) = value.filter(|x| x.is_finite()) {
+        b.reported.insert(metric.to_string(), Some(x));
+    }
+}
+
+/// The summaries vLLM and SGLang write alike: `mean_{q}_ms`, `median_{q}_ms`, `p90/95/99_{q}_ms`
+/// for each (their name, sloscope's quantity), and `output_throughput`, `request_throughput`.
+pub(crate) fn put_serving_summaries(b: &mut Benchmark, v: &Value, quantities: &[(&str, &str)]) {
+    for (theirs, ours) in quantities {
+        put(
+            b,
+            &format!("{ours}_mean_ms"),
+            num(v, &format!("mean_{theirs}_ms")),
+        );
+        put(
+            b,
+            &format!("{ours}_p50_ms"),
+            num(v, &format!("median_{theirs}_ms")),
+        );
+        for p in ["90", "95", "99"] {
+            put(
+                b,
+                &format!("{ours}_p{p}_ms"),
+                num(v, &format!("p{p}_{theirs}_ms")),
+            );
+        }
+    }
+    put(b, "throughput_tps", num(v, "output_throughput"));
+    put(b, "request_throughput_rps", num(v, "request_throughput"));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sha256_is_the_standard_one() {
+        assert_eq!(
+            sha256_hex(b"abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+    }
+
+    #[test]
+    fn stated_workload_differences_are_named() {
+        let spec = WorkloadSpec {
+            concurrency: Some(4),
+            prompt_tokens: Some(64),
+            max_output_tokens: Some(32),
+            ..Default::default()
+        };
+        let same = ForeignWorkload {
+            concurrency: Some(4),
+            prompt_tokens: Some(64),
+            max_output_tokens: Some(32),
+            ..Default::default()
+        };
+        assert!(workload_diffs(&spec, &same).is_empty());
+        let unstated = ForeignWorkload::default();
+        assert!(workload_diffs(&spec, &unstated).is_empty());
+        let other = ForeignWorkload {
+            concurrency: Some(8),
+            request_rate_rps: Some(2.0),
+            ..same
+        };
+        let d = workload_diffs(&spec, &other);
+        assert_eq!(d.len(), 2, "{d:?}");
+        assert!(d[0].contains("concurrency 8 (the profile's is 4)"));
+        assert!(d[1].contains("closed loop"));
+    }
+
+    #[test]
+    fn profiles_are_guessed_from_the_load() {
+        let w = |c, out| ForeignWorkload {
+            concurrency: Some(c),
+            max_output_tokens: Some(out),
+            ..Default::default()
+        };
+        assert_eq!(guess_profile(&w(1, 32)), "latency");
+        assert_eq!(guess_profile(&w(4, 32)), "balanced");
+        assert_eq!(guess_profile(&w(64, 512)), "throughput");
+    }
+}

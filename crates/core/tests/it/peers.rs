@@ -1,0 +1,442 @@
+//! Other tools' real result files (tests/fixtures/peers, made by running each tool against
+//! llama-server): imported through the one read path, recomputed by sloscope, and compared with
+//! the tool's own figures. Where the definitions agree the numbers must be equal within
+//! rounding (0.01 ms, or 1e-6 relative); where they differ the difference is pinned with why.
+
+use sloscope_core::metric::Metric;
+use sloscope_core::report::CandidateReport;
+use sloscope_core::{analyze, read_document, Document, LoadedFile};
+
+fn fixture(rel: &str) -> (String, Vec<u8>) {
+    let path = format!(
+        "{}/../../tests/fixtures/peers/{rel}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    (rel.to_string(), bytes)
+}
+
+/// Every candidate sloscope makes of the file, in file order.
+fn candidates(rel: &str) -> Vec<CandidateReport> {
+    let (name, bytes) = fixture(rel);
+    let doc = read_document(&name, bytes).unwrap_or_else(|e| panic!("{e}"));
+    assert!(matches!(doc, Document::Imported(_)), "{rel}: not imported");
+    let a = analyze(&[LoadedFile { name, doc }]);
+    let mut out: Vec<CandidateReport> = a
+        .profiles
+        .into_iter()
+        .flat_map(|p| {
+            assert!(p.summaries_only, "{}: a verdict without a plan", p.profile);
+            assert!(p.excluded.is_empty(), "{:?}", p.excluded);
+            p.candidates
+        })
+        .collect();
+    out.sort_by(|a, b| a.file.cmp(&b.file));
+    out
+}
+
+fn m(c: &CandidateReport, name: &str) -> Option<f64> {
+    c.summary
+        .as_ref()
+        .and_then(|s| s.metric(Metric::parse(name).unwrap()))
+}
+
+fn reported(c: &CandidateReport, name: &str) -> f64 {
+    c.reported
+        .get(name)
+        .copied()
+        .flatten()
+        .unwrap_or_else(|| panic!("{}: {name} not reported", c.name))
+}
+
+/// Recomputed equals reported within rounding, for each metric named.
+fn agree(c: &CandidateReport, names: &[&str]) {
+    for name in names {
+        let r = reported(c, name);
+        let got = m(c, name).unwrap_or_else(|| panic!("{}: {name} not recomputed", c.name));
+        let tol = (1e-6 * r.abs()).max(0.01);
+        assert!(
+            (got - r).abs() <= tol,
+            "{}: {name}: recomputed {got} vs reported {r}",
+            c.name
+        );
+    }
+}
+
+fn counts(c: &CandidateReport) -> (u64, u64) {
+    let s = c.summary.as_ref().unwrap();
+    (s.requests_ok, s.requests_sent)
+}
+
+#[test]
+fn vllm_detailed_arrays_reproduce_vllms_own_figures() {
+    let c = &candidates("vllm/save-detailed.json")[0];
+    agree(
+        c,
+        &[
+            "ttft_mean_ms",
+            "ttft_p50_ms",
+            "ttft_p99_ms",
+            "tpot_mean_ms",
+            "tpot_p50_ms",
+            "tpot_p99_ms",
+            "itl_mean_ms",
+            "itl_p50_ms",
+            "itl_p99_ms",
+        ],
+    );
+    assert!(
+        !c.reported.contains_key("e2e_p50_ms"),
+        "vLLM 0.33 writes no e2e summary"
+    );
+    assert_eq!(counts(c), (18, 20), "vLLM's 2 failed requests are kept");
+    assert_eq!(reported(c, "requests_failed"), 2.0);
+    // vLLM's duration includes the wait before the first send: its throughput is a little
+    // lower than the one over sloscope's window (first send → last response).
+    let (ours, theirs) = (
+        m(c, "throughput_tps").unwrap(),
+        reported(c, "throughput_tps"),
+    );
+    assert!(ours >= theirs && ours < theirs * 1.01, "{ours} vs {theirs}");
+    assert!(c.disagreements.is_empty(), "{:?}", c.disagreements);
+}
+
+#[test]
+fn vllm_without_details_is_carried_as_reported() {
+    let c = &candidates("vllm/save-result.json")[0];
+    assert!(c.summary.is_none());
+    assert_eq!(
+        c.metric(Metric::parse("ttft_p50_ms").unwrap()),
+        Some(reported(c, "ttft_p50_ms"))
+    );
+    assert_eq!(
+        c.metric(Metric::parse("e2e_p95_ms").unwrap()),
+        None,
+        "vLLM wrote no p95: unknown, not 0"
+    );
+}
+
+#[test]
+fn sglang_details_reproduce_sglangs_figures_python_and_rust_clients() {
+    for rel in [
+        "sglang/python-output-details.jsonl",
+        "sglang/rust-output-details.jsonl",
+    ] {
+        let c = &candidates(rel)[0];
+        agree(
+            c,
+            &[
+                "ttft_mean_ms",
+                "ttft_p50_ms",
+                "ttft_p90_ms",
+                "ttft_p95_ms",
+                "ttft_p99_ms",
+                "itl_mean_ms",
+                "itl_p50_ms",
+                "itl_p95_ms",
+                "itl_p99_ms",
+                // SGLang has no send times: throughput is over its own duration, so it agrees.
+                "throughput_tps",
+            ],
+        );
+        // e2e: recomputed to the last token (TTFT + Σ gaps); SGLang's runs to the end of the
+        // stream, a fraction of a millisecond later, and so does its TPOT ((e2e − TTFT)/(out − 1),
+        // out the requested length with llama-server: the same counts sloscope labels
+        // `requested`).
+        for name in ["e2e_p50_ms", "e2e_p99_ms", "tpot_mean_ms", "tpot_p50_ms"] {
+            let (ours, theirs) = (m(c, name).unwrap(), reported(c, name));
+            assert!(
+                ours <= theirs + 0.01 && theirs - ours < 0.005 * theirs,
+                "{rel} {name}: {ours} vs {theirs}"
+            );
+        }
+        let sources = &c.summary.as_ref().unwrap().output_tokens_sources;
+        assert_eq!(sources.keys().collect::<Vec<_>>(), ["requested"], "{rel}");
+        assert!(c.disagreements.is_empty(), "{rel}: {:?}", c.disagreements);
+    }
+}
+
+#[test]
+fn sglang_appended_runs_are_each_a_run() {
+    let cs = candidates("sglang/python-two-runs.jsonl");
+    assert_eq!(cs.len(), 2);
+    let names: Vec<&str> = cs.iter().map(|c| c.name.as_str()).collect();
+    assert!(names.iter().any(|n| n.contains("c1 64→32")), "{names:?}");
+    assert!(names.iter().any(|n| n.contains("c2 64→32")), "{names:?}");
+    for c in &cs {
+        assert!(c.summary.is_none(), "no details: as reported");
+        assert!(
+            !c.reported.contains_key("failure_rate"),
+            "SGLang writes no failed count"
+        );
+    }
+}
+
+#[test]
+fn guidellm_benchmarks_are_recomputed_and_its_percentile_method_shows() {
+    let cs = candidates("guidellm/benchmarks.json");
+    assert_eq!(cs.len(), 2, "concurrent@1 and concurrent@4");
+    for c in &cs {
+        assert_eq!(counts(c), (12, 12));
+        // Means do not depend on the percentile method: equal.
+        agree(c, &["ttft_mean_ms", "e2e_mean_ms"]);
+        // GuideLLM's percentiles are not linearly interpolated: with 12 requests its median
+        // is the 7th value, so it can only be at or above the interpolated one.
+        let (ours, theirs) = (m(c, "ttft_p50_ms").unwrap(), reported(c, "ttft_p50_ms"));
+        assert!(theirs >= ours, "{ours} vs {theirs}");
+        assert!(
+            m(c, "itl_p95_ms").is_none(),
+            "GuideLLM keeps no chunk gaps: unknown"
+        );
+        assert!(
+            !c.reported.contains_key("tpot_p95_ms"),
+            "its TPOT includes TTFT: not taken over"
+        );
+    }
+}
+
+#[test]
+fn aiperf_records_reproduce_its_summary() {
+    let c = &candidates("aiperf/profile_export.jsonl")[0];
+    let s = &candidates("aiperf/profile_export_aiperf.json")[0];
+    for name in [
+        "ttft_mean_ms",
+        "ttft_p50_ms",
+        "ttft_p90_ms",
+        "ttft_p95_ms",
+        "ttft_p99_ms",
+        "e2e_p50_ms",
+        "e2e_p99_ms",
+        "itl_p50_ms",
+        "itl_p99_ms",
+    ] {
+        let ours = m(c, name).unwrap();
+        let theirs = reported(s, name);
+        assert!(
+            (ours - theirs).abs() <= (1e-6 * theirs).max(0.01),
+            "{name}: {ours} vs {theirs}"
+        );
+    }
+    // TPOT: AIPerf divides by its tokenizer's count of the text (31 or 34 tokens in 2 of the 20
+    // requests), sloscope by the server's usage (32): equal where the counts agree, close on
+    // the whole.
+    for name in ["tpot_mean_ms", "tpot_p50_ms"] {
+        let (ours, theirs) = (m(c, name).unwrap(), reported(s, name));
+        assert!(
+            (ours / theirs - 1.0).abs() < 0.005,
+            "{name}: {ours} vs {theirs}"
+        );
+    }
+    assert_eq!(
+        c.summary
+            .as_ref()
+            .unwrap()
+            .output_tokens_sources
+            .keys()
+            .collect::<Vec<_>>(),
+        ["usage"]
+    );
+    assert_eq!(counts(c), (20, 20));
+    // AIPerf's benchmark_duration runs from its start to the last response; sloscope's window
+    // from the first send: within a few percent on this run.
+    let (ours, theirs) = (
+        m(c, "throughput_tps").unwrap(),
+        reported(s, "throughput_tps"),
+    );
+    assert!((ours / theirs - 1.0).abs() < 0.05, "{ours} vs {theirs}");
+}
+
+#[test]
+fn llmperf_individual_responses_reproduce_its_summary() {
+    let c = &candidates("llmperf/smollm2-q4_64_32_individual_responses.json")[0];
+    let s = &candidates("llmperf/smollm2-q4_64_32_summary.json")[0];
+    for name in [
+        "ttft_mean_ms",
+        "ttft_p50_ms",
+        "ttft_p90_ms",
+        "ttft_p95_ms",
+        "ttft_p99_ms",
+        "e2e_mean_ms",
+        "e2e_p50_ms",
+        "e2e_p99_ms",
+    ] {
+        let (ours, theirs) = (m(c, name).unwrap(), reported(s, name));
+        assert!(
+            (ours - theirs).abs() <= (1e-6 * theirs).max(0.01),
+            "{name}: {ours} vs {theirs}"
+        );
+    }
+    assert_eq!(counts(c), (12, 12));
+    assert_eq!(
+        m(c, "throughput_tps"),
+        None,
+        "no send times, no duration: unknown, not made up"
+    );
+    assert!(reported(s, "throughput_tps") > 0.0);
+}
+
+#[test]
+fn aiperf_csv_summary_equals_its_json_summary() {
+    let csv = &candidates("aiperf/profile_export_aiperf.csv")[0];
+    let json = &candidates("aiperf/profile_export_aiperf.json")[0];
+    for name in [
+        "ttft_p50_ms",
+        "ttft_p99_ms",
+        "e2e_p95_ms",
+        "tpot_p50_ms",
+        "throughput_tps",
+    ] {
+        let (a, b) = (reported(csv, name), reported(json, name));
+        // The CSV rounds to 2 decimals.
+        assert!((a - b).abs() <= 0.006, "{name}: csv {a} vs json {b}");
+    }
+}
+
+#[test]
+fn workloads_are_taken_from_the_tools_own_description() {
+    let (name, bytes) = fixture("guidellm/benchmarks.json");
+    let Document::Imported(runs) = read_document(&name, bytes).unwrap() else {
+        panic!()
+    };
+    let w: Vec<_> = runs
+        .iter()
+        .map(|(_, r)| r.import.as_ref().unwrap().workload.clone())
+        .collect();
+    assert_eq!(w[0].concurrency, Some(1));
+    assert_eq!(w[1].concurrency, Some(4));
+    assert_eq!(
+        (w[0].prompt_tokens, w[0].max_output_tokens),
+        (Some(64), Some(32))
+    );
+    let imp = runs[0].1.import.as_ref().unwrap();
+    assert_eq!(imp.tool_version.as_deref(), Some("0.8.1"));
+    assert_eq!(imp.sha256.len(), 64);
+    assert_eq!(runs[0].1.profile, "latency");
+    assert_eq!(runs[1].1.profile, "balanced");
+}
+
+#[test]
+fn yaml_and_csv_siblings_are_refused_with_what_to_give() {
+    for rel in [
+        "guidellm/benchmarks-head.yaml",
+        "guidellm/benchmarks-head.csv",
+    ] {
+        let (name, bytes) = fixture(rel);
+        let e = read_document(&name, bytes).unwrap_err();
+        assert!(e.message.contains("GuideLLM"), "{rel}: {e}");
+        assert!(e.message.contains("benchmarks.json"), "{rel}: {e}");
+    }
+}
+
+const ALL: [&str; 12] = [
+    "vllm/save-detailed.json",
+    "vllm/save-result.json",
+    "sglang/python-output-details.jsonl",
+    "sglang/rust-output-details.jsonl",
+    "sglang/python-two-runs.jsonl",
+    "guidellm/benchmarks.json",
+    "aiperf/profile_export.jsonl",
+    "aiperf/profile_export_aiperf.json",
+    "aiperf/profile_export_aiperf.csv",
+    "llmperf/smollm2-q4_64_32_individual_responses.json",
+    "llmperf/smollm2-q4_64_32_summary.json",
+    "guidellm/benchmarks-head.yaml",
+];
+
+/// Hostile versions of every real file: cut anywhere, each top-level key (or each line's key)
+/// removed, values replaced by strings, negatives or NaN. Each must be read or refused with the
+/// file's name, never panic, and never turn a latency it cannot read into a 0.
+#[test]
+fn mutated_peer_files_are_read_or_refused_never_panic() {
+    let mut refused = 0;
+    let mut read = 0;
+    for rel in ALL {
+        let (name, bytes) = fixture(rel);
+        let mut variants: Vec<Vec<u8>> = Vec::new();
+        for k in 1..12 {
+            variants.push(bytes[..bytes.len() * k / 12].to_vec());
+        }
+        let text = String::from_utf8_lossy(&bytes).to_string();
+        let mut keys: Vec<String> = Vec::new();
+        for line in text.lines().take(2) {
+            if let Ok(serde_json::Value::Object(o)) = serde_json::from_str(line) {
+                keys.extend(o.keys().cloned());
+            }
+        }
+        if let Ok(serde_json::Value::Object(o)) = serde_json::from_str(&text) {
+            keys.extend(o.keys().cloned());
+        }
+        keys.sort();
+        keys.dedup();
+        for key in &keys {
+            let quoted = format!("\"{key}\"");
+            for (with, what) in [
+                (format!("\"{key}_gone\""), "renamed"),
+                (quoted.clone(), "string"),
+                (quoted.clone(), "negative"),
+                (quoted.clone(), "nan"),
+            ] {
+                let mut out = String::with_capacity(text.len());
+                let mut rest = text.as_str();
+                while let Some(i) = rest.find(&quoted) {
+                    out.push_str(&rest[..i]);
+                    out.push_str(&with);
+                    rest = &rest[i + quoted.len()..];
+                    if what != "renamed" {
+                        // replace the value's first number
+                        let j = rest
+                            .find(|c: char| c.is_ascii_digit())
+                            .unwrap_or(rest.len());
+                        let end = rest[j..]
+                            .find(|c: char| {
+                                !(c.is_ascii_digit() || c == '.' || c == 'e' || c == '-')
+                            })
+                            .map_or(rest.len(), |e| j + e);
+                        if j < rest.len() && rest[..j].chars().all(|c| " :[".contains(c)) {
+                            out.push_str(&rest[..j]);
+                            out.push_str(match what {
+                                "string" => "\"x\"",
+                                "negative" => "-1",
+                                _ => "NaN",
+                            });
+                            rest = &rest[end..];
+                        }
+                    }
+                }
+                out.push_str(rest);
+                variants.push(out.into_bytes());
+            }
+        }
+        for v in variants {
+            match read_document(&name, v) {
+                Err(e) => {
+                    assert_eq!(e.file, name);
+                    assert!(!e.message.is_empty());
+                    refused += 1;
+                }
+                Ok(doc) => {
+                    read += 1;
+                    if let Document::Imported(runs) = &doc {
+                        for (_, r) in runs {
+                            for rep in &r.repeats {
+                                for (i, t) in rep.requests.ttft_us.iter().enumerate() {
+                                    if rep.requests.error[i].is_none() {
+                                        assert!(
+                                            t.is_some(),
+                                            "{rel}: a successful request without TTFT"
+                                        );
+                                    }
+                                }
+                            }
+                        }
+                        let _ = analyze(&[LoadedFile {
+                            name: name.clone(),
+                            doc,
+                        }]);
+                    }
+                }
+            }
+        }
+    }
+    assert!(refused > 50 && read > 50, "refused {refused}, read {read}");
+}
