@@ -22,9 +22,10 @@ pub enum Format {
     AiperfCsv,
     /// GenAI-Perf `profile_export_genai_perf.json` (recognised, not imported).
     GenaiPerf,
-    /// GuideLLM `benchmarks.yaml` or `benchmarks.csv` (recognised, not imported: its
-    /// `benchmarks.json` holds the same run with every request).
-    GuideLlmText,
+    /// GuideLLM `benchmarks.yaml` (the same model as its JSON).
+    GuideLlmYaml,
+    /// GuideLLM `benchmarks.csv` (summaries only).
+    GuideLlmCsv,
     /// llmperf `*_individual_responses.json`.
     LlmperfIndividual,
     /// llmperf `*_summary.json`.
@@ -37,7 +38,7 @@ impl Format {
         match self {
             Format::Vllm => "vLLM",
             Format::Sglang => "SGLang",
-            Format::GuideLlm | Format::GuideLlmText => "GuideLLM",
+            Format::GuideLlm | Format::GuideLlmYaml | Format::GuideLlmCsv => "GuideLLM",
             Format::AiperfSummary | Format::AiperfRecords | Format::AiperfCsv => "AIPerf",
             Format::GenaiPerf => "GenAI-Perf",
             Format::LlmperfIndividual | Format::LlmperfSummary => "llmperf",
@@ -53,7 +54,8 @@ impl Format {
             Format::AiperfSummary => "aiperf profile_export_aiperf.json",
             Format::AiperfRecords => "aiperf profile_export.jsonl",
             Format::AiperfCsv => "aiperf profile_export_aiperf.csv",
-            Format::GuideLlmText => "guidellm benchmarks.yaml / benchmarks.csv",
+            Format::GuideLlmYaml => "guidellm benchmarks.yaml",
+            Format::GuideLlmCsv => "guidellm benchmarks.csv",
             Format::GenaiPerf => "genai-perf profile_export_genai_perf.json",
             Format::LlmperfIndividual => "llmperf individual_responses.json",
             Format::LlmperfSummary => "llmperf summary.json",
@@ -74,8 +76,6 @@ pub struct Foreign {
 
 const IMPORT_HOW: &str = "give it to `sloscope analyze` (or drop it on the page) for its \
      summaries, or `sloscope import FILE --out DIR --plan PLAN --profile NAME` for a verdict";
-const GUIDELLM_TEXT_HOW: &str = "sloscope reads GuideLLM's benchmarks.json, which holds the \
-     same run with every request (write it with `--output kind=json,path=benchmarks.json`)";
 const GENAI_PERF_HOW: &str = "sloscope has no importer for GenAI-Perf (replaced by AIPerf, whose \
      profile_export.jsonl it imports); run the profile with `sloscope run` against the same \
      server instead";
@@ -89,10 +89,10 @@ pub fn identify(v: &Value) -> Option<Foreign> {
     let f = |tool, format| {
         Some(Foreign {
             tool,
-            how: match format {
-                Format::GenaiPerf => GENAI_PERF_HOW,
-                Format::GuideLlmText => GUIDELLM_TEXT_HOW,
-                _ => IMPORT_HOW,
+            how: if format == Format::GenaiPerf {
+                GENAI_PERF_HOW
+            } else {
+                IMPORT_HOW
             },
             format,
         })
@@ -203,22 +203,18 @@ pub fn identify_text(bytes: &[u8]) -> Option<Foreign> {
     let f = |tool, format| {
         Some(Foreign {
             tool,
-            how: if format == Format::GuideLlmText {
-                GUIDELLM_TEXT_HOW
-            } else {
-                IMPORT_HOW
-            },
+            how: IMPORT_HOW,
             format,
         })
     };
     if first.starts_with("Metric,avg,") {
         return f("AIPerf profile_export_aiperf.csv", Format::AiperfCsv);
     }
-    if first.starts_with("Run Info,")
-        || first == "benchmarks:"
-        || first == "---" && text.contains("\nbenchmarks:\n")
-    {
-        return f("GuideLLM benchmarks.yaml / .csv", Format::GuideLlmText);
+    if first.starts_with("Run Info,") {
+        return f("GuideLLM benchmarks.csv", Format::GuideLlmCsv);
+    }
+    if first == "benchmarks:" || (first == "---" && text.contains("\nbenchmarks:\n")) {
+        return f("GuideLLM benchmarks.yaml", Format::GuideLlmYaml);
     }
     None
 }

@@ -61,7 +61,7 @@ pub fn toolbar(props: &Props) -> Html {
     html! {
         <nav class="toolbar" aria-label="Actions">
             if !props.embedded {
-                <input type="file" id="file-input" ref={input} multiple=true accept=".json,.jsonl,.csv" onchange={changed} hidden=true />
+                <input type="file" id="file-input" ref={input} multiple=true accept=".json,.jsonl,.csv,.yaml,.yml" onchange={changed} hidden=true />
                 <button id="browse" onclick={browse}>{ "Browse…" }</button>
                 <button id="load-example" onclick={ex}>{ "Load example" }</button>
             }

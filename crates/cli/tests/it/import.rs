@@ -145,6 +145,8 @@ fn analyze_reads_every_peer_file_directly_with_summaries_and_no_verdict() {
         "guidellm/benchmarks.json",
         "aiperf/profile_export.jsonl",
         "aiperf/profile_export_aiperf.csv",
+        "guidellm/small-benchmarks.yaml",
+        "guidellm/small-benchmarks.csv",
         "llmperf/smollm2-q4_64_32_individual_responses.json",
     ] {
         let (code, a, err) = analyze_json(&[&peer(rel)]);
@@ -159,10 +161,15 @@ fn analyze_reads_every_peer_file_directly_with_summaries_and_no_verdict() {
             "{rel}"
         );
     }
-    let (code, _, err) = analyze_json(&[&peer("guidellm/benchmarks-head.yaml")]);
-    assert_eq!(code, 2);
+    // A tool's file cut short is refused with the file and where it broke.
+    let d = scratch("import-cut");
+    let bytes = std::fs::read(peer("guidellm/small-benchmarks.yaml")).unwrap();
+    let cut = d.join("cut.yaml");
+    std::fs::write(&cut, &bytes[..bytes.len() / 3]).unwrap();
+    let (code, _, err) = analyze_json(&[&cut]);
+    assert_eq!(code, 2, "{err}");
     assert!(
-        err.contains("benchmarks-head.yaml") && err.contains("benchmarks.json"),
+        err.contains("cut.yaml") && (err.contains("line ") || err.contains("truncated")),
         "{err}"
     );
 }

@@ -48,8 +48,23 @@ pub(crate) fn read(v: &Value) -> Result<(Option<String>, Vec<Benchmark>), Fail> 
 }
 
 fn benchmark(b: &Value, data: Option<&Value>) -> Result<Benchmark, Fail> {
-    if b.get("type_").and_then(Value::as_str) != Some("generative_benchmark") {
-        return super::fail(".type_", "expected \"generative_benchmark\"");
+    match b.get("type_") {
+        Some(Value::String(t)) if t == "generative_benchmark" => {}
+        None => {
+            return super::fail(
+                ".type_",
+                "missing: expected \"generative_benchmark\" (a truncated file?)",
+            )
+        }
+        Some(other) => {
+            return super::fail(
+                ".type_",
+                format!(
+                    "expected \"generative_benchmark\", found {}",
+                    columns::short(other)
+                ),
+            )
+        }
     }
     let mut out = Benchmark {
         workload: workload(b, data),
@@ -211,5 +226,158 @@ fn workload(b: &Value, data: Option<&Value>) -> ForeignWorkload {
             data.and_then(|d| d.get("kind"))
                 .map_or("?".into(), columns::short)
         )),
+    }
+}
+
+/// RFC 4180 records: fields separated by commas, quoted fields may hold commas, newlines and
+/// `""` for a quote.
+fn csv_records(text: &str) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    let mut rec = Vec::new();
+    let mut field = String::new();
+    let mut quoted = false;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (quoted, c) {
+            (true, '"') if chars.peek() == Some(&'"') => {
+                field.push('"');
+                chars.next();
+            }
+            (true, '"') => quoted = false,
+            (true, c) => field.push(c),
+            (false, '"') => quoted = true,
+            (false, ',') => rec.push(std::mem::take(&mut field)),
+            (false, '\r') => {}
+            (false, '\n') => {
+                rec.push(std::mem::take(&mut field));
+                out.push(std::mem::take(&mut rec));
+            }
+            (false, c) => field.push(c),
+        }
+    }
+    if !field.is_empty() || !rec.is_empty() {
+        rec.push(field);
+        out.push(rec);
+    }
+    out
+}
+
+/// Reads GuideLLM's `benchmarks.csv`: three header rows (group, name, statistic), then one row
+/// per benchmark. Summaries only (the CSV keeps no requests); its percentile lists are
+/// p0.1, p1, p5, p10, p25, p50, p75, p90, p95, p99, p99.9.
+pub(crate) fn csv(bytes: &[u8]) -> Result<Vec<Benchmark>, Fail> {
+    let text = std::str::from_utf8(bytes)
+        .map_err(|e| ("$".to_string(), format!("not UTF-8 text: {e}")))?;
+    let rows = csv_records(text);
+    if rows.len() < 4 {
+        return super::fail(
+            "$",
+            "expected three header rows and a row per benchmark (a truncated file?)",
+        );
+    }
+    let (g, n, st) = (&rows[0], &rows[1], &rows[2]);
+    let col = |group: &str, name: &str, stat: &str| {
+        (0..g.len()).find(|&i| {
+            g[i] == group
+                && n.get(i).map(String::as_str) == Some(name)
+                && st.get(i).map(String::as_str).unwrap_or("") == stat
+        })
+    };
+    let mut out = Vec::new();
+    for (r, row) in rows.iter().enumerate().skip(3) {
+        if row.iter().all(|c| c.trim().is_empty()) {
+            continue;
+        }
+        if row.len() != g.len() {
+            return super::fail(
+                format!("row {}", r + 1),
+                format!(
+                    "{} fields for {} header columns (a truncated file?)",
+                    row.len(),
+                    g.len()
+                ),
+            );
+        }
+        let cell = |i: Option<usize>| i.and_then(|i| row.get(i)).map(|s| s.trim());
+        let number = |i: Option<usize>, what: &str| -> Result<Option<f64>, Fail> {
+            match cell(i).filter(|c| !c.is_empty()) {
+                None => Ok(None),
+                Some(c) => c.parse::<f64>().map(Some).map_err(|_| {
+                    (
+                        format!("row {}: {what}", r + 1),
+                        format!("expected a number, found {c:?}"),
+                    )
+                }),
+            }
+        };
+        let mut b = Benchmark::default();
+        for (group, unit, ours, scale) in [
+            ("Time to First Token", "Successful ms", "ttft", 1.0),
+            ("Request Latency", "Successful Sec", "e2e", 1000.0),
+        ] {
+            let ms = |x: Option<f64>| x.map(|x| x * scale);
+            put(
+                &mut b,
+                &format!("{ours}_mean_ms"),
+                ms(number(col(group, unit, "Mean"), group)?),
+            );
+            put(
+                &mut b,
+                &format!("{ours}_p50_ms"),
+                ms(number(col(group, unit, "Median"), group)?),
+            );
+            if let Some(list) = cell(col(group, unit, "Percentiles")).filter(|c| !c.is_empty()) {
+                let ps: Vec<f64> = serde_json::from_str(list).map_err(|_| {
+                    (
+                        format!("row {}: {group} Percentiles", r + 1),
+                        format!("expected a list of 11 numbers, found {list:?}"),
+                    )
+                })?;
+                if ps.len() == 11 {
+                    for (p, idx) in [("90", 7), ("95", 8), ("99", 9)] {
+                        put(&mut b, &format!("{ours}_p{p}_ms"), ms(Some(ps[idx])));
+                    }
+                }
+            }
+        }
+        let ok = number(col("Request Counts", "Successful", ""), "Successful")?;
+        let err = number(col("Request Counts", "Errored", ""), "Errored")?;
+        if let (Some(ok), Some(err)) = (ok, err) {
+            put(&mut b, "requests_sent", Some(ok + err));
+            put(&mut b, "requests_failed", Some(err));
+            if ok + err > 0.0 {
+                put(&mut b, "failure_rate", Some(err / (ok + err)));
+            }
+        }
+        let strategy = cell(col("Benchmark", "Strategy", "")).unwrap_or("?");
+        let (kind, arg) = strategy.split_once('@').unwrap_or((strategy, ""));
+        let arg_num = arg.parse::<f64>().ok();
+        b.workload = ForeignWorkload {
+            concurrency: match kind {
+                "synchronous" => Some(1),
+                "concurrent" => arg_num
+                    .filter(|x| x.fract() == 0.0 && *x >= 1.0)
+                    .map(|x| x as u32),
+                _ => None,
+            },
+            request_rate_rps: match kind {
+                "constant" | "poisson" | "async" => arg_num.filter(|x| *x > 0.0),
+                _ => None,
+            },
+            description: Some(format!("guidellm csv: strategy {strategy}")),
+            ..Default::default()
+        };
+        b.notes.push("GuideLLM CSV without per-request data: summaries used as reported (its benchmarks.json holds every request)".into());
+        out.push(b);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn csv_records_handle_quotes_commas_and_newlines() {
+        let r = super::csv_records("a,\"b,c\",\"d \"\"e\"\"\nf\"\n1,2,3\n");
+        assert_eq!(r, vec![vec!["a", "b,c", "d \"e\"\nf"], vec!["1", "2", "3"]]);
     }
 }

@@ -75,7 +75,7 @@ pub(crate) fn fail<T>(path: impl Into<String>, msg: impl Into<String>) -> Result
 
 /// The formats sloscope imports, for refusals.
 pub const IMPORTABLE: &str = "vLLM `bench serve --save-result` JSON, SGLang `bench_serving \
-     --output-file` JSON Lines, GuideLLM benchmarks.json, AIPerf profile_export.jsonl, \
+     --output-file` JSON Lines, GuideLLM benchmarks.json, .yaml or .csv, AIPerf profile_export.jsonl, \
      profile_export_aiperf.json or .csv, llmperf *_individual_responses.json or *_summary.json";
 
 /// sha256 of `bytes`, lowercase hex.
@@ -88,9 +88,9 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     s
 }
 
-/// Whether sloscope imports this format (GenAI-Perf's and GuideLLM's YAML/CSV are only named).
+/// Whether sloscope imports this format (GenAI-Perf's files are only named).
 pub fn importable_format(f: Format) -> bool {
-    !matches!(f, Format::GenaiPerf | Format::GuideLlmText)
+    f != Format::GenaiPerf
 }
 
 /// Reads another tool's result file. Errors name the file, the JSON path and what was expected.
@@ -128,7 +128,20 @@ pub fn import(file: &str, original: &[u8]) -> Result<Imported, LoadError> {
         Format::LlmperfIndividual => (None, vec![llmperf::individual(&json(bytes)?).map_err(err)?]),
         Format::LlmperfSummary => llmperf::summary(&json(bytes)?).map_err(err)?,
         Format::AiperfCsv => (None, vec![aiperf::csv(bytes).map_err(err)?]),
-        Format::GenaiPerf | Format::GuideLlmText => {
+        Format::GuideLlmYaml => {
+            let v: Value = serde_norway::from_slice(bytes).map_err(|e| {
+                LoadError::new(
+                    file,
+                    e.location()
+                        .map_or("$".into(), |l| format!("line {}", l.line())),
+                    format!("not YAML GuideLLM wrote (a truncated file?): {e}"),
+                    LoadErrorKind::Syntax,
+                )
+            })?;
+            guidellm::read(&v).map_err(err)?
+        }
+        Format::GuideLlmCsv => (None, guidellm::csv(bytes).map_err(err)?),
+        Format::GenaiPerf => {
             return Err(LoadError::new(
                 file,
                 "$",

@@ -316,19 +316,63 @@ fn workloads_are_taken_from_the_tools_own_description() {
 }
 
 #[test]
-fn yaml_and_csv_siblings_are_refused_with_what_to_give() {
-    for rel in [
-        "guidellm/benchmarks-head.yaml",
-        "guidellm/benchmarks-head.csv",
-    ] {
-        let (name, bytes) = fixture(rel);
-        let e = read_document(&name, bytes).unwrap_err();
-        assert!(e.message.contains("GuideLLM"), "{rel}: {e}");
-        assert!(e.message.contains("benchmarks.json"), "{rel}: {e}");
+fn guidellm_yaml_is_its_json_and_its_csv_holds_the_same_summaries() {
+    let json = candidates("guidellm/small-benchmarks.json");
+    let yaml = candidates("guidellm/small-benchmarks.yaml");
+    let csv = candidates("guidellm/small-benchmarks.csv");
+    assert_eq!((json.len(), yaml.len(), csv.len()), (2, 2, 2));
+    for ((j, y), c) in json.iter().zip(&yaml).zip(&csv) {
+        // The same requests; GuideLLM's YAML writer rounds epoch seconds a little differently
+        // from its JSON writer (1 µs here and there).
+        for name in [
+            "ttft_p50_ms",
+            "ttft_p99_ms",
+            "e2e_mean_ms",
+            "e2e_p99_ms",
+            "tpot_p95_ms",
+            "throughput_tps",
+        ] {
+            let (a, b) = (m(y, name).unwrap(), m(j, name).unwrap());
+            assert!((a - b).abs() < 0.002, "{name}: yaml {a} vs json {b}");
+        }
+        assert_eq!(counts(j), counts(y));
+        assert_eq!(
+            j.reported.keys().collect::<Vec<_>>(),
+            y.reported.keys().collect::<Vec<_>>()
+        );
+        for (k, v) in &j.reported {
+            let (a, b) = (v.unwrap(), reported(y, k));
+            assert!(
+                (a - b).abs() <= 1e-9 * a.abs().max(1.0),
+                "{k}: json {a} vs yaml {b}"
+            );
+        }
+        assert!(
+            c.summary.is_none(),
+            "the CSV keeps no requests: as reported"
+        );
+        for name in [
+            "ttft_mean_ms",
+            "ttft_p50_ms",
+            "ttft_p95_ms",
+            "e2e_mean_ms",
+            "e2e_p99_ms",
+        ] {
+            let (a, b) = (reported(c, name), reported(j, name));
+            assert!(
+                (a - b).abs() <= 1e-6 * b.abs(),
+                "{name}: csv {a} vs json {b}"
+            );
+        }
+        let wc = &c.name;
+        assert!(
+            wc.contains(if j.name.contains("c1") { "c1" } else { "c2" }),
+            "{wc}"
+        );
     }
 }
 
-const ALL: [&str; 12] = [
+const ALL: [&str; 14] = [
     "vllm/save-detailed.json",
     "vllm/save-result.json",
     "sglang/python-output-details.jsonl",
@@ -340,7 +384,9 @@ const ALL: [&str; 12] = [
     "aiperf/profile_export_aiperf.csv",
     "llmperf/smollm2-q4_64_32_individual_responses.json",
     "llmperf/smollm2-q4_64_32_summary.json",
-    "guidellm/benchmarks-head.yaml",
+    "guidellm/small-benchmarks.yaml",
+    "guidellm/small-benchmarks.csv",
+    "guidellm/small-benchmarks.json",
 ];
 
 /// Hostile versions of every real file: cut anywhere, each top-level key (or each line's key)
