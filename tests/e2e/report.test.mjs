@@ -72,6 +72,8 @@ async function checkAgainstCli(page, expected) {
     assert.deepEqual(warns, v.warnings.map((w) => `! ${w}`), `${p.profile} flags`);
     const excluded = (await section.locator('ul.excluded li').allTextContents()).map((e) => e.trim());
     assert.deepEqual(excluded, v.excluded, `${p.profile} exclusions`);
+    const notes = (await section.locator('ul.run-notes li').allTextContents()).map((e) => e.trim());
+    assert.deepEqual(notes, v.notes ?? [], `${p.profile} run notes`);
     // The capacity search: its heading, table and lines as the CLI prints them.
     if (v.capacity) {
       assert.equal(await text(section.locator('section.capacity h3')), v.capacity_title, `${p.profile} capacity title`);

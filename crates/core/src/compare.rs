@@ -347,6 +347,7 @@ pub(crate) fn candidate_report(
         primary_value: None,
         primary_interval: None,
         chosen: false,
+        notes: run_notes(run),
     };
     if let Some(p) = profile {
         c.slo_checks = slo_checks(p, &|m| c.metric(m));
@@ -355,6 +356,30 @@ pub(crate) fn candidate_report(
         c.primary_interval = metric_interval(run, &c, p.primary_metric);
     }
     c
+}
+
+/// The provenance of an imported run, then the run's notes.
+fn run_notes(run: &Run) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(i) = &run.import {
+        let sha: String = i.sha256.chars().take(12).collect();
+        out.push(format!(
+            "imported from {}{} ({}): {}{}, sha256 {sha}…; the tool's workload: {}",
+            i.tool,
+            i.tool_version
+                .as_deref()
+                .map(|v| format!(" {v}"))
+                .unwrap_or_default(),
+            i.format,
+            i.file,
+            i.benchmark
+                .map(|b| format!(" benchmark {b}"))
+                .unwrap_or_default(),
+            i.workload.description.as_deref().unwrap_or("not stated")
+        ));
+    }
+    out.extend(run.notes.iter().cloned());
+    out
 }
 
 /// Whether `m`'s interval is a bootstrap over requests (per-request latency statistics) rather

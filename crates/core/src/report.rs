@@ -75,6 +75,10 @@ pub struct CandidateReport {
     pub primary_interval: Option<Interval>,
     /// The recommended candidate.
     pub chosen: bool,
+    /// Where an imported run came from, and the run's own notes (how another tool's
+    /// definitions were mapped, what could not be recovered; no GPU for memory …).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 impl CandidateReport {

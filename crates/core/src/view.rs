@@ -87,6 +87,7 @@ fn inert_all(v: &mut ReportView) {
         p.contract_issues.iter_mut().for_each(fix);
         p.caveats.iter_mut().for_each(fix);
         p.warnings.iter_mut().for_each(fix);
+        p.notes.iter_mut().for_each(fix);
         p.excluded.iter_mut().for_each(fix);
         table(&mut p.candidates);
         if let Some(t) = &mut p.baseline {
@@ -379,6 +380,11 @@ fn profile_view(p: &ProfileReport) -> ProfileView {
             .collect(),
         candidates: candidate_table(p),
         warnings: candidate_warnings(p),
+        notes: p
+            .candidates
+            .iter()
+            .flat_map(|c| c.notes.iter().map(move |n| format!("{}: {n}", c.name)))
+            .collect(),
         excluded: p
             .excluded
             .iter()

@@ -144,6 +144,11 @@ pub fn profile(props: &Props) -> Html {
                 </div>
             }
             { for v.warnings.iter().map(|w| html! { <p class="warn">{ format!("! {w}") }</p> }) }
+            if !v.notes.is_empty() {
+                <ul class="run-notes" aria-label="Notes of the compared runs">
+                    { for v.notes.iter().map(|n| html! { <li>{ n.clone() }</li> }) }
+                </ul>
+            }
             if !v.excluded.is_empty() {
                 <ul class="excluded" aria-label="Runs not compared">
                     { for v.excluded.iter().map(|e| html! { <li>{ e.clone() }</li> }) }

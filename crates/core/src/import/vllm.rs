@@ -114,7 +114,8 @@ fn requests(v: &Value) -> Result<Option<RequestColumns>, Fail> {
             }
         }
     }
-    let lat = arr(v, "latencies");
+    // `e2els` in some older versions.
+    let lat = arr(v, "latencies").or_else(|| arr(v, "e2els"));
     let ins = arr(v, "input_lens");
     let errs = arr(v, "errors");
     let starts = arr(v, "start_times");

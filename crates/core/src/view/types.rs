@@ -141,6 +141,10 @@ pub struct ProfileView {
     pub candidates: TableView,
     /// Warnings about candidates (reported-only numbers, disagreements).
     pub warnings: Vec<String>,
+    /// Notes of the compared runs (`candidate: note`): an import's provenance and how the
+    /// tool's definitions were mapped, what the collector could not measure.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
     /// Runs left out, with reasons.
     pub excluded: Vec<String>,
     /// Heading of the float comparison.
