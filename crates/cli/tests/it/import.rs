@@ -226,3 +226,70 @@ fn command_template_imports_any_format_and_sets_aside_what_it_cannot() {
     assert!(!err.contains("bad input"), "{err}");
     assert_eq!(profile(&a, "balanced")["candidates"][0]["name"], "slots4");
 }
+
+#[test]
+fn import_without_a_plan_writes_the_runs_analyze_would_make() {
+    let d = scratch("import-noplan");
+    let out = d.join("out");
+    let files = [
+        peer("aiperf/profile_export.jsonl"),
+        peer("guidellm/small-benchmarks.json"),
+    ];
+    let o = sloscope(
+        &[
+            "import",
+            files[0].to_str().unwrap(),
+            files[1].to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        validate_runs_against_schema(&out),
+        3,
+        "1 AIPerf run + 2 GuideLLM benchmarks"
+    );
+    let (code, from_runs, err) = analyze_json(&[&out]);
+    assert_eq!(code, 0, "{err}");
+    let (_, direct, _) = analyze_json(&[&files[0], &files[1]]);
+    let summaries = |a: &serde_json::Value| -> Vec<serde_json::Value> {
+        a["profiles"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|p| {
+                p["candidates"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|c| c["summary"].clone())
+            })
+            .collect()
+    };
+    let (mut a, mut b) = (summaries(&from_runs), summaries(&direct));
+    a.sort_by_key(|s| s.to_string());
+    b.sort_by_key(|s| s.to_string());
+    assert_eq!(a, b, "the written runs give the numbers the files give");
+    // A file that is no tool's result is named, and the rest is still written.
+    let junk = d.join("junk.json");
+    std::fs::write(&junk, br#"{"hello": 1}"#).unwrap();
+    let o = sloscope(
+        &[
+            "import",
+            junk.to_str().unwrap(),
+            files[0].to_str().unwrap(),
+            "--out",
+            d.join("out2").to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("junk.json") && stderr(&o).contains("not a result file"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(validate_runs_against_schema(&d.join("out2")), 1);
+}

@@ -150,6 +150,16 @@ pub fn import(file: &str, original: &[u8]) -> Result<Imported, LoadError> {
             ))
         }
     };
+    for (i, b) in benchmarks.iter().enumerate() {
+        if let Some(msg) = units_mismatch(b) {
+            let at = if benchmarks.len() > 1 {
+                format!("benchmark {i}")
+            } else {
+                "$".into()
+            };
+            return Err(LoadError::new(file, at, msg, LoadErrorKind::Invalid));
+        }
+    }
     if benchmarks.is_empty() {
         return Err(LoadError::new(
             file,
@@ -164,6 +174,34 @@ pub fn import(file: &str, original: &[u8]) -> Result<Imported, LoadError> {
         tool_version,
         sha256: sha256_hex(original),
         benchmarks,
+    })
+}
+
+/// A per-request array in another unit than the tool writes (milliseconds where seconds
+/// belong, or the reverse) shows as a mean TTFT about 1000 times off the tool's own mean:
+/// refused rather than recomputed into nonsense.
+fn units_mismatch(b: &Benchmark) -> Option<String> {
+    let reported = b.reported.get("ttft_mean_ms").copied().flatten()?;
+    let r = b.requests.as_ref()?;
+    let ttfts: Vec<f64> = r
+        .ttft_us
+        .iter()
+        .flatten()
+        .map(|&t| t as f64 / 1000.0)
+        .collect();
+    if ttfts.is_empty() || reported <= 0.0 {
+        return None;
+    }
+    let mean = ttfts.iter().sum::<f64>() / ttfts.len() as f64;
+    let ratio = mean / reported;
+    let off = |f: f64| (ratio / f - 1.0).abs() < 0.2;
+    (off(1000.0) || off(0.001)).then(|| {
+        format!(
+            "the per-request TTFTs average {mean:.3} ms but the file's own mean TTFT is {reported:.3} ms: \
+             the per-request values are about 1000 times {} than the tool's summary, written in \
+             another unit than the tool writes",
+            if ratio > 1.0 { "larger" } else { "smaller" }
+        )
     })
 }
 

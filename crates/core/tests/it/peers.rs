@@ -486,3 +486,23 @@ fn mutated_peer_files_are_read_or_refused_never_panic() {
     }
     assert!(refused > 50 && read > 50, "refused {refused}, read {read}");
 }
+
+/// Per-request values written in another unit (ms where the tool writes s) are refused by name,
+/// not recomputed into TTFTs a thousand times too long.
+#[test]
+fn per_request_values_in_the_wrong_unit_are_refused() {
+    let (name, bytes) = fixture("vllm/save-detailed.json");
+    let mut v: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+    for t in v["ttfts"].as_array_mut().unwrap() {
+        *t = serde_json::json!(t.as_f64().unwrap() * 1000.0);
+    }
+    let e = read_document(&name, serde_json::to_vec(&v).unwrap()).unwrap_err();
+    assert!(e.message.contains("another unit"), "{e}");
+    let (name, bytes) = fixture("sglang/rust-output-details.jsonl");
+    let mut v: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+    for t in v["ttfts"].as_array_mut().unwrap() {
+        *t = serde_json::json!(t.as_f64().unwrap() / 1000.0);
+    }
+    let e = read_document(&name, serde_json::to_vec(&v).unwrap()).unwrap_err();
+    assert!(e.message.contains("1000 times smaller"), "{e}");
+}
