@@ -47,8 +47,10 @@ pub fn analyze_with<F: std::borrow::Borrow<LoadedFile>>(
             Document::Imported(runs) => imported.push((&f.name, runs)),
         }
     }
-    add_imported(&mut inputs, &imported, &mut notes);
+    // Another tool's file read directly belongs to no deployment: it is compared (and, beside a
+    // plan, left out with the reason) but does not take part in the lineage check.
     let lineage = check_lineage(&inputs);
+    add_imported(&mut inputs, &imported, &mut notes);
     if plans.len() > 1 {
         let names: Vec<&str> = plans.iter().map(|p| p.0).collect();
         notes.push(format!(

@@ -506,3 +506,45 @@ fn per_request_values_in_the_wrong_unit_are_refused() {
     let e = read_document(&name, serde_json::to_vec(&v).unwrap()).unwrap_err();
     assert!(e.message.contains("1000 times smaller"), "{e}");
 }
+
+/// Dropped beside a plan's own files, another tool's file read directly keeps the lineage
+/// intact (it belongs to no deployment) and is left out of the comparison with the reason.
+#[test]
+fn a_peer_file_beside_a_plans_results_is_left_out_not_breaking_lineage() {
+    let dir = format!("{}/../../static/examples", env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    let mut stack = vec![std::path::PathBuf::from(dir)];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "json") {
+                let name = p.display().to_string();
+                let doc = read_document(&name, std::fs::read(&p).unwrap()).unwrap();
+                files.push(LoadedFile { name, doc });
+            }
+        }
+    }
+    let before = analyze(&files);
+    let (name, bytes) = fixture("sglang/python-output-details.jsonl");
+    let doc = read_document(&name, bytes).unwrap();
+    files.push(LoadedFile { name, doc });
+    let after = analyze(&files);
+    assert!(after.lineage.ready, "{:?}", after.lineage.issues);
+    let balanced = |a: &sloscope_core::Analysis| {
+        a.profiles
+            .iter()
+            .find(|p| p.profile == "balanced")
+            .cloned()
+            .unwrap()
+    };
+    let (b0, b1) = (balanced(&before), balanced(&after));
+    assert_eq!(b0.decision, b1.decision);
+    assert_eq!(b0.recommended_name, b1.recommended_name);
+    assert_eq!(b1.excluded.len(), b0.excluded.len() + 1);
+    assert!(b1
+        .excluded
+        .iter()
+        .any(|e| e.file.ends_with("python-output-details.jsonl")));
+}
