@@ -216,6 +216,13 @@ pub const CANDIDATE_METRICS: [Metric; 10] = [
 fn candidate_table(p: &ProfileReport) -> TableView {
     let in_slo = |m: Metric| p.slo.iter().any(|s| s.metric == m.name());
     let primary = p.primary_metric.as_deref().and_then(Metric::parse);
+    // With no SLO and no primary metric (summaries only), the usual four are the decisive ones.
+    let undefined = p.slo.is_empty() && primary.is_none();
+    let usual = |m: Metric| {
+        undefined
+            && ["ttft_p95_ms", "tpot_p95_ms", "e2e_p95_ms", "throughput_tps"]
+                .contains(&m.name().as_str())
+    };
     let mut columns = vec![
         column("candidate", true, false),
         column(p.knob.as_deref().unwrap_or("knob"), true, false),
@@ -223,16 +230,20 @@ fn candidate_table(p: &ProfileReport) -> TableView {
     columns.extend(
         CANDIDATE_METRICS
             .iter()
-            .map(|&m| column(&m.name(), in_slo(m) || primary == Some(m), true)),
+            .map(|&m| column(&m.name(), in_slo(m) || primary == Some(m) || usual(m), true)),
     );
     columns.push(column("requests ok/sent", true, true));
     columns.push(column("evidence", true, false));
     columns.push(column("SLO", true, false));
-    let rows = p.candidates.iter().map(candidate_row).collect();
+    let rows = p
+        .candidates
+        .iter()
+        .map(|c| candidate_row(c, undefined))
+        .collect();
     TableView { columns, rows }
 }
 
-fn candidate_row(c: &CandidateReport) -> Row {
+fn candidate_row(c: &CandidateReport, no_slo: bool) -> Row {
     let mut cells = vec![
         Cell::text(if c.chosen {
             format!("{} ★", c.name)
@@ -264,9 +275,13 @@ fn candidate_row(c: &CandidateReport) -> Row {
         SummarySource::Reported => format!("{} (as reported)", c.evidence_level.as_str()),
     };
     cells.push(Cell::text(evidence));
-    cells.push(Cell {
-        mark: if c.meets_slo { Mark::Pass } else { Mark::Fail },
-        ..Cell::text(if c.meets_slo { "pass" } else { "fail" })
+    cells.push(if no_slo {
+        Cell::text(MISSING)
+    } else {
+        Cell {
+            mark: if c.meets_slo { Mark::Pass } else { Mark::Fail },
+            ..Cell::text(if c.meets_slo { "pass" } else { "fail" })
+        }
     });
     Row {
         key: c.name.clone(),
@@ -380,11 +395,7 @@ fn profile_view(p: &ProfileReport) -> ProfileView {
             .collect(),
         candidates: candidate_table(p),
         warnings: candidate_warnings(p),
-        notes: p
-            .candidates
-            .iter()
-            .flat_map(|c| c.notes.iter().map(move |n| format!("{}: {n}", c.name)))
-            .collect(),
+        notes: run_notes(p),
         excluded: p
             .excluded
             .iter()
@@ -432,6 +443,24 @@ fn margins_line(c: &CandidateReport) -> String {
         .map(|k| format!("{} {}", k.metric, optional(k.margin)))
         .collect();
     format!("Margins to the SLO limits: {}", parts.join(" · "))
+}
+
+/// `candidates: note`, one line per distinct note (the same note of several candidates once,
+/// with their names), in candidate order.
+fn run_notes(p: &ProfileReport) -> Vec<String> {
+    let mut notes: Vec<(&str, Vec<&str>)> = Vec::new();
+    for c in &p.candidates {
+        for n in &c.notes {
+            match notes.iter_mut().find(|(m, _)| m == n) {
+                Some((_, names)) => names.push(&c.name),
+                None => notes.push((n, vec![&c.name])),
+            }
+        }
+    }
+    notes
+        .into_iter()
+        .map(|(n, names)| format!("{}: {n}", names.join(", ")))
+        .collect()
 }
 
 fn candidate_warnings(p: &ProfileReport) -> Vec<String> {

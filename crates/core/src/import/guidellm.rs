@@ -140,10 +140,14 @@ fn benchmark(b: &Value, data: Option<&Value>) -> Result<Benchmark, Fail> {
 }
 
 fn request(r: &Value, errored: bool) -> Result<Row, Fail> {
-    let start = num(r, "request_start_time").or_else(|| {
-        r.pointer("/info/timings/request_start")
-            .and_then(Value::as_f64)
-    });
+    // 0.4+ keeps `request_start_time` and `info.timings`; older versions `start_time`,
+    // `first_token_time`, `end_time` at the top level.
+    let start = num(r, "request_start_time")
+        .or_else(|| {
+            r.pointer("/info/timings/request_start")
+                .and_then(Value::as_f64)
+        })
+        .or_else(|| num(r, "start_time"));
     let Some(start) = start else {
         return super::fail(
             ".request_start_time",
@@ -158,8 +162,12 @@ fn request(r: &Value, errored: bool) -> Result<Row, Fail> {
         }
     };
     let timings = r.pointer("/info/timings");
-    let first = timings.and_then(|t| num(t, "first_token_iteration"));
-    let end = num(r, "request_end_time").or_else(|| timings.and_then(|t| num(t, "request_end")));
+    let first = timings
+        .and_then(|t| num(t, "first_token_iteration"))
+        .or_else(|| num(r, "first_token_time"));
+    let end = num(r, "request_end_time")
+        .or_else(|| timings.and_then(|t| num(t, "request_end")))
+        .or_else(|| num(r, "end_time"));
     let mut row = Row {
         send_us: Some(start * 1e6),
         prompt: columns::tokens(r.get("prompt_tokens"), ".prompt_tokens")?,
@@ -169,6 +177,7 @@ fn request(r: &Value, errored: bool) -> Result<Row, Fail> {
     if errored {
         let why = r
             .pointer("/info/error")
+            .or_else(|| r.get("error"))
             .and_then(Value::as_str)
             .unwrap_or("errored");
         row.error = Some(format!("GuideLLM: {why}"));

@@ -404,6 +404,15 @@ pub(crate) fn put(b: &mut Benchmark, metric: &str, value: Option<f64>) {
 /// The summaries vLLM and SGLang write alike: `mean_{q}_ms`, `median_{q}_ms`, `p90/95/99_{q}_ms`
 /// for each (their name, sloscope's quantity), and `output_throughput`, `request_throughput`.
 pub(crate) fn put_serving_summaries(b: &mut Benchmark, v: &Value, quantities: &[(&str, &str)]) {
+    if num(v, "completed") == Some(0.0) {
+        // No request completed: the tools write 0.0 for every latency statistic then.
+        b.notes.push(
+            "no request completed: the file's latency summaries (written as 0) are not taken over"
+                .into(),
+        );
+        put(b, "throughput_tps", num(v, "output_throughput"));
+        return;
+    }
     for (theirs, ours) in quantities {
         put(
             b,

@@ -196,6 +196,16 @@ mod tests {
     }
 
     #[test]
+    fn a_run_where_nothing_completed_has_no_latency_not_zero() {
+        let text = br#"{"backend":"vllm","completed":0,"failed":3,"mean_ttft_ms":0.0,
+            "median_ttft_ms":0.0,"p99_ttft_ms":0.0,"output_throughput":0.0,"request_throughput":0.0}"#;
+        let b = read_bytes(text).unwrap();
+        assert!(!b.reported.contains_key("ttft_p50_ms"), "{:?}", b.reported);
+        assert_eq!(b.reported["failure_rate"], Some(1.0));
+        assert!(b.notes.iter().any(|n| n.contains("no request completed")));
+    }
+
+    #[test]
     fn bad_values_are_named_by_path() {
         let text = br#"{"backend":"vllm","completed":1,"failed":0,"mean_ttft_ms":20.0,
             "ttfts":[-0.02],"itls":[[0.005]],"output_lens":[2],"start_times":[1.0]}"#;
