@@ -30,7 +30,9 @@ pub enum Format {
 )]
 pub struct Args {
     /// Result files, or directories searched recursively for `*.json` and `*.jsonl` (symlinks
-    /// followed once; loops cut).
+    /// followed once; loops cut): sloscope's plan, lineage records, runs and journals, and
+    /// other tools' result files (vLLM, SGLang, GuideLLM, AIPerf, llmperf; summaries only
+    /// without a plan and lineage records — see `sloscope import`).
     #[arg(required = true, value_name = "FILES_OR_DIRS")]
     paths: Vec<PathBuf>,
     /// Output format.

@@ -174,7 +174,11 @@ fn envelope(file: &str, bytes: &[u8]) -> Result<(Kind, u32), LoadError> {
             return Err(LoadError::new(
                 file,
                 "$.kind",
-                format!("missing field `kind`: expected one of {kinds} (is this a sloscope file?)"),
+                format!(
+                    "missing field `kind`: expected one of {kinds} (is this a sloscope file?), \
+                     or a result file of {}",
+                    crate::import::IMPORTABLE
+                ),
                 LoadErrorKind::Kind,
             ))
         }

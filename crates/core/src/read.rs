@@ -41,9 +41,10 @@ pub enum Shape {
 
 impl Shape {
     /// How a refusal names it.
-    fn described(self) -> &'static str {
+    pub fn described(self) -> &'static str {
         match self {
-            Shape::Json | Shape::Journal | Shape::Text => "text that is not JSON",
+            Shape::Json => "JSON",
+            Shape::Journal | Shape::Text => "text that is not JSON",
             Shape::JsonLines => "JSON Lines (one JSON value per line)",
             Shape::Utf8Bom => "JSON behind a UTF-8 byte-order mark (EF BB BF)",
             Shape::Utf16 => "UTF-16 or UTF-32 text",

@@ -287,7 +287,8 @@ fn import_without_a_plan_writes_the_runs_analyze_would_make() {
     );
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        stderr(&o).contains("junk.json") && stderr(&o).contains("not a result file"),
+        stderr(&o).contains("junk.json")
+            && stderr(&o).contains("this is JSON with keys hello, not a result file"),
         "{}",
         stderr(&o)
     );

@@ -102,7 +102,10 @@ pub fn import(file: &str, original: &[u8]) -> Result<Imported, LoadError> {
         return Err(LoadError::new(
             file,
             "$",
-            format!("not a result file of a tool sloscope imports: expected {IMPORTABLE}"),
+            format!(
+                "this is {}, not a result file of a tool sloscope imports: expected {IMPORTABLE}",
+                looks_like(bytes)
+            ),
             LoadErrorKind::Syntax,
         ));
     };
@@ -203,6 +206,28 @@ fn units_mismatch(b: &Benchmark) -> Option<String> {
             if ratio > 1.0 { "larger" } else { "smaller" }
         )
     })
+}
+
+/// What an unrecognised file looks like, for its refusal: its shape and, for JSON, its first
+/// keys.
+fn looks_like(bytes: &[u8]) -> String {
+    let shape = crate::read::sniff(bytes);
+    let first_line = bytes.split(|&b| b == b'\n').next().unwrap_or_default();
+    let value = serde_json::from_slice::<Value>(bytes)
+        .or_else(|_| serde_json::from_slice::<Value>(first_line))
+        .ok();
+    let keys = match value.as_ref() {
+        Some(Value::Object(o)) => Some(o.keys().take(6).cloned().collect::<Vec<_>>()),
+        Some(Value::Array(a)) => a
+            .first()
+            .and_then(Value::as_object)
+            .map(|o| o.keys().take(6).cloned().collect()),
+        _ => None,
+    };
+    match keys {
+        Some(k) if !k.is_empty() => format!("{} with keys {}", shape.described(), k.join(", ")),
+        _ => shape.described().to_string(),
+    }
 }
 
 /// The file's name without its directory (either separator).
