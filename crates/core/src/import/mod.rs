@@ -15,8 +15,11 @@ mod guidellm;
 mod llmperf;
 mod sglang;
 pub mod vllm;
+mod workload;
 
 use std::collections::BTreeMap;
+
+pub use workload::{guess_profile, workload_diffs, workload_label};
 
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -25,7 +28,7 @@ use crate::error::{LoadError, LoadErrorKind};
 use crate::foreign::{self, Format};
 use crate::schema::{
     CandidateRef, ForeignWorkload, ImportSource, Kind, Repeat, RequestColumns, Run, RunSource,
-    RunStatus, ToolInfo, WorkloadSpec, SCHEMA_VERSION,
+    RunStatus, ToolInfo, SCHEMA_VERSION,
 };
 
 /// One benchmark found in a foreign file (a file may hold several: GuideLLM's benchmarks,
@@ -263,19 +266,6 @@ pub fn fill(run: &mut Run, file: &str, im: &Imported, index: usize) {
     }
 }
 
-/// The profile a foreign benchmark is shown under when no plan assigns one: concurrency 1
-/// without a rate is `latency`; 256 or more output tokens is `throughput`; anything else
-/// `balanced`.
-pub fn guess_profile(w: &ForeignWorkload) -> &'static str {
-    if w.concurrency == Some(1) && w.request_rate_rps.is_none() {
-        "latency"
-    } else if w.max_output_tokens.is_some_and(|n| n >= 256) {
-        "throughput"
-    } else {
-        "balanced"
-    }
-}
-
 /// Runs for a foreign file read without a plan (`analyze` and the page): one per benchmark,
 /// named `FILE` or `FILE#N`, under a guessed profile, with the tool's model as the artifact.
 /// They get summaries; a verdict needs the plan and lineage records (`sloscope import`).
@@ -340,60 +330,6 @@ pub fn standalone_runs(file: &str, bytes: &[u8]) -> Result<Vec<(String, Run)>, L
         out.push((name, run));
     }
     Ok(out)
-}
-
-/// A short label of a foreign workload: `c4 64→32`, `4.0 rps 64→32`; empty when the tool
-/// states none of it.
-pub fn workload_label(w: &ForeignWorkload) -> String {
-    if w.concurrency.is_none()
-        && w.request_rate_rps.is_none()
-        && w.prompt_tokens.is_none()
-        && w.max_output_tokens.is_none()
-    {
-        return String::new();
-    }
-    let load = match (w.request_rate_rps, w.concurrency) {
-        (Some(r), Some(c)) => format!("{r} rps ≤{c}"),
-        (Some(r), None) => format!("{r} rps"),
-        (None, Some(c)) => format!("c{c}"),
-        (None, None) => "load ?".into(),
-    };
-    let n = |x: Option<u32>| x.map_or("?".to_string(), |x| x.to_string());
-    format!("{load} {}→{}", n(w.prompt_tokens), n(w.max_output_tokens))
-}
-
-/// Where a foreign workload differs from the profile's, in words. Only what the tool states is
-/// compared; a stated value that differs excludes the run.
-pub fn workload_diffs(spec: &WorkloadSpec, w: &ForeignWorkload) -> Vec<String> {
-    let mut d = Vec::new();
-    let int = |name: &str, want: Option<i64>, got: Option<u32>, d: &mut Vec<String>| {
-        if let (Some(want), Some(got)) = (want, got) {
-            if want != i64::from(got) {
-                d.push(format!("{name} {got} (the profile's is {want})"));
-            }
-        }
-    };
-    int("concurrency", spec.concurrency, w.concurrency, &mut d);
-    int("prompt_tokens", spec.prompt_tokens, w.prompt_tokens, &mut d);
-    int(
-        "max_output_tokens",
-        spec.max_output_tokens,
-        w.max_output_tokens,
-        &mut d,
-    );
-    match (spec.request_rate_rps, w.request_rate_rps) {
-        (Some(want), Some(got)) if (want - got).abs() > 1e-9 * want.abs().max(1.0) => {
-            d.push(format!("request rate {got} rps (the profile's is {want})"))
-        }
-        (Some(want), None) => d.push(format!(
-            "no arrival rate stated (the profile's is {want} rps)"
-        )),
-        (None, Some(got)) => d.push(format!(
-            "arrival rate {got} rps (the profile is closed loop)"
-        )),
-        _ => {}
-    }
-    d
 }
 
 /// A number at `key`, finite.
@@ -464,6 +400,7 @@ pub(crate) fn put_serving_summaries(b: &mut Benchmark, v: &Value, quantities: &[
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::schema::WorkloadSpec;
 
     #[test]
     fn sha256_is_the_standard_one() {

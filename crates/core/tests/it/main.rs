@@ -5,6 +5,7 @@ mod analysis;
 mod bad_input;
 mod capacity;
 mod peers;
+mod peers_hostile;
 mod schema_files;
 mod seed;
 mod snapshots;
