@@ -279,12 +279,10 @@ pub fn standalone_runs(file: &str, bytes: &[u8]) -> Result<Vec<(String, Run)>, L
         let mut run = Run {
             kind: Kind::Run,
             schema_version: SCHEMA_VERSION.into(),
+            // The program that wrote this run is sloscope; the tool is in `import`.
             tool: ToolInfo {
-                name: im.tool.to_string(),
-                version: im
-                    .tool_version
-                    .clone()
-                    .unwrap_or_else(|| "unknown".into()),
+                name: "sloscope".into(),
+                version: env!("CARGO_PKG_VERSION").into(),
             },
             artifact_id: b.model.clone().unwrap_or_else(|| "unknown".into()),
             role: crate::schema::Role::Candidate,

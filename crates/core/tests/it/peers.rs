@@ -310,6 +310,11 @@ fn workloads_are_taken_from_the_tools_own_description() {
     );
     let imp = runs[0].1.import.as_ref().unwrap();
     assert_eq!(imp.tool_version.as_deref(), Some("0.8.1"));
+    assert_eq!(imp.tool, "GuideLLM");
+    assert_eq!(
+        runs[0].1.tool.name, "sloscope",
+        "the run file is sloscope's; the tool is in import"
+    );
     assert_eq!(imp.sha256.len(), 64);
     assert_eq!(runs[0].1.profile, "latency");
     assert_eq!(runs[1].1.profile, "balanced");
