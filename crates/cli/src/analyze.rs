@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use sloscope_collector::write;
 use sloscope_core::schema::RunStatus;
 use sloscope_core::view::AnalysisOutput;
-use sloscope_core::{analyze_with, read_document, render, AnalyzeOptions, Document, LoadedFile};
+use sloscope_core::{analyze_with, render, AnalyzeOptions, Document, LoadedFile};
 
 /// Output formats.
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -152,27 +152,24 @@ fn walk(
     }
 }
 
-/// Reads and parses every file through the core's read path; bad files are returned as
-/// messages, good ones as documents.
+/// Reads and parses every file through the core's read path (a large run file in chunks);
+/// bad files are returned as messages, good ones as documents.
 pub fn load_all(files: &[PathBuf]) -> (Vec<LoadedFile>, Vec<String>) {
     let mut loaded = Vec::new();
     let mut errors = Vec::new();
     for f in files {
         let name = f.display().to_string();
-        match std::fs::read(f) {
-            Err(e) => errors.push(format!("{name}: cannot read: {e}")),
-            Ok(bytes) => match read_document(&name, bytes) {
-                Ok(doc) => {
-                    if let Document::Run(r) = &doc {
-                        if r.status == RunStatus::Partial {
-                            let why = r.failure.as_deref().unwrap_or("no reason given");
-                            eprintln!("sloscope: {name}: partial run, read as partial: {why}");
-                        }
+        match sloscope_collector::read_file::read_file(f, &name) {
+            Ok(doc) => {
+                if let Document::Run(r) = &doc {
+                    if r.status == RunStatus::Partial {
+                        let why = r.failure.as_deref().unwrap_or("no reason given");
+                        eprintln!("sloscope: {name}: partial run, read as partial: {why}");
                     }
-                    loaded.push(LoadedFile { name, doc })
                 }
-                Err(e) => errors.push(e.to_string()),
-            },
+                loaded.push(LoadedFile { name, doc })
+            }
+            Err(e) => errors.push(e),
         }
     }
     (loaded, errors)

@@ -24,6 +24,7 @@ pub mod load;
 pub mod progress;
 pub mod prometheus;
 pub mod prompt;
+pub mod read_file;
 pub mod runner;
 pub mod sampler;
 pub mod secret;

@@ -69,6 +69,36 @@ pub fn parse_document_owned(file: &str, mut bytes: Vec<u8>) -> Result<Document, 
         return parse_document(file, &bytes);
     };
     bytes.shrink_to_fit();
+    assemble_run(file, bytes, extracted)
+}
+
+/// Whether a file that starts with `head` is a sloscope run file (its envelope first, as
+/// sloscope writes it): such a file can be read in chunks through a [`crate::schema::GapStream`].
+pub fn is_run_prefix(head: &[u8]) -> bool {
+    envelope_prefix(head).is_some_and(|e| {
+        e.kind
+            .as_ref()
+            .and_then(serde_json::Value::as_str)
+            .is_some_and(|k| k == Kind::Run.as_str())
+    })
+}
+
+/// A run from a document whose gap values were taken out (`[]` left in their place) and the
+/// gap arrays, in file order: typed, the gaps put back, validated.
+pub fn assemble_run(
+    file: &str,
+    bytes: Vec<u8>,
+    extracted: Vec<crate::schema::Gaps>,
+) -> Result<Document, LoadError> {
+    let (kind, _minor) = envelope(file, &bytes)?;
+    if kind != Kind::Run {
+        return Err(LoadError::new(
+            file,
+            "$.kind",
+            format!("expected a run, found {}", kind.as_str()),
+            LoadErrorKind::Kind,
+        ));
+    }
     let mut run: Run = typed(file, &bytes)?;
     drop(bytes);
     if run.repeats.len() != extracted.len() {

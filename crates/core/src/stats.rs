@@ -100,26 +100,45 @@ impl Distribution {
     /// From integer microseconds that must not be reordered (e.g. a shared gap buffer).
     /// Uses a counting pass when the value range is small, which is exact and O(n).
     pub fn from_us_u32(values: &[u32]) -> Distribution {
-        let n = values.len();
+        Self::from_us_u32_parts(&[values])
+    }
+
+    /// [`Self::from_us_u32`] over several slices taken together (the gaps of the successful
+    /// requests of a run with failures), without first copying them into one buffer: the
+    /// counting pass reads them in place; only a wide value range is copied to be sorted.
+    pub fn from_us_u32_parts(parts: &[&[u32]]) -> Distribution {
+        let n: usize = parts.iter().map(|p| p.len()).sum();
         if n == 0 {
             return Distribution::default();
         }
         let (mut lo, mut hi, mut sum) = (u32::MAX, 0u32, 0u128);
-        for &v in values {
-            lo = lo.min(v);
-            hi = hi.max(v);
-            sum += v as u128;
+        for p in parts {
+            // per slice in u64 (no overflow below 2^32 values), then added up
+            let (mut l, mut h, mut s) = (u32::MAX, 0u32, 0u64);
+            for &v in *p {
+                l = l.min(v);
+                h = h.max(v);
+                s += u64::from(v);
+            }
+            lo = lo.min(l);
+            hi = hi.max(h);
+            sum += u128::from(s);
         }
         let range = (hi - lo) as usize + 1;
         if range <= COUNTING_RANGE_MAX && range <= n.saturating_mul(4).max(1024) {
             let mut counts = vec![0u32; range];
-            for &v in values {
-                counts[(v - lo) as usize] += 1;
+            for p in parts {
+                for &v in *p {
+                    counts[(v - lo) as usize] += 1;
+                }
             }
             let ranked = CountedRanks::new(&counts, lo);
             return summarize_ranked(n, sum, |i| ranked.value_at(i));
         }
-        let mut sorted = values.to_vec();
+        let mut sorted: Vec<u32> = Vec::with_capacity(n);
+        for p in parts {
+            sorted.extend_from_slice(p);
+        }
         sorted.sort_unstable();
         summarize_ranked(n, sum, |i| sorted[i] as f64)
     }

@@ -325,15 +325,7 @@ fn finish(mut g: Gathered<'_>, reps: &[&Repeat], with_curves: bool) -> Summary {
     } else {
         histogram_queue(reps)
     };
-    let itl = if g.itl.len() == 1 {
-        Distribution::from_us_u32(g.itl[0])
-    } else {
-        let mut flat: Vec<u32> = Vec::with_capacity(g.itl.iter().map(|s| s.len()).sum());
-        for s in &g.itl {
-            flat.extend_from_slice(s);
-        }
-        Distribution::from_us_u32(&flat)
-    };
+    let itl = Distribution::from_us_u32_parts(&g.itl);
     let ttft = Distribution::from_us(&mut g.ttft_us);
     let tpot = Distribution::from_ms(&mut g.tpot_ms);
     let e2e = Distribution::from_us(&mut g.e2e_us);

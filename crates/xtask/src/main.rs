@@ -109,10 +109,11 @@ fn generate(path: &PathBuf, n: usize, tokens: u32) -> anyhow::Result<()> {
 /// Runs in a fresh process: read, parse, analyze, render JSON; report times and VmHWM.
 fn measure(path: &Path) -> anyhow::Result<()> {
     let t0 = Instant::now();
-    let bytes = std::fs::read(path)?;
-    let file_bytes = bytes.len();
+    let file_bytes = std::fs::metadata(path)?.len();
     let name = path.display().to_string();
-    let doc = sloscope_core::read_document(&name, bytes).map_err(|e| anyhow::anyhow!("{e}"))?;
+    // The way `sloscope analyze` reads it: a large run file in chunks.
+    let doc = sloscope_collector::read_file::read_file(path, &name)
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
     let t1 = Instant::now();
     let files = vec![sloscope_core::LoadedFile { name, doc }];
     let analysis = sloscope_core::analyze(&files);

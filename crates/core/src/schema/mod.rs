@@ -10,7 +10,9 @@ mod lineage;
 mod plan;
 mod run;
 
-pub use gaps::{parse_nested as gaps_parse_nested, parse_nested_prefix as gaps_parse_prefix, Gaps};
+pub use gaps::{
+    parse_nested as gaps_parse_nested, parse_nested_prefix as gaps_parse_prefix, GapStream, Gaps,
+};
 pub use journal::{JournalLine, RequestRow, JOURNAL_KIND};
 pub use lineage::{ArtifactIdentity, Decision, Deployment, FloatBaseline, QualityGate};
 pub use plan::{Candidate, KnobValue, Plan, ProfileSpec, SearchSpec, WorkloadSpec};

@@ -4,6 +4,7 @@
 mod analysis;
 mod bad_input;
 mod capacity;
+mod chunked;
 mod peers;
 mod peers_hostile;
 mod schema_files;

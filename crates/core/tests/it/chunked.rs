@@ -1,0 +1,107 @@
+//! A run file fed in chunks through `GapStream` (how `sloscope analyze` reads a large run, and
+//! how the page can stream a dropped file) gives exactly the document the whole-file read gives,
+//! however the chunks fall: across the `"itl_us"` key, inside a number, between requests.
+
+use proptest::prelude::*;
+use serde_json::json;
+use sloscope_core::load::assemble_run;
+use sloscope_core::schema::{EvidenceLevel, GapStream};
+use sloscope_core::{read_document, Document};
+use sloscope_testkit::synth::{self, Shape};
+
+fn run_bytes(requests: usize, repeats: usize, seed: u64, pretty: bool) -> Vec<u8> {
+    let p = synth::profile(
+        "balanced",
+        "mixed",
+        4,
+        "tpot_p95_ms",
+        json!({"ttft_p95_ms": 500}),
+    );
+    let shape = Shape {
+        requests,
+        repeats,
+        output_tokens: 9,
+        fail_every: 5,
+        seed,
+        ..Shape::default()
+    };
+    let run = synth::run(
+        "q4",
+        &p,
+        "np4",
+        4,
+        EvidenceLevel::CpuProfileSimulation,
+        &shape,
+    );
+    if pretty {
+        serde_json::to_vec_pretty(&run).unwrap()
+    } else {
+        serde_json::to_vec(&run).unwrap()
+    }
+}
+
+fn chunked(bytes: &[u8], sizes: &[usize]) -> Result<Document, String> {
+    let mut s = GapStream::new();
+    let mut i = 0;
+    let mut k = 0;
+    while i < bytes.len() {
+        let n = sizes[k % sizes.len()].max(1).min(bytes.len() - i);
+        s.feed(&bytes[i..i + n])?;
+        i += n;
+        k += 1;
+    }
+    let (rest, found) = s.finish()?;
+    assemble_run("f.json", rest, found).map_err(|e| e.to_string())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+    #[test]
+    fn any_chunking_gives_the_whole_file_read(
+        requests in 1usize..40,
+        repeats in 1usize..3,
+        seed in 0u64..1000,
+        pretty in any::<bool>(),
+        sizes in proptest::collection::vec(1usize..300, 1..6),
+    ) {
+        let bytes = run_bytes(requests, repeats, seed, pretty);
+        let whole = read_document("f.json", bytes.clone()).unwrap();
+        let streamed = chunked(&bytes, &sizes).unwrap();
+        prop_assert_eq!(whole, streamed);
+    }
+}
+
+#[test]
+fn one_byte_chunks_and_one_chunk_agree() {
+    let bytes = run_bytes(25, 2, 3, true);
+    let whole = read_document("f.json", bytes.clone()).unwrap();
+    assert_eq!(chunked(&bytes, &[1]).unwrap(), whole);
+    assert_eq!(chunked(&bytes, &[bytes.len()]).unwrap(), whole);
+}
+
+#[test]
+fn strings_that_look_like_the_key_are_left_alone() {
+    let bytes = run_bytes(6, 1, 1, false);
+    let mut v: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+    v["notes"] = json!([
+        "\"itl_us\": [[1,2]] inside a note",
+        "a quoted key \\\"itl_us\\\": [[3]]",
+        "itl_us"
+    ]);
+    let bytes = serde_json::to_vec(&v).unwrap();
+    let whole = read_document("f.json", bytes.clone()).unwrap();
+    for sizes in [&[1usize][..], &[7, 3], &[bytes.len()]] {
+        assert_eq!(chunked(&bytes, sizes).unwrap(), whole);
+    }
+}
+
+#[test]
+fn bad_or_cut_gap_arrays_are_refused() {
+    let bytes = run_bytes(6, 1, 2, false);
+    let text = String::from_utf8(bytes.clone()).unwrap();
+    let cut = &bytes[..text.find("\"itl_us\"").unwrap() + 20];
+    assert!(chunked(cut, &[5]).unwrap_err().contains("truncated"));
+    let bad = text.replacen("\"itl_us\":[[", "\"itl_us\":[[-", 1);
+    let e = chunked(bad.as_bytes(), &[11]).unwrap_err();
+    assert!(e.contains("is not a gap"), "{e}");
+}
