@@ -7,6 +7,9 @@ use serde::de;
 use serde::ser::SerializeSeq;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+mod stream;
+pub use stream::GapStream;
+
 /// Per-request gap lists in one buffer: request `i` owns `flat[offsets[i]..offsets[i + 1]]`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Gaps {
@@ -255,138 +258,6 @@ fn number_error(b: &[u8], start: usize, request: usize, gap: usize) -> String {
         "request {request}, gap {gap}: {token:?} is not a gap; expected a non-negative integer of \
          microseconds that fits in u32 (no sign, fraction, exponent or leading zero)"
     )
-}
-
-/// Pulls every `"itl_us": [[…], …]` value out of a run file fed in chunks (a file read piece by
-/// piece, or a browser `Blob` stream), so the whole file is never held: what remains of the
-/// document (each gap value replaced by `[]`) collects in [`GapStream::finish`]'s first part,
-/// the gap arrays in file order in its second. Pure: the caller does the reading.
-#[derive(Debug, Default)]
-pub struct GapStream {
-    rest: Vec<u8>,
-    found: Vec<Gaps>,
-    pending: Vec<u8>,
-    outer: Option<Outer>,
-}
-
-#[derive(Debug)]
-struct Outer {
-    cur: Gaps,
-    first: bool,
-    need_comma: bool,
-}
-
-const ITL_KEY: &[u8] = b"\"itl_us\"";
-
-impl GapStream {
-    /// A new stream.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Takes the next chunk. An error says what is wrong in words (the caller can re-read the
-    /// file the plain way for a JSON path).
-    pub fn feed(&mut self, chunk: &[u8]) -> Result<(), String> {
-        self.pending.extend_from_slice(chunk);
-        let b = std::mem::take(&mut self.pending);
-        let used = self.process(&b);
-        self.pending = b;
-        let used = used?;
-        self.pending.drain(..used);
-        Ok(())
-    }
-
-    /// The document without its gap values, and the gap arrays in file order.
-    pub fn finish(mut self) -> Result<(Vec<u8>, Vec<Gaps>), String> {
-        if self.outer.is_some() {
-            return Err("the file ends inside an itl_us array (truncated?)".into());
-        }
-        self.rest.extend_from_slice(&self.pending);
-        Ok((self.rest, self.found))
-    }
-
-    /// Backslashes right before `k` (in this chunk, then in what was already copied): an odd
-    /// count means the quote at `k` is escaped, inside a string.
-    fn escaped(&self, b: &[u8], k: usize) -> bool {
-        let here = b[..k].iter().rev().take_while(|&&c| c == b'\\').count();
-        let before = if here == k {
-            self.rest.iter().rev().take_while(|&&c| c == b'\\').count()
-        } else {
-            0
-        };
-        (here + before) % 2 == 1
-    }
-
-    /// Consumes what it can of `b`; returns how many bytes.
-    fn process(&mut self, b: &[u8]) -> Result<usize, String> {
-        let mut i = 0;
-        loop {
-            let Some(o) = self.outer.as_mut() else {
-                let Some(k) = memchr::memmem::find(&b[i..], ITL_KEY).map(|p| p + i) else {
-                    // Keep a tail that may hold the start of a key.
-                    let keep = b.len().saturating_sub(ITL_KEY.len() - 1).max(i);
-                    self.rest.extend_from_slice(&b[i..keep]);
-                    return Ok(keep);
-                };
-                let after = k + ITL_KEY.len();
-                let colon = skip_ws(b, after);
-                let open = skip_ws(b, colon + 1);
-                if colon >= b.len() || (b[colon] == b':' && open >= b.len()) {
-                    self.rest.extend_from_slice(&b[i..k]);
-                    return Ok(k); // the key's value is in the next chunk
-                }
-                if self.escaped(b, k) || b[colon] != b':' || b[open] != b'[' {
-                    // a string "itl_us", or a value the typed parse will report
-                    self.rest.extend_from_slice(&b[i..after]);
-                    i = after;
-                    continue;
-                }
-                self.rest.extend_from_slice(&b[i..open]);
-                self.rest.extend_from_slice(b"[]");
-                i = open + 1;
-                self.outer = Some(Outer {
-                    cur: Gaps::new(),
-                    first: true,
-                    need_comma: false,
-                });
-                continue;
-            };
-            let p = skip_ws(b, i);
-            let Some(&c) = b.get(p) else {
-                return Ok(i);
-            };
-            match c {
-                b']' if o.need_comma || o.first => {
-                    let done = std::mem::take(&mut o.cur);
-                    self.found.push(done);
-                    self.outer = None;
-                    i = p + 1;
-                }
-                b',' if o.need_comma => {
-                    o.need_comma = false;
-                    i = p + 1;
-                }
-                b'[' if !o.need_comma => {
-                    let Some(end) = memchr::memchr(b']', &b[p..]).map(|e| e + p) else {
-                        return Ok(p); // the request's gaps continue in the next chunk
-                    };
-                    let request = o.cur.offsets.len() - 1;
-                    parse_inner(&b[p + 1..end], &mut o.cur, request)?;
-                    o.first = false;
-                    o.need_comma = true;
-                    i = end + 1;
-                }
-                other => {
-                    return Err(format!(
-                        "itl_us array {}, request {}: expected `[`, `,` or `]`, found {:?}",
-                        self.found.len(),
-                        o.cur.offsets.len() - 1,
-                        other as char
-                    ))
-                }
-            }
-        }
-    }
 }
 
 /// The numbers of one request's gap array (between its brackets) onto `g`.

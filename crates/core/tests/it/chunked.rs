@@ -72,6 +72,22 @@ proptest! {
 }
 
 #[test]
+fn the_stream_counts_the_requests_it_has_read() {
+    let bytes = run_bytes(25, 2, 3, false);
+    let mut s = GapStream::new();
+    assert_eq!(s.requests(), 0);
+    let half = bytes.len() / 2;
+    s.feed(&bytes[..half]).unwrap();
+    let midway = s.requests();
+    assert!(
+        midway > 0 && midway < 50,
+        "{midway} of 50 requests half-way"
+    );
+    s.feed(&bytes[half..]).unwrap();
+    assert_eq!(s.requests(), 50);
+}
+
+#[test]
 fn one_byte_chunks_and_one_chunk_agree() {
     let bytes = run_bytes(25, 2, 3, true);
     let whole = read_document("f.json", bytes.clone()).unwrap();
