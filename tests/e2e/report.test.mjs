@@ -10,14 +10,13 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { chromium } from 'playwright-core';
 import { serve } from './serve.mjs';
+import { ARGS, newPage as openPage, checkAgainstCli, chartsDrew, dropFiles, waitLoaded } from './lib.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 const dist = path.join(root, 'dist');
 const examples = path.join(root, 'static/examples');
 const shots = path.join(root, 'target/e2e-screenshots');
 const sloscope = path.resolve(process.env.SLOSCOPE_BIN || path.join(root, 'target/debug/sloscope'));
-const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync', '--disable-default-apps', '--disable-extensions'];
 
 let server, browser, url;
 before(async () => {
@@ -35,90 +34,8 @@ function exampleFiles() {
   return out.sort();
 }
 
+const newPage = (ctx) => openPage(ctx, url);
 const analyze = () => JSON.parse(execFileSync(sloscope, ['analyze', examples, '--format', 'json']).toString());
-
-async function newPage(ctx) {
-  const page = await ctx.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(String(e)));
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
-  page.on('request', (r) => { if (!r.url().startsWith(url) && !r.url().startsWith('data:') && !r.url().startsWith('blob:') && !r.url().startsWith('file:')) errors.push(`external request ${r.url()}`); });
-  return { page, errors };
-}
-
-// The page lays out the core's view-model; `sloscope analyze --format json` prints the same
-// view beside the numbers. Every verdict, line and table cell must read the same, word for word.
-async function checkAgainstCli(page, expected) {
-  const text = async (loc) => (await loc.textContent()).trim();
-  const reportCaveats = (await page.locator('#report-caveats li').allTextContents()).map((c) => c.trim());
-  assert.deepEqual(reportCaveats, expected.view.caveats.map((c) => `! ${c}`), 'report-wide caveats');
-  for (const [i, p] of expected.profiles.entries()) {
-    const v = expected.view.profiles[i];
-    assert.equal(v.profile, p.profile);
-    const card = page.locator(`.verdict[data-profile="${p.profile}"]`);
-    assert.equal(await card.locator('.decision').getAttribute('data-decision'), p.summaries_only ? 'none' : p.decision, `${p.profile} decision`);
-    assert.equal(await text(card.locator('.recommended')), p.recommended_name ?? 'none', `${p.profile} recommended`);
-    assert.equal(await text(card.locator('.reason')), v.reason, `${p.profile} reason`);
-    // The answer first: the overview card carries the view's headline and caveats.
-    const top = page.locator(`.overview .card[data-profile="${p.profile}"]`);
-    assert.equal(await text(top.locator('.headline')), v.headline, `${p.profile} headline`);
-    const caveats = (await top.locator('.caveats li').allTextContents()).map((c) => c.trim());
-    assert.deepEqual(caveats, v.caveats.map((c) => `! ${c}`), `${p.profile} caveats`);
-    const section = page.locator(`#profile-${p.profile}`);
-    assert.equal(await text(section.locator('p.workload')), v.workload_line, `${p.profile} workload line`);
-    assert.equal(await text(section.locator('p.slo')), v.slo_line, `${p.profile} SLO line`);
-    // Flags (artefacts, shortfalls, cheaper equivalents, next steps) read as in the CLI.
-    const warns = (await section.locator('p.warn').allTextContents()).map((w) => w.trim());
-    assert.deepEqual(warns, v.warnings.map((w) => `! ${w}`), `${p.profile} flags`);
-    const excluded = (await section.locator('ul.excluded li').allTextContents()).map((e) => e.trim());
-    assert.deepEqual(excluded, v.excluded, `${p.profile} exclusions`);
-    const notes = (await section.locator('ul.run-notes li').allTextContents()).map((e) => e.trim());
-    assert.deepEqual(notes, v.notes ?? [], `${p.profile} run notes`);
-    // The capacity search: its heading, table and lines as the CLI prints them.
-    if (v.capacity) {
-      assert.equal(await text(section.locator('section.capacity h3')), v.capacity_title, `${p.profile} capacity title`);
-      const lines = (await section.locator('ul.capacity-lines li').allTextContents()).map((l) => l.trim());
-      assert.deepEqual(lines, v.capacity_lines, `${p.profile} capacity lines`);
-    }
-    for (const [tableId, table] of [[`#table-${p.profile}`, v.candidates], [`#baseline-${p.profile}`, v.baseline], [`#capacity-${p.profile}`, v.capacity]]) {
-      if (!table) continue;
-      const heads = await page.locator(`${tableId} thead th`).allTextContents();
-      assert.deepEqual(heads.map((h) => h.trim()), table.columns.map((c) => c.title), `${tableId} headings`);
-      for (const row of table.rows) {
-        const cells = await page.locator(`${tableId} tbody tr[data-candidate="${row.key}"]`).locator('th, td').allTextContents();
-        assert.deepEqual(cells.map((c) => c.trim()), row.cells.map((c) => c.text), `${tableId} ${row.key}`);
-      }
-    }
-  }
-}
-
-async function chartsDrew(page) {
-  const ids = await page.$$eval('canvas', (cs) => cs.map((c) => c.id));
-  assert.ok(ids.length >= 4, `charts: ${ids}`);
-  for (const id of ids) {
-    await page.waitForSelector(`#${id}[data-drawn="true"]`, { timeout: 20000 });
-    const inked = await page.$eval(`#${id}`, (c) => {
-      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-      let n = 0; for (let i = 0; i < d.length; i += 4) if (d[i] < 200 || d[i + 1] < 200 || d[i + 2] < 200) n++;
-      return n;
-    });
-    assert.ok(inked > 500, `${id} drew only ${inked} pixels`);
-  }
-  return ids.length;
-}
-
-// Drops real File objects on the window, as a user's drag and drop does.
-async function dropFiles(page, files) {
-  await page.evaluate((files) => {
-    const dt = new DataTransfer();
-    for (const f of files) dt.items.add(new File([f.text], f.name, { type: 'application/json' }));
-    for (const type of ['dragenter', 'dragover', 'drop']) window.dispatchEvent(new DragEvent(type, { dataTransfer: dt, bubbles: true, cancelable: true }));
-  }, files);
-}
-
-async function waitLoaded(page, n) {
-  await page.waitForFunction((n) => document.querySelectorAll('#file-list li.ok, #file-list li.bad').length >= n && !document.querySelector('#file-list li.loading'), n, { timeout: 60000 });
-}
 
 test('Load example (keyboard only) shows the same verdicts and numbers as sloscope analyze, and every chart draws', async () => {
   const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
@@ -229,7 +146,9 @@ test('reruns: a conflict until "Pool reruns" is checked, then the same pooled ve
   await waitLoaded(page, files.length);
   await checkAgainstCli(page, separate);
   assert.equal(await page.locator('#pool-reruns').isChecked(), false);
+  const generation = await page.getAttribute('main', 'data-generation');
   await page.check('#pool-reruns');
+  await page.waitForFunction((g) => document.querySelector(`main[data-ready="true"]:not([data-generation="${g}"])`), generation);
   await checkAgainstCli(page, pooled);
   const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download-report')]);
   const saved = path.join(os.tmpdir(), `sloscope-pooled-${process.pid}.html`);

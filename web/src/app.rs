@@ -15,57 +15,31 @@ use crate::components::file_list::FileList;
 use crate::components::lineage::Lineage;
 use crate::components::profile::Profile;
 use crate::components::toolbar::Toolbar;
-use crate::load::{self, MAX_FILE_BYTES};
-use crate::report;
+use crate::engine::{Engine, Source};
+use crate::load;
+use crate::report::{self, Embedded};
 use crate::state::{Action, State};
 use sloscope_core::Analysis;
 
-/// Reads and parses files one after another, yielding to the browser between them so the page
-/// keeps painting progress.
-fn load_files(files: web_sys::FileList, dispatch: UseReducerDispatcher<State>) {
-    let list: Vec<web_sys::File> = (0..files.length()).filter_map(|i| files.get(i)).collect();
-    for f in &list {
-        dispatch.dispatch(Action::Loading {
-            name: f.name(),
-            size: f.size() as usize,
-        });
-    }
-    spawn_local(async move {
-        for f in list {
-            let name = f.name();
-            let size = f.size() as usize;
-            gloo::timers::future::TimeoutFuture::new(0).await;
-            let result = if size > MAX_FILE_BYTES {
-                Err(load::too_big(&name, size))
-            } else {
-                let blob = gloo::file::File::from(f);
-                match gloo::file::futures::read_as_bytes(&blob).await {
-                    Ok(bytes) => {
-                        gloo::timers::future::TimeoutFuture::new(0).await;
-                        load::parse(&name, bytes)
-                    }
-                    Err(e) => Err(format!("{name}: cannot read: {e}")),
-                }
-            };
-            dispatch.dispatch(Action::Loaded { name, result });
-        }
-    });
+/// Hands dropped or browsed files to the reader (by reference: nothing is read here).
+fn load_files(files: web_sys::FileList, engine: &Engine) {
+    let list = (0..files.length())
+        .filter_map(|i| files.get(i))
+        .map(|f| (f.name(), f.size(), Source::File(f)))
+        .collect();
+    engine.load(list);
 }
 
-fn load_texts(files: Vec<(String, String)>, dispatch: UseReducerDispatcher<State>) {
-    for (name, text) in &files {
-        dispatch.dispatch(Action::Loading {
-            name: name.clone(),
-            size: text.len(),
-        });
-    }
-    spawn_local(async move {
-        for (name, text) in files {
-            gloo::timers::future::TimeoutFuture::new(0).await;
-            let result = load::parse(&name, text.into_bytes());
-            dispatch.dispatch(Action::Loaded { name, result });
-        }
-    });
+fn load_texts(files: Vec<(String, String)>, engine: &Engine) {
+    engine.load(
+        files
+            .into_iter()
+            .map(|(n, t)| {
+                let size = t.len() as f64;
+                (n, size, Source::Text(t))
+            })
+            .collect(),
+    );
 }
 
 /// The report page.
@@ -74,50 +48,96 @@ pub fn app() -> Html {
     let state = use_reducer(State::default);
     let dragging = use_state(|| false);
     let status = use_state(|| None::<String>);
-    let embedded = use_memo((), |_| report::embedded_files());
+    let embedded = use_memo((), |_| report::embedded());
+    // A downloaded report has no worker beside it: its reader runs on the page.
+    let engine = {
+        let dispatch = state.dispatcher();
+        let local = embedded.is_some();
+        (*use_memo((), move |_| Engine::new(dispatch, local))).clone()
+    };
     {
         let dispatch = state.dispatcher();
         let embedded = embedded.clone();
-        use_effect_with((), move |_| {
-            if report::embedded_pool_reruns() {
-                dispatch.dispatch(Action::SetPool(true));
+        let engine = engine.clone();
+        use_effect_with((), move |_| match (*embedded).clone() {
+            Some(Embedded {
+                pool_reruns,
+                files,
+                analysis,
+            }) => {
+                match analysis {
+                    Some((listing, a)) => {
+                        for (i, (name, kind)) in listing.into_iter().enumerate() {
+                            let id = i as u32 + 1;
+                            dispatch.dispatch(Action::Loading {
+                                id,
+                                name,
+                                size: 0.0,
+                            });
+                            dispatch.dispatch(Action::Done {
+                                id,
+                                result: Ok(kind),
+                            });
+                        }
+                        // What its author saw; nothing is read again, so the reader stays idle.
+                        dispatch.dispatch(Action::SetPool(pool_reruns));
+                        dispatch.dispatch(Action::Analyzed(Some(Rc::new(a)), 0.0));
+                    }
+                    None => {
+                        if pool_reruns {
+                            engine.set_pool(true);
+                        }
+                        load_texts(files, &engine)
+                    }
+                }
             }
-            if let Some(files) = (*embedded).clone().or_else(report::preloaded_files) {
-                load_texts(files, dispatch);
+            None => {
+                if let Some(files) = report::preloaded_files() {
+                    load_texts(files, &engine);
+                }
             }
         });
     }
-    use_window_drop(state.dispatcher(), dragging.clone(), embedded.is_some());
+    use_window_drop(engine.clone(), dragging.clone(), embedded.is_some());
     let on_files = {
-        let dispatch = state.dispatcher();
-        Callback::from(move |files: web_sys::FileList| load_files(files, dispatch.clone()))
+        let engine = engine.clone();
+        Callback::from(move |files: web_sys::FileList| load_files(files, &engine))
     };
     let on_example = {
-        let dispatch = state.dispatcher();
+        let engine = engine.clone();
         Callback::from(move |_| {
             let files = load::EXAMPLES
                 .iter()
                 .map(|(n, t)| (format!("examples/{n}"), t.to_string()))
                 .collect();
-            load_texts(files, dispatch.clone())
+            load_texts(files, &engine)
         })
     };
     let on_clear = {
-        let dispatch = state.dispatcher();
+        let engine = engine.clone();
         let status = status.clone();
         Callback::from(move |_| {
             status.set(None);
-            dispatch.dispatch(Action::Clear)
+            engine.clear()
         })
     };
+    let on_cancel = {
+        let engine = engine.clone();
+        Callback::from(move |id: u32| engine.cancel(id))
+    };
     let on_pool = {
-        let dispatch = state.dispatcher();
-        Callback::from(move |on: bool| dispatch.dispatch(Action::SetPool(on)))
+        let engine = engine.clone();
+        Callback::from(move |on: bool| engine.set_pool(on))
     };
     let pool = (state.has_reruns() || state.pool_reruns).then_some(state.pool_reruns);
     let on_copy = copy_summary(state.clone(), status.clone());
-    let on_download = download_report(state.clone(), status.clone());
-    let generation = state.docs.len();
+    let raw = use_state(|| false);
+    let on_download = download_report(state.clone(), engine.clone(), *raw, status.clone());
+    let on_raw = {
+        let raw = raw.clone();
+        Callback::from(move |on: bool| raw.set(on))
+    };
+    let generation = state.generation as usize;
     let analysis = state.analysis.clone();
     html! {
         <>
@@ -127,21 +147,27 @@ pub fn app() -> Html {
         </header>
         <Toolbar on_files={on_files} on_example={on_example} on_download={on_download} on_copy={on_copy} on_clear={on_clear}
             has_report={analysis.is_some()} embedded={embedded.is_some()} status={(*status).clone()}
-            pool={pool} on_pool={on_pool} />
+            pool={pool} on_pool={on_pool} raw={*raw} on_raw={on_raw} />
         if *dragging {
             <div class="drop-overlay" id="drop-overlay" aria-hidden="true"><div>{ "Drop result files to analyse them" }</div></div>
         }
-        <main>
+        <main data-ready={state.settled().to_string()} data-generation={state.generation.to_string()} data-reader-memory-bytes={state.reader_memory_bytes.to_string()} aria-busy={(!state.settled()).to_string()}>
             if state.entries.is_empty() {
                 <section class="landing" id="drop">
                     <p>{ "Drop sloscope result files anywhere on this page — run files, the plan, the quality-gate, float-baseline and deployment records, or a whole results folder's files — or use Browse. Load example shows a real collection against llama-server on CPU." }</p>
-                    <p class="small">{ format!("Files up to {} MB each; larger runs: sloscope analyze.", MAX_FILE_BYTES / (1024 * 1024)) }</p>
+                    <p class="small">{ "Files are read in the background, in chunks: a million-request run takes a few seconds, and the page stays usable (each file has a Cancel button while it loads)." }</p>
                 </section>
             }
             if let (Some(a), Some(v)) = (analysis.clone(), state.view.clone()) {
                 { overview(&a, &v, generation) }
             }
-            <FileList entries={state.entries.clone()} />
+            if let Some(n) = &state.notice {
+                <p class="warn" id="notice">{ n.clone() }</p>
+            }
+            if let Some(e) = (*embedded).as_ref().filter(|e| e.analysis.is_some()) {
+                <p class="small" id="report-data">{ e.describe() }</p>
+            }
+            <FileList entries={state.entries.clone()} on_cancel={on_cancel} analysing={state.analysing} />
             if let (Some(a), Some(v)) = (analysis.clone(), state.view.clone()) {
                 <Lineage report={a.lineage.clone()} view={v.lineage.clone()} />
                 { for a.profiles.iter().zip(&v.profiles).map(|(p, pv)| html! {
@@ -157,11 +183,7 @@ pub fn app() -> Html {
 /// Window-wide drop zone. A depth counter keeps the overlay from flickering as the pointer
 /// crosses child elements; a self-contained report (`is_report`) takes no new files.
 #[hook]
-fn use_window_drop(
-    dispatch: UseReducerDispatcher<State>,
-    dragging: UseStateHandle<bool>,
-    is_report: bool,
-) {
+fn use_window_drop(engine: Rc<Engine>, dragging: UseStateHandle<bool>, is_report: bool) {
     use_effect_with((), move |_| {
         let depth = Rc::new(Cell::new(0i32));
         let w = gloo::utils::window();
@@ -196,7 +218,7 @@ fn use_window_drop(
                 .and_then(|d| d.data_transfer())
                 .and_then(|t| t.files())
             {
-                load_files(files, dispatch.clone());
+                load_files(files, &engine);
             }
         });
         move || drop_all(vec![enter, leave, over, drop])
@@ -226,23 +248,43 @@ fn copy_summary(
     })
 }
 
-/// "Download report": one self-contained HTML file.
+/// "Download report": one self-contained HTML file with the analysis and chart data, or (when
+/// asked) the raw files, re-analysed when it opens.
 fn download_report(
     state: UseReducerHandle<State>,
+    engine: Rc<Engine>,
+    raw: bool,
     status: UseStateHandle<Option<String>>,
 ) -> Callback<()> {
     Callback::from(move |_| {
-        let docs = state.docs.clone();
+        let Some(analysis) = state.analysis.clone() else {
+            return;
+        };
+        let listing: Vec<(String, String)> = state
+            .entries
+            .iter()
+            .filter_map(|e| match &e.status {
+                crate::state::Status::Loaded(kind) => Some((e.name.clone(), kind.clone())),
+                _ => None,
+            })
+            .collect();
+        let sources = raw.then(|| engine.sources());
         let pool = state.pool_reruns;
         let status = status.clone();
         spawn_local(async move {
             status.set(Some("Building the report…".into()));
-            match report::build(&docs, "sloscope report", pool).await {
+            let built = report::build(&analysis, &listing, sources, "sloscope report", pool).await;
+            match built {
                 Ok(html) => {
                     match report::download_text(&html, "sloscope-report.html", "text/html") {
                         Ok(()) => status.set(Some(format!(
-                            "Saved sloscope-report.html ({:.1} MB)",
-                            html.len() as f64 / 1e6
+                            "Saved sloscope-report.html ({:.1} MB, {})",
+                            html.len() as f64 / 1e6,
+                            if raw {
+                                "with the raw files"
+                            } else {
+                                "analysis and chart data only"
+                            }
                         ))),
                         Err(e) => status.set(Some(format!("Could not save the report: {e}"))),
                     }

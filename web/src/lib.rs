@@ -7,8 +7,11 @@
 pub mod app;
 pub mod charts;
 pub mod components;
+pub mod engine;
 pub mod load;
+pub mod protocol;
 pub mod report;
 pub mod state;
+pub mod worker;
 
 pub use app::App;

@@ -1,8 +1,10 @@
 //! Sharing: the self-contained report (one HTML file with the app and the loaded data inlined,
 //! which opens offline by double-click), PNG and file downloads.
 
-use base64::Engine;
-use sloscope_core::{Document, LoadedFile};
+use base64::Engine as _;
+use sloscope_core::Analysis;
+
+use crate::engine::Source;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
@@ -17,18 +19,61 @@ pub const STYLE_ID: &str = "sloscope-css";
 /// there); unlike a report, the page stays a normal page.
 pub const PRELOAD_ID: &str = "sloscope-preload";
 
-/// Files carried by a downloaded report, if this page is one.
-pub fn embedded_files() -> Option<Vec<(String, String)>> {
-    files_in(EMBEDDED_ID)
+/// What a downloaded report carries: by default the analysis (summaries, intervals, the chart
+/// curves) and the list of files it came from; when its author asked, the raw files instead,
+/// analysed again when it opens.
+#[derive(Debug, Clone)]
+pub struct Embedded {
+    /// Whether its author pooled reruns (its reader sees what its author saw).
+    pub pool_reruns: bool,
+    /// The raw files (name, text), when carried.
+    pub files: Vec<(String, String)>,
+    /// The analysis and the files it was computed from (name, kind), when carried instead.
+    pub analysis: Option<(Vec<(String, String)>, Analysis)>,
 }
 
-/// Whether a downloaded report was made with reruns pooled (its reader sees what its author saw).
-pub fn embedded_pool_reruns() -> bool {
+impl Embedded {
+    /// What the report carries, in words.
+    pub fn describe(&self) -> String {
+        match &self.analysis {
+            Some((listing, a)) => format!(
+                "This report carries the analysis sloscope {} computed from these {} files when                  it was made (summaries, intervals, chart curves), not their per-request data; a                  report downloaded with \"raw files\" recomputes everything when opened.",
+                a.sloscope_version,
+                listing.len()
+            ),
+            None => format!(
+                "This report carries its {} raw files; every number was recomputed when it opened.",
+                self.files.len()
+            ),
+        }
+    }
+}
+
+/// What this page carries, if it is a downloaded report.
+pub fn embedded() -> Option<Embedded> {
     let doc = gloo::utils::document();
-    doc.get_element_by_id(EMBEDDED_ID)
-        .and_then(|el| el.text_content())
-        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
-        .is_some_and(|v| v["options"]["pool_reruns"] == serde_json::Value::Bool(true))
+    let text = doc.get_element_by_id(EMBEDDED_ID)?.text_content()?;
+    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+    let analysis = match (v.get("analysis"), v["listing"].as_array()) {
+        (Some(a), Some(listing)) => Some((
+            listing
+                .iter()
+                .filter_map(|f| {
+                    Some((
+                        f["name"].as_str()?.to_string(),
+                        f["kind"].as_str()?.to_string(),
+                    ))
+                })
+                .collect(),
+            serde_json::from_value::<Analysis>(a.clone()).ok()?,
+        )),
+        _ => None,
+    };
+    Some(Embedded {
+        pool_reruns: v["options"]["pool_reruns"] == serde_json::Value::Bool(true),
+        files: files_of(&v),
+        analysis,
+    })
 }
 
 /// Files the server preloaded into the page, if any.
@@ -41,46 +86,24 @@ fn files_in(id: &str) -> Option<Vec<(String, String)>> {
     let el = doc.get_element_by_id(id)?;
     let text = el.text_content()?;
     let v: serde_json::Value = serde_json::from_str(&text).ok()?;
-    Some(
-        v["files"]
-            .as_array()?
-            .iter()
-            .filter_map(|f| {
-                Some((
-                    f["name"].as_str()?.to_string(),
-                    f["text"].as_str()?.to_string(),
-                ))
-            })
-            .collect(),
-    )
+    v["files"].is_array().then(|| files_of(&v))
 }
 
-/// The files a report carries: each document as sloscope JSON; another tool's file as the runs
-/// imported from it (one entry each), so the report reads back without the original.
-fn embedded(f: &LoadedFile) -> Vec<serde_json::Value> {
-    match &f.doc {
-        Document::Imported(runs) => runs
-            .iter()
-            .map(|(name, run)| {
-                serde_json::json!({"name": name, "text": serde_json::to_string(run).unwrap_or_default()})
-            })
-            .collect(),
-        d => vec![serde_json::json!({"name": f.name, "text": doc_json(d)})],
-    }
-}
-
-fn doc_json(d: &Document) -> String {
-    let r = match d {
-        Document::QualityGate(x) => serde_json::to_string(x),
-        Document::FloatBaseline(x) => serde_json::to_string(x),
-        Document::Deployment(x) => serde_json::to_string(x),
-        Document::Plan(x) => serde_json::to_string(x),
-        Document::Run(x) => serde_json::to_string(x),
-        Document::Imported(runs) => {
-            serde_json::to_string(&runs.iter().map(|r| &r.1).collect::<Vec<_>>())
-        }
-    };
-    r.unwrap_or_default()
+fn files_of(v: &serde_json::Value) -> Vec<(String, String)> {
+    v["files"]
+        .as_array()
+        .map(|files| {
+            files
+                .iter()
+                .filter_map(|f| {
+                    Some((
+                        f["name"].as_str()?.to_string(),
+                        f["text"].as_str()?.to_string(),
+                    ))
+                })
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// JSON text safe inside `<script>`: every `<` (only ever inside a JSON string) is written
@@ -147,17 +170,32 @@ async fn assets() -> Result<(String, String), String> {
     Ok((script, style))
 }
 
-/// Builds the self-contained report HTML.
+/// Builds the self-contained report HTML: the analysis and the list of files it came from, or
+/// (`sources` given) the raw files, which the report analyses again when opened.
 pub async fn build(
-    files: &[std::rc::Rc<LoadedFile>],
+    analysis: &Analysis,
+    listing: &[(String, String)],
+    sources: Option<Vec<(String, Source)>>,
     title: &str,
     pool_reruns: bool,
 ) -> Result<String, String> {
     let (script, style) = assets().await?;
-    let data = serde_json::json!({
-        "files": files.iter().flat_map(|f| embedded(f)).collect::<Vec<_>>(),
-        "options": {"pool_reruns": pool_reruns},
-    });
+    let options = serde_json::json!({"pool_reruns": pool_reruns});
+    let data = match sources {
+        Some(sources) => {
+            let mut files = Vec::new();
+            for (name, s) in sources {
+                let text = s.text().await.map_err(|e| format!("{name}: {e}"))?;
+                files.push(serde_json::json!({"name": name, "text": text}));
+            }
+            serde_json::json!({"files": files, "options": options})
+        }
+        None => serde_json::json!({
+            "analysis": analysis,
+            "listing": listing.iter().map(|(n, k)| serde_json::json!({"name": n, "kind": k})).collect::<Vec<_>>(),
+            "options": options,
+        }),
+    };
     let csp = "default-src 'none'; script-src 'unsafe-inline' 'wasm-unsafe-eval'; style-src 'unsafe-inline'; img-src data: blob:; connect-src 'none'; base-uri 'none'; form-action 'none'";
     Ok(format!(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\

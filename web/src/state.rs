@@ -1,20 +1,36 @@
-//! Page state: the files, their documents and the analysis, changed only through [`Action`]s.
+//! Page state: the files and where each stands, and the analysis the reader sent, changed only
+//! through [`Action`]s. The documents themselves live in the reader ([`crate::engine`]).
 
 use std::rc::Rc;
 
 use sloscope_core::view::{report_view, ReportView};
-use sloscope_core::{analyze_with, Analysis, AnalyzeOptions, Document, LoadedFile};
+use sloscope_core::Analysis;
 use yew::Reducible;
 
 /// A file the user gave the page.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Entry {
+    /// The page's id for it.
+    pub id: u32,
     /// File name.
     pub name: String,
     /// Size in bytes.
-    pub size: usize,
+    pub size: f64,
     /// Where it stands.
     pub status: Status,
+    /// Bytes read and requests parsed so far, while it is read in chunks.
+    pub progress: Option<Progress>,
+}
+
+/// How far a streamed read has come.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Progress {
+    /// Bytes read.
+    pub bytes: f64,
+    /// Of this many.
+    pub total: f64,
+    /// Requests parsed.
+    pub requests: u64,
 }
 
 /// Loading state of one file.
@@ -26,6 +42,8 @@ pub enum Status {
     Loaded(String),
     /// Refused, with the specific error.
     Failed(String),
+    /// Its reading was stopped by the user; not analysed.
+    Cancelled,
 }
 
 /// Everything on the page.
@@ -33,30 +51,23 @@ pub enum Status {
 pub struct State {
     /// Files in the order given.
     pub entries: Vec<Entry>,
-    /// The documents of the files that loaded.
-    pub docs: Rc<Vec<Rc<LoadedFile>>>,
-    /// The analysis of `docs`.
+    /// The analysis of the files kept.
     pub analysis: Option<Rc<Analysis>>,
     /// What the reader sees of it.
     pub view: Option<Rc<ReportView>>,
+    /// Bumped at every new analysis (charts redraw).
+    pub generation: u32,
     /// Reruns of one candidate pooled (asked for with the toolbar's check box).
     pub pool_reruns: bool,
+    /// Something the page must say that belongs to no file.
+    pub notice: Option<String>,
+    /// A file was read (or an option changed) since the last analysis arrived.
+    pub analysing: bool,
+    /// The reader's wasm memory at its last analysis, in bytes (what the files cost to keep).
+    pub reader_memory_bytes: f64,
 }
 
 impl State {
-    /// Analyses the loaded documents again (a file arrived, or an option changed).
-    fn reanalyze(&mut self) {
-        if self.docs.is_empty() {
-            return;
-        }
-        let options = AnalyzeOptions {
-            pool_reruns: self.pool_reruns,
-        };
-        let analysis = analyze_with(&self.docs, options);
-        self.view = Some(Rc::new(report_view(&analysis)));
-        self.analysis = Some(Rc::new(analysis));
-    }
-
     /// Whether the analysis has reruns that pooling would change (or already pooled).
     pub fn has_reruns(&self) -> bool {
         use sloscope_core::report::Code;
@@ -67,26 +78,60 @@ impl State {
             })
         })
     }
+
+    /// Whether any file is still being read.
+    pub fn busy(&self) -> bool {
+        self.entries.iter().any(|e| e.status == Status::Loading)
+    }
+
+    /// Whether what the page shows is the analysis of every file read (nothing is being read
+    /// or analysed).
+    pub fn settled(&self) -> bool {
+        !self.busy() && !self.analysing
+    }
 }
 
 /// What can happen.
 pub enum Action {
-    /// A file started loading.
+    /// A file was handed to the reader.
     Loading {
+        /// Id.
+        id: u32,
         /// Name.
         name: String,
-        /// Size.
-        size: usize,
+        /// Size in bytes.
+        size: f64,
     },
-    /// A file finished loading.
-    Loaded {
-        /// Name.
-        name: String,
-        /// Document or error.
-        result: Result<Document, String>,
+    /// A streamed read came further.
+    Progress {
+        /// Id.
+        id: u32,
+        /// Bytes read.
+        bytes: f64,
+        /// Of this many.
+        total: f64,
+        /// Requests parsed.
+        requests: u64,
     },
+    /// A file was read: its kind, or why it is refused.
+    Done {
+        /// Id.
+        id: u32,
+        /// Kind or error.
+        result: Result<String, String>,
+    },
+    /// A file's reading was stopped.
+    Cancelled {
+        /// Id.
+        id: u32,
+    },
+    /// The reader's analysis of every file kept (`None`: no file kept), and the reader's wasm
+    /// memory in bytes.
+    Analyzed(Option<Rc<Analysis>>, f64),
     /// Pool reruns, or not.
     SetPool(bool),
+    /// A message for the reader.
+    Notice(String),
     /// Forget every file.
     Clear,
 }
@@ -96,50 +141,66 @@ impl Reducible for State {
 
     fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
         let mut s = (*self).clone();
+        let entry = |s: &mut State, id: u32| s.entries.iter_mut().position(|e| e.id == id);
         match action {
-            Action::Loading { name, size } => s.entries.push(Entry {
+            Action::Loading { id, name, size } => s.entries.push(Entry {
+                id,
                 name,
                 size,
                 status: Status::Loading,
+                progress: None,
             }),
-            Action::Loaded { name, result } => {
-                let status = match &result {
-                    Ok(Document::Imported(runs)) => Status::Loaded(format!(
-                        "{} result ({} run{})",
-                        runs.first()
-                            .and_then(|(_, r)| r.import.as_ref())
-                            .map_or("imported", |i| i.tool.as_str()),
-                        runs.len(),
-                        if runs.len() == 1 { "" } else { "s" }
-                    )),
-                    Ok(doc) => Status::Loaded(doc.kind().as_str().to_string()),
-                    Err(e) => Status::Failed(e.clone()),
-                };
-                match s
-                    .entries
-                    .iter_mut()
-                    .rev()
-                    .find(|e| e.name == name && e.status == Status::Loading)
-                {
-                    Some(e) => e.status = status,
-                    None => s.entries.push(Entry {
-                        name: name.clone(),
-                        size: 0,
-                        status,
-                    }),
+            Action::Progress {
+                id,
+                bytes,
+                total,
+                requests,
+            } => {
+                if let Some(i) = entry(&mut s, id) {
+                    s.entries[i].progress = Some(Progress {
+                        bytes,
+                        total,
+                        requests,
+                    });
                 }
-                if let Ok(doc) = result {
-                    let mut docs = (*s.docs).clone();
-                    docs.push(Rc::new(LoadedFile { name, doc }));
-                    s.docs = Rc::new(docs);
-                    s.reanalyze();
+            }
+            Action::Done { id, result } => {
+                if let Some(i) = entry(&mut s, id) {
+                    s.entries[i].status = match result {
+                        Ok(kind) => {
+                            s.analysing = true;
+                            Status::Loaded(kind)
+                        }
+                        Err(e) => Status::Failed(e),
+                    };
+                    s.entries[i].progress = None;
                 }
+            }
+            Action::Cancelled { id } => {
+                if let Some(i) = entry(&mut s, id) {
+                    s.entries[i].status = Status::Cancelled;
+                    s.entries[i].progress = None;
+                }
+            }
+            Action::Analyzed(a, memory) => {
+                s.reader_memory_bytes = memory;
+                s.view = a.as_ref().map(|a| Rc::new(report_view(a)));
+                s.analysis = a;
+                s.generation += 1;
+                s.analysing = false;
             }
             Action::SetPool(on) => {
+                s.analysing |= s.pool_reruns != on && !s.entries.is_empty();
                 s.pool_reruns = on;
-                s.reanalyze();
             }
-            Action::Clear => s = State::default(),
+            Action::Notice(n) => s.notice = Some(n),
+            Action::Clear => {
+                s = State {
+                    generation: s.generation + 1,
+                    pool_reruns: s.pool_reruns,
+                    ..State::default()
+                }
+            }
         }
         Rc::new(s)
     }

@@ -110,12 +110,84 @@ fn every_chart_draws_on_a_canvas() {
 }
 
 #[wasm_bindgen_test]
-fn big_files_are_refused_with_the_limit_named() {
-    let msg = load::too_big("huge.json", 423_000_000);
+fn a_file_too_big_to_read_whole_is_refused_with_the_limit_and_its_reason_named() {
+    let msg = load::too_big("huge.csv", 1_500_000_000.0);
     assert!(
-        msg.contains("huge.json: 423 MB is over the page's limit of 256 MB"),
+        msg.contains("huge.csv: 1500 MB is over the page's limit of 1024 MB for a file read whole"),
         "{msg}"
     );
+    assert!(msg.contains("wasm32's 4 GiB"), "{msg}");
+    assert!(msg.contains("sloscope analyze huge.csv"), "{msg}");
+}
+
+/// The reader as it runs on the page (a downloaded report, or where no worker starts): files
+/// handed over as Blobs come back as kinds or specific errors, then one analysis of all kept.
+#[wasm_bindgen_test]
+async fn the_reader_reads_blobs_and_sends_one_analysis() {
+    use sloscope_web::protocol::{FromReader, ToReader};
+    use sloscope_web::worker::{Payload, ReaderHandle};
+    use std::cell::RefCell;
+    use std::rc::Rc;
+    let heard: Rc<RefCell<Vec<FromReader>>> = Rc::default();
+    let h = heard.clone();
+    let reader = ReaderHandle::new(Rc::new(move |m| h.borrow_mut().push(m)));
+    let blob = |text: &str| {
+        let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(text));
+        web_sys::Blob::new_with_str_sequence(&parts).unwrap()
+    };
+    for (id, (name, text)) in (1..).zip(load::EXAMPLES) {
+        reader.handle(
+            ToReader::Load {
+                id,
+                name: name.to_string(),
+            },
+            Some(Payload::Blob(blob(text))),
+        );
+    }
+    reader.handle(
+        ToReader::Load {
+            id: 999,
+            name: "broken.json".into(),
+        },
+        Some(Payload::Blob(blob("{\"kind\": \"run\", \"repeats\": ["))),
+    );
+    for _ in 0..200 {
+        if heard
+            .borrow()
+            .iter()
+            .any(|m| matches!(m, FromReader::Analysis { .. }))
+        {
+            break;
+        }
+        gloo::timers::future::TimeoutFuture::new(20).await;
+    }
+    let heard = heard.borrow();
+    let loaded = heard
+        .iter()
+        .filter(|m| matches!(m, FromReader::Loaded { .. }))
+        .count();
+    assert_eq!(loaded, load::EXAMPLES.len());
+    let failed: Vec<&FromReader> = heard
+        .iter()
+        .filter(|m| matches!(m, FromReader::Failed { .. }))
+        .collect();
+    assert!(
+        matches!(failed.as_slice(), [FromReader::Failed { id: 999, error }] if error.starts_with("broken.json: ")),
+        "{failed:?}"
+    );
+    let analyses: Vec<&FromReader> = heard
+        .iter()
+        .filter(|m| matches!(m, FromReader::Analysis { .. }))
+        .collect();
+    assert_eq!(analyses.len(), 1, "one analysis once no file waits");
+    let Some(FromReader::Analysis {
+        json: Some(json), ..
+    }) = analyses.first()
+    else {
+        panic!("no analysis: {analyses:?}");
+    };
+    let a: sloscope_core::Analysis = serde_json::from_str(json).unwrap();
+    assert_eq!(a, example_analysis());
 }
 
 #[wasm_bindgen_test]

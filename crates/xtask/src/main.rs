@@ -5,7 +5,9 @@
 //!
 //! Also: `cargo run -p xtask --release -- bench-analyze [REQUESTS] [TOKENS]` measures
 //! file → verdict time and peak memory of the core on a synthetic run (each measurement in a
-//! fresh process, so generation does not count) and prints a table.
+//! fresh process, so generation does not count) and prints a table; `gen-run REQUESTS
+//! OUTPUT_TOKENS OUT` writes that synthetic run (labelled as simulation) for the page's
+//! large-file tests and benchmarks.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -24,9 +26,18 @@ fn main() -> anyhow::Result<()> {
         Some("bench-analyze") => bench_analyze(&args[1..]),
         Some("bench-collector") => bench_collector::run(),
         Some("collector-child") => bench_collector::child(&args[1..]),
+        Some("gen-run") => {
+            let n: usize = args.get(1).context("missing REQUESTS")?.parse()?;
+            let tokens: u32 = args.get(2).context("missing OUTPUT_TOKENS")?.parse()?;
+            generate(
+                &PathBuf::from(args.get(3).context("missing OUT")?),
+                n,
+                tokens,
+            )
+        }
         Some("measure-analyze") => measure(Path::new(args.get(1).context("missing FILE")?)),
         _ => {
-            eprintln!("usage: xtask bench-analyze [REQUESTS] [OUTPUT_TOKENS] | bench-collector");
+            eprintln!("usage: xtask bench-analyze [REQUESTS] [OUTPUT_TOKENS] | gen-run REQUESTS OUTPUT_TOKENS OUT | bench-collector");
             std::process::exit(2)
         }
     }

@@ -72,8 +72,12 @@ pub fn chart(props: &Props) -> Html {
                 let _ = el.remove_attribute("data-drawn");
                 if let Some(backend) = CanvasBackend::with_canvas_object(el.clone()) {
                     let root = backend.into_drawing_area();
+                    let now = || gloo::utils::window().performance().map_or(0.0, |p| p.now());
+                    let t0 = now();
                     match draw(&root) {
                         Ok(()) => {
+                            // The draw time, for the page benchmark (tests/e2e/bench.mjs).
+                            let _ = el.set_attribute("data-draw-ms", &format!("{:.1}", now() - t0));
                             let _ = el.set_attribute("data-drawn", "true");
                         }
                         Err(e) => {

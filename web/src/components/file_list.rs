@@ -1,4 +1,5 @@
-//! The loaded files with their kind and ✓, or their specific error.
+//! The loaded files with their kind and ✓, or their specific error; while a file is read, its
+//! progress (bytes read, requests parsed) and a Cancel button.
 
 use yew::prelude::*;
 
@@ -9,6 +10,14 @@ use crate::state::{Entry, Status};
 pub struct Props {
     /// Files in the order given.
     pub entries: Vec<Entry>,
+    /// Stop reading a file (by id).
+    pub on_cancel: Callback<u32>,
+    /// Files were read since the analysis shown.
+    pub analysing: bool,
+}
+
+fn mb(bytes: f64) -> String {
+    format!("{:.1} MB", bytes / 1e6)
 }
 
 /// The list of files.
@@ -17,35 +26,55 @@ pub fn file_list(props: &Props) -> Html {
     if props.entries.is_empty() {
         return html! {};
     }
-    let bad = props
-        .entries
-        .iter()
-        .filter(|e| matches!(e.status, Status::Failed(_)))
-        .count();
-    let busy = props.entries.iter().any(|e| e.status == Status::Loading);
-    let ok = props.entries.len() - bad;
-    let status = match (bad, busy) {
-        (_, true) => format!("Files: loading ({} so far)", props.entries.len()),
-        (0, false) => format!("Files: {ok} loaded ✓"),
-        (b, false) => format!("Files: {ok} loaded, {b} refused ✗"),
-    };
-    // One status line when all is well; the list opens by itself when a file is refused.
+    let count = |f: fn(&Status) -> bool| props.entries.iter().filter(|e| f(&e.status)).count();
+    let bad = count(|s| matches!(s, Status::Failed(_)));
+    let busy = count(|s| *s == Status::Loading);
+    let cancelled = count(|s| *s == Status::Cancelled);
+    let ok = count(|s| matches!(s, Status::Loaded(_)));
+    let mut status = format!("Files: {ok} loaded");
+    if busy > 0 {
+        status.push_str(&format!(", {busy} loading"));
+    }
+    if cancelled > 0 {
+        status.push_str(&format!(", {cancelled} cancelled"));
+    }
+    if bad > 0 {
+        status.push_str(&format!(", {bad} refused ✗"));
+    } else if props.analysing {
+        status.push_str(" · analysing…");
+    } else if busy == 0 {
+        status.push_str(" ✓");
+    }
+    // One status line when all is well; the list opens by itself while files load or when one
+    // is refused.
     html! {
         <section class="files" aria-label="Loaded files">
-            <details open={bad > 0}>
+            <details open={bad > 0 || busy > 0}>
             <summary id="files-status">{ status }</summary>
             <ul id="file-list">
                 { for props.entries.iter().map(|e| {
                     let (class, mark, detail) = match &e.status {
-                        Status::Loading => ("loading", "…", format!("reading {:.1} MB", e.size as f64 / 1e6)),
+                        Status::Loading => ("loading", "…", match e.progress {
+                            Some(p) => format!("read {} of {} · {} requests parsed", mb(p.bytes), mb(p.total), p.requests),
+                            None => format!("reading {}", mb(e.size)),
+                        }),
                         Status::Loaded(kind) => ("ok", "✓", kind.clone()),
                         Status::Failed(err) => ("bad", "✗", err.clone()),
+                        Status::Cancelled => ("cancelled", "–", "cancelled: not analysed".to_string()),
                     };
+                    let id = e.id;
+                    let cancel = props.on_cancel.reform(move |_: MouseEvent| id);
                     html! {
                         <li class={classes!("file", class)} data-name={e.name.clone()}>
                             <span class="mark" aria-hidden="true">{ mark }</span>
                             <span class="name">{ e.name.clone() }</span>
                             <span class="detail">{ detail }</span>
+                            if e.status == Status::Loading {
+                                if let Some(p) = e.progress {
+                                    <progress max={p.total.to_string()} value={p.bytes.to_string()} aria-label={format!("reading {}", e.name)}></progress>
+                                }
+                                <button class="cancel quiet" onclick={cancel} aria-label={format!("Cancel reading {}", e.name)}>{ "Cancel" }</button>
+                            }
                         </li>
                     }
                 }) }

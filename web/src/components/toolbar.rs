@@ -25,6 +25,10 @@ pub struct Props {
     pub pool: Option<bool>,
     /// The check box changed.
     pub on_pool: Callback<bool>,
+    /// Whether a downloaded report carries the raw files (else the analysis and chart data).
+    pub raw: bool,
+    /// That check box changed.
+    pub on_raw: Callback<bool>,
 }
 
 /// The toolbar.
@@ -54,10 +58,12 @@ pub fn toolbar(props: &Props) -> Html {
     let dl = props.on_download.reform(|_| ());
     let cp = props.on_copy.reform(|_| ());
     let cl = props.on_clear.reform(|_| ());
-    let pool_changed = props.on_pool.reform(|e: Event| {
+    let checked = |e: Event| {
         e.target_dyn_into::<web_sys::HtmlInputElement>()
             .is_some_and(|el| el.checked())
-    });
+    };
+    let pool_changed = props.on_pool.reform(checked);
+    let raw_changed = props.on_raw.reform(checked);
     html! {
         <nav class="toolbar" aria-label="Actions">
             if !props.embedded {
@@ -66,6 +72,11 @@ pub fn toolbar(props: &Props) -> Html {
                 <button id="load-example" onclick={ex}>{ "Load example" }</button>
             }
             <button id="download-report" onclick={dl} disabled={!props.has_report}>{ "Download report" }</button>
+            if !props.embedded {
+                <label class="raw" title="A downloaded report carries the analysis and the chart data (small); check this to carry the raw result files instead, so the report recomputes every number when opened (as large as the files)">
+                    <input type="checkbox" id="report-raw" checked={props.raw} onchange={raw_changed} />{ " with raw files" }
+                </label>
+            }
             <button id="copy-summary" onclick={cp} disabled={!props.has_report}>{ "Copy summary" }</button>
             if !props.embedded {
                 <button id="clear" class="quiet" onclick={cl}>{ "Clear" }</button>

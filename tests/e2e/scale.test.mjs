@@ -1,0 +1,111 @@
+// End to end, at scale: a large run file generated at test time (not committed; `xtask gen-run`,
+// every inter-token gap kept) is given to the page through its file input, as a user's Browse
+// does. It is read in chunks by the reader worker, with a progress bar and a Cancel button; the
+// page keeps taking input while it reads; a broken file beside it is refused on its own; the
+// verdict equals `sloscope analyze` on the same file; the downloaded report stays small.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { chromium } from 'playwright-core';
+import { serve } from './serve.mjs';
+import { ARGS, newPage as openPage, checkAgainstCli, waitLoaded } from './lib.mjs';
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
+const sloscope = path.resolve(process.env.SLOSCOPE_BIN || path.join(root, 'target/debug/sloscope'));
+const xtask = path.resolve(process.env.SLOSCOPE_XTASK || path.join(root, 'target/debug/xtask'));
+// 200,000 requests of 64 output tokens: about 85 MB, eleven 8 MB chunks.
+const REQUESTS = Number(process.env.SLOSCOPE_E2E_REQUESTS || 200000);
+
+let server, browser, url, dir, big;
+before(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sloscope-scale-'));
+  big = path.join(dir, `run-${REQUESTS}x64.json`);
+  execFileSync(xtask, ['gen-run', String(REQUESTS), '64', big]);
+  server = await serve(path.join(root, 'dist'));
+  url = `http://127.0.0.1:${server.address().port}/`;
+  browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: ARGS });
+});
+after(async () => {
+  await browser?.close();
+  server?.close();
+  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+});
+const newPage = (ctx) => openPage(ctx, url);
+
+// Long main-thread tasks (the Long Tasks API), recorded from the first paint on.
+async function watchLongTasks(page) {
+  await page.addInitScript(() => {
+    window.__longTasks = [];
+    new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__longTasks.push(e.duration); })
+      .observe({ type: 'longtask', buffered: true });
+  });
+}
+
+test('a large run file is read in the background beside a broken one: progress, the same verdict as sloscope analyze, a small report', async (t) => {
+  const broken = path.join(dir, 'broken-run.json');
+  fs.writeFileSync(broken, '{"kind": "run", "schema_version": "1.0", "repeats": [');
+  const expected = JSON.parse(execFileSync(sloscope, ['analyze', big, '--format', 'json'], { cwd: dir }).toString());
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+  const { page, errors } = await newPage(ctx);
+  await watchLongTasks(page);
+  await page.goto(url);
+  await page.waitForSelector('#file-input', { state: 'attached' });
+  await page.setInputFiles('#file-input', [big, broken]);
+  // The reader reports its progress while it reads, and the page shows it.
+  await page.waitForSelector('#file-list li.loading progress', { timeout: 60000 });
+  const detail = await page.locator('#file-list li.loading .detail').first().textContent();
+  assert.match(detail, /read [\d.]+ MB of [\d.]+ MB · \d+ requests parsed/, detail);
+  await waitLoaded(page, 2);
+  const bad = await page.locator('#file-list li.bad').allTextContents();
+  assert.equal(bad.length, 1, bad.join('\n'));
+  assert.ok(bad[0].includes('broken-run.json: $.repeats: truncated JSON'), bad[0]);
+  const ok = await page.locator('#file-list li.ok').allTextContents();
+  assert.equal(ok.length, 1, ok.join('\n'));
+  await checkAgainstCli(page, expected);
+  const longest = Math.max(0, ...(await page.evaluate(() => window.__longTasks)));
+  t.diagnostic(`longest main-thread task while reading ${REQUESTS} requests: ${longest.toFixed(0)} ms`);
+
+  // The report carries the analysis and the chart curves, not the 85 MB of requests.
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download-report')]);
+  const saved = path.join(dir, 'report.html');
+  await download.saveAs(saved);
+  const size = fs.statSync(saved).size;
+  const wasm = fs.readdirSync(path.join(root, 'dist')).filter((f) => f.startsWith('sloscope-web') && f.endsWith('.wasm'))
+    .reduce((s, f) => s + fs.statSync(path.join(root, 'dist', f)).size, 0);
+  assert.ok(size < wasm * 1.4 + 2e6, `report is ${size} bytes beside a ${wasm}-byte app`);
+  const rctx = await browser.newContext({ viewport: { width: 1280, height: 900 }, offline: true });
+  const { page: rp, errors: rerrors } = await newPage(rctx);
+  await rp.goto(`file://${saved}`);
+  await waitLoaded(rp, 1);
+  await checkAgainstCli(rp, expected);
+  assert.match(await rp.locator('#report-data').textContent(), /carries the analysis .* not their per-request data/);
+  assert.deepEqual(rerrors.filter((e) => !e.startsWith('external request file:')), []);
+  await rctx.close();
+  assert.deepEqual(errors, []);
+  await ctx.close();
+});
+
+test('Cancel stops a large read half-way; the page takes input meanwhile and the other files stay', async () => {
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const { page, errors } = await newPage(ctx);
+  await page.goto(url);
+  await page.click('#load-example');
+  await page.waitForSelector('main[data-ready="true"] .overview .card');
+  const before = await page.locator('.overview .card').count();
+  await page.setInputFiles('#file-input', big);
+  await page.waitForSelector('#file-list li.loading progress', { timeout: 60000 });
+  // A click is handled while the file is read: the main thread is free.
+  await page.locator('#file-list li.loading button.cancel').click();
+  await page.waitForSelector('#file-list li.cancelled', { state: 'attached', timeout: 20000 });
+  assert.equal(await page.locator('#file-list li.loading').count(), 0);
+  assert.match(await page.locator('#file-list li.cancelled .detail').textContent(), /cancelled: not analysed/);
+  await page.waitForSelector('main[data-ready="true"]');
+  // The example set's verdicts stand; the cancelled run was not added.
+  assert.equal(await page.locator('.overview .card').count(), before);
+  assert.match(await page.locator('#files-status').textContent(), /^Files: \d+ loaded, 1 cancelled ✓$/);
+  assert.deepEqual(errors, []);
+  await ctx.close();
+});

@@ -1,0 +1,367 @@
+//! The page's end of the reader: starts the reader worker (`sloscope-worker_loader.js`, built
+//! by Trunk), hands it each file by reference, and turns what it says into [`Action`]s. Where
+//! no worker can start (a downloaded report opened from disk, a page without the worker's
+//! files) the same reader runs on the page instead. If the worker dies (out of memory: wasm32
+//! has 4 GiB), the file it was reading is refused with that reason, a fresh worker starts and
+//! the files already read are handed to it again.
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashSet;
+use std::rc::{Rc, Weak};
+
+use sloscope_core::Analysis;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use yew::UseReducerDispatcher;
+
+use crate::protocol::{FromReader, ToReader};
+use crate::state::{Action, State};
+use crate::worker::{Payload, ReaderHandle};
+
+/// The worker's script, next to the page.
+pub const WORKER_URL: &str = "./sloscope-worker_loader.js";
+
+/// A file given to the page.
+#[derive(Clone)]
+pub enum Source {
+    /// Dropped or browsed: read by the reader in chunks.
+    File(web_sys::File),
+    /// Already text (the example set, a report's embedded files).
+    Text(String),
+}
+
+impl Source {
+    fn payload(&self) -> (JsValue, Payload) {
+        match self {
+            Source::File(f) => (f.clone().into(), Payload::Blob(f.clone().into())),
+            Source::Text(t) => (JsValue::from_str(t), Payload::Text(t.clone())),
+        }
+    }
+
+    /// The content as text (for a report that carries the raw files).
+    pub async fn text(&self) -> Result<String, String> {
+        match self {
+            Source::Text(t) => Ok(t.clone()),
+            Source::File(f) => wasm_bindgen_futures::JsFuture::from(f.text())
+                .await
+                .map(|v| v.as_string().unwrap_or_default())
+                .map_err(|e| crate::load::js_message(&e)),
+        }
+    }
+}
+
+enum Mode {
+    /// The worker is loading its wasm; loads wait.
+    Starting(web_sys::Worker, Vec<u32>),
+    /// The worker takes messages.
+    Worker(web_sys::Worker),
+    /// No worker: the reader runs on the page.
+    Local(ReaderHandle),
+}
+
+/// The page's reader, wherever it runs.
+pub struct Engine {
+    dispatch: UseReducerDispatcher<State>,
+    /// Files handed to the reader and not refused, cancelled or cleared, in order.
+    kept: RefCell<Vec<(u32, String, Source)>>,
+    /// Files being read (not yet loaded, refused or cancelled).
+    reading: RefCell<HashSet<u32>>,
+    mode: RefCell<Option<Mode>>,
+    next_id: Cell<u32>,
+    pool: Cell<bool>,
+    me: RefCell<Weak<Engine>>,
+}
+
+impl Engine {
+    /// Starts a worker (or, when `local`, the reader on the page).
+    pub fn new(dispatch: UseReducerDispatcher<State>, local: bool) -> Rc<Self> {
+        let e = Rc::new(Engine {
+            dispatch,
+            kept: RefCell::default(),
+            reading: RefCell::default(),
+            mode: RefCell::new(None),
+            next_id: Cell::new(1),
+            pool: Cell::new(false),
+            me: RefCell::new(Weak::new()),
+        });
+        *e.me.borrow_mut() = Rc::downgrade(&e);
+        let mode = if local { e.local() } else { e.spawn() };
+        *e.mode.borrow_mut() = Some(mode);
+        e
+    }
+
+    /// Whether the reader runs in a worker (not on the page).
+    pub fn in_worker(&self) -> bool {
+        !matches!(*self.mode.borrow(), Some(Mode::Local(_)))
+    }
+
+    fn local(&self) -> Mode {
+        let me = self.me.borrow().clone();
+        // Deferred: the reader may speak while it holds its own state.
+        let sink: Rc<dyn Fn(FromReader)> = Rc::new(move |m| {
+            let me = me.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                if let Some(e) = me.upgrade() {
+                    e.heard(m)
+                }
+            });
+        });
+        let r = ReaderHandle::new(sink);
+        if self.pool.get() {
+            r.handle(ToReader::Pool { on: true }, None);
+        }
+        Mode::Local(r)
+    }
+
+    fn spawn(&self) -> Mode {
+        let opts = web_sys::WorkerOptions::new();
+        opts.set_name("sloscope-reader");
+        let worker = match web_sys::Worker::new_with_options(WORKER_URL, &opts) {
+            Ok(w) => w,
+            Err(_) => return self.local(),
+        };
+        let me = self.me.borrow().clone();
+        let on_message =
+            Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |ev: web_sys::MessageEvent| {
+                let msg = ev
+                    .data()
+                    .as_string()
+                    .and_then(|s| serde_json::from_str::<FromReader>(&s).ok());
+                if let (Some(m), Some(e)) = (msg, me.upgrade()) {
+                    e.heard(m)
+                }
+            });
+        let me = self.me.borrow().clone();
+        let on_error =
+            Closure::<dyn FnMut(web_sys::ErrorEvent)>::new(move |ev: web_sys::ErrorEvent| {
+                ev.prevent_default();
+                if let Some(e) = me.upgrade() {
+                    e.died(ev.message())
+                }
+            });
+        worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+        on_message.forget();
+        on_error.forget();
+        Mode::Starting(worker, Vec::new())
+    }
+
+    fn send(&self, msg: ToReader, id: Option<u32>) {
+        let kept = self.kept.borrow();
+        let source = id.and_then(|id| kept.iter().find(|k| k.0 == id).map(|k| k.2.clone()));
+        drop(kept);
+        let mut mode = self.mode.borrow_mut();
+        match mode.as_mut() {
+            Some(Mode::Starting(_, queue)) => {
+                if let Some(id) = id {
+                    queue.push(id)
+                }
+            }
+            Some(Mode::Worker(w)) => {
+                let json = serde_json::to_string(&msg).unwrap_or_default();
+                let payload = source.map_or(JsValue::NULL, |s| s.payload().0);
+                let _ = w.post_message(&js_sys::Array::of2(&JsValue::from_str(&json), &payload));
+            }
+            Some(Mode::Local(r)) => {
+                let r = r.clone();
+                drop(mode);
+                r.handle(msg, source.map(|s| s.payload().1));
+            }
+            None => {}
+        }
+    }
+
+    fn load_msg(&self, id: u32) -> Option<ToReader> {
+        let kept = self.kept.borrow();
+        let (_, name, _) = kept.iter().find(|k| k.0 == id)?;
+        Some(ToReader::Load {
+            id,
+            name: name.clone(),
+        })
+    }
+
+    /// Hands files to the reader.
+    pub fn load(&self, files: Vec<(String, f64, Source)>) {
+        for (name, size, source) in files {
+            let id = self.next_id.get();
+            self.next_id.set(id + 1);
+            self.dispatch.dispatch(Action::Loading {
+                id,
+                name: name.clone(),
+                size,
+            });
+            self.kept.borrow_mut().push((id, name, source));
+            self.reading.borrow_mut().insert(id);
+            if let Some(m) = self.load_msg(id) {
+                self.send(m, Some(id));
+            }
+        }
+    }
+
+    /// Stops reading one file.
+    pub fn cancel(&self, id: u32) {
+        let waiting = match self.mode.borrow_mut().as_mut() {
+            Some(Mode::Starting(_, queue)) => {
+                let before = queue.len();
+                queue.retain(|q| *q != id);
+                queue.len() < before
+            }
+            _ => false,
+        };
+        if waiting {
+            self.heard(FromReader::Cancelled { id });
+        } else {
+            self.send(ToReader::Cancel { id }, None);
+        }
+    }
+
+    /// Pools reruns, or not.
+    pub fn set_pool(&self, on: bool) {
+        self.pool.set(on);
+        self.dispatch.dispatch(Action::SetPool(on));
+        self.send(ToReader::Pool { on }, None);
+    }
+
+    /// Forgets every file.
+    pub fn clear(&self) {
+        self.kept.borrow_mut().clear();
+        self.reading.borrow_mut().clear();
+        if let Some(Mode::Starting(_, queue)) = self.mode.borrow_mut().as_mut() {
+            queue.clear();
+        }
+        self.send(ToReader::Clear, None);
+        self.dispatch.dispatch(Action::Clear);
+    }
+
+    /// The files kept, in order, for a report that carries them.
+    pub fn sources(&self) -> Vec<(String, Source)> {
+        self.kept
+            .borrow()
+            .iter()
+            .map(|(_, n, s)| (n.clone(), s.clone()))
+            .collect()
+    }
+
+    fn forget(&self, id: u32) {
+        self.kept.borrow_mut().retain(|k| k.0 != id);
+        self.reading.borrow_mut().remove(&id);
+    }
+
+    fn heard(&self, msg: FromReader) {
+        match msg {
+            FromReader::Ready => {
+                let taken = self.mode.borrow_mut().take();
+                let queued = match taken {
+                    Some(Mode::Starting(w, queue)) => {
+                        *self.mode.borrow_mut() = Some(Mode::Worker(w));
+                        queue
+                    }
+                    other => {
+                        *self.mode.borrow_mut() = other;
+                        Vec::new()
+                    }
+                };
+                if self.pool.get() {
+                    self.send(ToReader::Pool { on: true }, None);
+                }
+                for id in queued {
+                    if let Some(m) = self.load_msg(id) {
+                        self.send(m, Some(id));
+                    }
+                }
+            }
+            FromReader::Progress {
+                id,
+                bytes,
+                total,
+                requests,
+            } => self.dispatch.dispatch(Action::Progress {
+                id,
+                bytes,
+                total,
+                requests,
+            }),
+            FromReader::Loaded { id, kind } => {
+                self.reading.borrow_mut().remove(&id);
+                self.dispatch.dispatch(Action::Done {
+                    id,
+                    result: Ok(kind),
+                });
+            }
+            FromReader::Failed { id, error } => {
+                self.forget(id);
+                self.dispatch.dispatch(Action::Done {
+                    id,
+                    result: Err(error),
+                });
+            }
+            FromReader::Cancelled { id } => {
+                self.forget(id);
+                self.dispatch.dispatch(Action::Cancelled { id });
+            }
+            FromReader::Analysis { json, memory_bytes } => {
+                let analysis = match json.map(|j| serde_json::from_str::<Analysis>(&j)) {
+                    Some(Ok(a)) => Some(Rc::new(a)),
+                    Some(Err(e)) => {
+                        self.dispatch.dispatch(Action::Notice(format!(
+                            "the reader's analysis could not be read back: {e}"
+                        )));
+                        None
+                    }
+                    None => None,
+                };
+                self.dispatch
+                    .dispatch(Action::Analyzed(analysis, memory_bytes));
+            }
+        }
+    }
+
+    /// The worker failed to start (fall back to the page) or died (out of memory, most
+    /// likely): refuse what it was reading with the reason, and start again with the rest.
+    fn died(&self, message: String) {
+        let started = matches!(*self.mode.borrow(), Some(Mode::Worker(_)));
+        let taken = self.mode.borrow_mut().take();
+        if let Some(Mode::Worker(w) | Mode::Starting(w, _)) = taken {
+            w.terminate();
+        }
+        if started {
+            // Files are read in order: the first still being read is the one it died on.
+            let lost = {
+                let reading = self.reading.borrow();
+                let kept = self.kept.borrow();
+                kept.iter().map(|k| k.0).find(|id| reading.contains(id))
+            };
+            if let Some(id) = lost {
+                let name = self
+                    .kept
+                    .borrow()
+                    .iter()
+                    .find(|k| k.0 == id)
+                    .map(|k| k.1.clone())
+                    .unwrap_or_default();
+                self.forget(id);
+                self.dispatch.dispatch(Action::Done {
+                    id,
+                    result: Err(format!(
+                        "{name}: the page's reader stopped while reading it ({message}); most \
+                         likely it ran out of memory (a page has at most 4 GiB, wasm32). Analyse \
+                         it with `sloscope analyze {name}`"
+                    )),
+                });
+            }
+        }
+        // A worker that never started: read on the page. One that died: a fresh one.
+        let mode = if started { self.spawn() } else { self.local() };
+        *self.mode.borrow_mut() = Some(mode);
+        if self.pool.get() {
+            self.send(ToReader::Pool { on: true }, None);
+        }
+        let ids: Vec<u32> = self.kept.borrow().iter().map(|k| k.0).collect();
+        for id in ids {
+            self.reading.borrow_mut().insert(id);
+            if let Some(m) = self.load_msg(id) {
+                self.send(m, Some(id));
+            }
+        }
+    }
+}

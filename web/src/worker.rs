@@ -1,0 +1,237 @@
+//! The reader: reads, parses and keeps the dropped files and analyses them. It runs in a Web
+//! Worker (the `sloscope-worker` binary, built by Trunk beside the page; [`start`]) so the
+//! page's main thread only draws, or on the page itself where no worker can start (a downloaded
+//! report opened from disk): the same code either way, talking in [`FromReader`] messages.
+//! Files are read one after another in chunks; a cancel or a new file is taken between chunks.
+//! Adding a file parses only that file; the analysis is redone over everything kept once no
+//! file is waiting.
+
+use std::cell::RefCell;
+use std::collections::{HashSet, VecDeque};
+use std::rc::Rc;
+
+use sloscope_core::{analyze_with, AnalyzeOptions, LoadedFile};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use crate::load::{self, ReadError};
+use crate::protocol::{FromReader, ToReader};
+
+/// A file's content as the page sent it.
+pub enum Payload {
+    /// A `File` or `Blob`, read in chunks.
+    Blob(web_sys::Blob),
+    /// Text already in memory (the example set, a report's embedded files).
+    Text(String),
+}
+
+struct Job {
+    id: u32,
+    name: String,
+    payload: Payload,
+}
+
+struct Reader {
+    sink: Rc<dyn Fn(FromReader)>,
+    docs: Vec<(u32, Rc<LoadedFile>)>,
+    queue: VecDeque<Job>,
+    busy: bool,
+    cancelled: HashSet<u32>,
+    pool: bool,
+    /// Bumped by Clear: a read that started before it is dropped when it ends.
+    epoch: u64,
+}
+
+fn scope() -> web_sys::DedicatedWorkerGlobalScope {
+    js_sys::global().unchecked_into()
+}
+
+fn post_to_page(msg: FromReader) {
+    let json = serde_json::to_string(&msg).unwrap_or_default();
+    let _ = scope().post_message(&JsValue::from_str(&json));
+}
+
+fn memory_bytes() -> f64 {
+    wasm_bindgen::memory()
+        .dyn_into::<js_sys::WebAssembly::Memory>()
+        .map(|m| {
+            m.buffer()
+                .unchecked_into::<js_sys::ArrayBuffer>()
+                .byte_length() as f64
+        })
+        .unwrap_or(0.0)
+}
+
+fn post_analysis(r: &Reader) {
+    let json = (!r.docs.is_empty()).then(|| {
+        let docs: Vec<&Rc<LoadedFile>> = r.docs.iter().map(|(_, d)| d).collect();
+        let files: Vec<&LoadedFile> = docs.iter().map(|d| d.as_ref()).collect();
+        let a = analyze_with(
+            &files,
+            AnalyzeOptions {
+                pool_reruns: r.pool,
+            },
+        );
+        serde_json::to_string(&a).unwrap_or_default()
+    });
+    (r.sink)(FromReader::Analysis {
+        json,
+        memory_bytes: memory_bytes(),
+    });
+}
+
+/// The reader, wherever it runs; what it has to say goes to `sink`.
+#[derive(Clone)]
+pub struct ReaderHandle(Rc<RefCell<Reader>>);
+
+impl ReaderHandle {
+    /// A reader with nothing kept.
+    pub fn new(sink: Rc<dyn Fn(FromReader)>) -> Self {
+        Self(Rc::new(RefCell::new(Reader {
+            sink,
+            docs: Vec::new(),
+            queue: VecDeque::new(),
+            busy: false,
+            cancelled: HashSet::new(),
+            pool: false,
+            epoch: 0,
+        })))
+    }
+
+    /// Takes one message (a load with its file).
+    pub fn handle(&self, msg: ToReader, payload: Option<Payload>) {
+        handle(&self.0, msg, payload)
+    }
+}
+
+/// Starts the reader in this worker: installs the message handler and says it is ready.
+pub fn start() {
+    let reader = ReaderHandle::new(Rc::new(post_to_page));
+    let on_message =
+        Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
+            let data = js_sys::Array::from(&e.data());
+            let Some(msg) = data
+                .get(0)
+                .as_string()
+                .and_then(|s| serde_json::from_str::<ToReader>(&s).ok())
+            else {
+                return;
+            };
+            let payload = data.get(1);
+            let payload = match payload.as_string() {
+                Some(text) => Some(Payload::Text(text)),
+                None => payload.dyn_into::<web_sys::Blob>().ok().map(Payload::Blob),
+            };
+            reader.handle(msg, payload);
+        });
+    scope().set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    on_message.forget();
+    post_to_page(FromReader::Ready);
+}
+
+fn handle(reader: &Rc<RefCell<Reader>>, msg: ToReader, payload: Option<Payload>) {
+    let mut r = reader.borrow_mut();
+    match msg {
+        ToReader::Load { id, name } => {
+            let Some(payload) = payload else {
+                (r.sink)(FromReader::Failed {
+                    id,
+                    error: format!("{name}: the page sent no file content"),
+                });
+                return;
+            };
+            r.queue.push_back(Job { id, name, payload });
+            if !r.busy {
+                r.busy = true;
+                wasm_bindgen_futures::spawn_local(drain(reader.clone()));
+            }
+        }
+        ToReader::Cancel { id } => {
+            let before = r.queue.len();
+            r.queue.retain(|j| j.id != id);
+            if r.queue.len() < before {
+                (r.sink)(FromReader::Cancelled { id });
+            } else {
+                r.cancelled.insert(id);
+            }
+        }
+        ToReader::Pool { on } => {
+            r.pool = on;
+            if !r.busy {
+                post_analysis(&r);
+            }
+        }
+        ToReader::Clear => {
+            r.docs.clear();
+            r.queue.clear();
+            r.cancelled.clear();
+            r.epoch += 1;
+        }
+    }
+}
+
+/// Reads the queued files one after another, then analyses.
+async fn drain(reader: Rc<RefCell<Reader>>) {
+    loop {
+        let (job, epoch) = {
+            let mut r = reader.borrow_mut();
+            match r.queue.pop_front() {
+                Some(j) => (j, r.epoch),
+                None => {
+                    r.busy = false;
+                    post_analysis(&r);
+                    return;
+                }
+            }
+        };
+        let id = job.id;
+        let sink = reader.borrow().sink.clone();
+        let result = match &job.payload {
+            Payload::Text(t) => {
+                load::parse(&job.name, t.clone().into_bytes()).map_err(ReadError::Failed)
+            }
+            Payload::Blob(b) => {
+                let rd = reader.clone();
+                load::read_blob(
+                    &job.name,
+                    b,
+                    |bytes, total, requests| {
+                        sink(FromReader::Progress {
+                            id,
+                            bytes,
+                            total,
+                            requests,
+                        })
+                    },
+                    move || {
+                        let r = rd.borrow();
+                        r.cancelled.contains(&id) || r.epoch != epoch
+                    },
+                )
+                .await
+            }
+        };
+        let mut r = reader.borrow_mut();
+        r.cancelled.remove(&id);
+        if r.epoch != epoch {
+            continue;
+        }
+        match result {
+            Ok(doc) => {
+                sink(FromReader::Loaded {
+                    id,
+                    kind: load::kind_label(&doc),
+                });
+                r.docs.push((
+                    id,
+                    Rc::new(LoadedFile {
+                        name: job.name,
+                        doc,
+                    }),
+                ));
+            }
+            Err(ReadError::Cancelled) => sink(FromReader::Cancelled { id }),
+            Err(ReadError::Failed(error)) => sink(FromReader::Failed { id, error }),
+        }
+    }
+}
