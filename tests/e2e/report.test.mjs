@@ -91,8 +91,22 @@ test('dropped files: a broken one shows its error, the others still load; the do
   await checkAgainstCli(rp, expected);
   await chartsDrew(rp);
   await rp.screenshot({ path: path.join(shots, 'report-offline.png'), fullPage: true });
+  assert.match(await rp.locator('#report-data').textContent(), new RegExp(`carries the analysis .* from these ${files.length - 2} files .* not their per-request data`));
   assert.deepEqual(requests, [], 'the report makes no network request');
   assert.deepEqual(rerrors.filter((e) => !e.startsWith('external request file:')), []);
+
+  // With the raw files, the report reads them again when opened: the same numbers, recomputed.
+  await page.check('#report-raw');
+  const [rawDownload] = await Promise.all([page.waitForEvent('download'), page.click('#download-report')]);
+  const rawSaved = path.join(os.tmpdir(), `sloscope-report-raw-${process.pid}.html`);
+  await rawDownload.saveAs(rawSaved);
+  assert.ok(fs.statSync(rawSaved).size > fs.statSync(saved).size, 'the raw report carries more');
+  const { page: rr, errors: rrerrors } = await newPage(offline);
+  await rr.goto(`file://${rawSaved}`);
+  await waitLoaded(rr, files.length - 2);
+  await checkAgainstCli(rr, expected);
+  assert.equal(await rr.locator('#report-data').count(), 0);
+  assert.deepEqual(rrerrors.filter((e) => !e.startsWith('external request file:')), []);
   await offline.close();
   await ctx.close();
 });
