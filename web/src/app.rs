@@ -49,11 +49,16 @@ pub fn app() -> Html {
     let dragging = use_state(|| false);
     let status = use_state(|| None::<String>);
     let embedded = use_memo((), |_| report::embedded());
-    // A downloaded report has no worker beside it: its reader runs on the page.
+    // A downloaded report with its raw files carries the reader worker inlined; one with the
+    // analysis reads nothing and starts none.
     let engine = {
         let dispatch = state.dispatcher();
-        let local = embedded.is_some();
-        (*use_memo((), move |_| Engine::new(dispatch, local))).clone()
+        let url = match embedded.as_ref() {
+            Some(e) if e.analysis.is_some() => None,
+            Some(e) => e.worker_url(),
+            None => Some(crate::engine::WORKER_URL.to_string()),
+        };
+        (*use_memo((), move |_| Engine::new(dispatch, url))).clone()
     };
     {
         let dispatch = state.dispatcher();
@@ -64,6 +69,7 @@ pub fn app() -> Html {
                 pool_reruns,
                 files,
                 analysis,
+                ..
             }) => {
                 match analysis {
                     Some((listing, a)) => {

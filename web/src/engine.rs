@@ -1,7 +1,8 @@
 //! The page's end of the reader: starts the reader worker (`sloscope-worker_loader.js`, built
-//! by Trunk), hands it each file by reference, and turns what it says into [`Action`]s. Where
-//! no worker can start (a downloaded report opened from disk, a page without the worker's
-//! files) the same reader runs on the page instead. If the worker dies (out of memory: wasm32
+//! by Trunk beside the page, or a downloaded report's inlined copy), hands it each file by
+//! reference, and turns what it says into [`Action`]s. The page itself never parses a file, so
+//! its wasm holds no parser. If the worker cannot start (a page opened from disk: browsers start
+//! no worker there) the files are refused with that reason; if it dies (out of memory: wasm32
 //! has 4 GiB), the file it was reading is refused with that reason, a fresh worker starts and
 //! the files already read are handed to it again.
 
@@ -9,14 +10,12 @@ use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
 use std::rc::{Rc, Weak};
 
-use sloscope_core::Analysis;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use yew::UseReducerDispatcher;
 
 use crate::protocol::{FromReader, ToReader};
 use crate::state::{Action, State};
-use crate::worker::{Payload, ReaderHandle};
 
 /// The worker's script, next to the page.
 pub const WORKER_URL: &str = "./sloscope-worker_loader.js";
@@ -31,10 +30,10 @@ pub enum Source {
 }
 
 impl Source {
-    fn payload(&self) -> (JsValue, Payload) {
+    fn payload(&self) -> JsValue {
         match self {
-            Source::File(f) => (f.clone().into(), Payload::Blob(f.clone().into())),
-            Source::Text(t) => (JsValue::from_str(t), Payload::Text(t.clone())),
+            Source::File(f) => f.clone().into(),
+            Source::Text(t) => JsValue::from_str(t),
         }
     }
 
@@ -55,8 +54,8 @@ enum Mode {
     Starting(web_sys::Worker, Vec<u32>),
     /// The worker takes messages.
     Worker(web_sys::Worker),
-    /// No worker: the reader runs on the page.
-    Local(ReaderHandle),
+    /// No worker could start: files are refused with this reason.
+    Unavailable(String),
 }
 
 /// The page's reader, wherever it runs.
@@ -67,68 +66,60 @@ pub struct Engine {
     /// Files being read (not yet loaded, refused or cancelled).
     reading: RefCell<HashSet<u32>>,
     mode: RefCell<Option<Mode>>,
+    url: String,
     next_id: Cell<u32>,
     pool: Cell<bool>,
     me: RefCell<Weak<Engine>>,
 }
 
 impl Engine {
-    /// Starts a worker (or, when `local`, the reader on the page).
-    pub fn new(dispatch: UseReducerDispatcher<State>, local: bool) -> Rc<Self> {
+    /// Starts the reader worker from `url` (none: this page reads no file).
+    pub fn new(dispatch: UseReducerDispatcher<State>, url: Option<String>) -> Rc<Self> {
         let e = Rc::new(Engine {
             dispatch,
             kept: RefCell::default(),
             reading: RefCell::default(),
             mode: RefCell::new(None),
+            url: url.clone().unwrap_or_default(),
             next_id: Cell::new(1),
             pool: Cell::new(false),
             me: RefCell::new(Weak::new()),
         });
         *e.me.borrow_mut() = Rc::downgrade(&e);
-        let mode = if local { e.local() } else { e.spawn() };
+        let mode = match url {
+            Some(_) => e.spawn(),
+            None => Self::unavailable("this report carries no files to read"),
+        };
         *e.mode.borrow_mut() = Some(mode);
         e
     }
 
-    /// Whether the reader runs in a worker (not on the page).
-    pub fn in_worker(&self) -> bool {
-        !matches!(*self.mode.borrow(), Some(Mode::Local(_)))
-    }
-
-    fn local(&self) -> Mode {
-        let me = self.me.borrow().clone();
-        // Deferred: the reader may speak while it holds its own state.
-        let sink: Rc<dyn Fn(FromReader)> = Rc::new(move |m| {
-            let me = me.clone();
-            wasm_bindgen_futures::spawn_local(async move {
-                if let Some(e) = me.upgrade() {
-                    e.heard(m)
-                }
-            });
-        });
-        let r = ReaderHandle::new(sink);
-        if self.pool.get() {
-            r.handle(ToReader::Pool { on: true }, None);
-        }
-        Mode::Local(r)
+    fn unavailable(why: &str) -> Mode {
+        Mode::Unavailable(format!(
+            "the page's reader (a Web Worker) could not start ({why}); browsers start no worker \
+             for a page opened from disk: serve it over http, as the demo does, or use `sloscope \
+             analyze`"
+        ))
     }
 
     fn spawn(&self) -> Mode {
         let opts = web_sys::WorkerOptions::new();
         opts.set_name("sloscope-reader");
-        let worker = match web_sys::Worker::new_with_options(WORKER_URL, &opts) {
+        let worker = match web_sys::Worker::new_with_options(&self.url, &opts) {
             Ok(w) => w,
-            Err(_) => return self.local(),
+            Err(e) => return Self::unavailable(&crate::load::js_message(&e)),
         };
         let me = self.me.borrow().clone();
         let on_message =
             Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |ev: web_sys::MessageEvent| {
-                let msg = ev
-                    .data()
-                    .as_string()
-                    .and_then(|s| serde_json::from_str::<FromReader>(&s).ok());
-                if let (Some(m), Some(e)) = (msg, me.upgrade()) {
-                    e.heard(m)
+                let Some(e) = me.upgrade() else {
+                    return;
+                };
+                match serde_wasm_bindgen::from_value::<FromReader>(ev.data()) {
+                    Ok(m) => e.heard(m),
+                    Err(err) => e.heard(FromReader::Notice {
+                        message: format!("the page could not read the reader's message: {err}"),
+                    }),
                 }
             });
         let me = self.me.borrow().clone();
@@ -150,6 +141,16 @@ impl Engine {
         let kept = self.kept.borrow();
         let source = id.and_then(|id| kept.iter().find(|k| k.0 == id).map(|k| k.2.clone()));
         drop(kept);
+        let refused = match (&*self.mode.borrow(), id, &msg) {
+            (Some(Mode::Unavailable(why)), Some(id), ToReader::Load { name, .. }) => {
+                Some((id, format!("{name}: {why}")))
+            }
+            _ => None,
+        };
+        if let Some((id, error)) = refused {
+            self.heard(FromReader::Failed { id, error });
+            return;
+        }
         let mut mode = self.mode.borrow_mut();
         match mode.as_mut() {
             Some(Mode::Starting(_, queue)) => {
@@ -159,15 +160,10 @@ impl Engine {
             }
             Some(Mode::Worker(w)) => {
                 let json = serde_json::to_string(&msg).unwrap_or_default();
-                let payload = source.map_or(JsValue::NULL, |s| s.payload().0);
+                let payload = source.map_or(JsValue::NULL, |s| s.payload());
                 let _ = w.post_message(&js_sys::Array::of2(&JsValue::from_str(&json), &payload));
             }
-            Some(Mode::Local(r)) => {
-                let r = r.clone();
-                drop(mode);
-                r.handle(msg, source.map(|s| s.payload().1));
-            }
-            None => {}
+            Some(Mode::Unavailable(_)) | None => {}
         }
     }
 
@@ -299,25 +295,21 @@ impl Engine {
                 self.forget(id);
                 self.dispatch.dispatch(Action::Cancelled { id });
             }
-            FromReader::Analysis { json, memory_bytes } => {
-                let analysis = match json.map(|j| serde_json::from_str::<Analysis>(&j)) {
-                    Some(Ok(a)) => Some(Rc::new(a)),
-                    Some(Err(e)) => {
-                        self.dispatch.dispatch(Action::Notice(format!(
-                            "the reader's analysis could not be read back: {e}"
-                        )));
-                        None
-                    }
-                    None => None,
-                };
-                self.dispatch
-                    .dispatch(Action::Analyzed(analysis, memory_bytes));
+            FromReader::Notice { message } => self.dispatch.dispatch(Action::Notice(message)),
+            FromReader::Analysis {
+                analysis,
+                memory_bytes,
+            } => {
+                self.dispatch.dispatch(Action::Analyzed(
+                    analysis.map(|a| Rc::new(*a)),
+                    memory_bytes,
+                ));
             }
         }
     }
 
-    /// The worker failed to start (fall back to the page) or died (out of memory, most
-    /// likely): refuse what it was reading with the reason, and start again with the rest.
+    /// The worker failed to start (refuse every file with the reason) or died (out of memory,
+    /// most likely): refuse what it was reading with the reason, and start again with the rest.
     fn died(&self, message: String) {
         let started = matches!(*self.mode.borrow(), Some(Mode::Worker(_)));
         let taken = self.mode.borrow_mut().take();
@@ -350,8 +342,12 @@ impl Engine {
                 });
             }
         }
-        // A worker that never started: read on the page. One that died: a fresh one.
-        let mode = if started { self.spawn() } else { self.local() };
+        // A worker that never started: none will. One that died: a fresh one.
+        let mode = if started {
+            self.spawn()
+        } else {
+            Self::unavailable(&message)
+        };
         *self.mode.borrow_mut() = Some(mode);
         if self.pool.get() {
             self.send(ToReader::Pool { on: true }, None);

@@ -1,6 +1,8 @@
-//! What the page and its reader (the Web Worker of [`crate::worker`]) say to each other. Every
-//! message is a JS array `[json, payload]`: the JSON of one of these enums, and for a load the
-//! file itself (a `Blob`, passed by reference, never copied) or its text.
+//! What the page and its reader (the Web Worker of [`crate::worker`]) say to each other. To the
+//! reader: a JS array `[json, payload]`, the JSON of a [`ToReader`] and for a load the file
+//! itself (a `Blob`, passed by reference, never copied) or its text. From the reader: a
+//! [`FromReader`] as a plain JS value (`serde-wasm-bindgen`), so every number of the analysis
+//! arrives exactly as the reader computed it (no decimal text in between).
 
 use serde::{Deserialize, Serialize};
 
@@ -65,11 +67,15 @@ pub enum FromReader {
         /// Which.
         id: u32,
     },
-    /// The analysis of every file kept (JSON of [`sloscope_core::Analysis`]; `None` when no
-    /// file is kept).
+    /// Something the page must show that belongs to no file.
+    Notice {
+        /// In words.
+        message: String,
+    },
+    /// The analysis of every file kept (`None` when no file is kept).
     Analysis {
         /// The analysis.
-        json: Option<String>,
+        analysis: Option<Box<sloscope_core::Analysis>>,
         /// The reader's wasm memory in bytes (what the files cost to keep).
         memory_bytes: f64,
     },

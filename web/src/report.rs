@@ -30,6 +30,22 @@ pub struct Embedded {
     pub files: Vec<(String, String)>,
     /// The analysis and the files it was computed from (name, kind), when carried instead.
     pub analysis: Option<(Vec<(String, String)>, Analysis)>,
+    /// The reader worker's script with its wasm inlined, when the raw files are carried (the
+    /// report reads them again when opened).
+    pub worker: Option<String>,
+}
+
+impl Embedded {
+    /// A `blob:` URL of the inlined reader worker (the report's policy allows `worker-src
+    /// blob:` and nothing else).
+    pub fn worker_url(&self) -> Option<String> {
+        let js = self.worker.as_ref()?;
+        let parts = js_sys::Array::of1(&JsValue::from_str(js));
+        let bag = web_sys::BlobPropertyBag::new();
+        bag.set_type("text/javascript");
+        let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &bag).ok()?;
+        web_sys::Url::create_object_url_with_blob(&blob).ok()
+    }
 }
 
 impl Embedded {
@@ -54,8 +70,11 @@ pub fn embedded() -> Option<Embedded> {
     let doc = gloo::utils::document();
     let text = doc.get_element_by_id(EMBEDDED_ID)?.text_content()?;
     let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+    // The analysis through the browser's own JSON parser (exact decimal to binary), not
+    // serde_json's faster one: the report shows the numbers its author's page computed.
+    let exact = js_sys::JSON::parse(&text).ok()?;
     let analysis = match (v.get("analysis"), v["listing"].as_array()) {
-        (Some(a), Some(listing)) => Some((
+        (Some(_), Some(listing)) => Some((
             listing
                 .iter()
                 .filter_map(|f| {
@@ -65,7 +84,10 @@ pub fn embedded() -> Option<Embedded> {
                     ))
                 })
                 .collect(),
-            serde_json::from_value::<Analysis>(a.clone()).ok()?,
+            serde_wasm_bindgen::from_value::<Analysis>(
+                js_sys::Reflect::get(&exact, &JsValue::from_str("analysis")).ok()?,
+            )
+            .ok()?,
         )),
         _ => None,
     };
@@ -73,6 +95,7 @@ pub fn embedded() -> Option<Embedded> {
         pool_reruns: v["options"]["pool_reruns"] == serde_json::Value::Bool(true),
         files: files_of(&v),
         analysis,
+        worker: v["worker"].as_str().map(str::to_string),
     })
 }
 
@@ -170,6 +193,20 @@ async fn assets() -> Result<(String, String), String> {
     Ok((script, style))
 }
 
+/// The reader worker as one script with its wasm inlined: reused from this page when it is a
+/// report that carries one, else read from the files Trunk built beside the page.
+async fn worker_script() -> Result<String, String> {
+    if let Some(w) = embedded().and_then(|e| e.worker) {
+        return Ok(w);
+    }
+    let glue = String::from_utf8_lossy(&fetch_bytes("./sloscope-worker.js").await?).into_owned();
+    let wasm = fetch_bytes("./sloscope-worker_bg.wasm").await?;
+    let b64 = base64::engine::general_purpose::STANDARD.encode(wasm);
+    Ok(format!(
+        "{glue}\nwasm_bindgen({{ module_or_path: Uint8Array.from(atob(\"{b64}\"), c => c.charCodeAt(0)) }});\n"
+    ))
+}
+
 /// Builds the self-contained report HTML: the analysis and the list of files it came from, or
 /// (`sources` given) the raw files, which the report analyses again when opened.
 pub async fn build(
@@ -188,7 +225,7 @@ pub async fn build(
                 let text = s.text().await.map_err(|e| format!("{name}: {e}"))?;
                 files.push(serde_json::json!({"name": name, "text": text}));
             }
-            serde_json::json!({"files": files, "options": options})
+            serde_json::json!({"files": files, "options": options, "worker": worker_script().await?})
         }
         None => serde_json::json!({
             "analysis": analysis,
@@ -196,7 +233,7 @@ pub async fn build(
             "options": options,
         }),
     };
-    let csp = "default-src 'none'; script-src 'unsafe-inline' 'wasm-unsafe-eval'; style-src 'unsafe-inline'; img-src data: blob:; connect-src 'none'; base-uri 'none'; form-action 'none'";
+    let csp = "default-src 'none'; script-src 'unsafe-inline' 'wasm-unsafe-eval'; worker-src blob:; style-src 'unsafe-inline'; img-src data: blob:; connect-src 'none'; base-uri 'none'; form-action 'none'";
     Ok(format!(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
          <meta http-equiv=\"Content-Security-Policy\" content=\"{csp}\">\

@@ -47,8 +47,16 @@ fn scope() -> web_sys::DedicatedWorkerGlobalScope {
 }
 
 fn post_to_page(msg: FromReader) {
-    let json = serde_json::to_string(&msg).unwrap_or_default();
-    let _ = scope().post_message(&JsValue::from_str(&json));
+    let value = match serde_wasm_bindgen::to_value(&msg) {
+        Ok(v) => v,
+        Err(e) => match serde_wasm_bindgen::to_value(&FromReader::Notice {
+            message: format!("the reader could not send its message: {e}"),
+        }) {
+            Ok(v) => v,
+            Err(_) => return,
+        },
+    };
+    let _ = scope().post_message(&value);
 }
 
 fn memory_bytes() -> f64 {
@@ -63,7 +71,7 @@ fn memory_bytes() -> f64 {
 }
 
 fn post_analysis(r: &Reader) {
-    let json = (!r.docs.is_empty()).then(|| {
+    let analysis = (!r.docs.is_empty()).then(|| {
         let docs: Vec<&Rc<LoadedFile>> = r.docs.iter().map(|(_, d)| d).collect();
         let files: Vec<&LoadedFile> = docs.iter().map(|d| d.as_ref()).collect();
         let a = analyze_with(
@@ -72,10 +80,10 @@ fn post_analysis(r: &Reader) {
                 pool_reruns: r.pool,
             },
         );
-        serde_json::to_string(&a).unwrap_or_default()
+        Box::new(a)
     });
     (r.sink)(FromReader::Analysis {
-        json,
+        analysis,
         memory_bytes: memory_bytes(),
     });
 }

@@ -181,13 +181,12 @@ async fn the_reader_reads_blobs_and_sends_one_analysis() {
         .collect();
     assert_eq!(analyses.len(), 1, "one analysis once no file waits");
     let Some(FromReader::Analysis {
-        json: Some(json), ..
+        analysis: Some(a), ..
     }) = analyses.first()
     else {
         panic!("no analysis: {analyses:?}");
     };
-    let a: sloscope_core::Analysis = serde_json::from_str(json).unwrap();
-    assert_eq!(a, example_analysis());
+    assert_eq!(**a, example_analysis());
 }
 
 #[wasm_bindgen_test]
@@ -220,5 +219,38 @@ fn chart_labels_never_cover_a_marker_or_another_label() {
                 "label {a:?} covers marker {m:?}"
             );
         }
+    }
+}
+
+/// The analysis crosses from the worker to the page as a JS value, and a downloaded report
+/// carries it as JSON read back by the browser's parser: both give back exactly the analysis
+/// computed (every f64 to the bit), so the page shows what the reader computed.
+#[wasm_bindgen_test]
+fn the_analysis_crosses_to_the_page_and_into_a_report_unchanged() {
+    use sloscope_web::protocol::FromReader;
+    for pool_reruns in [false, true] {
+        let files: Vec<LoadedFile> = load::EXAMPLES
+            .iter()
+            .map(|(n, t)| LoadedFile {
+                name: n.to_string(),
+                doc: load::parse(n, t.as_bytes().to_vec()).unwrap(),
+            })
+            .collect();
+        let a = sloscope_core::analyze_with(&files, sloscope_core::AnalyzeOptions { pool_reruns });
+        let msg = FromReader::Analysis {
+            analysis: Some(Box::new(a.clone())),
+            memory_bytes: 1.0,
+        };
+        let back: FromReader =
+            serde_wasm_bindgen::from_value(serde_wasm_bindgen::to_value(&msg).unwrap()).unwrap();
+        assert_eq!(back, msg);
+        let json = serde_json::to_string(&a).unwrap();
+        let parsed = js_sys::JSON::parse(&json).unwrap();
+        let from_report: sloscope_core::Analysis = serde_wasm_bindgen::from_value(parsed).unwrap();
+        assert_eq!(from_report, a);
+        assert_eq!(
+            sloscope_core::view::report_view(&from_report),
+            sloscope_core::view::report_view(&a)
+        );
     }
 }

@@ -69,21 +69,3 @@ fn json_analysis_and_view() {
     let out = AnalysisOutput::new(example_analysis());
     insta::assert_snapshot!(redact(&serde_json::to_string_pretty(&out).unwrap()));
 }
-
-/// The page's reader worker sends the analysis to the page as JSON, and a downloaded report
-/// carries it as JSON: read back, it must be the same analysis, and give the same view-model.
-#[test]
-fn the_analysis_reads_back_from_its_json_unchanged() {
-    for pool_reruns in [false, true] {
-        let a = sloscope_core::analyze_with(
-            &example_files(),
-            sloscope_core::AnalyzeOptions { pool_reruns },
-        );
-        let back: Analysis = serde_json::from_str(&serde_json::to_string(&a).unwrap()).unwrap();
-        assert_eq!(back, a);
-        assert_eq!(
-            sloscope_core::view::report_view(&back),
-            sloscope_core::view::report_view(&a)
-        );
-    }
-}
