@@ -62,8 +62,11 @@ impl ProfileCtx<'_> {
 }
 
 /// Request bodies: one JSON template per profile, the prompt of request `i` generated from
-/// `salt` and `i`. Serializing a `serde_json::Value` cannot fail, so no body is ever empty.
-fn body_fn(ctx: &ProfileCtx<'_>, words: usize, salt: u64) -> BodyFn {
+/// `salt` and `i`. Under a prompt length distribution, request `i` gets its drawn length in
+/// words at the calibrated words per token (`words` for `target_tokens`); under an output length
+/// distribution, its drawn `max_tokens`. Serializing a `serde_json::Value` cannot fail, so no
+/// body is ever empty.
+fn body_fn(ctx: &ProfileCtx<'_>, words: usize, target_tokens: u32, salt: u64) -> BodyFn {
     let w = &ctx.profile.workload;
     let mut base = serde_json::Map::new();
     if let Some(m) = &ctx.target.model {
@@ -86,9 +89,19 @@ fn body_fn(ctx: &ProfileCtx<'_>, words: usize, salt: u64) -> BodyFn {
         base.insert(k.clone(), v.clone());
     }
     let api = ctx.api;
+    let prompt_length = w.prompt_length.clone();
+    let output_length = w.output_length.clone();
+    let words_per_token = words as f64 / f64::from(target_tokens.max(1));
     Arc::new(move |i: u64| {
+        let words = match &prompt_length {
+            Some(d) => ((f64::from(d.sample(salt, i)) * words_per_token).round() as usize).max(1),
+            None => words,
+        };
         let text = prompt::text(words, salt ^ i.wrapping_mul(0x2545_F491_4F6C_DD1D));
         let mut b = base.clone();
+        if let Some(d) = &output_length {
+            b.insert("max_tokens".into(), d.sample(salt ^ 0x6F75_7470, i).into());
+        }
         match api {
             Api::Completions => b.insert("prompt".into(), text.into()),
             Api::Chat => b.insert(
@@ -109,7 +122,13 @@ pub(crate) async fn collect_profile(
     progress: &mut Progress,
 ) {
     let w = &ctx.profile.workload;
-    let target_tokens = w.prompt_tokens.unwrap_or(1) as u32;
+    // Calibrated at the typical length: the mean of a length distribution, if there is one.
+    let target_tokens = w
+        .prompt_length
+        .as_ref()
+        .map_or(w.prompt_tokens.unwrap_or(1) as u32, |d| {
+            d.mean().round().max(1.0) as u32
+        });
     // Every call before measurement is bounded in time and ends on Ctrl-C.
     let calibrated = tokio::select! {
         p = prompt::calibrate(ctx.client, ctx.target.model.as_deref(), target_tokens, ctx.timeout) => Some(p),
@@ -124,7 +143,7 @@ pub(crate) async fn collect_profile(
     }
     // The same salt for every candidate: they are measured on the same request sequence.
     let salt = (ctx.profile.name as u64 + 1).wrapping_mul(0x9E37_79B9);
-    let body = body_fn(ctx, prompts.words, salt);
+    let body = body_fn(ctx, prompts.words, target_tokens, salt);
     let mut simulation = false;
     let repeats = w.repeats.unwrap_or(1) as u32;
     for r in ctx.first_repeat..ctx.first_repeat + repeats {
@@ -136,6 +155,9 @@ pub(crate) async fn collect_profile(
             requests: w.requests_per_repeat.unwrap_or(1) as usize,
             concurrency,
             rate_rps: w.request_rate_rps,
+            arrival: w
+                .arrival
+                .unwrap_or(sloscope_core::traffic::Arrival::Poisson),
             warmup: w.warmup_requests.unwrap_or(0) as usize,
             seed: salt ^ (r as u64 + 1),
         };

@@ -11,13 +11,13 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use sloscope_core::rng::Rng;
 use sloscope_core::schema::RequestRow;
 use tokio::sync::{mpsc, Semaphore};
 
 pub use crate::cancel::Cancel;
 use crate::client::{Client, Observed};
 use crate::failure::FailureKind;
+pub use sloscope_core::traffic::Arrival;
 
 /// What one repeat sends.
 #[derive(Debug, Clone)]
@@ -30,6 +30,8 @@ pub struct RepeatSpec {
     pub concurrency: usize,
     /// Open loop arrival rate.
     pub rate_rps: Option<f64>,
+    /// How requests arrive under that rate.
+    pub arrival: Arrival,
     /// Warm-up requests before measuring.
     pub warmup: usize,
     /// Seed for arrivals and prompts.
@@ -38,20 +40,6 @@ pub struct RepeatSpec {
 
 /// Builds the body of request `i` (warm-ups use indices past the measured ones).
 pub type BodyFn = Arc<dyn Fn(u64) -> Bytes + Send + Sync>;
-
-/// Poisson arrival offsets (µs) for `n` requests at `rate` per second, seeded.
-pub fn poisson_offsets(n: usize, rate: f64, seed: u64) -> Vec<u64> {
-    let mut rng = Rng::new(seed);
-    let mut t = 0.0f64;
-    (0..n)
-        .map(|_| {
-            let u = rng.unit_open();
-            let at = t;
-            t += -u.ln() / rate;
-            (at * 1e6) as u64
-        })
-        .collect()
-}
 
 /// A finished request: its row, the kind of failure if it failed, what the server said.
 pub type Finished = (RequestRow, Option<FailureKind>, Observed);
@@ -227,7 +215,7 @@ pub async fn measure(
         ),
         Some(rate) => open_loop(
             lane,
-            poisson_offsets(n, rate, spec.seed),
+            spec.arrival.offsets_us(n, rate, spec.seed),
             spec.concurrency,
             rep,
         ),
@@ -239,19 +227,4 @@ pub async fn measure(
     }
     let _ = driver.await;
     observed
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn poisson_offsets_have_the_requested_rate() {
-        let o = poisson_offsets(20_000, 50.0, 3);
-        assert_eq!(o[0], 0);
-        assert!(o.windows(2).all(|w| w[0] <= w[1]));
-        let rate = (o.len() - 1) as f64 / (*o.last().unwrap() as f64 / 1e6);
-        assert!((rate - 50.0).abs() < 2.0, "{rate}");
-        assert_eq!(o, poisson_offsets(20_000, 50.0, 3));
-    }
 }

@@ -11,7 +11,7 @@ use sloscope_collector::cancel::Cancel;
 use sloscope_collector::client::{Client, Observed};
 use sloscope_collector::config::Api;
 use sloscope_collector::failure::StopReason;
-use sloscope_collector::load::{self, BodyFn, RepeatSpec};
+use sloscope_collector::load::{self, Arrival, BodyFn, RepeatSpec};
 use sloscope_core::schema::RequestRow;
 use sloscope_testkit::server::{Fault, Script, ScriptedServer};
 
@@ -81,6 +81,7 @@ async fn run_repeat(
         requests,
         concurrency,
         rate_rps: None,
+        arrival: Arrival::Poisson,
         warmup: 0,
         seed: 1,
     };
@@ -290,6 +291,7 @@ fn cancellation_ends_streams_in_flight_as_failures() {
             requests: 100,
             concurrency: 4,
             rate_rps: None,
+            arrival: Arrival::Poisson,
             warmup: 0,
             seed: 1,
         };
@@ -349,6 +351,7 @@ fn open_loop_records_intended_send_times() {
             requests: 20,
             concurrency: 2,
             rate_rps: Some(200.0),
+            arrival: Arrival::Poisson,
             warmup: 0,
             seed: 5,
         };

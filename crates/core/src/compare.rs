@@ -310,6 +310,26 @@ fn workload_diffs(want: &WorkloadSpec, got: &WorkloadSpec) -> Vec<String> {
         want.request_rate_rps.map(|x| x.to_string()),
         got.request_rate_rps.map(|x| x.to_string()),
     );
+    // The traffic shape: a profile that names one compares only runs sent with exactly it.
+    // An unstated arrival process under a rate is Poisson.
+    let arrival = |a: &Option<crate::traffic::Arrival>| {
+        Some(a.unwrap_or(crate::traffic::Arrival::Poisson).label())
+    };
+    if want.arrival.is_some() {
+        cmp("arrival", arrival(&want.arrival), arrival(&got.arrival));
+    }
+    for (name, a, b) in [
+        ("prompt_length", &want.prompt_length, &got.prompt_length),
+        ("output_length", &want.output_length, &got.output_length),
+    ] {
+        if a.is_some() && a != b {
+            d.push(format!(
+                "{name} {} (profile {})",
+                b.as_ref().map_or("unset".into(), |l| l.label()),
+                a.as_ref().map(|l| l.label()).unwrap_or_default()
+            ));
+        }
+    }
     d
 }
 

@@ -129,6 +129,30 @@ pub fn validate_profile(spec: &ProfileSpec) -> Result<Profile, Vec<Problem>> {
             ));
         }
     }
+    for (field, dist) in [
+        ("prompt_length", &workload.prompt_length),
+        ("output_length", &workload.output_length),
+    ] {
+        if let Some(why) = dist.as_ref().and_then(|d| d.problem()) {
+            issues.push(out_of_range(
+                format!("workload.{field}"),
+                format!("workload.{field}: {why}"),
+            ));
+        }
+    }
+    if let Some(a) = &workload.arrival {
+        if let Some(why) = a.problem() {
+            issues.push(out_of_range(
+                "workload.arrival",
+                format!("workload.arrival: {why}"),
+            ));
+        } else if workload.request_rate_rps.is_none() && *a != crate::traffic::Arrival::Poisson {
+            issues.push(out_of_range(
+                "workload.arrival",
+                "workload.arrival is set but workload.request_rate_rps is not: arrivals need a rate (without one the load is closed-loop)",
+            ));
+        }
+    }
     let primary = primary_metric(spec, &mut issues);
     let slo = slo_limits(spec, &mut issues);
     let search = spec
@@ -256,6 +280,31 @@ mod tests {
         let p = validate_profile(&spec()).unwrap();
         assert_eq!(p.name, ProfileName::Latency);
         assert_eq!(p.slo.len(), 2);
+    }
+
+    #[test]
+    fn traffic_shapes_are_checked_field_by_field() {
+        use crate::traffic::{Arrival, LengthDist};
+        let mut s = spec();
+        let w = s.workload.as_mut().unwrap();
+        w.prompt_length = Some(LengthDist::Uniform { min: 300, max: 20 });
+        w.output_length = Some(LengthDist::Empirical { values: vec![] });
+        w.arrival = Some(Arrival::Gamma { burstiness: 0.5 });
+        let issues = validate_profile(&s).unwrap_err();
+        let messages: Vec<&str> = issues.iter().map(|i| i.message.as_str()).collect();
+        assert_eq!(
+            messages,
+            [
+                "workload.prompt_length: min 300 and max 20: expected 1 ≤ min ≤ max",
+                "workload.output_length: values is empty: expected observed lengths",
+                "workload.arrival is set but workload.request_rate_rps is not: arrivals need a rate (without one the load is closed-loop)",
+            ]
+        );
+        let w = s.workload.as_mut().unwrap();
+        w.prompt_length = Some(LengthDist::Uniform { min: 20, max: 300 });
+        w.output_length = Some(LengthDist::Fixed { tokens: 64 });
+        w.request_rate_rps = Some(4.0);
+        assert!(validate_profile(&s).is_ok());
     }
 
     #[test]

@@ -36,6 +36,7 @@ pub mod schema_export;
 pub mod stats;
 pub mod summary;
 pub mod telemetry;
+pub mod traffic;
 pub mod validate;
 pub mod verdict;
 pub mod view;

@@ -296,16 +296,33 @@ pub fn workload_line(w: Option<&WorkloadSpec>) -> String {
         return "no workload".into();
     };
     let n = |v: Option<i64>| v.map(|v| v.to_string()).unwrap_or_else(|| "?".into());
+    // A length distribution is named in place of the fixed length it replaces.
+    let prompt = w
+        .prompt_length
+        .as_ref()
+        .map_or_else(|| n(w.prompt_tokens), |d| d.label());
+    let output = w
+        .output_length
+        .as_ref()
+        .map_or_else(|| n(w.max_output_tokens), |d| d.label());
+    let arrival = w.arrival.unwrap_or(crate::traffic::Arrival::Poisson);
     format!(
         "workload {}: concurrency {}, prompt {} tokens, max output {} tokens, {} repeats × {} requests{}",
         w.id.as_deref().unwrap_or(MISSING),
         n(w.concurrency),
-        n(w.prompt_tokens),
-        n(w.max_output_tokens),
+        prompt,
+        output,
         n(w.repeats),
         n(w.requests_per_repeat),
         w.request_rate_rps
-            .map(|r| format!(", Poisson {} req/s", format_number(r)))
+            .map(|r| match arrival {
+                crate::traffic::Arrival::Poisson => format!(", Poisson {} req/s", format_number(r)),
+                crate::traffic::Arrival::Gamma { burstiness } => format!(
+                    ", {} req/s in gamma bursts (burstiness {})",
+                    format_number(r),
+                    format_number(burstiness)
+                ),
+            })
             .unwrap_or_default()
     )
 }

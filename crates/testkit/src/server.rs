@@ -256,6 +256,17 @@ async fn stream(
     let index = st.arrivals.fetch_add(1, Ordering::Relaxed);
     let v: serde_json::Value = serde_json::from_slice(body).unwrap_or_default();
     let max_tokens = v["max_tokens"].as_u64().unwrap_or(u64::MAX) as u32;
+    // One token per word, as its /tokenize counts: the usage it reports follows the prompt.
+    let prompt_text = v["prompt"].as_str().map(str::to_string).unwrap_or_else(|| {
+        v["messages"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|m| m["content"].as_str())
+            .collect::<Vec<_>>()
+            .join(" ")
+    });
+    let prompt_tokens = prompt_text.split_whitespace().count().max(1);
     let per_event = st.script.tokens_per_event.max(1);
     let events = st.script.tokens.min(max_tokens.div_ceil(per_event)).max(1);
     let fault = st.script.faults.get(&index).copied();
@@ -327,7 +338,7 @@ async fn stream(
         if ok {
             let completion = events * per_event;
             let prompt_ms = st2.script.ttft.as_secs_f64() * 1000.0;
-            let usage = serde_json::json!({"prompt_tokens": 8, "completion_tokens": completion, "total_tokens": 8 + completion});
+            let usage = serde_json::json!({"prompt_tokens": prompt_tokens, "completion_tokens": completion, "total_tokens": prompt_tokens as u64 + completion as u64});
             let timings = serde_json::json!({"prompt_ms": prompt_ms, "predicted_n": completion});
             let last = if chat {
                 serde_json::json!({"object":"chat.completion.chunk","choices":[],"usage":usage,"timings":timings})

@@ -10,19 +10,24 @@ use crate::common::{
     validate_runs_against_schema,
 };
 
-/// Copies the scripted fixture plan into `dir`, replacing the server commands' flags.
-fn plan_in(dir: &Path, candidate_flags: &str, baseline_flags: &str) -> PathBuf {
+/// Copies the scripted fixture plan (and its lineage records) into `dir`, edited by `edit`.
+fn plan_edited(dir: &Path, edit: impl Fn(String) -> String) -> PathBuf {
     let src = repo().join("tests/fixtures/scripted");
     for f in ["gate.json", "baseline.json", "deployment.json"] {
         std::fs::copy(src.join(f), dir.join(f)).unwrap();
     }
-    let text = std::fs::read_to_string(src.join("plan.toml")).unwrap();
-    let text = text
-        .replace("--ttft-ms 20 --gap-ms 4 --tokens 64", candidate_flags)
-        .replace("--ttft-ms 40 --gap-ms 8 --tokens 64", baseline_flags);
+    let text = edit(std::fs::read_to_string(src.join("plan.toml")).unwrap());
     let p = dir.join("plan.toml");
     std::fs::write(&p, text).unwrap();
     p
+}
+
+/// Copies the scripted fixture plan into `dir`, replacing the server commands' flags.
+fn plan_in(dir: &Path, candidate_flags: &str, baseline_flags: &str) -> PathBuf {
+    plan_edited(dir, |text| {
+        text.replace("--ttft-ms 20 --gap-ms 4 --tokens 64", candidate_flags)
+            .replace("--ttft-ms 40 --gap-ms 8 --tokens 64", baseline_flags)
+    })
 }
 
 fn env() -> Vec<(&'static str, String)> {
@@ -382,4 +387,91 @@ fn external_benchmark_per_profile_is_imported_and_failures_are_recorded() {
     );
     let p50 = original["median_ttft_ms"].as_f64().unwrap();
     assert!((c["summary"]["ttft"]["p50_ms"].as_f64().unwrap() - p50).abs() < 0.01);
+}
+
+/// A balanced profile with mixed lengths and bursty arrivals: every request gets its own drawn
+/// prompt length and output cap (the same sequence on every candidate, so they stay
+/// comparable), the realised counts are recorded per request, and the workload definition
+/// travels with each run.
+#[test]
+fn mixed_lengths_and_gamma_arrivals_reach_the_server_per_request() {
+    let d = scratch("collect-mixed");
+    let plan = plan_edited(&d, |text| {
+        let edited = text.replace(
+            r#"workload = { id = "mixed", concurrency = 4, prompt_tokens = 32, max_output_tokens = 16, repeats = 2, requests_per_repeat = 8 }"#,
+            r#"workload = { id = "mixed", concurrency = 4, prompt_tokens = 32, max_output_tokens = 40, repeats = 2, requests_per_repeat = 24, request_rate_rps = 60, arrival = { kind = "gamma", burstiness = 0.5 }, prompt_length = { kind = "uniform", min = 8, max = 96 }, output_length = { kind = "uniform", min = 2, max = 40 } }"#,
+        );
+        assert!(edited.contains("burstiness"), "the fixture plan changed");
+        edited
+    });
+    let out = d.join("out");
+    let o = run(
+        &[
+            "run",
+            "--plan",
+            plan.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--profiles",
+            "balanced",
+            "--quiet",
+        ],
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let runs: Vec<serde_json::Value> = files_under(&out)
+        .iter()
+        .filter(|f| {
+            f.to_string_lossy().contains("balanced") && f.extension().is_some_and(|e| e == "json")
+        })
+        .map(|f| serde_json::from_slice(&std::fs::read(f).unwrap()).unwrap())
+        .collect();
+    assert_eq!(runs.len(), 3, "2 candidates + baseline");
+    let column = |r: &serde_json::Value, col: &str| -> Vec<u64> {
+        r["repeats"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|rep| rep["requests"][col].as_array().unwrap().clone())
+            .map(|v| v.as_u64().unwrap())
+            .collect()
+    };
+    let outputs: Vec<Vec<u64>> = runs.iter().map(|r| column(r, "output_tokens")).collect();
+    for o in &outputs {
+        assert_eq!(o.len(), 48);
+        assert!(o.iter().all(|t| (2..=40).contains(t)), "{o:?}");
+        let distinct: std::collections::BTreeSet<_> = o.iter().collect();
+        assert!(distinct.len() > 10, "output caps vary: {distinct:?}");
+    }
+    // Each request index got the same cap on every candidate (they finish in another order,
+    // so compare the multisets).
+    let sorted = |v: &Vec<u64>| {
+        let mut v = v.clone();
+        v.sort_unstable();
+        v
+    };
+    assert_eq!(sorted(&outputs[0]), sorted(&outputs[1]));
+    let prompts = column(&runs[0], "prompt_tokens");
+    let distinct: std::collections::BTreeSet<_> = prompts.iter().collect();
+    assert!(distinct.len() > 10, "prompt lengths vary: {distinct:?}");
+    for r in &runs {
+        let w = &r["profile_spec"]["workload"];
+        assert_eq!(w["arrival"]["kind"], "gamma", "{w}");
+        assert_eq!(w["output_length"]["kind"], "uniform", "{w}");
+    }
+    let a = sloscope(&["analyze", out.to_str().unwrap(), "--format", "json"], &[]);
+    let v: serde_json::Value = serde_json::from_slice(&a.stdout).unwrap();
+    let p = v["profiles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["profile"] == "balanced")
+        .unwrap();
+    assert_eq!(
+        p["excluded"],
+        serde_json::json!([]),
+        "comparable: {}",
+        p["excluded"]
+    );
+    assert_eq!(p["candidates"].as_array().unwrap().len(), 2);
 }

@@ -73,6 +73,18 @@ pub struct WorkloadSpec {
     /// Open-loop Poisson arrival rate in requests per second; absent means closed loop.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_rate_rps: Option<f64>,
+    /// How requests arrive under `request_rate_rps` (default Poisson; gamma with a burstiness).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arrival: Option<crate::traffic::Arrival>,
+    /// Prompt lengths drawn per request; absent: every prompt `prompt_tokens` long (which
+    /// stays the calibration target, and should be near this distribution's mean).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_length: Option<crate::traffic::LengthDist>,
+    /// Output caps (`max_tokens`) drawn per request; absent: `max_output_tokens` for every one.
+    /// Lengths are only enforced where the server honours `ignore_eos` (the target's
+    /// `ignore_eos`, on by default); the tokens each request got are recorded either way.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_length: Option<crate::traffic::LengthDist>,
 }
 
 /// A serving profile as written in a file. Checked by the profile contract.

@@ -521,3 +521,64 @@ fn renders_markdown_and_text() {
     let txt = sloscope_core::render::text(&a);
     assert!(txt.contains("Lineage: ready"), "{txt}");
 }
+
+/// Runs are comparable only under the same traffic shape: a run sent with other length
+/// distributions or another arrival process is left out, and the reason names the part.
+#[test]
+fn runs_of_another_traffic_shape_are_left_out_with_the_part_named() {
+    use sloscope_core::traffic::{Arrival, LengthDist};
+    let mut p = latency();
+    {
+        let w = p.workload.as_mut().unwrap();
+        w.request_rate_rps = Some(2.0);
+        w.arrival = Some(Arrival::Gamma { burstiness: 0.5 });
+        w.prompt_length = Some(LengthDist::Uniform { min: 16, max: 256 });
+        w.output_length = Some(LengthDist::LogNormal {
+            mean: 64.0,
+            stddev: 32.0,
+            min: 4,
+            max: 512,
+        });
+    }
+    let mut other_lengths = p.clone();
+    other_lengths.workload.as_mut().unwrap().output_length = Some(LengthDist::Fixed { tokens: 64 });
+    let mut poisson = p.clone();
+    poisson.workload.as_mut().unwrap().arrival = None;
+    let shape = Shape::default();
+    let mut files = lineage_files();
+    for (name, spec, value) in [
+        ("ok.json", &p, 1),
+        ("lengths.json", &other_lengths, 2),
+        ("poisson.json", &poisson, 3),
+    ] {
+        let run = synth::run(
+            "q4",
+            spec,
+            name.trim_end_matches(".json"),
+            value,
+            EvidenceLevel::RealBackendProfile,
+            &shape,
+        );
+        files.push(run_file(name, &run));
+    }
+    let prof = &analyze(&files).profiles[0];
+    assert_eq!(prof.candidates.len(), 1, "{:?}", prof.excluded);
+    let reason = |f: &str| {
+        prof.excluded
+            .iter()
+            .find(|e| e.file == f)
+            .map(|e| e.reason.clone())
+            .unwrap_or_else(|| panic!("{f} not excluded: {:?}", prof.excluded))
+    };
+    assert!(
+        reason("lengths.json")
+            .contains("output_length 64 (profile log-normal mean 64 sd 32 [4, 512])"),
+        "{}",
+        reason("lengths.json")
+    );
+    assert!(
+        reason("poisson.json").contains("arrival Poisson (profile gamma, burstiness 0.5)"),
+        "{}",
+        reason("poisson.json")
+    );
+}
