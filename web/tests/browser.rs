@@ -79,6 +79,10 @@ fn every_chart_draws_on_a_canvas() {
             Box::new(|r| charts::cdf(r, p, Quantity::Tpot).unwrap()),
             Box::new(|r| charts::cdf(r, p, Quantity::E2e).unwrap()),
             Box::new(|r| charts::baseline_ratios(r, p).unwrap()),
+            Box::new(|r| charts::prefill(r, p).unwrap()),
+            Box::new(|r| charts::histogram(r, p, charts::Traffic::Prompt).unwrap()),
+            Box::new(|r| charts::histogram(r, p, charts::Traffic::Output).unwrap()),
+            Box::new(|r| charts::histogram(r, p, charts::Traffic::Interarrival).unwrap()),
         ];
         let mut draws = draws;
         if p.capacity.is_some() {
@@ -253,4 +257,17 @@ fn the_analysis_crosses_to_the_page_and_into_a_report_unchanged() {
             sloscope_core::view::report_view(&a)
         );
     }
+}
+
+/// A traffic histogram's bars come from the percentile grid: every request counted once, each
+/// in the bin of its length.
+#[wasm_bindgen_test]
+fn traffic_shares_add_up_to_every_request_and_follow_the_grid() {
+    let grid: Vec<f64> = (0..=100).map(f64::from).collect();
+    let s = charts::shares(&grid, 0.0, 100.0);
+    assert!((s.iter().sum::<f64>() - 100.0).abs() < 1e-9);
+    let even = 100.0 / charts::BINS as f64;
+    assert!(s.iter().all(|x| (x - even).abs() <= 1.0), "{s:?}");
+    let same = vec![64.0; 101];
+    assert_eq!(charts::shares(&same, 64.0, 65.0)[0], 100.0);
 }

@@ -95,6 +95,67 @@ pub struct Curves {
     pub tpot_ms: Vec<f64>,
     /// End-to-end.
     pub e2e_ms: Vec<f64>,
+    /// The traffic measured: prompt tokens of the successful requests that report them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub prompt_tokens: Vec<f64>,
+    /// Output tokens of the successful requests.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub output_tokens: Vec<f64>,
+    /// Gaps between consecutive sends within a repeat (every request sent), in ms.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub interarrival_ms: Vec<f64>,
+    /// Prefill cost: TTFT against prompt length, the successful requests in up to
+    /// [`PREFILL_BINS`] bins of equal count by prompt length (a binned scatter: it reads the same
+    /// at 100 requests and at a million).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ttft_by_prompt: Vec<PrefillBin>,
+}
+
+/// Bins of the prefill chart.
+pub const PREFILL_BINS: usize = 20;
+
+/// One bin of requests of similar prompt length.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct PrefillBin {
+    /// Median prompt tokens of the bin.
+    pub prompt_tokens: f64,
+    /// Median TTFT of the bin.
+    pub ttft_p50_ms: f64,
+    /// 90th percentile TTFT of the bin.
+    pub ttft_p90_ms: f64,
+    /// Requests in the bin.
+    pub requests: u64,
+}
+
+/// TTFT against prompt length in equal-count bins; pairs are (prompt tokens, TTFT µs).
+fn prefill_bins(pairs: &mut [(u32, u64)]) -> Vec<PrefillBin> {
+    if pairs.is_empty() {
+        return Vec::new();
+    }
+    pairs.sort_unstable();
+    let distinct = 1 + pairs.windows(2).filter(|w| w[0].0 != w[1].0).count();
+    let k = PREFILL_BINS.min(distinct).min(pairs.len()).max(1);
+    let n = pairs.len();
+    (0..k)
+        .filter_map(|b| {
+            let bin = &pairs[b * n / k..(b + 1) * n / k];
+            if bin.is_empty() {
+                return None;
+            }
+            let mut ttft: Vec<f64> = bin.iter().map(|p| p.1 as f64 / 1000.0).collect();
+            ttft.sort_unstable_by(f64::total_cmp);
+            let pct =
+                |q| crate::stats::percentile_ranked(ttft.len(), q, |i| ttft[i]).unwrap_or(0.0);
+            let prompt = crate::stats::percentile_ranked(bin.len(), 50.0, |i| bin[i].0 as f64)?;
+            Some(PrefillBin {
+                prompt_tokens: prompt,
+                ttft_p50_ms: pct(50.0),
+                ttft_p90_ms: pct(90.0),
+                requests: bin.len() as u64,
+            })
+        })
+        .collect()
 }
 
 fn curve(sorted_ms: impl Fn(usize) -> f64, n: usize) -> Vec<f64> {
@@ -190,6 +251,12 @@ struct Gathered<'a> {
     itl: Vec<&'a [u32]>,
     prompt_tokens: u64,
     output_tokens: u64,
+    /// (prompt tokens, TTFT µs) of the successful requests that report a prompt length.
+    prompt_ttft: Vec<(u32, u64)>,
+    /// Output tokens of the successful requests.
+    outputs: Vec<u32>,
+    /// Gaps between consecutive sends, µs.
+    interarrival_us: Vec<u64>,
     sources: BTreeMap<String, u64>,
     window_us: Option<u64>,
 }
@@ -229,6 +296,10 @@ fn gather<'a>(rep: &'a Repeat, th: &Thresholds) -> Gathered<'a> {
         g.e2e_us.push(e2e);
         g.output_tokens += out as u64;
         g.prompt_tokens += r.prompt_tokens[i].unwrap_or(0) as u64;
+        g.outputs.push(out);
+        if let Some(p) = r.prompt_tokens[i] {
+            g.prompt_ttft.push((p, ttft));
+        }
         let src = match r.output_tokens_source[i] {
             Some(TokenSource::Usage) => "usage",
             Some(TokenSource::Events) => "events",
@@ -274,6 +345,11 @@ fn gather<'a>(rep: &'a Repeat, th: &Thresholds) -> Gathered<'a> {
             g.good += 1;
         }
     }
+    if !rep.send_times_unknown && n > 1 {
+        let mut sends = r.send_offset_us.clone();
+        sends.sort_unstable();
+        g.interarrival_us = sends.windows(2).map(|w| w[1] - w[0]).collect();
+    }
     if rep.send_times_unknown {
         // The requests cannot be placed in time: only the tool's own window can be used.
         g.window_us = rep.reported_window_us;
@@ -298,6 +374,9 @@ fn merge<'a>(parts: Vec<Gathered<'a>>) -> Gathered<'a> {
         all.itl.extend(p.itl);
         all.prompt_tokens += p.prompt_tokens;
         all.output_tokens += p.output_tokens;
+        all.prompt_ttft.extend(p.prompt_ttft);
+        all.outputs.extend(p.outputs);
+        all.interarrival_us.extend(p.interarrival_us);
         for (k, v) in p.sources {
             *all.sources.entry(k).or_insert(0) += v;
         }
@@ -329,10 +408,23 @@ fn finish(mut g: Gathered<'_>, reps: &[&Repeat], with_curves: bool) -> Summary {
     let ttft = Distribution::from_us(&mut g.ttft_us);
     let tpot = Distribution::from_ms(&mut g.tpot_ms);
     let e2e = Distribution::from_us(&mut g.e2e_us);
-    let curves = with_curves.then(|| Curves {
-        ttft_ms: curve(|i| g.ttft_us[i] as f64 / 1000.0, g.ttft_us.len()),
-        tpot_ms: curve(|i| g.tpot_ms[i], g.tpot_ms.len()),
-        e2e_ms: curve(|i| g.e2e_us[i] as f64 / 1000.0, g.e2e_us.len()),
+    let curves = with_curves.then(|| {
+        let mut prompts: Vec<u32> = g.prompt_ttft.iter().map(|p| p.0).collect();
+        prompts.sort_unstable();
+        g.outputs.sort_unstable();
+        g.interarrival_us.sort_unstable();
+        Curves {
+            ttft_ms: curve(|i| g.ttft_us[i] as f64 / 1000.0, g.ttft_us.len()),
+            tpot_ms: curve(|i| g.tpot_ms[i], g.tpot_ms.len()),
+            e2e_ms: curve(|i| g.e2e_us[i] as f64 / 1000.0, g.e2e_us.len()),
+            prompt_tokens: curve(|i| prompts[i] as f64, prompts.len()),
+            output_tokens: curve(|i| g.outputs[i] as f64, g.outputs.len()),
+            interarrival_ms: curve(
+                |i| g.interarrival_us[i] as f64 / 1000.0,
+                g.interarrival_us.len(),
+            ),
+            ttft_by_prompt: prefill_bins(&mut g.prompt_ttft),
+        }
     });
     let mut s = Summary {
         curves,

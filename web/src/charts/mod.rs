@@ -8,7 +8,9 @@ use sloscope_core::metric::Metric;
 use sloscope_core::report::{Analysis, ProfileReport};
 
 mod capacity;
+mod traffic;
 pub use capacity::{capacity, capacity_metric, CapacityY};
+pub use traffic::{histogram, prefill, shares, Traffic, BINS};
 
 /// Result of a drawing function.
 pub type Drawn<DB> = Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;

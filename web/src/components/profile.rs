@@ -8,7 +8,7 @@ use sloscope_core::report::ProfileReport;
 use sloscope_core::view::{Mark, ProfileView, TableView};
 use yew::prelude::*;
 
-use crate::charts::{self, Quantity};
+use crate::charts::{self, Quantity, Traffic};
 use crate::components::canvas::{drawn, Chart, DrawFn};
 
 /// Properties of [`Profile`].
@@ -103,6 +103,15 @@ pub fn profile(props: &Props) -> Html {
     };
     let (p1, p2, p3, p4, p5) = (p.clone(), p.clone(), p.clone(), p.clone(), p.clone());
     let (p6, p7) = (p.clone(), p.clone());
+    let (t1, t2, t3, t4) = (p.clone(), p.clone(), p.clone(), p.clone());
+    let traffic = |c: &sloscope_core::summary::Curves| {
+        !c.prompt_tokens.is_empty() || !c.output_tokens.is_empty()
+    };
+    let has_traffic = p
+        .candidates
+        .iter()
+        .filter_map(|c| c.summary.as_ref()?.curves.as_ref())
+        .any(traffic);
     let wide = use_state(|| false);
     let extra = v.candidates.columns.iter().filter(|c| !c.decisive).count();
     let toggle = {
@@ -179,6 +188,15 @@ pub fn profile(props: &Props) -> Html {
                     { chart("baseline", format!("{}: quantized / float ratios", p.profile), Rc::new(move |root| drawn(charts::baseline_ratios(root, &p5))), 260) }
                 }
             </div>
+            if has_traffic {
+                <h3>{ "Traffic measured" }</h3>
+                <div class="charts traffic">
+                    { chart("prefill", format!("{}: TTFT against prompt length (median per bin of equal count; p90 dashed)", p.profile), Rc::new(move |root| drawn(charts::prefill(root, &t1))), 260) }
+                    { chart("hist-prompt", format!("{}: prompt tokens measured", p.profile), Rc::new(move |root| drawn(charts::histogram(root, &t2, Traffic::Prompt))), 220) }
+                    { chart("hist-output", format!("{}: output tokens measured", p.profile), Rc::new(move |root| drawn(charts::histogram(root, &t3, Traffic::Output))), 220) }
+                    { chart("hist-gaps", format!("{}: gaps between sends", p.profile), Rc::new(move |root| drawn(charts::histogram(root, &t4, Traffic::Interarrival))), 220) }
+                </div>
+            }
         </section>
     }
 }
