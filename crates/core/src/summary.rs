@@ -105,8 +105,9 @@ pub struct Curves {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub interarrival_ms: Vec<f64>,
     /// Prefill cost: TTFT against prompt length, the successful requests in up to
-    /// [`PREFILL_BINS`] bins of equal count by prompt length (a binned scatter: it reads the same
-    /// at 100 requests and at a million).
+    /// [`PREFILL_BINS`] bins of nearly equal count by prompt length, one prompt length never
+    /// split between two bins (a binned scatter: it reads the same at 100 requests and at a
+    /// million).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ttft_by_prompt: Vec<PrefillBin>,
 }
@@ -128,34 +129,69 @@ pub struct PrefillBin {
     pub requests: u64,
 }
 
-/// TTFT against prompt length in equal-count bins; pairs are (prompt tokens, TTFT µs).
+/// Sorts token counts (small integers) by counting, stably and in linear time; a comparison
+/// sort when there are few items or the largest is too large for a count table.
+fn sort_counts<T: Copy>(items: &mut [T], key: impl Fn(&T) -> u32) {
+    let max = items.iter().map(&key).max().unwrap_or(0) as usize;
+    if max > (1 << 20) || items.len() < 1024 {
+        items.sort_by_key(|x| key(x));
+        return;
+    }
+    let mut start = vec![0usize; max + 2];
+    for x in items.iter() {
+        start[key(x) as usize + 1] += 1;
+    }
+    for i in 1..start.len() {
+        start[i] += start[i - 1];
+    }
+    let copy = items.to_vec();
+    for x in copy {
+        let k = key(&x) as usize;
+        items[start[k]] = x;
+        start[k] += 1;
+    }
+}
+
+/// TTFT against prompt length in (nearly) equal-count bins; pairs are (prompt tokens, TTFT µs).
+/// A bin boundary never splits requests of the same prompt length, so two bins never show
+/// the same length and the bins do not depend on the order of the requests.
 fn prefill_bins(pairs: &mut [(u32, u64)]) -> Vec<PrefillBin> {
     if pairs.is_empty() {
         return Vec::new();
     }
-    pairs.sort_unstable();
-    let distinct = 1 + pairs.windows(2).filter(|w| w[0].0 != w[1].0).count();
-    let k = PREFILL_BINS.min(distinct).min(pairs.len()).max(1);
+    sort_counts(pairs, |p| p.0);
     let n = pairs.len();
-    (0..k)
-        .filter_map(|b| {
-            let bin = &pairs[b * n / k..(b + 1) * n / k];
-            if bin.is_empty() {
-                return None;
-            }
+    let k = PREFILL_BINS.min(n);
+    let mut bounds = vec![0usize];
+    for b in 1..=k {
+        let mut end = b * n / k;
+        while end < n && end > 0 && pairs[end].0 == pairs[end - 1].0 {
+            end += 1;
+        }
+        if end > *bounds.last().unwrap_or(&0) {
+            bounds.push(end);
+        }
+    }
+    bounds
+        .windows(2)
+        .map(|w| {
+            let bin = &pairs[w[0]..w[1]];
             let mut ttft: Vec<f64> = bin.iter().map(|p| p.1 as f64 / 1000.0).collect();
             ttft.sort_unstable_by(f64::total_cmp);
-            let pct =
-                |q| crate::stats::percentile_ranked(ttft.len(), q, |i| ttft[i]).unwrap_or(0.0);
-            let prompt = crate::stats::percentile_ranked(bin.len(), 50.0, |i| bin[i].0 as f64)?;
-            Some(PrefillBin {
-                prompt_tokens: prompt,
-                ttft_p50_ms: pct(50.0),
-                ttft_p90_ms: pct(90.0),
+            let pct = |q| crate::stats::percentile_ranked(ttft.len(), q, |i| ttft[i]);
+            PrefillBin {
+                prompt_tokens: pairs_median(bin),
+                ttft_p50_ms: pct(50.0).unwrap_or(f64::NAN),
+                ttft_p90_ms: pct(90.0).unwrap_or(f64::NAN),
                 requests: bin.len() as u64,
-            })
+            }
         })
         .collect()
+}
+
+/// The median prompt length of a non-empty, sorted bin.
+fn pairs_median(bin: &[(u32, u64)]) -> f64 {
+    crate::stats::percentile_ranked(bin.len(), 50.0, |i| bin[i].0 as f64).unwrap_or(f64::NAN)
 }
 
 fn curve(sorted_ms: impl Fn(usize) -> f64, n: usize) -> Vec<f64> {
@@ -410,8 +446,8 @@ fn finish(mut g: Gathered<'_>, reps: &[&Repeat], with_curves: bool) -> Summary {
     let e2e = Distribution::from_us(&mut g.e2e_us);
     let curves = with_curves.then(|| {
         let mut prompts: Vec<u32> = g.prompt_ttft.iter().map(|p| p.0).collect();
-        prompts.sort_unstable();
-        g.outputs.sort_unstable();
+        sort_counts(&mut prompts, |p| *p);
+        sort_counts(&mut g.outputs, |o| *o);
         g.interarrival_us.sort_unstable();
         Curves {
             ttft_ms: curve(|i| g.ttft_us[i] as f64 / 1000.0, g.ttft_us.len()),

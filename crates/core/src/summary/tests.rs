@@ -130,3 +130,44 @@ fn pooled_differs_from_per_repeat() {
     assert_eq!(s.ttft.mean_ms, Some(20.0));
     assert_eq!(s.window_s, Some(0.06));
 }
+
+#[test]
+fn prefill_bins_never_split_a_prompt_length_and_ignore_request_order() {
+    // 3 lengths, 100 requests each: at most 3 bins, one per length, whatever the order.
+    let mut pairs: Vec<(u32, u64)> = (0..300u64)
+        .map(|i| ((10 + (i * 7) % 3 * 10) as u32, 1_000 * (i % 50 + 1)))
+        .collect();
+    let bins = prefill_bins(&mut pairs.clone());
+    assert_eq!(bins.len(), 3);
+    assert_eq!(
+        bins.iter().map(|b| b.prompt_tokens).collect::<Vec<_>>(),
+        [10.0, 20.0, 30.0]
+    );
+    assert!(bins.iter().all(|b| b.requests == 100));
+    pairs.reverse();
+    assert_eq!(prefill_bins(&mut pairs), bins);
+
+    // Many distinct lengths: PREFILL_BINS bins of equal count, prompt medians rising.
+    let mut many: Vec<(u32, u64)> = (0..10_000u32).map(|i| (i, u64::from(i))).collect();
+    let bins = prefill_bins(&mut many);
+    assert_eq!(bins.len(), PREFILL_BINS);
+    assert!(bins.iter().all(|b| b.requests == 500));
+    assert!(bins
+        .windows(2)
+        .all(|w| w[0].prompt_tokens < w[1].prompt_tokens));
+    assert!((bins[0].ttft_p50_ms - 0.2495).abs() < 1e-12);
+
+    // Counting sort agrees with a comparison sort, also past the table limit.
+    let mut big: Vec<u32> = (0..1000u32)
+        .map(|i| (i * 7919) % 997 + (i % 2) * (1 << 23))
+        .collect();
+    let mut want = big.clone();
+    want.sort_unstable();
+    sort_counts(&mut big, |x| *x);
+    assert_eq!(big, want);
+    let mut small: Vec<u32> = (0..1000u32).map(|i| (i * 7919) % 997).collect();
+    let mut want = small.clone();
+    want.sort_unstable();
+    sort_counts(&mut small, |x| *x);
+    assert_eq!(small, want);
+}
