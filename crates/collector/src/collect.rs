@@ -29,6 +29,7 @@ use crate::secret::Redactor;
 use crate::server::Launched;
 use crate::target::TargetSpec;
 use crate::telemetry::{self, Gpu};
+use sloscope_core::replay::Prompt;
 
 /// What collecting one profile needs.
 pub(crate) struct ProfileCtx<'a> {
@@ -50,6 +51,8 @@ pub(crate) struct ProfileCtx<'a> {
     /// Index of the first repeat collected (a capacity trial given more requests continues
     /// its numbering, and its request sequence).
     pub(crate) first_repeat: u32,
+    /// What the profile replays from files (a dataset's prompts, a trace's requests).
+    pub(crate) replay: Option<Arc<crate::replay::Replay>>,
 }
 
 impl ProfileCtx<'_> {
@@ -61,10 +64,24 @@ impl ProfileCtx<'_> {
     }
 }
 
+/// The seed of a profile's request sequence: the same for every candidate, so they are
+/// measured on the same requests.
+pub fn profile_salt(name: sloscope_core::schema::ProfileName) -> u64 {
+    (name as u64 + 1).wrapping_mul(0x9E37_79B9)
+}
+
+/// Request `i`'s index within its repeat (measured and warm-up indices carry their repeat in
+/// the high bits, see [`crate::load::measured_base`]).
+fn within_repeat(i: u64) -> u64 {
+    i & 0xFFFF_FFFF
+}
+
 /// Request bodies: one JSON template per profile, the prompt of request `i` generated from
 /// `salt` and `i`. Under a prompt length distribution, request `i` gets its drawn length in
 /// words at the calibrated words per token (`words` for `target_tokens`); under an output length
-/// distribution, its drawn `max_tokens`. Serializing a `serde_json::Value` cannot fail, so no
+/// distribution, its drawn `max_tokens`. A trace sets both lengths per request; a dataset sends
+/// its sampled record's prompt (and output cap, unless the workload draws one); a shared prefix
+/// goes in front of the synthetic prompt. Serializing a `serde_json::Value` cannot fail, so no
 /// body is ever empty.
 fn body_fn(ctx: &ProfileCtx<'_>, words: usize, target_tokens: u32, salt: u64) -> BodyFn {
     let w = &ctx.profile.workload;
@@ -92,21 +109,88 @@ fn body_fn(ctx: &ProfileCtx<'_>, words: usize, target_tokens: u32, salt: u64) ->
     let prompt_length = w.prompt_length.clone();
     let output_length = w.output_length.clone();
     let words_per_token = words as f64 / f64::from(target_tokens.max(1));
+    let to_words =
+        move |tokens: u32| ((f64::from(tokens) * words_per_token).round() as usize).max(1);
+    let replay = ctx.replay.clone();
+    let has_trace = w.trace.is_some();
+    // One prefix text per group, seeded by the group.
+    let prefixes: Vec<String> = w
+        .shared_prefix
+        .map(|p| {
+            (0..p.groups)
+                .map(|g| {
+                    prompt::text(
+                        to_words(p.tokens),
+                        salt ^ 0x7072_6566 ^ (u64::from(g) << 20),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
     Arc::new(move |i: u64| {
-        let words = match &prompt_length {
-            Some(d) => ((f64::from(d.sample(salt, i)) * words_per_token).round() as usize).max(1),
-            None => words,
-        };
-        let text = prompt::text(words, salt ^ i.wrapping_mul(0x2545_F491_4F6C_DD1D));
         let mut b = base.clone();
-        if let Some(d) = &output_length {
+        let entry = replay
+            .as_ref()
+            .filter(|_| has_trace)
+            .and_then(|r| r.entry(within_repeat(i)));
+        let record = replay.as_ref().and_then(|r| r.record(salt, i));
+        let message = match record {
+            Some(rec) => {
+                if output_length.is_none() {
+                    let cap = rec.output_tokens.or_else(|| {
+                        rec.output_words.map(|w| {
+                            ((f64::from(w) / words_per_token.max(1e-9)).round() as u32).max(1)
+                        })
+                    });
+                    if let Some(cap) = cap {
+                        b.insert("max_tokens".into(), cap.into());
+                    }
+                }
+                match &rec.prompt {
+                    Prompt::Text(t) => Err(t.clone()),
+                    Prompt::Messages(m) => Ok(m.clone()),
+                }
+            }
+            None => {
+                let words = match (entry, &prompt_length) {
+                    (Some(e), _) => to_words(e.input_tokens),
+                    (None, Some(d)) => to_words(d.sample(salt, i)),
+                    (None, None) => words,
+                };
+                let text = prompt::text(words, salt ^ i.wrapping_mul(0x2545_F491_4F6C_DD1D));
+                Err(
+                    match prefixes.get((i % prefixes.len().max(1) as u64) as usize) {
+                        Some(p) => format!("{p} {text}"),
+                        None => text,
+                    },
+                )
+            }
+        };
+        if let Some(e) = entry {
+            b.insert("max_tokens".into(), e.output_tokens.into());
+        } else if let Some(d) = &output_length {
             b.insert("max_tokens".into(), d.sample(salt ^ 0x6F75_7470, i).into());
         }
-        match api {
-            Api::Completions => b.insert("prompt".into(), text.into()),
-            Api::Chat => b.insert(
+        match (api, message) {
+            (Api::Completions, Err(text)) => b.insert("prompt".into(), text.into()),
+            (Api::Completions, Ok(msgs)) => b.insert(
+                "prompt".into(),
+                msgs.into_iter()
+                    .map(|(_, c)| c)
+                    .collect::<Vec<_>>()
+                    .join("\n")
+                    .into(),
+            ),
+            (Api::Chat, Err(text)) => b.insert(
                 "messages".into(),
                 serde_json::json!([{"role": "user", "content": text}]),
+            ),
+            (Api::Chat, Ok(msgs)) => b.insert(
+                "messages".into(),
+                msgs.into_iter()
+                    .map(|(role, content)| serde_json::json!({"role": role, "content": content}))
+                    .collect::<Vec<_>>()
+                    .into(),
             ),
         };
         Bytes::from(serde_json::Value::Object(b).to_string())
@@ -123,12 +207,22 @@ pub(crate) async fn collect_profile(
 ) {
     let w = &ctx.profile.workload;
     // Calibrated at the typical length: the mean of a length distribution, if there is one.
-    let target_tokens = w
-        .prompt_length
+    let trace_mean = ctx
+        .replay
         .as_ref()
-        .map_or(w.prompt_tokens.unwrap_or(1) as u32, |d| {
-            d.mean().round().max(1.0) as u32
+        .filter(|r| !r.trace.is_empty())
+        .map(|r| {
+            r.trace
+                .iter()
+                .map(|e| f64::from(e.input_tokens))
+                .sum::<f64>()
+                / r.trace.len() as f64
         });
+    let target_tokens = match (trace_mean, &w.prompt_length) {
+        (Some(m), _) => m.round().max(1.0) as u32,
+        (None, Some(d)) => d.mean().round().max(1.0) as u32,
+        (None, None) => w.prompt_tokens.unwrap_or(1) as u32,
+    };
     // Every call before measurement is bounded in time and ends on Ctrl-C.
     let calibrated = tokio::select! {
         p = prompt::calibrate(ctx.client, ctx.target.model.as_deref(), target_tokens, ctx.timeout) => Some(p),
@@ -142,7 +236,7 @@ pub(crate) async fn collect_profile(
         _ = cancel.cancelled() => {}
     }
     // The same salt for every candidate: they are measured on the same request sequence.
-    let salt = (ctx.profile.name as u64 + 1).wrapping_mul(0x9E37_79B9);
+    let salt = profile_salt(ctx.profile.name);
     let body = body_fn(ctx, prompts.words, target_tokens, salt);
     let mut simulation = false;
     let repeats = w.repeats.unwrap_or(1) as u32;
@@ -160,6 +254,11 @@ pub(crate) async fn collect_profile(
                 .unwrap_or(sloscope_core::traffic::Arrival::Poisson),
             warmup: w.warmup_requests.unwrap_or(0) as usize,
             seed: salt ^ (r as u64 + 1),
+            schedule: ctx
+                .replay
+                .as_ref()
+                .filter(|x| !x.offsets_us.is_empty())
+                .map(|x| Arc::new(x.offsets_us.clone())),
         };
         let label = format!(
             "{} / {} / repeat {}/{}",

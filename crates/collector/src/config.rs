@@ -3,10 +3,13 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use sloscope_core::contract::{validate_profile, Profile};
-use sloscope_core::schema::{Deployment, FloatBaseline, KnobValue, Plan, QualityGate};
+use sloscope_core::schema::{Deployment, FloatBaseline, KnobValue, Plan, ProfileName, QualityGate};
+
+use crate::replay::Replay;
 
 /// Which OpenAI-compatible API to stream from.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -191,6 +194,8 @@ pub struct RunPlan {
     pub lineage_files: Vec<(String, Vec<u8>)>,
     /// Whether to run the float baseline.
     pub baseline: Option<BaselineTarget>,
+    /// What each profile replays from files (datasets, traces), read when the plan loads.
+    pub replays: BTreeMap<ProfileName, Arc<Replay>>,
 }
 
 /// A plan problem, naming the file and the field.
@@ -223,7 +228,8 @@ pub fn load_plan(path: &Path, o: &Overrides) -> Result<RunPlan, PlanError> {
             "target: expected `endpoint` or `server_command`",
         ));
     }
-    let profiles = profiles(path, &raw, o)?;
+    let mut profiles = profiles(path, &raw, o)?;
+    let replays = replays(path, &mut raw, &mut profiles)?;
     let candidates = candidates(path, &raw, o)?;
     for v in &raw.secret_vars {
         if !raw.vars.contains_key(v) {
@@ -252,7 +258,39 @@ pub fn load_plan(path: &Path, o: &Overrides) -> Result<RunPlan, PlanError> {
         deployment,
         lineage_files: files,
         baseline,
+        replays,
     })
+}
+
+/// Reads each profile's dataset and trace (relative to the plan) and records what was read —
+/// the files' sha256 and a trace's request count — in the profile and in the plan as written
+/// beside the results, so every run names the bytes it replayed.
+fn replays(
+    path: &Path,
+    raw: &mut CollectorPlan,
+    profiles: &mut [Profile],
+) -> Result<BTreeMap<ProfileName, Arc<Replay>>, PlanError> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut out = BTreeMap::new();
+    for p in profiles.iter_mut() {
+        let seed = crate::collect::profile_salt(p.name);
+        let loaded = crate::replay::load(dir, &mut p.workload, seed)
+            .map_err(|e| perr(path, format!("profile {}: {e}", p.name)))?;
+        let Some(replay) = loaded else { continue };
+        if let Some(w) = raw
+            .plan
+            .profiles
+            .iter_mut()
+            .find(|s| s.name.as_deref() == Some(p.name.as_str()))
+            .and_then(|s| s.workload.as_mut())
+        {
+            w.dataset.clone_from(&p.workload.dataset);
+            w.trace.clone_from(&p.workload.trace);
+            w.requests_per_repeat = p.workload.requests_per_repeat;
+        }
+        out.insert(p.name, Arc::new(replay));
+    }
+    Ok(out)
 }
 
 /// An endpoint serves one configuration: measuring several candidates (or a candidate and the
@@ -330,7 +368,7 @@ fn profiles(path: &Path, raw: &CollectorPlan, o: &Overrides) -> Result<Vec<Profi
         }
     }
     for p in &profiles {
-        if p.workload.requests_per_repeat.is_none() {
+        if p.workload.requests_per_repeat.is_none() && p.workload.trace.is_none() {
             issues.push(format!(
                 "profiles[{}].workload.requests_per_repeat: required by the collector",
                 p.name

@@ -25,6 +25,7 @@ pub mod progress;
 pub mod prometheus;
 pub mod prompt;
 pub mod read_file;
+pub mod replay;
 pub mod runner;
 pub mod sampler;
 pub mod secret;

@@ -36,6 +36,9 @@ pub struct RepeatSpec {
     pub warmup: usize,
     /// Seed for arrivals and prompts.
     pub seed: u64,
+    /// Send offsets (µs) replayed from a trace, one per measured request: open loop at these
+    /// times whatever `rate_rps` says.
+    pub schedule: Option<Arc<Vec<u64>>>,
 }
 
 /// Builds the body of request `i` (warm-ups use indices past the measured ones).
@@ -205,15 +208,21 @@ pub async fn measure(
     let n = spec.requests;
     let rep = spec.index;
     let lane = Lane::new(client, body, cancel, t0, tx);
-    let driver = match spec.rate_rps {
-        None => closed_loop(
+    let driver = match (&spec.schedule, spec.rate_rps) {
+        (Some(times), _) => open_loop(
+            lane,
+            times.iter().copied().take(n).collect(),
+            spec.concurrency,
+            rep,
+        ),
+        (None, None) => closed_loop(
             lane,
             n,
             spec.concurrency,
             measured_base(rep),
             &format!("{rep}-"),
         ),
-        Some(rate) => open_loop(
+        (None, Some(rate)) => open_loop(
             lane,
             spec.arrival.offsets_us(n, rate, spec.seed),
             spec.concurrency,

@@ -517,6 +517,7 @@ impl RunCtx<'_> {
             timeout: Duration::from_secs_f64(tgt.request_timeout_s),
             redactor: &self.opts.redactor,
             first_repeat: 0,
+            replay: self.plan.replays.get(&p.name).cloned(),
         };
         crate::collect::collect_profile(&ctx, &mut run, &mut journal, tc, self.progress).await;
         if let Some((_, search, planned)) = &trial {

@@ -84,6 +84,7 @@ async fn run_repeat(
         arrival: Arrival::Poisson,
         warmup: 0,
         seed: 1,
+        schedule: None,
     };
     let mut rows = Vec::new();
     let obs = load::measure(
@@ -294,6 +295,7 @@ fn cancellation_ends_streams_in_flight_as_failures() {
             arrival: Arrival::Poisson,
             warmup: 0,
             seed: 1,
+            schedule: None,
         };
         let cancel = Cancel::default();
         let c2 = cancel.clone();
@@ -354,6 +356,7 @@ fn open_loop_records_intended_send_times() {
             arrival: Arrival::Poisson,
             warmup: 0,
             seed: 5,
+            schedule: None,
         };
         let mut rows = Vec::new();
         load::measure(

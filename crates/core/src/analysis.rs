@@ -9,7 +9,7 @@ use crate::load::{Document, LoadedFile};
 use crate::metric::Metric;
 use crate::problem::{Problem, ProblemCode};
 use crate::report::{Analysis, CandidateReport, Excluded, ProfileReport};
-use crate::schema::{Decision, Plan, ProfileName, ProfileSpec, Role, Run};
+use crate::schema::{Decision, Plan, ProfileName, ProfileSpec, Role, Run, WorkloadSpec};
 use crate::summary::Thresholds;
 use crate::verdict::{decide, Contender};
 
@@ -172,6 +172,7 @@ fn analyze_profile(ctx: &Ctx<'_>, name: ProfileName) -> ProfileReport {
             })
             .unwrap_or((None, None)),
     };
+    let spec = spec.map(|s| with_replayed_hashes(s, runs.iter().chain(&trial_runs).copied()));
     let knob = ctx.plan.map(|(_, p)| p.knob.clone()).or_else(|| {
         runs.iter()
             .find(|(_, r)| r.role == Role::Candidate)
@@ -359,4 +360,51 @@ fn capacity(
         }
     }
     report.capacity = Some(cap);
+}
+
+/// Picks a replayed file (name, hash) out of a workload.
+type FileOf = dyn Fn(&WorkloadSpec) -> Option<(&str, Option<&str>)>;
+
+/// A plan names the dataset or trace a profile replays, usually without its hash; the runs
+/// record the hash of what they read. The profile takes the hash of the first run (by file
+/// name) that replayed a file of that name, so runs that read other bytes under the same name
+/// are not compared with it.
+fn with_replayed_hashes<'a>(
+    mut spec: ProfileSpec,
+    runs: impl Iterator<Item = (&'a str, &'a Run)>,
+) -> ProfileSpec {
+    let Some(w) = spec.workload.as_mut() else {
+        return spec;
+    };
+    let mut runs: Vec<(&str, &Run)> = runs.collect();
+    runs.sort_by(|a, b| a.0.cmp(b.0));
+    let theirs = |pick: &FileOf, name: &str| {
+        runs.iter().find_map(|(_, r)| {
+            let (file, hash) = pick(r.profile_spec.as_ref()?.workload.as_ref()?)?;
+            (crate::replay::file_name(file) == name)
+                .then(|| hash.map(str::to_owned))
+                .flatten()
+        })
+    };
+    if let Some(d) = w.dataset.as_mut().filter(|d| d.sha256.is_none()) {
+        d.sha256 = theirs(
+            &|w| {
+                w.dataset
+                    .as_ref()
+                    .map(|d| (d.file.as_str(), d.sha256.as_deref()))
+            },
+            crate::replay::file_name(&d.file),
+        );
+    }
+    if let Some(t) = w.trace.as_mut().filter(|t| t.sha256.is_none()) {
+        t.sha256 = theirs(
+            &|w| {
+                w.trace
+                    .as_ref()
+                    .map(|t| (t.file.as_str(), t.sha256.as_deref()))
+            },
+            crate::replay::file_name(&t.file),
+        );
+    }
+    spec
 }

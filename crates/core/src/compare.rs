@@ -330,6 +330,61 @@ fn workload_diffs(want: &WorkloadSpec, got: &WorkloadSpec) -> Vec<String> {
             ));
         }
     }
+    // Replayed files compare by name, layout and parameters, and by content where both sides
+    // state a hash; present on one side only is a difference too (synthetic vs replayed).
+    let label = |x: Option<String>| x.unwrap_or_else(|| "unset".into());
+    let file_diff =
+        |a_id: Option<(String, Option<&str>)>, b_id: Option<(String, Option<&str>)>| match (
+            &a_id, &b_id,
+        ) {
+            (Some((a, ah)), Some((b, bh))) => {
+                a != b || matches!((ah, bh), (Some(x), Some(y)) if x != y)
+            }
+            (None, None) => false,
+            _ => true,
+        };
+    fn dataset_id(w: &WorkloadSpec) -> Option<(String, Option<&str>)> {
+        w.dataset.as_ref().map(|x| {
+            (
+                format!("{:?} {}", x.format, crate::replay::file_name(&x.file)),
+                x.sha256.as_deref(),
+            )
+        })
+    }
+    if file_diff(dataset_id(want), dataset_id(got)) {
+        d.push(format!(
+            "dataset {} (profile {})",
+            label(got.dataset.as_ref().map(|x| x.label())),
+            label(want.dataset.as_ref().map(|x| x.label()))
+        ));
+    }
+    fn trace_id(w: &WorkloadSpec) -> Option<(String, Option<&str>)> {
+        w.trace.as_ref().map(|x| {
+            (
+                format!(
+                    "{:?} {} {}",
+                    x.format,
+                    crate::replay::file_name(&x.file),
+                    x.time_scale.unwrap_or(1.0)
+                ),
+                x.sha256.as_deref(),
+            )
+        })
+    }
+    if file_diff(trace_id(want), trace_id(got)) {
+        d.push(format!(
+            "trace {} (profile {})",
+            label(got.trace.as_ref().map(|x| x.label())),
+            label(want.trace.as_ref().map(|x| x.label()))
+        ));
+    }
+    if want.shared_prefix != got.shared_prefix {
+        d.push(format!(
+            "shared_prefix {} (profile {})",
+            label(got.shared_prefix.map(|x| x.label())),
+            label(want.shared_prefix.map(|x| x.label()))
+        ));
+    }
     d
 }
 

@@ -153,6 +153,7 @@ pub fn validate_profile(spec: &ProfileSpec) -> Result<Profile, Vec<Problem>> {
             ));
         }
     }
+    replay_problems(&workload, &mut issues);
     let primary = primary_metric(spec, &mut issues);
     let slo = slo_limits(spec, &mut issues);
     let search = spec
@@ -169,6 +170,87 @@ pub fn validate_profile(spec: &ProfileSpec) -> Result<Profile, Vec<Problem>> {
             search,
         }),
         _ => Err(issues),
+    }
+}
+
+/// Datasets, traces and shared prefixes: their parameters, and what they replace (a trace sets
+/// the send times and both lengths; a dataset the prompts; a shared prefix goes in front of
+/// synthetic prompts only).
+fn replay_problems(workload: &WorkloadSpec, issues: &mut Vec<Problem>) {
+    let checks: [(&str, Option<String>); 3] = [
+        (
+            "dataset",
+            workload.dataset.as_ref().and_then(|d| d.problem()),
+        ),
+        ("trace", workload.trace.as_ref().and_then(|t| t.problem())),
+        (
+            "shared_prefix",
+            workload.shared_prefix.as_ref().and_then(|p| p.problem()),
+        ),
+    ];
+    for (field, why) in checks {
+        if let Some(why) = why {
+            issues.push(out_of_range(
+                format!("workload.{field}"),
+                format!("workload.{field}: {why}"),
+            ));
+        }
+    }
+    let conflicts: [(&str, bool, &str, bool); 7] = [
+        (
+            "trace",
+            workload.trace.is_some(),
+            "request_rate_rps",
+            workload.request_rate_rps.is_some(),
+        ),
+        (
+            "trace",
+            workload.trace.is_some(),
+            "arrival",
+            workload.arrival.is_some(),
+        ),
+        (
+            "trace",
+            workload.trace.is_some(),
+            "prompt_length",
+            workload.prompt_length.is_some(),
+        ),
+        (
+            "trace",
+            workload.trace.is_some(),
+            "output_length",
+            workload.output_length.is_some(),
+        ),
+        (
+            "trace",
+            workload.trace.is_some(),
+            "dataset",
+            workload.dataset.is_some(),
+        ),
+        (
+            "dataset",
+            workload.dataset.is_some(),
+            "prompt_length",
+            workload.prompt_length.is_some(),
+        ),
+        (
+            "dataset",
+            workload.dataset.is_some(),
+            "shared_prefix",
+            workload.shared_prefix.is_some(),
+        ),
+    ];
+    for (a, has_a, b, has_b) in conflicts {
+        if has_a && has_b {
+            let what = match a {
+                "trace" => "a trace sets the send times and both lengths",
+                _ => "a dataset sets the prompts",
+            };
+            issues.push(out_of_range(
+                format!("workload.{b}"),
+                format!("workload.{b} is set with workload.{a}: {what}; remove one"),
+            ));
+        }
     }
 }
 
@@ -304,6 +386,51 @@ mod tests {
         w.prompt_length = Some(LengthDist::Uniform { min: 20, max: 300 });
         w.output_length = Some(LengthDist::Fixed { tokens: 64 });
         w.request_rate_rps = Some(4.0);
+        assert!(validate_profile(&s).is_ok());
+    }
+
+    #[test]
+    fn datasets_traces_and_prefixes_are_checked_and_exclude_what_they_replace() {
+        use crate::replay::{Dataset, DatasetFormat, SharedPrefix, Trace, TraceFormat};
+        let mut s = spec();
+        let w = s.workload.as_mut().unwrap();
+        w.trace = Some(Trace {
+            file: "t.jsonl".into(),
+            format: TraceFormat::Mooncake,
+            time_scale: Some(-2.0),
+            sha256: None,
+        });
+        w.request_rate_rps = Some(3.0);
+        w.dataset = Some(Dataset {
+            file: " ".into(),
+            format: DatasetFormat::Jsonl,
+            sha256: None,
+        });
+        w.shared_prefix = Some(SharedPrefix {
+            groups: 0,
+            tokens: 8,
+        });
+        let issues = validate_profile(&s).unwrap_err();
+        let messages: Vec<&str> = issues.iter().map(|i| i.message.as_str()).collect();
+        assert_eq!(
+            messages,
+            [
+                "workload.dataset: file is empty: expected a path relative to the plan",
+                "workload.trace: time_scale -2: expected a positive factor",
+                "workload.shared_prefix: groups is 0: expected 1 or more prefix groups",
+                "workload.request_rate_rps is set with workload.trace: a trace sets the send times and both lengths; remove one",
+                "workload.dataset is set with workload.trace: a trace sets the send times and both lengths; remove one",
+                "workload.shared_prefix is set with workload.dataset: a dataset sets the prompts; remove one",
+            ]
+        );
+        let w = s.workload.as_mut().unwrap();
+        w.request_rate_rps = None;
+        w.dataset = None;
+        w.trace.as_mut().unwrap().time_scale = Some(0.5);
+        w.shared_prefix = Some(SharedPrefix {
+            groups: 4,
+            tokens: 64,
+        });
         assert!(validate_profile(&s).is_ok());
     }
 

@@ -28,6 +28,7 @@ pub mod problem;
 pub mod protocol;
 pub mod read;
 pub mod render;
+pub mod replay;
 pub mod report;
 pub mod rng;
 pub mod schema;

@@ -306,8 +306,32 @@ pub fn workload_line(w: Option<&WorkloadSpec>) -> String {
         .as_ref()
         .map_or_else(|| n(w.max_output_tokens), |d| d.label());
     let arrival = w.arrival.unwrap_or(crate::traffic::Arrival::Poisson);
+    // What is replayed from files, and shared prefixes, after the counts.
+    let mut replayed = String::new();
+    if let Some(t) = &w.trace {
+        replayed.push_str(&format!(
+            ", replaying the {} (at most {} in flight)",
+            t.label(),
+            n(w.concurrency)
+        ));
+    }
+    if let Some(d) = &w.dataset {
+        replayed.push_str(&format!(", prompts from the {}", d.label()));
+    }
+    if let Some(p) = &w.shared_prefix {
+        replayed.push_str(&format!(", {}", p.label()));
+    }
+    if w.trace.is_some() {
+        return format!(
+            "workload {}: {} repeats × {} requests{}",
+            w.id.as_deref().unwrap_or(MISSING),
+            n(w.repeats),
+            n(w.requests_per_repeat),
+            replayed
+        );
+    }
     format!(
-        "workload {}: concurrency {}, prompt {} tokens, max output {} tokens, {} repeats × {} requests{}",
+        "workload {}: concurrency {}, prompt {} tokens, max output {} tokens, {} repeats × {} requests{}{replayed}",
         w.id.as_deref().unwrap_or(MISSING),
         n(w.concurrency),
         prompt,

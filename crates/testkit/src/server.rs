@@ -52,6 +52,9 @@ pub struct Script {
     pub faults: HashMap<u64, Fault>,
     /// Write every event of a request at once, without delays (throughput benchmark).
     pub burst: bool,
+    /// Append one JSON line per request to this file as it arrives, timed by this process's
+    /// clock: `{"at_us", "prompt_tokens", "max_tokens", "prompt_head"}` (`at_us` from start).
+    pub log: Option<std::path::PathBuf>,
 }
 
 impl Default for Script {
@@ -64,6 +67,7 @@ impl Default for Script {
             slots: usize::MAX >> 4,
             faults: HashMap::new(),
             burst: false,
+            log: None,
         }
     }
 }
@@ -90,6 +94,8 @@ struct State {
     served: Mutex<Vec<Served>>,
     /// Burst bodies, rendered once per (events, chat).
     burst_cache: Mutex<HashMap<(u32, bool), Bytes>>,
+    /// The request log and the instant its times count from.
+    log: Option<(Mutex<std::fs::File>, Instant)>,
 }
 
 /// A running scripted server; stops when dropped.
@@ -106,7 +112,12 @@ impl ScriptedServer {
         let listener = TcpListener::bind(("127.0.0.1", port)).await?;
         let addr = listener.local_addr()?;
         let slots = script.slots.min(Semaphore::MAX_PERMITS);
+        let log = match &script.log {
+            Some(p) => Some((Mutex::new(std::fs::File::create(p)?), Instant::now())),
+            None => None,
+        };
         let state = Arc::new(State {
+            log,
             script,
             arrivals: AtomicU64::new(0),
             waiting: AtomicUsize::new(0),
@@ -267,6 +278,18 @@ async fn stream(
             .join(" ")
     });
     let prompt_tokens = prompt_text.split_whitespace().count().max(1);
+    if let Some((file, t0)) = &st.log {
+        use std::io::Write;
+        let line = serde_json::json!({
+            "at_us": received.saturating_duration_since(*t0).as_micros() as u64,
+            "prompt_tokens": prompt_tokens,
+            "max_tokens": v["max_tokens"],
+            "prompt_head": prompt_text.chars().take(80).collect::<String>(),
+        });
+        if let Ok(mut f) = file.lock() {
+            let _ = writeln!(f, "{line}");
+        }
+    }
     let per_event = st.script.tokens_per_event.max(1);
     let events = st.script.tokens.min(max_tokens.div_ceil(per_event)).max(1);
     let fault = st.script.faults.get(&index).copied();

@@ -475,3 +475,238 @@ fn mixed_lengths_and_gamma_arrivals_reach_the_server_per_request() {
     );
     assert_eq!(p["candidates"].as_array().unwrap().len(), 2);
 }
+
+/// The balanced profile's line of the fixture plan, to edit.
+const BALANCED: &str = r#"workload = { id = "mixed", concurrency = 4, prompt_tokens = 32, max_output_tokens = 16, repeats = 2, requests_per_repeat = 8 }"#;
+
+/// Runs the fixture plan's balanced profile on one candidate, the scripted server logging each
+/// request it receives (its own clock, in its own process); returns the output directory and
+/// the server's log lines.
+fn run_logged(d: &Path, workload: &str) -> (PathBuf, Vec<serde_json::Value>) {
+    let log = d.join("server.log");
+    let plan = plan_edited(d, |text| {
+        let edited = text.replace(BALANCED, workload).replace(
+            "--ttft-ms 20 --gap-ms 4 --tokens 64",
+            &format!("--ttft-ms 2 --gap-ms 1 --tokens 4 --log {}", log.display()),
+        );
+        assert!(edited.contains(workload), "the fixture plan changed");
+        edited
+    });
+    let out = d.join("out");
+    let o = run(
+        &[
+            "run",
+            "--plan",
+            plan.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--profiles",
+            "balanced",
+            "--candidates",
+            "slots4",
+            "--no-baseline",
+            "--quiet",
+        ],
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let lines = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    (out, lines)
+}
+
+fn balanced_run(out: &Path) -> (PathBuf, serde_json::Value) {
+    let f = files_under(out)
+        .into_iter()
+        .find(|f| {
+            f.to_string_lossy().contains("balanced")
+                && f.extension().is_some_and(|e| e == "json")
+                && !f.to_string_lossy().contains("journal")
+        })
+        .unwrap();
+    let v = serde_json::from_slice(&std::fs::read(&f).unwrap()).unwrap();
+    (f, v)
+}
+
+/// A Mooncake trace is replayed at its (time-scaled) send times with its prompt and output
+/// lengths, checked in the server's own log; the run names the trace by its hash, and a run
+/// that replayed other bytes under the same name is not compared.
+#[test]
+fn a_trace_is_replayed_at_its_times_and_lengths() {
+    let d = scratch("collect-trace");
+    // 400 requests over 4 s of trace time, replayed 4× faster: ~400 requests/s in bursts.
+    let mut trace = String::new();
+    let mut t = 0u64;
+    for i in 0..400u64 {
+        t += (i * 7919) % 19 + (i % 5) * 3;
+        trace.push_str(&format!(
+            "{{\"timestamp\": {t}, \"input_length\": {}, \"output_length\": {}, \"hash_ids\": [{i}]}}\n",
+            5 + (i * 31) % 60,
+            1 + (i * 17) % 4
+        ));
+    }
+    std::fs::write(d.join("trace.jsonl"), &trace).unwrap();
+    let (out, log) = run_logged(
+        &d,
+        r#"workload = { id = "mixed", concurrency = 64, prompt_tokens = 32, max_output_tokens = 16, repeats = 1, trace = { file = "trace.jsonl", format = "mooncake", time_scale = 0.25 } }"#,
+    );
+    let entries: Vec<serde_json::Value> = trace
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    // Calibration and connection warm-up come first; the measured requests are the last 400.
+    assert!(log.len() >= 400, "{} requests logged", log.len());
+    let measured = &log[log.len() - 400..];
+    let mut by_order = measured.to_vec();
+    by_order.sort_by_key(|l| l["at_us"].as_u64().unwrap());
+    let t0 = by_order[0]["at_us"].as_u64().unwrap() as f64;
+    let mut errors_ms: Vec<f64> = Vec::new();
+    for (l, e) in by_order.iter().zip(&entries) {
+        let want_ms = e["timestamp"].as_f64().unwrap() * 0.25;
+        errors_ms.push((l["at_us"].as_u64().unwrap() as f64 - t0) / 1000.0 - want_ms);
+    }
+    errors_ms.sort_by(f64::total_cmp);
+    let p50 = errors_ms[errors_ms.len() / 2];
+    let p99 = errors_ms[errors_ms.len() * 99 / 100];
+    eprintln!("received vs trace time: p50 {p50:.3} ms, p99 {p99:.3} ms");
+    assert!(p50.abs() < 5.0, "received vs trace time, p50 {p50} ms");
+    // Lengths exactly as the trace says (the server counts one token per word, as its
+    // /tokenize does, so calibration is exact).
+    let mut want: Vec<(u64, u64)> = entries
+        .iter()
+        .map(|e| {
+            (
+                e["input_length"].as_u64().unwrap(),
+                e["output_length"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let mut got: Vec<(u64, u64)> = measured
+        .iter()
+        .map(|l| {
+            (
+                l["prompt_tokens"].as_u64().unwrap(),
+                l["max_tokens"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    want.sort_unstable();
+    got.sort_unstable();
+    assert_eq!(got, want);
+    // The run records the intended send times (the trace's) and the trace's identity.
+    let (file, run) = balanced_run(&out);
+    let mut intended: Vec<u64> = run["repeats"][0]["requests"]["intended_offset_us"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap())
+        .collect();
+    intended.sort_unstable();
+    let first = entries[0]["timestamp"].as_u64().unwrap();
+    let want_offsets: Vec<u64> = entries
+        .iter()
+        .map(|e| (e["timestamp"].as_u64().unwrap() - first) * 250)
+        .collect();
+    for (got, want) in intended.iter().zip(&want_offsets) {
+        assert!(
+            got.abs_diff(*want) <= 1,
+            "intended {got} µs, trace {want} µs"
+        );
+    }
+    let w = &run["profile_spec"]["workload"];
+    assert_eq!(w["requests_per_repeat"], 400, "{w}");
+    assert_eq!(w["trace"]["sha256"].as_str().unwrap().len(), 64, "{w}");
+    let a = sloscope(&["analyze", out.to_str().unwrap()], &[]);
+    let text = String::from_utf8_lossy(&a.stdout);
+    assert!(
+        text.contains("replaying the Mooncake trace trace.jsonl (sha256 "),
+        "{text}"
+    );
+    // Another run of the same name but other bytes: left out, the trace named.
+    let mut other = run.clone();
+    other["candidate"]["name"] = "slots1".into();
+    other["profile_spec"]["workload"]["trace"]["sha256"] = "ab".repeat(32).into();
+    std::fs::write(
+        file.with_file_name("balanced--slots1.json"),
+        other.to_string(),
+    )
+    .unwrap();
+    let a = sloscope(&["analyze", out.to_str().unwrap(), "--format", "json"], &[]);
+    let v: serde_json::Value = serde_json::from_slice(&a.stdout).unwrap();
+    let p = v["profiles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["profile"] == "balanced")
+        .unwrap();
+    let excluded = p["excluded"].as_array().unwrap();
+    assert_eq!(excluded.len(), 1, "{excluded:?}");
+    let why = excluded[0]["reason"].as_str().unwrap();
+    assert!(
+        why.contains("trace Mooncake trace trace.jsonl (sha256 abababababab…)"),
+        "{why}"
+    );
+}
+
+/// Dataset prompts are sent as written with the records' output caps; shared prefix groups put
+/// one of N prefixes in front of each synthetic prompt.
+#[test]
+fn dataset_prompts_and_shared_prefixes_reach_the_server() {
+    let d = scratch("collect-dataset");
+    let mut data = String::new();
+    for i in 0..30 {
+        data.push_str(&format!(
+            "{{\"prompt\": \"record{i} tell me about rivers\", \"output_tokens\": {}}}\n",
+            1 + i % 4
+        ));
+    }
+    data.push_str("{\"messages\": [{\"role\": \"user\", \"content\": \"chat0 hello there\"}], \"output_tokens\": 2}\n");
+    std::fs::write(d.join("prompts.jsonl"), &data).unwrap();
+    let (_, log) = run_logged(
+        &d,
+        r#"workload = { id = "mixed", concurrency = 4, prompt_tokens = 32, max_output_tokens = 16, repeats = 2, requests_per_repeat = 40, dataset = { file = "prompts.jsonl", format = "jsonl" } }"#,
+    );
+    let measured = &log[log.len() - 80..];
+    let mut seen = std::collections::BTreeSet::new();
+    for l in measured {
+        let head = l["prompt_head"].as_str().unwrap();
+        let first = head.split_whitespace().next().unwrap();
+        let cap = l["max_tokens"].as_u64().unwrap();
+        if let Some(i) = first.strip_prefix("record") {
+            let i: u64 = i.parse().unwrap();
+            assert_eq!(head, format!("record{i} tell me about rivers"));
+            assert_eq!(cap, 1 + i % 4);
+        } else {
+            assert_eq!(head, "chat0 hello there");
+            assert_eq!(cap, 2);
+        }
+        seen.insert(first.to_string());
+    }
+    assert!(seen.len() > 15, "sampled across the dataset: {seen:?}");
+
+    let d = scratch("collect-prefix");
+    let (_, log) = run_logged(
+        &d,
+        r#"workload = { id = "mixed", concurrency = 4, prompt_tokens = 12, max_output_tokens = 4, repeats = 1, requests_per_repeat = 30, shared_prefix = { groups = 3, tokens = 10 } }"#,
+    );
+    let measured = &log[log.len() - 30..];
+    let prefixes: std::collections::BTreeSet<String> = measured
+        .iter()
+        .map(|l| {
+            l["prompt_head"]
+                .as_str()
+                .unwrap()
+                .split_whitespace()
+                .take(10)
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect();
+    assert_eq!(prefixes.len(), 3, "{prefixes:?}");
+    assert!(measured
+        .iter()
+        .all(|l| l["prompt_tokens"].as_u64().unwrap() == 22));
+}

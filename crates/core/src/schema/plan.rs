@@ -85,6 +85,16 @@ pub struct WorkloadSpec {
     /// `ignore_eos`, on by default); the tokens each request got are recorded either way.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_length: Option<crate::traffic::LengthDist>,
+    /// Prompts read from a file (JSON Lines or ShareGPT), sampled per request from the seed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dataset: Option<crate::replay::Dataset>,
+    /// Requests replayed at a trace's times with its prompt and output lengths (Mooncake JSONL
+    /// or Azure CSV); `concurrency` caps the requests in flight.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<crate::replay::Trace>,
+    /// Shared prefix groups in front of each synthetic prompt.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shared_prefix: Option<crate::replay::SharedPrefix>,
 }
 
 /// A serving profile as written in a file. Checked by the profile contract.

@@ -26,6 +26,11 @@ fn main() {
             .map(|s| s as usize)
             .unwrap_or(usize::MAX >> 4),
         burst: args.iter().any(|a| a == "--burst"),
+        log: args
+            .iter()
+            .position(|a| a == "--log")
+            .and_then(|i| args.get(i + 1))
+            .map(std::path::PathBuf::from),
         ..Script::default()
     };
     let port = get("--port").unwrap_or(0.0) as u16;
