@@ -125,6 +125,10 @@ fn closed_loop(
 
 /// Open loop: request `i` is due at `offsets[i]` after `t0`; at most `cap` are in flight
 /// (a request that waits for a slot records its intended time, so the wait shows).
+///
+/// The send times are kept by a pacing thread, not by the runtime's timer (whose 1 ms ticks
+/// would send each request up to 1 ms late): it sleeps until each request is due and hands
+/// its index to the runtime, which wakes at once.
 fn open_loop(lane: Lane, offsets: Vec<u64>, cap: usize, rep: u32) -> tokio::task::JoinHandle<()> {
     let Lane {
         client,
@@ -134,14 +138,36 @@ fn open_loop(lane: Lane, offsets: Vec<u64>, cap: usize, rep: u32) -> tokio::task
         tx,
     } = lane;
     let cap = Arc::new(Semaphore::new(cap.max(1)));
-    tokio::spawn(async move {
-        let mut tasks = Vec::with_capacity(offsets.len());
-        for (i, off) in offsets.into_iter().enumerate() {
-            let intended = t0 + Duration::from_micros(off);
-            tokio::select! {
-                _ = tokio::time::sleep_until(intended.into()) => {}
-                _ = cancel.cancelled() => break,
+    let (due_tx, mut due_rx) = mpsc::unbounded_channel::<(usize, u64)>();
+    let (pacer_cancel, pacer_tx, pacer_offsets) = (cancel.clone(), due_tx.clone(), offsets.clone());
+    let pacer = std::thread::Builder::new()
+        .name("sloscope-pacer".into())
+        .spawn(move || pace(&pacer_offsets, t0, &pacer_cancel, &pacer_tx));
+    if pacer.is_err() {
+        // No thread to spare: the runtime's timer paces (to its 1 ms ticks).
+        let cancel = cancel.clone();
+        tokio::spawn(async move {
+            for (i, off) in offsets.into_iter().enumerate() {
+                tokio::select! {
+                    _ = tokio::time::sleep_until((t0 + Duration::from_micros(off)).into()) => {}
+                    _ = cancel.cancelled() => break,
+                }
+                if due_tx.send((i, off)).is_err() {
+                    break;
+                }
             }
+        });
+    } else {
+        drop(due_tx);
+    }
+    tokio::spawn(async move {
+        let mut tasks = Vec::new();
+        loop {
+            let due = tokio::select! {
+                d = due_rx.recv() => d,
+                _ = cancel.cancelled() => None,
+            };
+            let Some((i, off)) = due else { break };
             let permit = tokio::select! {
                 p = cap.clone().acquire_owned() => p,
                 _ = cancel.cancelled() => break,
@@ -168,6 +194,28 @@ fn open_loop(lane: Lane, offsets: Vec<u64>, cap: usize, rep: u32) -> tokio::task
         }
         futures_util::future::join_all(tasks).await;
     })
+}
+
+/// The pacing thread: sleeps until each offset falls due (in slices of at most 20 ms, so a
+/// cancellation is seen) and sends `(index, offset)`; stops when cancelled or when nobody
+/// listens.
+fn pace(offsets: &[u64], t0: Instant, cancel: &Cancel, due: &mpsc::UnboundedSender<(usize, u64)>) {
+    for (i, &off) in offsets.iter().enumerate() {
+        let at = t0 + Duration::from_micros(off);
+        loop {
+            if cancel.is_cancelled() || due.is_closed() {
+                return;
+            }
+            let now = Instant::now();
+            if now >= at {
+                break;
+            }
+            std::thread::sleep((at - now).min(Duration::from_millis(20)));
+        }
+        if due.send((i, off)).is_err() {
+            return;
+        }
+    }
 }
 
 /// Sends the warm-up requests (results discarded). Their bodies use indices past every

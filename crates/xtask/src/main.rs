@@ -7,7 +7,9 @@
 //! file → verdict time and peak memory of the core on a synthetic run (each measurement in a
 //! fresh process, so generation does not count) and prints a table; `gen-run REQUESTS
 //! OUTPUT_TOKENS OUT` writes that synthetic run (labelled as simulation) for the page's
-//! large-file tests and benchmarks.
+//! large-file tests and benchmarks; `bench-replay` measures preparing requests from a trace or
+//! dataset file and trace replay send-time precision against the scripted server (see
+//! `bench_replay.rs`).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -16,6 +18,7 @@ use std::time::Instant;
 use anyhow::Context;
 
 mod bench_collector;
+mod bench_replay;
 use serde_json::json;
 use sloscope_core::schema::EvidenceLevel;
 use sloscope_testkit::synth::{self, Shape};
@@ -25,6 +28,8 @@ fn main() -> anyhow::Result<()> {
     match args.first().map(String::as_str) {
         Some("bench-analyze") => bench_analyze(&args[1..]),
         Some("bench-collector") => bench_collector::run(),
+        Some("bench-replay") => bench_replay::run(),
+        Some("replay-child") => bench_replay::child(&args[1..]),
         Some("collector-child") => bench_collector::child(&args[1..]),
         Some("gen-run") => {
             let n: usize = args.get(1).context("missing REQUESTS")?.parse()?;
@@ -37,7 +42,7 @@ fn main() -> anyhow::Result<()> {
         }
         Some("measure-analyze") => measure(Path::new(args.get(1).context("missing FILE")?)),
         _ => {
-            eprintln!("usage: xtask bench-analyze [REQUESTS] [OUTPUT_TOKENS] | gen-run REQUESTS OUTPUT_TOKENS OUT | bench-collector");
+            eprintln!("usage: xtask bench-analyze [REQUESTS] [OUTPUT_TOKENS] | gen-run REQUESTS OUTPUT_TOKENS OUT | bench-collector | bench-replay");
             std::process::exit(2)
         }
     }

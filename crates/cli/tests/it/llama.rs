@@ -30,7 +30,11 @@ fn three_profiles_two_candidates_and_the_float_baseline_on_llama_server() {
     let text = std::fs::read_to_string(repo().join("tests/fixtures/llama/plan.toml")).unwrap();
     std::fs::write(
         &plan,
-        text.replace("../../../examples/llama-cpu/lineage/", "lineage/"),
+        text.replace("../../../examples/llama-cpu/lineage/", "lineage/")
+            .replace(
+                "../../../examples/traces/",
+                &format!("{}/", repo().join("examples/traces").display()),
+            ),
     )
     .unwrap();
     let out = d.join("out");
@@ -93,6 +97,18 @@ fn three_profiles_two_candidates_and_the_float_baseline_on_llama_server() {
                 c["name"]
             );
         }
+    }
+    // The balanced profile drew mixed lengths; the throughput profile replayed the trace, its
+    // hash recorded and its lengths sent (llama-server's own prompt counts vary with them).
+    for (name, part) in [("balanced", "prompt_length"), ("throughput", "trace")] {
+        let p = profiles.iter().find(|p| p["profile"] == name).unwrap();
+        assert!(p["workload"][part].is_object(), "{name}: {}", p["workload"]);
+        let prompts = &p["candidates"][0]["summary"]["curves"]["prompt_tokens"];
+        let (lo, hi) = (prompts[0].as_f64().unwrap(), prompts[100].as_f64().unwrap());
+        assert!(
+            hi > 1.5 * lo,
+            "{name}: prompt tokens {lo}..{hi} should vary"
+        );
     }
     // 8 streams against --parallel 1: llama-server defers requests, and /metrics shows it.
     let tp = profiles
