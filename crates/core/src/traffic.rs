@@ -119,7 +119,9 @@ impl LengthDist {
 
     /// The length of request `index` under `seed` (the same on every candidate).
     pub fn sample(&self, seed: u64, index: u64) -> u32 {
-        let mut rng = Rng::new(seed ^ index.wrapping_mul(0xD1B5_4A32_D192_ED03).wrapping_add(1));
+        // Each request's generator starts from a well-mixed seed: consecutive indices must not
+        // give correlated first draws (xorshift's low bits follow its seed's).
+        let mut rng = Rng::new(mix(seed ^ mix(index.wrapping_add(1))));
         let clamp = |x: f64, min: u32, max: u32| {
             x.round().clamp(min.max(1) as f64, max.max(1) as f64) as u32
         };
@@ -232,6 +234,14 @@ impl Arrival {
     }
 }
 
+/// SplitMix64's finalizer: a bijection that spreads every input bit over the output.
+fn mix(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
 /// A standard normal draw (Box–Muller).
 fn standard_normal(rng: &mut Rng) -> f64 {
     let (u, v) = (rng.unit_open(), rng.unit_open());
@@ -311,6 +321,20 @@ mod tests {
         assert!((0..5000)
             .map(|i| clamped.sample(3, i))
             .all(|x| (50..=120).contains(&x)));
+    }
+
+    #[test]
+    fn consecutive_requests_draw_independently() {
+        // 8 equally likely caps over 4,000 requests: counts spread like a multinomial's
+        // (sd ≈ 21), not stratified to within a few of 500 as correlated seeds made them.
+        let d = LengthDist::Uniform { min: 1, max: 8 };
+        let mut counts = [0f64; 8];
+        for i in 0..4000 {
+            counts[d.sample((2 * 0x9E37_79B9) ^ 0x6F75_7470, i) as usize - 1] += 1.0;
+        }
+        let chi2: f64 = counts.iter().map(|c| (c - 500.0).powi(2) / 500.0).sum();
+        // 7 degrees of freedom: 0.1% and 99.9% quantiles are 0.60 and 24.3.
+        assert!((0.6..24.3).contains(&chi2), "chi² {chi2}: {counts:?}");
     }
 
     #[test]

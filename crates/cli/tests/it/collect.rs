@@ -568,6 +568,11 @@ fn a_trace_is_replayed_at_its_times_and_lengths() {
         let want_ms = e["timestamp"].as_f64().unwrap() * 0.25;
         errors_ms.push((l["at_us"].as_u64().unwrap() as f64 - t0) / 1000.0 - want_ms);
     }
+    // Lateness against the trace, less the smallest (the first arrival may itself be late).
+    let least = errors_ms.iter().copied().fold(f64::MAX, f64::min);
+    for e in &mut errors_ms {
+        *e -= least;
+    }
     errors_ms.sort_by(f64::total_cmp);
     let p50 = errors_ms[errors_ms.len() / 2];
     let p99 = errors_ms[errors_ms.len() * 99 / 100];
@@ -709,4 +714,105 @@ fn dataset_prompts_and_shared_prefixes_reach_the_server() {
     assert!(measured
         .iter()
         .all(|l| l["prompt_tokens"].as_u64().unwrap() == 22));
+}
+
+/// The standard normal CDF (Abramowitz–Stegun 7.1.26 erf, |error| < 1.5e-7).
+fn phi(x: f64) -> f64 {
+    let z = x.abs() / std::f64::consts::SQRT_2;
+    let t = 1.0 / (1.0 + 0.327_591_1 * z);
+    let poly = t
+        * (0.254_829_592
+            + t * (-0.284_496_736
+                + t * (1.421_413_741 + t * (-1.453_152_027 + t * 1.061_405_429))));
+    let erf = 1.0 - poly * (-z * z).exp();
+    0.5 * (1.0 + if x < 0.0 { -erf } else { erf })
+}
+
+/// Kolmogorov–Smirnov distance between a sample and a CDF evaluated at the sample's values
+/// (for integer samples the CDF is taken at each value, its jump included).
+fn ks(mut xs: Vec<f64>, cdf: impl Fn(f64) -> f64) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    let n = xs.len() as f64;
+    let mut d = 0f64;
+    let mut i = 0;
+    while i < xs.len() {
+        let mut j = i;
+        while j < xs.len() && xs[j] == xs[i] {
+            j += 1;
+        }
+        let f = cdf(xs[i]);
+        d = d
+            .max((j as f64 / n - f).abs())
+            .max((i as f64 / n - cdf_left(&cdf, xs[i])).abs());
+        i = j;
+    }
+    d
+}
+
+/// The CDF just below `x` for integer-valued samples.
+fn cdf_left(cdf: &impl Fn(f64) -> f64, x: f64) -> f64 {
+    if x.fract() == 0.0 {
+        cdf(x - 1.0)
+    } else {
+        cdf(x)
+    }
+}
+
+/// Goodness of fit, checked where the requests land: 2,000 requests with log-normal prompt
+/// lengths, uniform output caps and Poisson arrivals, as the scripted server logged them by its
+/// own clock. Kolmogorov–Smirnov distances stay under the 0.1% critical value (1.95/√n).
+#[test]
+fn requested_lengths_and_send_times_follow_the_declared_distributions() {
+    let d = scratch("collect-fit");
+    let (_, log) = run_logged(
+        &d,
+        r#"workload = { id = "mixed", concurrency = 64, prompt_tokens = 40, max_output_tokens = 8, repeats = 1, requests_per_repeat = 2000, request_rate_rps = 400, prompt_length = { kind = "log_normal", mean = 40, stddev = 20, min = 1, max = 100000 }, output_length = { kind = "uniform", min = 1, max = 8 } }"#,
+    );
+    assert!(log.len() >= 2000);
+    let m = &log[log.len() - 2000..];
+    let n = m.len() as f64;
+    let critical = 1.95 / n.sqrt();
+    // Log-normal lengths of mean 40 and sd 20, rounded to whole tokens.
+    let s2 = (1.0f64 + 0.25).ln();
+    let mu = 40f64.ln() - s2 / 2.0;
+    let prompts: Vec<f64> = m
+        .iter()
+        .map(|l| l["prompt_tokens"].as_f64().unwrap())
+        .collect();
+    let dp = ks(prompts, |k| {
+        if k < 1.0 {
+            0.0
+        } else {
+            phi(((k + 0.5).ln() - mu) / s2.sqrt())
+        }
+    });
+    assert!(dp < critical, "prompt lengths: KS {dp:.4} ≥ {critical:.4}");
+    let caps: Vec<f64> = m
+        .iter()
+        .map(|l| l["max_tokens"].as_f64().unwrap())
+        .collect();
+    let dc = ks(caps, |k| (k.floor() / 8.0).clamp(0.0, 1.0));
+    assert!(dc < critical, "output caps: KS {dc:.4} ≥ {critical:.4}");
+    // Gaps between arrivals: exponential at 400/s (the server's clock; sends are paced to
+    // well under a millisecond, gaps average 2.5 ms).
+    let mut at: Vec<f64> = m.iter().map(|l| l["at_us"].as_f64().unwrap()).collect();
+    at.sort_by(f64::total_cmp);
+    let gaps: Vec<f64> = at.windows(2).map(|w| (w[1] - w[0]) / 1e6).collect();
+    let dg = ks(gaps, |x| 1.0 - (-400.0 * x.max(0.0)).exp());
+    eprintln!(
+        "KS: prompt lengths {dp:.4}, output caps {dc:.4}, gaps {dg:.4} (critical {critical:.4})"
+    );
+    assert!(dg < critical, "send gaps: KS {dg:.4} ≥ {critical:.4}");
+    // The KS check can fail: the same lengths against a wrong mean are rejected.
+    let prompts: Vec<f64> = m
+        .iter()
+        .map(|l| l["prompt_tokens"].as_f64().unwrap())
+        .collect();
+    let wrong = ks(prompts, |k| {
+        phi(((k + 0.5).ln() - (44f64.ln() - s2 / 2.0)) / s2.sqrt())
+    });
+    assert!(
+        wrong > critical,
+        "a 10% wrong mean should be detected: KS {wrong:.4}"
+    );
 }
