@@ -60,32 +60,15 @@ pub fn chart(props: &Props) -> Html {
         let canvas = canvas.clone();
         let draw = props.draw.clone();
         let height = props.height;
+        // Each chart draws in its own task (a zero-delay timeout), not in the render pass:
+        // a report's twenty charts would otherwise block the main thread as one long task.
+        // A newer render cancels a draw not yet made.
         use_effect_with((props.generation, *width), move |(_, w)| {
-            if let Some(el) = canvas.cast::<HtmlCanvasElement>() {
-                let parent_w = el
-                    .parent_element()
-                    .map(|p| p.client_width() as u32)
-                    .filter(|w| *w > 0)
-                    .unwrap_or((*w).saturating_sub(48));
-                el.set_width(parent_w.clamp(280, 1400));
-                el.set_height(height);
-                let _ = el.remove_attribute("data-drawn");
-                if let Some(backend) = CanvasBackend::with_canvas_object(el.clone()) {
-                    let root = backend.into_drawing_area();
-                    let now = || gloo::utils::window().performance().map_or(0.0, |p| p.now());
-                    let t0 = now();
-                    match draw(&root) {
-                        Ok(()) => {
-                            // The draw time, for the page benchmark (tests/e2e/bench.mjs).
-                            let _ = el.set_attribute("data-draw-ms", &format!("{:.1}", now() - t0));
-                            let _ = el.set_attribute("data-drawn", "true");
-                        }
-                        Err(e) => {
-                            let _ = el.set_attribute("data-error", &e);
-                        }
-                    }
-                }
-            }
+            let w = *w;
+            let pending = gloo::timers::callback::Timeout::new(0, move || {
+                draw_into(&canvas, &draw, height, w);
+            });
+            move || drop(pending)
         });
     }
     let download = {
@@ -107,6 +90,36 @@ pub fn chart(props: &Props) -> Html {
                 <button class="small" onclick={download} aria-label={format!("Download {} as PNG", props.label)}>{ "PNG" }</button>
             </figcaption>
         </figure>
+    }
+}
+
+/// Sizes the canvas to its parent and draws, recording the draw time (for the page benchmark,
+/// tests/e2e/bench.mjs) and whether it drew.
+fn draw_into(canvas: &NodeRef, draw: &DrawFn, height: u32, window_w: u32) {
+    let Some(el) = canvas.cast::<HtmlCanvasElement>() else {
+        return;
+    };
+    let parent_w = el
+        .parent_element()
+        .map(|p| p.client_width() as u32)
+        .filter(|w| *w > 0)
+        .unwrap_or(window_w.saturating_sub(48));
+    el.set_width(parent_w.clamp(280, 1400));
+    el.set_height(height);
+    let _ = el.remove_attribute("data-drawn");
+    if let Some(backend) = CanvasBackend::with_canvas_object(el.clone()) {
+        let root = backend.into_drawing_area();
+        let now = || gloo::utils::window().performance().map_or(0.0, |p| p.now());
+        let t0 = now();
+        match draw(&root) {
+            Ok(()) => {
+                let _ = el.set_attribute("data-draw-ms", &format!("{:.1}", now() - t0));
+                let _ = el.set_attribute("data-drawn", "true");
+            }
+            Err(e) => {
+                let _ = el.set_attribute("data-error", &e);
+            }
+        }
     }
 }
 
