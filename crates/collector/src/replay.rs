@@ -331,12 +331,11 @@ fn read_trace(path: &Path, t: &Trace) -> Result<(Vec<TraceEntry>, String), Strin
 
 /// A well-mixed 64-bit hash of `(seed, i)` (SplitMix64's finalizer).
 fn mix(seed: u64, i: u64) -> u64 {
-    let mut z = seed
-        ^ i.wrapping_mul(0x9E37_79B9_7F4A_7C15)
-            .wrapping_add(0x632B_E59B_D9B4_E019);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
+    sloscope_core::rng::finalize(
+        seed ^ i
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            .wrapping_add(0x632B_E59B_D9B4_E019),
+    )
 }
 
 #[cfg(test)]

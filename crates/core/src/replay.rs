@@ -200,7 +200,7 @@ fn file_problem(file: &str, sha256: Option<&str>) -> Option<String> {
 
 /// The file's name (not its directory: runs collected elsewhere compare) and short hash.
 fn file_label(file: &str, sha256: Option<&str>) -> String {
-    let name = file.rsplit(['/', '\\']).next().unwrap_or(file);
+    let name = file_name(file);
     match sha256 {
         Some(h) => format!("{name} (sha256 {}…)", &h[..h.len().min(12)]),
         None => name.to_string(),

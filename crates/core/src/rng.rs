@@ -38,6 +38,14 @@ impl Rng {
     }
 }
 
+/// SplitMix64's finalizer: a bijection that spreads every input bit over the output (for
+/// seeds derived from an index: consecutive inputs give unrelated outputs).
+pub fn finalize(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -236,10 +236,7 @@ impl Arrival {
 
 /// SplitMix64's finalizer: a bijection that spreads every input bit over the output.
 fn mix(x: u64) -> u64 {
-    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
+    crate::rng::finalize(x.wrapping_add(0x9E37_79B9_7F4A_7C15))
 }
 
 /// A standard normal draw (Box–Muller).
