@@ -8,16 +8,17 @@
 //! success, or a failure with its reason (HTTP error, mid-stream error, timeout, stall, reset,
 //! stream without `[DONE]`, cancelled).
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use futures_util::StreamExt;
 use serde::Deserialize;
 
 use crate::cancel::Cancel;
 use crate::config::Api;
 use crate::error::CollectError;
 use crate::failure::FailureKind;
+use crate::http1::{self, Conn, ExchangeError, Head, Origin, Pool};
 use crate::secret::Secret;
 use crate::sse::SseParser;
 use crate::stream::StreamState;
@@ -30,8 +31,12 @@ pub use sloscope_core::schema::RequestRow as RequestRecord;
 #[derive(Clone)]
 pub struct Client {
     http: reqwest::Client,
+    /// The timed requests' own keep-alive connections (see `http1`).
+    pool: Arc<Pool>,
     base: String,
     api: Api,
+    /// `Authorization` header value.
+    bearer: Option<Arc<str>>,
     request_timeout: Duration,
     stall_timeout: Duration,
 }
@@ -41,6 +46,19 @@ pub struct Client {
 pub struct Observed {
     /// The server labelled itself a simulation (the test kit does).
     pub simulation: bool,
+}
+
+/// After `[DONE]`, how long the rest of the body (the chunked terminator) is waited for so
+/// that the connection can be reused; past it the connection is closed.
+const AFTER_DONE: Duration = Duration::from_millis(100);
+/// An error response's body is read up to this size.
+const ERROR_BODY: usize = 64 * 1024;
+
+/// One step of reading a stream.
+enum Step {
+    Read(std::io::Result<(usize, Instant)>),
+    Timer,
+    Stop,
 }
 
 impl Client {
@@ -54,13 +72,14 @@ impl Client {
         request_timeout: Duration,
         stall_timeout: Duration,
     ) -> Result<Client, CollectError> {
+        let origin = Origin::parse(base).map_err(CollectError::Http)?;
         let mut builder = reqwest::Client::builder();
         // The key goes with every request of this client: streams, /tokenize, /metrics, health.
         if let Some(k) = &key {
             builder = builder.default_headers(k.auth_headers());
         }
         let http = builder
-            .pool_max_idle_per_host(concurrency.max(1))
+            .pool_max_idle_per_host(4)
             // Below the common 5 s server keep-alive, so idle connections are dropped by us first.
             .pool_idle_timeout(Duration::from_secs(3))
             .tcp_nodelay(true)
@@ -70,8 +89,10 @@ impl Client {
             .map_err(|e| CollectError::Http(e.to_string()))?;
         Ok(Client {
             http,
+            pool: Arc::new(Pool::new(origin, concurrency)),
             base: base.trim_end_matches('/').to_string(),
             api,
+            bearer: key.map(|k| Arc::from(format!("Bearer {}", k.expose()))),
             request_timeout,
             stall_timeout,
         })
@@ -87,19 +108,18 @@ impl Client {
         &self.http
     }
 
-    /// Opens `n` idle connections so that connection setup is not timed as TTFT; each
-    /// attempt is bounded by `timeout`.
+    fn auth(&self) -> Vec<(&str, &str)> {
+        self.bearer
+            .as_deref()
+            .map(|b| ("authorization", b))
+            .into_iter()
+            .collect()
+    }
+
+    /// Opens `n` idle connections, each checked with a GET of `health_path`, so that
+    /// connection setup is not timed as TTFT; bounded by `timeout`.
     pub async fn warm_pool(&self, n: usize, health_path: &str, timeout: Duration) {
-        let url = format!("{}{}", self.base, health_path);
-        let futs = (0..n.max(1)).map(|_| {
-            let rb = self.http.get(&url).timeout(timeout);
-            async move {
-                if let Ok(r) = rb.send().await {
-                    let _ = r.bytes().await;
-                }
-            }
-        });
-        futures_util::future::join_all(futs).await;
+        let _ = tokio::time::timeout(timeout, self.pool.warm(n, health_path, &self.auth())).await;
     }
 
     /// Sends one streaming request and times it. `t0` is the repeat start. A failed request
@@ -113,134 +133,213 @@ impl Client {
         obs: &mut Observed,
     ) -> (RequestRecord, Option<FailureKind>) {
         let mut sent = Instant::now();
-        let mut rec = RequestRecord {
-            send_offset_us: us(sent.saturating_duration_since(t0)),
-            ..Default::default()
-        };
-        let resp = match self.send(&body, request_id, cancel, &mut sent).await {
-            Ok(r) => r,
-            Err((kind, detail)) => {
-                rec.send_offset_us = us(sent.saturating_duration_since(t0));
-                return fail(rec, sent, kind, &detail);
-            }
-        };
+        let mut rec = RequestRecord::default();
+        let started = self.send(&body, request_id, cancel, &mut sent).await;
         rec.send_offset_us = us(sent.saturating_duration_since(t0));
+        let (mut conn, head, first, first_at) = match started {
+            Ok(s) => s,
+            Err((kind, detail)) => return fail(rec, sent, kind, &detail),
+        };
         let deadline = sent + self.request_timeout;
-        if resp.headers().contains_key(SIMULATION_HEADER) {
+        if head.header(SIMULATION_HEADER).is_some() {
             obs.simulation = true;
         }
-        let tgi_queue_ms = resp
-            .headers()
-            .get("x-queue-time")
-            .and_then(|v| v.to_str().ok())
+        let tgi_queue_ms = head
+            .header("x-queue-time")
             .and_then(|v| v.parse::<f64>().ok());
-        let status = resp.status();
-        if !status.is_success() {
-            let text = tokio::time::timeout_at(deadline.into(), resp.text())
-                .await
-                .ok()
-                .and_then(Result::ok)
-                .unwrap_or_default();
-            let detail = error_message(text.as_bytes());
-            return fail(rec, sent, FailureKind::Http(status.as_u16()), &detail);
+        if !(200..300).contains(&head.status) {
+            let text = tokio::time::timeout_at(
+                deadline.into(),
+                read_body(&mut conn, &head, first, ERROR_BODY),
+            )
+            .await
+            .unwrap_or_default();
+            let detail = error_message(&text);
+            return fail(rec, sent, FailureKind::Http(head.status), &detail);
         }
-        let (state, kind) = self.read_events(resp, sent, deadline, cancel).await;
-        let end = us(Instant::now().saturating_duration_since(sent));
-        state.finish(&mut rec, end, tgi_queue_ms);
+        let (state, kind, end) = self
+            .read_events(conn, &head, (first, first_at), sent, deadline, cancel)
+            .await;
+        state.finish(
+            &mut rec,
+            us(end.saturating_duration_since(sent)),
+            tgi_queue_ms,
+        );
         let kind = kind.or(rec.error.as_ref().map(|_| FailureKind::Stream));
         (rec, kind)
     }
 
-    /// Sends the request; returns the response headers or why there are none. `sent` is moved
-    /// when a stale pooled connection makes a second attempt necessary.
+    /// Sends the request; returns the connection, the response head and the body bytes that
+    /// came with it (and when), or why there is none. `sent` is stamped just before the
+    /// request is written, and moved when a stale pooled connection makes a second attempt
+    /// necessary.
     async fn send(
         &self,
         body: &Bytes,
         request_id: &str,
         cancel: &Cancel,
         sent: &mut Instant,
-    ) -> Result<reqwest::Response, (FailureKind, String)> {
-        let url = format!("{}{}", self.base, self.api.path());
-        let build = || {
-            self.http
-                .post(&url)
-                .header("content-type", "application/json")
-                .header("accept", "text/event-stream")
-                .header(REQUEST_ID_HEADER, request_id)
-                .body(body.clone())
-        };
+    ) -> Result<(Conn, Head, Vec<u8>, Instant), (FailureKind, String)> {
+        let mut headers = vec![
+            ("content-type", "application/json"),
+            ("accept", "text/event-stream"),
+            (REQUEST_ID_HEADER, request_id),
+        ];
+        headers.extend(self.auth());
+        // head and body in one buffer, ready before the send is stamped
+        let mut request = self
+            .pool
+            .origin
+            .head("POST", self.api.path(), &headers, body.len());
+        request.extend_from_slice(body);
         let cancelled = || (FailureKind::Cancelled, cancel.message());
-        let mut deadline = *sent + self.request_timeout;
-        let mut send = tokio::select! {
-            r = tokio::time::timeout_at(deadline.into(), build().send()) => r,
-            _ = cancel.cancelled() => return Err(cancelled()),
-        };
-        // A pooled keep-alive connection that the server closed just as the request went out
-        // (llama-server's HTTP library closes idle and long-used connections) never reached
-        // the server: send it once more on a fresh connection, and time it from there.
-        if let Ok(Err(e)) = &send {
-            if is_stale_connection(e) {
-                *sent = Instant::now();
-                deadline = *sent + self.request_timeout;
-                send = tokio::select! {
-                    r = tokio::time::timeout_at(deadline.into(), build().send()) => r,
-                    _ = cancel.cancelled() => return Err(cancelled()),
-                };
-            }
-        }
-        match send {
-            Err(_) => Err((
+        let timed_out = || {
+            (
                 FailureKind::Timeout,
                 format!("no response headers within {:?}", self.request_timeout),
-            )),
-            Ok(Err(e)) => Err((FailureKind::Connection, error_chain(&e))),
-            Ok(Ok(r)) => Ok(r),
+            )
+        };
+        for attempt in 0..2 {
+            *sent = Instant::now();
+            let deadline = *sent + self.request_timeout;
+            let pool = &self.pool;
+            let go = async {
+                let mut conn = if attempt == 0 {
+                    pool.conn().await
+                } else {
+                    pool.fresh().await
+                }
+                .map_err(|e| ExchangeError::Failed(format!("connecting to {}: {e}", self.base)))?;
+                // The stamp the request is timed from: just before its bytes are written.
+                *sent = Instant::now();
+                let (head, rest, at) = http1::exchange(&mut conn, &request).await?;
+                Ok::<_, ExchangeError>((conn, head, rest, at))
+            };
+            let r = tokio::select! {
+                r = tokio::time::timeout_at(deadline.into(), go) => r,
+                _ = cancel.cancelled() => return Err(cancelled()),
+            };
+            match r {
+                Err(_) => return Err(timed_out()),
+                Ok(Ok((conn, head, rest, at))) => return Ok((conn, head, rest, at)),
+                // A pooled keep-alive connection that the server closed just as the request
+                // went out (llama-server's HTTP library closes idle and long-used
+                // connections) never reached the server: send it once more on a fresh
+                // connection, and time it from there.
+                Ok(Err(ExchangeError::Stale(_))) if attempt == 0 => continue,
+                Ok(Err(e)) => return Err((FailureKind::Connection, e.to_string())),
+            }
         }
+        Err((
+            FailureKind::Connection,
+            "the server closed the connection twice before answering".into(),
+        ))
     }
 
-    /// Reads the event stream, stamping each chunk as it arrives. One timer and one
-    /// cancellation future serve the whole stream: the timer is moved only when it fires early
-    /// (activity since), so an event costs no timer bookkeeping.
+    /// Reads the event stream, each read stamped with when its bytes arrived. One timer and
+    /// one cancellation future serve the whole stream: the timer is moved only when it fires
+    /// early (activity since), so an event costs no timer bookkeeping. Returns the state, the
+    /// failure and the end instant (the arrival of `[DONE]`, else of the last bytes, else now).
     async fn read_events(
         &self,
-        resp: reqwest::Response,
+        mut conn: Conn,
+        head: &Head,
+        (first, first_at): (Vec<u8>, Instant),
         sent: Instant,
         deadline: Instant,
         cancel: &Cancel,
-    ) -> (StreamState, Option<FailureKind>) {
+    ) -> (StreamState, Option<FailureKind>, Instant) {
         let mut parser = SseParser::default();
         let mut state = StreamState::new(self.api);
+        let mut body = head.body();
         let mut kind = None;
-        let mut body = resp.bytes_stream();
+        let mut done_at: Option<Instant> = None;
+        let mut last_at = first_at;
+        // Feeds received bytes stamped `at`; true once the body has ended.
+        let mut feed = |bytes: &[u8],
+                        at: Instant,
+                        state: &mut StreamState,
+                        parser: &mut SseParser|
+         -> Result<bool, String> {
+            let at_us = us(at.saturating_duration_since(sent));
+            body.feed(bytes, &mut |data: &[u8]| {
+                parser.feed(data, |ev| state.event(ev, at_us))
+            })
+        };
+        let mut ended = match feed(&first, first_at, &mut state, &mut parser) {
+            Ok(e) => e,
+            Err(e) => {
+                state.error.get_or_insert(FailureKind::Stream.message(&e));
+                kind = Some(FailureKind::Stream);
+                true
+            }
+        };
+        if state.done {
+            done_at = Some(first_at);
+        }
         let mut last_activity = Instant::now();
         let timer =
             tokio::time::sleep_until((last_activity + self.stall_timeout).min(deadline).into());
         tokio::pin!(timer);
         let stop = cancel.cancelled();
         tokio::pin!(stop);
-        loop {
-            tokio::select! {
+        while !ended && state.error.is_none() {
+            if done_at.is_some() {
+                // only the end of the body is still to come
+                let due = (last_activity + AFTER_DONE).min(deadline);
+                if timer.deadline() > due.into() {
+                    timer.as_mut().reset(due.into());
+                }
+            }
+            let step = tokio::select! {
                 biased;
-                next = body.next() => {
-                    let now = Instant::now();
-                    match next {
-                        None => break,
-                        Some(Err(e)) => {
+                r = conn.read() => Step::Read(r),
+                _ = &mut timer => Step::Timer,
+                _ = &mut stop => Step::Stop,
+            };
+            match step {
+                Step::Read(Ok((0, at))) => {
+                    last_at = at.max(last_at);
+                    if !body.ends_at_close() && !state.done {
+                        kind = Some(FailureKind::Stream);
+                        state.error.get_or_insert(
+                            FailureKind::Stream.message(
+                                "the server closed the connection before the response ended",
+                            ),
+                        );
+                    }
+                    break;
+                }
+                Step::Read(Ok((n, at))) => {
+                    // kernel stamps never run backwards within a stream
+                    let at = at.max(last_at);
+                    last_at = at;
+                    last_activity = Instant::now();
+                    let was_done = state.done;
+                    match feed(conn.data(n), at, &mut state, &mut parser) {
+                        Ok(e) => ended = e,
+                        Err(e) => {
                             kind = Some(FailureKind::Stream);
-                            state.error.get_or_insert(FailureKind::Stream.message(&error_chain(&e)));
-                            break;
-                        }
-                        Some(Ok(chunk)) => {
-                            last_activity = now;
-                            let at = us(now.saturating_duration_since(sent));
-                            parser.feed(&chunk, |data| state.event(data, at));
-                            if state.done || state.error.is_some() {
-                                break;
-                            }
+                            state.error.get_or_insert(FailureKind::Stream.message(&e));
                         }
                     }
+                    if state.done && !was_done {
+                        done_at = Some(at);
+                    }
                 }
-                _ = &mut timer => {
+                Step::Read(Err(e)) => {
+                    if !state.done {
+                        kind = Some(FailureKind::Stream);
+                        state
+                            .error
+                            .get_or_insert(FailureKind::Stream.message(&e.to_string()));
+                    }
+                    break;
+                }
+                Step::Timer => {
+                    if done_at.is_some() {
+                        break; // the terminator did not follow [DONE]: close the connection
+                    }
                     let now = Instant::now();
                     let due = (last_activity + self.stall_timeout).min(deadline);
                     if now < due {
@@ -248,37 +347,67 @@ impl Client {
                         continue;
                     }
                     let (k, why) = if now >= deadline {
-                        (FailureKind::Timeout, format!("not finished within {:?}", self.request_timeout))
+                        (
+                            FailureKind::Timeout,
+                            format!("not finished within {:?}", self.request_timeout),
+                        )
                     } else {
-                        (FailureKind::Stalled, format!("no bytes for {:?}", self.stall_timeout))
+                        (
+                            FailureKind::Stalled,
+                            format!("no bytes for {:?}", self.stall_timeout),
+                        )
                     };
                     kind = Some(k);
                     state.error.get_or_insert(k.message(&why));
                     break;
                 }
-                _ = &mut stop => {
+                Step::Stop => {
                     kind = Some(FailureKind::Cancelled);
-                    state.error.get_or_insert(FailureKind::Cancelled.message(&cancel.message()));
+                    state
+                        .error
+                        .get_or_insert(FailureKind::Cancelled.message(&cancel.message()));
                     break;
                 }
             }
         }
+        if ended && state.done && state.error.is_none() && body.reusable(head) {
+            self.pool.put(conn);
+        }
         if !state.done && state.error.is_none() {
             if let Some(data) = parser.finish() {
-                state.event(&data, us(Instant::now().saturating_duration_since(sent)));
+                state.event(&data, us(last_at.saturating_duration_since(sent)));
             }
         }
-        (state, kind)
+        let end = match (done_at, kind) {
+            (Some(at), _) => at,
+            (None, None) => last_at,
+            (None, Some(_)) => Instant::now(),
+        };
+        (state, kind, end)
     }
 }
 
-/// The request died on a reused connection before any response: the server closed it.
-fn is_stale_connection(e: &reqwest::Error) -> bool {
-    let chain = error_chain(e);
-    e.is_request()
-        && (chain.contains("connection closed before message completed")
-            || chain.contains("Connection reset by peer")
-            || chain.contains("broken pipe"))
+/// The body of a (non-streaming) response, up to `limit` bytes.
+async fn read_body(conn: &mut Conn, head: &Head, first: Vec<u8>, limit: usize) -> Vec<u8> {
+    let mut body = head.body();
+    let mut text = Vec::new();
+    let keep = |text: &mut Vec<u8>, d: &[u8]| {
+        let room = limit.saturating_sub(text.len());
+        text.extend_from_slice(&d[..d.len().min(room)]);
+    };
+    let Ok(mut ended) = body.feed(&first, &mut |d| keep(&mut text, d)) else {
+        return text;
+    };
+    while !ended && text.len() < limit {
+        match conn.read().await {
+            Ok((n, _)) if n > 0 => match body.feed(conn.data(n), &mut |d| keep(&mut text, d)) {
+                Ok(e) => ended = e,
+                Err(_) => break,
+            },
+            _ => break,
+        }
+    }
+    text
 }
 
 fn us(d: Duration) -> u64 {
@@ -294,17 +423,6 @@ fn fail(
     rec.error = Some(kind.message(detail));
     rec.e2e_us = Some(us(Instant::now().saturating_duration_since(sent)));
     (rec, Some(kind))
-}
-
-fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut s = e.to_string();
-    let mut src = e.source();
-    while let Some(inner) = src {
-        s.push_str(": ");
-        s.push_str(&inner.to_string());
-        src = inner.source();
-    }
-    s
 }
 
 /// `error.message` of an OpenAI-style error body, else the first 200 bytes of it.

@@ -18,6 +18,7 @@ pub mod config;
 pub mod error;
 pub mod external;
 pub mod failure;
+mod http1;
 pub mod journal;
 pub mod layout;
 pub mod load;

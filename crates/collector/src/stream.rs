@@ -2,6 +2,7 @@
 //! the request record they add up to. A fast scanner classifies plain content chunks without
 //! parsing them; anything else goes to the JSON parser.
 
+use memchr::memmem;
 use serde::Deserialize;
 use sloscope_core::schema::{RequestRow as RequestRecord, TokenSource};
 
@@ -166,25 +167,44 @@ struct Scan {
 /// Classifies an event without parsing it: a plain content chunk is recognised by its content
 /// key followed by a non-empty string. Events with `usage`, `timings` or `error`, and anything
 /// unusual, go to the full parser.
+/// Searchers built once: building one per event cost more than the search itself.
+struct Finders {
+    usage: memmem::Finder<'static>,
+    error: memmem::Finder<'static>,
+    timings: memmem::Finder<'static>,
+    text: memmem::Finder<'static>,
+    content: memmem::Finder<'static>,
+    reasoning: memmem::Finder<'static>,
+}
+
+static FINDERS: std::sync::LazyLock<Finders> = std::sync::LazyLock::new(|| Finders {
+    usage: memmem::Finder::new(b"\"usage\""),
+    error: memmem::Finder::new(b"\"error\""),
+    timings: memmem::Finder::new(b"\"timings\""),
+    text: memmem::Finder::new(b"\"text\""),
+    content: memmem::Finder::new(b"\"content\""),
+    reasoning: memmem::Finder::new(b"\"reasoning_content\""),
+});
+
 fn scan_event(data: &[u8], api: Api) -> Scan {
-    let finder = |needle: &[u8]| memchr::memmem::find(data, needle);
-    if finder(b"\"usage\"").is_some()
-        || finder(b"\"error\"").is_some()
-        || finder(b"\"timings\"").is_some()
+    let f = &*FINDERS;
+    if f.usage.find(data).is_some()
+        || f.error.find(data).is_some()
+        || f.timings.find(data).is_some()
     {
         return Scan {
             content: false,
             needs_parse: true,
         };
     }
-    let keys: &[&[u8]] = match api {
-        Api::Completions => &[b"\"text\""],
-        Api::Chat => &[b"\"content\"", b"\"reasoning_content\""],
+    let keys: &[&memmem::Finder<'static>] = match api {
+        Api::Completions => &[&f.text],
+        Api::Chat => &[&f.content, &f.reasoning],
     };
     let mut content = false;
     for key in keys {
-        let Some(pos) = finder(key) else { continue };
-        let mut i = pos + key.len();
+        let Some(pos) = key.find(data) else { continue };
+        let mut i = pos + key.needle().len();
         while data.get(i).is_some_and(|c| c.is_ascii_whitespace()) {
             i += 1;
         }
@@ -210,7 +230,7 @@ fn scan_event(data: &[u8], api: Api) -> Scan {
             }
         }
         // a second occurrence of the key (several choices) needs the parser
-        if memchr::memmem::find(&data[i..], key).is_some() {
+        if key.find(&data[i..]).is_some() {
             return Scan {
                 content: false,
                 needs_parse: true,

@@ -474,3 +474,169 @@ fn every_committed_plan_parses_and_passes_its_profile_contracts() {
         );
     }
 }
+
+/// A token that arrives while the client's one thread is busy is stamped when it reached the
+/// host (the kernel's receive stamp), not when the client got round to reading it: the server
+/// sends the first token at 30 ms, the client's thread is blocked from 10 to 70 ms, and the
+/// TTFT still agrees with the server's own to within a few ms.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_busy_client_still_stamps_arrival_times() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let (url, holder, handle) = spawn_server(Script {
+        ttft: Duration::from_millis(30),
+        gap: Duration::from_millis(60),
+        tokens: 2,
+        ..Script::default()
+    });
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let row = rt.block_on(async {
+        let client = Client::new(
+            &url,
+            Api::Completions,
+            None,
+            1,
+            Duration::from_secs(10),
+            Duration::from_secs(5),
+        )
+        .unwrap();
+        client.warm_pool(1, "/health", Duration::from_secs(5)).await;
+        let t0 = Instant::now();
+        let stream = tokio::spawn(async move {
+            let mut obs = Observed::default();
+            let body = Bytes::from_static(br#"{"prompt":"x","max_tokens":2,"stream":true}"#);
+            client
+                .stream(body, t0, "busy", &Cancel::default(), &mut obs)
+                .await
+                .0
+        });
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        // the runtime's only thread does something else while the first token arrives
+        std::thread::sleep(Duration::from_millis(60));
+        stream.await.unwrap()
+    });
+    let served = holder.lock().unwrap().as_ref().unwrap().served();
+    *holder.lock().unwrap() = None;
+    handle.join().unwrap();
+    let s = served
+        .iter()
+        .find(|s| s.request_id.as_deref() == Some("busy"))
+        .unwrap();
+    let server_ttft = s.events[0].duration_since(s.received).as_secs_f64() * 1000.0;
+    let ttft = row.ttft_us.unwrap() as f64 / 1000.0;
+    assert!(row.error.is_none(), "{:?}", row.error);
+    // stamped in user space, the TTFT would be at least 70 − send ms
+    assert!(
+        (ttft - server_ttft).abs() < 5.0,
+        "client TTFT {ttft:.2} ms, server's {server_ttft:.2} ms"
+    );
+    assert_eq!(row.itl_us.len(), 1);
+}
+
+/// A reused keep-alive connection that the server closes on receiving the request (it never
+/// answered it) is retried once on a fresh connection; a fresh connection closed the same way
+/// is a connection failure, not retried.
+#[test]
+fn a_request_lost_on_a_stale_connection_is_sent_again() {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let read_request = |c: &mut std::net::TcpStream| {
+        let mut got = Vec::new();
+        let mut buf = [0u8; 4096];
+        while !got.windows(4).any(|w| w == b"\r\n\r\n") {
+            let n = c.read(&mut buf).unwrap();
+            if n == 0 {
+                return got;
+            }
+            got.extend_from_slice(&buf[..n]);
+        }
+        got
+    };
+    let server = std::thread::spawn(move || {
+        // 1: the warm-up GET answered with keep-alive, then the POST on it dropped unanswered
+        let (mut a, _) = listener.accept().unwrap();
+        assert!(read_request(&mut a).starts_with(b"GET /health"));
+        a.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok")
+            .unwrap();
+        assert!(read_request(&mut a).starts_with(b"POST /v1/completions"));
+        drop(a);
+        // 2: the same request again on a fresh connection, answered as a stream
+        let (mut b, _) = listener.accept().unwrap();
+        let req = read_request(&mut b);
+        assert!(req.starts_with(b"POST /v1/completions"), "{req:?}");
+        let events = [
+            "data: {\"choices\":[{\"text\":\"a\"}]}\n\n",
+            "data: {\"choices\":[{\"text\":\"b\"}]}\n\n",
+            "data: [DONE]\n\n",
+        ];
+        let mut out = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n".to_vec();
+        for e in events {
+            out.extend_from_slice(format!("{:x}\r\n{e}\r\n", e.len()).as_bytes());
+        }
+        out.extend_from_slice(b"0\r\n\r\n");
+        b.write_all(&out).unwrap();
+        // 3: a fresh connection dropped unanswered
+        let (mut c, _) = listener.accept().unwrap();
+        read_request(&mut c);
+        drop(c);
+        drop(b);
+    });
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let (first, second) = rt.block_on(async {
+        let client = Client::new(
+            &url,
+            Api::Completions,
+            None,
+            1,
+            Duration::from_secs(5),
+            Duration::from_secs(5),
+        )
+        .unwrap();
+        client.warm_pool(1, "/health", Duration::from_secs(5)).await;
+        let body = Bytes::from_static(br#"{"prompt":"x","max_tokens":2,"stream":true}"#);
+        let mut obs = Observed::default();
+        let t0 = Instant::now();
+        let first = client
+            .stream(body.clone(), t0, "1", &Cancel::default(), &mut obs)
+            .await;
+        // a new client has no pooled connection: its request goes on a fresh one
+        let fresh = Client::new(
+            &url,
+            Api::Completions,
+            None,
+            1,
+            Duration::from_secs(5),
+            Duration::from_secs(5),
+        )
+        .unwrap();
+        let second = fresh
+            .stream(body, t0, "2", &Cancel::default(), &mut obs)
+            .await;
+        (first, second)
+    });
+    server.join().unwrap();
+    let (row, kind) = first;
+    assert!(kind.is_none(), "{:?} {:?}", kind, row.error);
+    assert_eq!((row.output_tokens, row.itl_us.len()), (Some(2), 1));
+    let (row, kind) = second;
+    assert_eq!(
+        kind,
+        Some(sloscope_collector::failure::FailureKind::Connection),
+        "{:?}",
+        row.error
+    );
+    assert!(
+        row.error
+            .as_deref()
+            .is_some_and(|e| e.contains("connection closed before a response head")),
+        "{:?}",
+        row.error
+    );
+}

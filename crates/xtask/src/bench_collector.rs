@@ -50,7 +50,7 @@ fn self_stat() -> (f64, f64) {
     (cpu, hwm)
 }
 
-fn scripted_server_bin() -> anyhow::Result<std::path::PathBuf> {
+pub(crate) fn scripted_server_bin() -> anyhow::Result<std::path::PathBuf> {
     let p = std::env::current_exe()?.with_file_name("scripted-server");
     anyhow::ensure!(
         p.exists(),
@@ -60,7 +60,7 @@ fn scripted_server_bin() -> anyhow::Result<std::path::PathBuf> {
     Ok(p)
 }
 
-fn has_taskset() -> bool {
+pub(crate) fn has_taskset() -> bool {
     Command::new("taskset")
         .arg("--version")
         .stdout(Stdio::null())
@@ -93,7 +93,7 @@ fn spawn_server(args: &[&str]) -> anyhow::Result<(std::process::Child, String)> 
     Ok((child, url))
 }
 
-fn child_json(args: &[&str]) -> anyhow::Result<serde_json::Value> {
+pub(crate) fn child_json(args: &[&str]) -> anyhow::Result<serde_json::Value> {
     let exe = std::env::current_exe()?;
     let mut cmd = if has_taskset() {
         let mut c = Command::new("taskset");
@@ -147,18 +147,17 @@ pub fn child(args: &[String]) -> anyhow::Result<()> {
                         break;
                     }
                     let mut obs = Observed::default();
-                    rows.push(
-                        client
-                            .stream(
-                                body.clone(),
-                                t0,
-                                &i.to_string(),
-                                &Cancel::default(),
-                                &mut obs,
-                            )
-                            .await
-                            .0,
-                    );
+                    let row = client
+                        .stream(
+                            body.clone(),
+                            t0,
+                            &i.to_string(),
+                            &Cancel::default(),
+                            &mut obs,
+                        )
+                        .await
+                        .0;
+                    rows.push((i, row));
                 }
                 rows
             })
@@ -171,6 +170,15 @@ pub fn child(args: &[String]) -> anyhow::Result<()> {
     })?;
     let (rows, elapsed) = result;
     let (cpu1, hwm) = self_stat();
+    if mode == "rows" {
+        let rows: Vec<serde_json::Value> = rows
+            .iter()
+            .map(|(i, r)| serde_json::json!({"id": i.to_string(), "ttft_us": r.ttft_us, "e2e_us": r.e2e_us, "itl_us": r.itl_us, "error": r.error}))
+            .collect();
+        println!("{}", serde_json::json!({ "rows": rows }));
+        return Ok(());
+    }
+    let rows: Vec<_> = rows.into_iter().map(|(_, r)| r).collect();
     let events: usize = rows
         .iter()
         .map(|r| r.itl_us.len() + usize::from(r.ttft_us.is_some()))
@@ -402,6 +410,7 @@ pub fn run() -> anyhow::Result<()> {
         println!("| {conc} | {a:.3} | {b:.3} | {c:.3} | {d:.3} |");
     }
     println!();
+    crate::bench_timing::run()?;
     println!(
         "## Paced streams: 256 × 200 tokens/s (5 ms gaps, 200 tokens), server in its own process"
     );

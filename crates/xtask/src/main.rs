@@ -19,6 +19,7 @@ use anyhow::Context;
 
 mod bench_collector;
 mod bench_replay;
+mod bench_timing;
 use serde_json::json;
 use sloscope_core::schema::EvidenceLevel;
 use sloscope_testkit::synth::{self, Shape};
@@ -28,6 +29,7 @@ fn main() -> anyhow::Result<()> {
     match args.first().map(String::as_str) {
         Some("bench-analyze") => bench_analyze(&args[1..]),
         Some("bench-collector") => bench_collector::run(),
+        Some("bench-timing") => bench_timing::run(),
         Some("bench-replay") => bench_replay::run(),
         Some("replay-child") => bench_replay::child(&args[1..]),
         Some("collector-child") => bench_collector::child(&args[1..]),
@@ -42,7 +44,7 @@ fn main() -> anyhow::Result<()> {
         }
         Some("measure-analyze") => measure(Path::new(args.get(1).context("missing FILE")?)),
         _ => {
-            eprintln!("usage: xtask bench-analyze [REQUESTS] [OUTPUT_TOKENS] | gen-run REQUESTS OUTPUT_TOKENS OUT | bench-collector | bench-replay");
+            eprintln!("usage: xtask bench-analyze [REQUESTS] [OUTPUT_TOKENS] | gen-run REQUESTS OUTPUT_TOKENS OUT | bench-collector | bench-timing | bench-replay");
             std::process::exit(2)
         }
     }
