@@ -5,7 +5,7 @@ use std::cell::Cell;
 use std::rc::Rc;
 
 use gloo::events::{EventListener, EventListenerOptions};
-use sloscope_core::view::ReportView;
+use sloscope_core::show::view::ReportView;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::{spawn_local, JsFuture};
 use yew::prelude::*;
@@ -240,7 +240,7 @@ fn copy_summary(
         let Some(a) = state.analysis.clone() else {
             return;
         };
-        let md = sloscope_core::render::markdown(&a);
+        let md = sloscope_core::show::render::markdown(&a);
         let status = status.clone();
         spawn_local(async move {
             let clip = gloo::utils::window().navigator().clipboard();

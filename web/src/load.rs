@@ -76,7 +76,7 @@ pub async fn read_blob(
         let head = slice(blob, name, 0.0, 4096f64.min(size))
             .await
             .map_err(ReadError::Failed)?;
-        if sloscope_core::load::is_run_prefix(&head) {
+        if sloscope_core::read::json::is_run_prefix(&head) {
             let mut s = GapStream::new();
             let mut at = head.len() as f64;
             let mut ok = s.feed(&head).is_ok();
@@ -95,7 +95,7 @@ pub async fn read_blob(
             }
             // Malformed gap arrays: the whole read below says where, with the JSON path.
             if let (true, Ok((rest, found))) = (ok, s.finish()) {
-                return sloscope_core::load::assemble_run(name, rest, found)
+                return sloscope_core::read::json::assemble_run(name, rest, found)
                     .map_err(|e| ReadError::Failed(e.to_string()));
             }
         }

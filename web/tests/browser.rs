@@ -253,8 +253,8 @@ fn the_analysis_crosses_to_the_page_and_into_a_report_unchanged() {
         let from_report: sloscope_core::Analysis = serde_wasm_bindgen::from_value(parsed).unwrap();
         assert_eq!(from_report, a);
         assert_eq!(
-            sloscope_core::view::report_view(&from_report),
-            sloscope_core::view::report_view(&a)
+            sloscope_core::show::view::report_view(&from_report),
+            sloscope_core::show::view::report_view(&a)
         );
     }
 }

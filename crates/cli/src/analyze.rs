@@ -8,8 +8,9 @@ use std::process::ExitCode;
 
 use sloscope_collector::write;
 use sloscope_core::schema::RunStatus;
-use sloscope_core::view::AnalysisOutput;
-use sloscope_core::{analyze_with, render, AnalyzeOptions, Document, LoadedFile};
+use sloscope_core::show::render;
+use sloscope_core::show::view::AnalysisOutput;
+use sloscope_core::{analyze_with, AnalyzeOptions, Document, LoadedFile};
 
 /// Output formats.
 #[derive(Clone, Copy, clap::ValueEnum)]

@@ -119,7 +119,7 @@ fn standalone(args: &Args) -> std::io::Result<(Vec<PathBuf>, Vec<String>)> {
                 continue;
             }
         };
-        match sloscope_core::import::standalone_runs(&name, &bytes) {
+        match sloscope_core::read::import::standalone_runs(&name, &bytes) {
             Err(e) => failed.push(e.to_string()),
             Ok(runs) => {
                 for (i, (_, run)) in runs.iter().enumerate() {

@@ -23,7 +23,7 @@ use crate::secret::Secret;
 use crate::sse::SseParser;
 use crate::stream::StreamState;
 
-pub use sloscope_core::protocol::{REQUEST_ID_HEADER, SIMULATION_HEADER};
+pub use sloscope_core::base::protocol::{REQUEST_ID_HEADER, SIMULATION_HEADER};
 
 pub use sloscope_core::schema::RequestRow as RequestRecord;
 

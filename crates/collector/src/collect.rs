@@ -11,8 +11,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use sloscope_core::contract::Profile;
-use sloscope_core::protocol::SIMULATION_HEADER;
+use sloscope_core::base::protocol::SIMULATION_HEADER;
+use sloscope_core::check::contract::Profile;
 use sloscope_core::schema::{EvidenceLevel, Repeat, RequestColumns, RequestRow, Run, RunStatus};
 
 use crate::cancel::Cancel;
@@ -29,7 +29,7 @@ use crate::secret::Redactor;
 use crate::server::Launched;
 use crate::target::TargetSpec;
 use crate::telemetry::{self, Gpu};
-use sloscope_core::replay::Prompt;
+use sloscope_core::read::replay::Prompt;
 
 /// What collecting one profile needs.
 pub(crate) struct ProfileCtx<'a> {
@@ -251,7 +251,7 @@ pub(crate) async fn collect_profile(
             rate_rps: w.request_rate_rps,
             arrival: w
                 .arrival
-                .unwrap_or(sloscope_core::traffic::Arrival::Poisson),
+                .unwrap_or(sloscope_core::base::traffic::Arrival::Poisson),
             warmup: w.warmup_requests.unwrap_or(0) as usize,
             seed: salt ^ (r as u64 + 1),
             schedule: ctx

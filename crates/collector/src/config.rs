@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
-use sloscope_core::contract::{validate_profile, Profile};
+use sloscope_core::check::contract::{validate_profile, Profile};
 use sloscope_core::schema::{Deployment, FloatBaseline, KnobValue, Plan, ProfileName, QualityGate};
 
 use crate::replay::Replay;

@@ -17,7 +17,7 @@ use tokio::sync::{mpsc, Semaphore};
 pub use crate::cancel::Cancel;
 use crate::client::{Client, Observed};
 use crate::failure::FailureKind;
-pub use sloscope_core::traffic::Arrival;
+pub use sloscope_core::base::traffic::Arrival;
 
 /// What one repeat sends.
 #[derive(Debug, Clone)]

@@ -3,7 +3,7 @@
 //! calibrated with the server's `/tokenize` (vLLM, SGLang, llama-server), and the server's
 //! `usage.prompt_tokens` is recorded as the truth.
 
-use sloscope_core::rng::Rng;
+use sloscope_core::base::rng::Rng;
 use sloscope_core::schema::TokenSource;
 
 use std::time::Duration;

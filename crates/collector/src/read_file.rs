@@ -22,7 +22,7 @@ pub fn read_file(path: &Path, name: &str) -> Result<Document, String> {
     if len >= STREAM_MIN_BYTES {
         let mut head = vec![0u8; 4096];
         f.read_exact(&mut head).map_err(cannot)?;
-        if sloscope_core::load::is_run_prefix(&head) {
+        if sloscope_core::read::json::is_run_prefix(&head) {
             match stream(&mut f, &head, name) {
                 Ok(Ok(doc)) => return Ok(doc),
                 // The content was read but is not a valid run: the error already names the
@@ -54,5 +54,5 @@ fn stream(
         s.feed(&buf[..n])?;
     }
     let (rest, found) = s.finish()?;
-    Ok(sloscope_core::load::assemble_run(name, rest, found).map_err(|e| e.to_string()))
+    Ok(sloscope_core::read::json::assemble_run(name, rest, found).map_err(|e| e.to_string()))
 }

@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use sloscope_core::capacity::{self, Search};
-use sloscope_core::contract::Profile;
+use sloscope_core::analyse::capacity::{self, Search};
+use sloscope_core::check::contract::Profile;
 use sloscope_core::schema::{
     CandidateRef, EndpointInfo, EvidenceLevel, Kind, Role, Run, RunSource, RunStatus, ServerInfo,
     ToolInfo, Trial, SCHEMA_VERSION,

@@ -3,8 +3,8 @@
 
 use std::collections::BTreeMap;
 
+use sloscope_core::base::telemetry::{is_kept_series, QUEUE_TIME_HISTOGRAMS};
 use sloscope_core::schema::{MemorySample, MetricSample};
-use sloscope_core::telemetry::{is_kept_series, QUEUE_TIME_HISTOGRAMS};
 
 use crate::prometheus::{self, Scrape};
 

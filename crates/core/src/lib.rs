@@ -6,43 +6,24 @@
 //! `wasm32-unknown-unknown`, so the page and the CLI compute the same numbers from the same
 //! code.
 //!
-//! Modules, in the direction data flows: `read` (→ `load`, `schema`, `validate`, `error`) →
-//! `analysis` (→ `lineage`, `contract`, `compare`, `summary`, `verdict`, `baseline`) →
-//! `report` (result types) → `view` (rows and cells) → `render` (text, Markdown).
+//! The folders are the stages data flows through, each depending only on the ones before it
+//! (a test holds this): `base` (metric names, statistics, traffic shapes, formatting) →
+//! `schema` (the file format) → `check` (physical checks, lineage, profile contract) → `read`
+//! (bytes → validated documents: sniff, sloscope JSON, journals, other tools' files, replay
+//! files) → `analyse` (summaries recomputed from raw requests, comparison, verdicts, capacity,
+//! float baseline; the result types in `analyse::report`) → `show` (the view-model and its
+//! text and Markdown printers).
 
-pub mod analysis;
-pub mod baseline;
-pub mod bootstrap;
-pub mod capacity;
-pub mod compare;
-pub mod contract;
-pub mod error;
-pub mod flags;
-pub mod fmt;
-pub mod foreign;
-pub mod import;
-pub mod lineage;
-pub mod load;
-pub mod metric;
-pub mod problem;
-pub mod protocol;
+pub mod analyse;
+pub mod base;
+pub mod check;
 pub mod read;
-pub mod render;
-pub mod replay;
-pub mod report;
-pub mod rng;
 pub mod schema;
 #[cfg(feature = "schema")]
 pub mod schema_export;
-pub mod stats;
-pub mod summary;
-pub mod telemetry;
-pub mod traffic;
-pub mod validate;
-pub mod verdict;
-pub mod view;
+pub mod show;
 
-pub use analysis::{analyze, analyze_with, AnalyzeOptions};
-pub use error::{LoadError, LoadErrorKind};
+pub use analyse::report::Analysis;
+pub use analyse::{analyze, analyze_with, AnalyzeOptions};
+pub use read::error::{LoadError, LoadErrorKind};
 pub use read::{read_document, Document, LoadedFile};
-pub use report::Analysis;

@@ -17,6 +17,6 @@ pub fn all() -> Vec<(&'static str, String)> {
         one::<Deployment>("deployment.schema.json"),
         one::<Plan>("plan.schema.json"),
         one::<Run>("run.schema.json"),
-        one::<crate::view::AnalysisOutput>("analysis.schema.json"),
+        one::<crate::show::view::AnalysisOutput>("analysis.schema.json"),
     ]
 }

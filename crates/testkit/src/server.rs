@@ -20,7 +20,7 @@ use hyper::{Request, Response};
 use tokio::net::TcpListener;
 use tokio::sync::{mpsc, Semaphore};
 
-pub use sloscope_core::protocol::{REQUEST_ID_HEADER, SIMULATION_HEADER};
+pub use sloscope_core::base::protocol::{REQUEST_ID_HEADER, SIMULATION_HEADER};
 
 /// A fault injected into one request (by arrival index, 0-based).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -7,7 +7,7 @@ use sloscope_core::schema::{
     RequestColumns, Role, Run, RunSource, RunStatus, TokenSource, ToolInfo, SCHEMA_VERSION,
 };
 
-pub use sloscope_core::rng::Rng;
+pub use sloscope_core::base::rng::Rng;
 
 /// Shape of a synthetic run.
 #[derive(Clone)]
@@ -225,4 +225,18 @@ pub fn lineage() -> [Value; 3] {
                     "gate_artifact_id": "q4", "decision": "accept"}),
         ),
     ]
+}
+
+/// A plan varying `parallel` over `candidates` (name, value) with `profiles`.
+pub fn plan(profiles: &[&ProfileSpec], candidates: &[(&str, i64)]) -> Value {
+    json!({
+        "kind": "plan",
+        "schema_version": SCHEMA_VERSION,
+        "knob": "parallel",
+        "candidates": candidates
+            .iter()
+            .map(|(n, v)| json!({"name": n, "value": v}))
+            .collect::<Vec<_>>(),
+        "profiles": profiles,
+    })
 }

@@ -3,7 +3,7 @@
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use sloscope_core::report::ProfileReport;
+use sloscope_core::analyse::report::ProfileReport;
 
 use super::{empty, label_offset_within, marker, tick, upper, Drawn, Rect, FONT, PALETTE, SLO};
 
@@ -62,7 +62,7 @@ pub fn capacity<DB: DrawingBackend + 'static>(
             )
         }
     };
-    let value = |t: &sloscope_core::capacity::TrialReport| match y {
+    let value = |t: &sloscope_core::analyse::capacity::TrialReport| match y {
         CapacityY::Throughput => t.throughput_tps,
         CapacityY::Slo => t
             .checks
@@ -129,7 +129,7 @@ pub fn capacity<DB: DrawingBackend + 'static>(
             .find(|s| s.metric == y_name)
             .map(|s| s.direction);
         let op = match dir {
-            Some(sloscope_core::metric::Direction::HigherIsBetter) => "≥",
+            Some(sloscope_core::base::metric::Direction::HigherIsBetter) => "≥",
             _ => "≤",
         };
         chart

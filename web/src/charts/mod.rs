@@ -4,8 +4,8 @@
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
-use sloscope_core::metric::Metric;
-use sloscope_core::report::{Analysis, ProfileReport};
+use sloscope_core::analyse::report::{Analysis, ProfileReport};
+use sloscope_core::base::metric::Metric;
 
 mod capacity;
 mod traffic;
@@ -30,7 +30,7 @@ const FONT: &str = "sans-serif";
 
 /// A tick label as the tables write numbers: `20`, `2500`, `0.25` — never `20.0`.
 fn tick(v: &f64) -> String {
-    sloscope_core::fmt::format_number(*v)
+    sloscope_core::base::fmt::format_number(*v)
 }
 
 /// A marker shape per series, so series differ by more than colour.
@@ -330,7 +330,7 @@ pub fn cdf<DB: DrawingBackend>(
     p: &ProfileReport,
     q: Quantity,
 ) -> Drawn<DB> {
-    let pick = |c: &sloscope_core::summary::Curves| match q {
+    let pick = |c: &sloscope_core::analyse::summary::Curves| match q {
         Quantity::Ttft => c.ttft_ms.clone(),
         Quantity::Tpot => c.tpot_ms.clone(),
         Quantity::E2e => c.e2e_ms.clone(),
@@ -439,8 +439,8 @@ pub fn baseline_ratios<DB: DrawingBackend>(
     for (i, (metric, r)) in bars.iter().enumerate() {
         let y = (n - 1 - i) as f64;
         let better = Metric::parse(metric).map(|m| match m.direction() {
-            sloscope_core::metric::Direction::LowerIsBetter => *r < 1.0,
-            sloscope_core::metric::Direction::HigherIsBetter => *r > 1.0,
+            sloscope_core::base::metric::Direction::LowerIsBetter => *r < 1.0,
+            sloscope_core::base::metric::Direction::HigherIsBetter => *r > 1.0,
         });
         let (color, word) = match better {
             _ if (*r - 1.0).abs() < 1e-9 => (BLACK.mix(0.4).to_rgba(), "same"),

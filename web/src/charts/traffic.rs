@@ -5,8 +5,8 @@
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use sloscope_core::report::ProfileReport;
-use sloscope_core::summary::Curves;
+use sloscope_core::analyse::report::ProfileReport;
+use sloscope_core::analyse::summary::Curves;
 
 use super::{empty, marker, tick, upper, Drawn, FONT, PALETTE};
 

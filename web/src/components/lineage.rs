@@ -1,7 +1,7 @@
 //! The lineage panel: gate, baseline and deployment side by side, each field ✓ or ✗.
 
-use sloscope_core::lineage::{FieldStatus, LineageReport};
-use sloscope_core::view::LineageView;
+use sloscope_core::check::lineage::{FieldStatus, LineageReport};
+use sloscope_core::show::view::LineageView;
 use yew::prelude::*;
 
 /// Properties of [`Lineage`].

@@ -1,11 +1,11 @@
 //! One profile: the verdict card, the recomputed summary table with SLO pass/fail per cell,
 //! excluded runs with reasons, the float-baseline comparison and the charts. Every word and
-//! number comes from the core's view-model ([`sloscope_core::view`]); this only lays it out.
+//! number comes from the core's view-model ([`sloscope_core::show::view`]); this only lays it out.
 
 use std::rc::Rc;
 
-use sloscope_core::report::ProfileReport;
-use sloscope_core::view::{Mark, ProfileView, TableView};
+use sloscope_core::analyse::report::ProfileReport;
+use sloscope_core::show::view::{Mark, ProfileView, TableView};
 use yew::prelude::*;
 
 use crate::charts::{self, Quantity, Traffic};
@@ -58,7 +58,7 @@ pub fn table(t: &TableView, id: String, class: &'static str) -> Html {
 
 /// What the trade-off chart draws, and only that: SLO lines exist only for a TTFT p95 or an
 /// output-throughput limit.
-fn tradeoff_caption(p: &sloscope_core::report::ProfileReport) -> String {
+fn tradeoff_caption(p: &sloscope_core::analyse::report::ProfileReport) -> String {
     let lines: Vec<String> = p
         .slo
         .iter()
@@ -77,7 +77,7 @@ fn tradeoff_caption(p: &sloscope_core::report::ProfileReport) -> String {
 }
 
 /// What the capacity chart draws: the SLO metric against load, its limit, each knee.
-fn capacity_caption(p: &sloscope_core::report::ProfileReport) -> String {
+fn capacity_caption(p: &sloscope_core::analyse::report::ProfileReport) -> String {
     match charts::capacity_metric(p) {
         Some((m, _)) => format!(
             "{}: {m} against load per candidate, SLO limit dashed, failing trials ringed, each knee (last passing load) marked",
@@ -104,7 +104,7 @@ pub fn profile(props: &Props) -> Html {
     let (p1, p2, p3, p4, p5) = (p.clone(), p.clone(), p.clone(), p.clone(), p.clone());
     let (p6, p7) = (p.clone(), p.clone());
     let (t1, t2, t3, t4) = (p.clone(), p.clone(), p.clone(), p.clone());
-    let traffic = |c: &sloscope_core::summary::Curves| {
+    let traffic = |c: &sloscope_core::analyse::summary::Curves| {
         !c.prompt_tokens.is_empty() || !c.output_tokens.is_empty()
     };
     let has_traffic = p

@@ -5,8 +5,8 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use sloscope_core::capacity::{self, load_text};
-use sloscope_core::contract::Profile;
+use sloscope_core::analyse::capacity::{self, load_text};
+use sloscope_core::check::contract::Profile;
 use sloscope_core::schema::{Role, Run, RunStatus, Trial};
 
 use super::{Measure, RunCtx};
@@ -94,8 +94,10 @@ impl RunCtx<'_> {
                     .map(|k| format!(
                         "{} {}",
                         k.metric,
-                        k.value
-                            .map_or("not measured".into(), sloscope_core::fmt::format_number)
+                        k.value.map_or(
+                            "not measured".into(),
+                            sloscope_core::base::fmt::format_number
+                        )
                     ))
                     .collect::<Vec<_>>()
                     .join(", ")

@@ -4,11 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{LoadError, LoadErrorKind};
-
-use super::{
-    Gaps, MemorySample, MetricSample, Repeat, RequestColumns, Run, RunStatus, TokenSource,
-};
+use super::{Gaps, MemorySample, MetricSample, RequestColumns, Run, TokenSource};
 
 /// `kind` of journal files (first line).
 pub const JOURNAL_KIND: &str = "run_journal";
@@ -39,18 +35,35 @@ pub struct RequestRow {
     pub error: Option<String>,
     /// Gaps between consecutive content events, µs.
     pub itl_us: Vec<u32>,
+    /// The output cap (`max_tokens`) the request was sent with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_output_tokens: Option<u32>,
+    /// Content events streamed (each carries at least one token).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_events: Option<u32>,
 }
 
 impl RequestColumns {
     /// Column-wise form of rows, sorted by send time. `intended_offset_us` is kept only when
-    /// every row has one (open loop).
+    /// every row has one (open loop); `max_output_tokens` and `output_events` when any row has
+    /// one.
     pub fn from_rows(mut rows: Vec<RequestRow>) -> RequestColumns {
         rows.sort_by_key(|r| r.send_offset_us);
         let open_loop = !rows.is_empty() && rows.iter().all(|r| r.intended_offset_us.is_some());
         let mut c = RequestColumns::default();
         let mut gaps = Gaps::new();
         let mut intended = Vec::new();
+        let caps = rows.iter().any(|r| r.max_output_tokens.is_some());
+        let events = rows.iter().any(|r| r.output_events.is_some());
+        let mut cap_col = Vec::new();
+        let mut event_col = Vec::new();
         for r in rows {
+            if caps {
+                cap_col.push(r.max_output_tokens);
+            }
+            if events {
+                event_col.push(r.output_events);
+            }
             c.send_offset_us.push(r.send_offset_us);
             if let Some(i) = r.intended_offset_us {
                 intended.push(i);
@@ -67,6 +80,8 @@ impl RequestColumns {
         }
         c.itl_us = gaps;
         c.intended_offset_us = open_loop.then_some(intended);
+        c.max_output_tokens = caps.then_some(cap_col);
+        c.output_events = events.then_some(event_col);
         c
     }
 }
@@ -115,113 +130,4 @@ pub enum JournalLine {
         #[serde(flatten)]
         sample: MetricSample,
     },
-}
-
-/// One repeat as read back from a journal.
-#[derive(Default)]
-struct Pending {
-    index: u32,
-    warmup: u32,
-    rows: Vec<RequestRow>,
-    memory: Vec<MemorySample>,
-    metrics: Vec<MetricSample>,
-}
-
-/// Files a non-header line under its repeat.
-fn add_line(repeats: &mut Vec<Pending>, line: JournalLine) {
-    let r = match &line {
-        JournalLine::Header { .. } => return,
-        JournalLine::Repeat { repeat, .. }
-        | JournalLine::Request { repeat, .. }
-        | JournalLine::Memory { repeat, .. }
-        | JournalLine::Metrics { repeat, .. } => *repeat,
-    };
-    let p = match repeats.iter().position(|x| x.index == r) {
-        Some(p) => p,
-        None => {
-            repeats.push(Pending {
-                index: r,
-                ..Default::default()
-            });
-            repeats.len() - 1
-        }
-    };
-    let slot = &mut repeats[p];
-    match line {
-        JournalLine::Header { .. } => {}
-        JournalLine::Repeat {
-            warmup_requests, ..
-        } => slot.warmup = warmup_requests,
-        JournalLine::Request { row, .. } => slot.rows.push(row),
-        JournalLine::Memory { sample, .. } => slot.memory.push(sample),
-        JournalLine::Metrics { sample, .. } => slot.metrics.push(sample),
-    }
-}
-
-/// Rebuilds a partial run from a journal. A torn last line (the writer died mid-line) is
-/// dropped; any other bad line is an error naming its line number. The run is not validated
-/// here: [`crate::read::read_document`] validates it like any other run.
-pub fn recover(file: &str, bytes: &[u8]) -> Result<Run, LoadError> {
-    let bad = |line: usize, message: String, kind: LoadErrorKind| {
-        LoadError::new(file, format!("line {line}"), message, kind)
-    };
-    let text = String::from_utf8_lossy(bytes);
-    let lines: Vec<&str> = text.lines().collect();
-    let mut run: Option<Run> = None;
-    let mut repeats: Vec<Pending> = Vec::new();
-    let n = lines.len();
-    for (i, line) in lines.iter().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let parsed: JournalLine = match serde_json::from_str(line) {
-            Ok(l) => l,
-            Err(_) if i + 1 == n && !text.ends_with('\n') => break,
-            Err(e) => {
-                return Err(bad(
-                    i + 1,
-                    format!("not a journal line: {e}"),
-                    LoadErrorKind::Syntax,
-                ))
-            }
-        };
-        if let JournalLine::Header { kind, run: r, .. } = parsed {
-            if kind != JOURNAL_KIND {
-                return Err(bad(
-                    i + 1,
-                    format!("kind {kind:?}, expected {JOURNAL_KIND:?}"),
-                    LoadErrorKind::Kind,
-                ));
-            }
-            run = Some(*r);
-        } else {
-            add_line(&mut repeats, parsed);
-        }
-    }
-    let mut run = run.ok_or_else(|| {
-        bad(
-            1,
-            format!("no header line: expected a {JOURNAL_KIND} header first"),
-            LoadErrorKind::Kind,
-        )
-    })?;
-    run.repeats = repeats
-        .into_iter()
-        .filter(|r| !r.rows.is_empty())
-        .map(|p| Repeat {
-            index: p.index,
-            started_at: None,
-            warmup_requests: p.warmup,
-            requests: RequestColumns::from_rows(p.rows),
-            server_metrics: p.metrics,
-            server_queue_histogram: None,
-            memory: p.memory,
-            ..Default::default()
-        })
-        .collect();
-    run.status = RunStatus::Partial;
-    run.failure = Some(format!(
-        "recovered from the journal {file}: the collector stopped before writing the run file"
-    ));
-    Ok(run)
 }

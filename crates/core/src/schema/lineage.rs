@@ -84,7 +84,7 @@ pub struct QualityGate {
     #[serde(flatten)]
     pub artifact: ArtifactIdentity,
     /// Quality figures of the gate, e.g. `{"mmlu_delta": -0.4}`.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::unique::map")]
     pub quality: BTreeMap<String, f64>,
     /// The gate's decision; profiles are compared only after `accept`.
     pub decision: Decision,

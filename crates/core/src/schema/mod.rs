@@ -8,7 +8,9 @@ mod gaps;
 pub mod journal;
 mod lineage;
 mod plan;
+pub mod replay;
 mod run;
+mod unique;
 
 pub use gaps::{
     parse_nested as gaps_parse_nested, parse_nested_prefix as gaps_parse_prefix, GapStream, Gaps,

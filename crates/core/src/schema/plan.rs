@@ -1,7 +1,7 @@
 //! The plan: which profiles to run and which candidates (values of one serving knob) to compare.
 //!
 //! Profiles are stored raw (`ProfileSpec`, every field optional) so that a malformed profile can
-//! be reported field by field by the profile contract (`crate::contract`) instead of failing the
+//! be reported field by field by the profile contract (`crate::check::contract`) instead of failing the
 //! whole file at the first missing key.
 
 use std::collections::BTreeMap;
@@ -10,8 +10,9 @@ use serde::{Deserialize, Serialize};
 
 use super::Kind;
 
-/// A value of the declared serving knob: a number (`4`, `0.9`) or a word (`fcfs`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// A value of the declared serving knob: a number (`4`, `0.9`) or a word (`fcfs`). Equal
+/// numbers are equal values whatever their spelling (`4` and `4.0`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum KnobValue {
@@ -21,6 +22,27 @@ pub enum KnobValue {
     Float(f64),
     /// A named setting such as a scheduler policy.
     Text(String),
+}
+
+impl PartialEq for KnobValue {
+    fn eq(&self, other: &KnobValue) -> bool {
+        match (self, other) {
+            (KnobValue::Text(a), KnobValue::Text(b)) => a == b,
+            (KnobValue::Text(_), _) | (_, KnobValue::Text(_)) => false,
+            (a, b) => a.number() == b.number(),
+        }
+    }
+}
+
+impl KnobValue {
+    /// The value as a number (`None` for a word).
+    pub fn number(&self) -> Option<f64> {
+        match self {
+            KnobValue::Int(v) => Some(*v as f64),
+            KnobValue::Float(v) => Some(*v),
+            KnobValue::Text(_) => None,
+        }
+    }
 }
 
 impl std::fmt::Display for KnobValue {
@@ -75,26 +97,26 @@ pub struct WorkloadSpec {
     pub request_rate_rps: Option<f64>,
     /// How requests arrive under `request_rate_rps` (default Poisson; gamma with a burstiness).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub arrival: Option<crate::traffic::Arrival>,
+    pub arrival: Option<crate::base::traffic::Arrival>,
     /// Prompt lengths drawn per request; absent: every prompt `prompt_tokens` long (which
     /// stays the calibration target, and should be near this distribution's mean).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub prompt_length: Option<crate::traffic::LengthDist>,
+    pub prompt_length: Option<crate::base::traffic::LengthDist>,
     /// Output caps (`max_tokens`) drawn per request; absent: `max_output_tokens` for every one.
     /// Lengths are only enforced where the server honours `ignore_eos` (the target's
     /// `ignore_eos`, on by default); the tokens each request got are recorded either way.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub output_length: Option<crate::traffic::LengthDist>,
+    pub output_length: Option<crate::base::traffic::LengthDist>,
     /// Prompts read from a file (JSON Lines or ShareGPT), sampled per request from the seed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub dataset: Option<crate::replay::Dataset>,
+    pub dataset: Option<super::replay::Dataset>,
     /// Requests replayed at a trace's times with its prompt and output lengths (Mooncake JSONL
     /// or Azure CSV); `concurrency` caps the requests in flight.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub trace: Option<crate::replay::Trace>,
+    pub trace: Option<super::replay::Trace>,
     /// Shared prefix groups in front of each synthetic prompt.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub shared_prefix: Option<crate::replay::SharedPrefix>,
+    pub shared_prefix: Option<super::replay::SharedPrefix>,
 }
 
 /// A serving profile as written in a file. Checked by the profile contract.
@@ -112,7 +134,11 @@ pub struct ProfileSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub primary_metric: Option<String>,
     /// Limits: metric name → ceiling (lower-is-better metrics) or floor (higher-is-better).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "super::unique::opt_map"
+    )]
     pub slo: Option<BTreeMap<String, f64>>,
     /// A capacity search: the highest load on one axis at which every SLO still holds.
     #[serde(default, skip_serializing_if = "Option::is_none")]

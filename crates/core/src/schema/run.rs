@@ -157,6 +157,7 @@ pub struct MetricSample {
     /// Microseconds since the repeat started.
     pub offset_us: u64,
     /// Series name (labels dropped, summed over label sets) → value.
+    #[serde(deserialize_with = "super::unique::map")]
     pub values: BTreeMap<String, f64>,
 }
 
@@ -226,6 +227,14 @@ pub struct RequestColumns {
     pub error: Vec<Option<String>>,
     /// Per request, the gaps between consecutive content events after the first, µs.
     pub itl_us: Gaps,
+    /// The output cap (`max_tokens`) each request was sent with, where the collector recorded
+    /// it: no success may produce more output tokens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_output_tokens: Option<Vec<Option<u32>>>,
+    /// Content events each request streamed, where the collector recorded them: each event
+    /// carries at least one token, so `output_tokens` is at least this (the stream's proof).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_events: Option<Vec<Option<u32>>>,
 }
 
 impl RequestColumns {
@@ -342,7 +351,7 @@ pub struct Run {
     /// Summaries as reported by another tool (metric name → value). Used as reported, and
     /// labelled so, only when there are no raw requests; otherwise compared with the
     /// recomputed ones.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::unique::opt_map")]
     pub reported: Option<BTreeMap<String, Option<f64>>>,
     /// Set when this run is one trial of a capacity search (the profile's `search`).
     #[serde(default, skip_serializing_if = "Option::is_none")]

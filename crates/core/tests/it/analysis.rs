@@ -1,10 +1,10 @@
 //! Analysis of raw runs: comparability, verdicts, binding SLOs, intervals, baseline comparison.
 
 use serde_json::json;
+use sloscope_core::analyse::report::SummarySource;
 use sloscope_core::analyze;
-use sloscope_core::lineage::FieldStatus;
-use sloscope_core::problem::ProblemCode;
-use sloscope_core::report::SummarySource;
+use sloscope_core::base::problem::ProblemCode;
+use sloscope_core::check::lineage::FieldStatus;
 use sloscope_core::schema::{Decision, EvidenceLevel, Role, RunStatus};
 use sloscope_core::{read_document, LoadedFile};
 use sloscope_testkit::synth::{self, Shape};
@@ -72,7 +72,7 @@ fn picks_the_lowest_primary_metric_among_feasible_candidates() {
     assert!(c.distinguishable, "{}", c.statement);
     // The answer first: decision, configuration, primary metric with its interval, and the
     // SLO with the least room.
-    let view = sloscope_core::view::report_view(&a);
+    let view = sloscope_core::show::view::report_view(&a);
     let h = &view.profiles[0].headline;
     assert!(
         h.starts_with(&format!("{}: ACCEPT · np1 (", prof.profile)),
@@ -298,6 +298,10 @@ fn non_comparable_runs_are_listed_with_reasons() {
         ),
     ));
     files.push(run_file("partial.json", &partial));
+    // The plan defines the profile: without one, runs that define it differently leave it
+    // undefined (never the first file's definition).
+    let plan = synth::plan(&[&p], &[("ok", 1), ("partial", 2), ("wl", 3), ("conc", 4)]);
+    files.push(load("plan.json", &plan));
     let prof = &analyze(&files).profiles[0];
     assert_eq!(prof.candidates.len(), 1);
     let reasons: Vec<(&str, &str)> = prof
@@ -312,13 +316,11 @@ fn non_comparable_runs_are_listed_with_reasons() {
             .map(|r| r.1)
             .unwrap_or_else(|| panic!("{f} not excluded: {reasons:?}"))
     };
-    // An identical copy is counted once and said so, not excluded.
-    assert!(prof
-        .flags
-        .iter()
-        .any(|f| f.code == sloscope_core::report::Code::DuplicateRun
-            && f.message
-                .contains("dup.json is an identical copy of ok.json")));
+    // An identical copy is counted once and said so, not excluded (files in name order).
+    assert!(prof.flags.iter().any(|f| f.code
+        == sloscope_core::analyse::report::Code::DuplicateRun
+        && f.message
+            .contains("ok.json is an identical copy of dup.json")));
     assert!(find("wl.json").contains("workload \"other-workload\""));
     assert!(find("conc.json").contains("concurrency 8 (profile 1)"));
     assert!(find("partial.json").contains("partial run (60 requests kept): interrupted by Ctrl-C"));
@@ -512,13 +514,13 @@ fn renders_markdown_and_text() {
         ),
     ));
     let a = analyze(&files);
-    let md = sloscope_core::render::markdown(&a);
+    let md = sloscope_core::show::render::markdown(&a);
     assert!(
         md.contains("| latency | ACCEPT | np1 | ttft\\_p95\\_ms |"),
         "{md}"
     );
     assert!(md.contains("| np1 ★ | 1 |"), "{md}");
-    let txt = sloscope_core::render::text(&a);
+    let txt = sloscope_core::show::render::text(&a);
     assert!(txt.contains("Lineage: ready"), "{txt}");
 }
 
@@ -526,7 +528,7 @@ fn renders_markdown_and_text() {
 /// distributions or another arrival process is left out, and the reason names the part.
 #[test]
 fn runs_of_another_traffic_shape_are_left_out_with_the_part_named() {
-    use sloscope_core::traffic::{Arrival, LengthDist};
+    use sloscope_core::base::traffic::{Arrival, LengthDist};
     let mut p = latency();
     {
         let w = p.workload.as_mut().unwrap();
@@ -561,6 +563,8 @@ fn runs_of_another_traffic_shape_are_left_out_with_the_part_named() {
         );
         files.push(run_file(name, &run));
     }
+    let plan = synth::plan(&[&p], &[("ok", 1), ("lengths", 2), ("poisson", 3)]);
+    files.push(load("plan.json", &plan));
     let prof = &analyze(&files).profiles[0];
     assert_eq!(prof.candidates.len(), 1, "{:?}", prof.excluded);
     let reason = |f: &str| {

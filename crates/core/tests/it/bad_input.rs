@@ -228,7 +228,7 @@ proptest! {
                 .collect();
             files.push(LoadedFile { name: "fuzz.json".into(), doc });
             let a = analyze(&files);
-            let _ = sloscope_core::render::markdown(&a);
+            let _ = sloscope_core::show::render::markdown(&a);
         }
     }
 
@@ -271,7 +271,7 @@ fn large_file_fast_path_reads_the_same_document() {
         "exercise the fast path: {} bytes",
         text.len()
     );
-    let plain = sloscope_core::load::parse_document("big.json", &text).unwrap();
+    let plain = sloscope_core::read::json::parse_document("big.json", &text).unwrap();
     let fast = sloscope_core::read_document("big.json", text).unwrap();
     assert_eq!(plain, fast);
     let pretty = serde_json::to_vec_pretty(&run).unwrap();

@@ -2,7 +2,9 @@
 //! from trial run files (bracket, binding SLO, ranking, evidence, unusable trials).
 
 use serde_json::json;
-use sloscope_core::capacity::{next_load, CapacityStatus, LoadAxis, RankBy, Search};
+use sloscope_core::analyse::capacity::{next_load, CapacityStatus, LoadAxis, RankBy, Search};
+use sloscope_core::analyse::report::Code;
+use sloscope_core::check::invariant::Invariant;
 use sloscope_core::schema::{Decision, EvidenceLevel, Run, RunStatus, Trial};
 use sloscope_core::{analyze, read_document, LoadedFile};
 use sloscope_testkit::synth::{self, Shape};
@@ -152,6 +154,8 @@ fn files(
         load("baseline.json", &b),
         load("deployment.json", &d),
     ];
+    let names: Vec<(&str, i64)> = knees.iter().map(|k| (k.0, 1)).collect();
+    out.push(load("plan.json", &synth::plan(&[spec], &names)));
     let s = search(LoadAxis::Concurrency, 1.0, 16.0, 1.0);
     for &(cand, knee, ev) in knees {
         let mut trials = Vec::new();
@@ -289,12 +293,13 @@ fn unusable_trials_are_named_and_a_trial_without_a_search_is_excluded() {
         "{:?}",
         c.excluded
     );
+    // Another workload is an invariant every run passes first, trials included.
+    let excluded = &a.profiles[0].excluded;
     assert!(
-        c.excluded
-            .iter()
-            .any(|e| e.starts_with("other.json:") && e.contains("prompt_tokens")),
-        "{:?}",
-        c.excluded
+        excluded.iter().any(|e| e.file == "other.json"
+            && e.code == Code::Invariant(Invariant::WorkloadMatches)
+            && e.reason.contains("prompt_tokens")),
+        "{excluded:?}"
     );
 
     let mut plain: sloscope_core::schema::ProfileSpec = spec.clone();
@@ -312,7 +317,7 @@ fn unusable_trials_are_named_and_a_trial_without_a_search_is_excluded() {
     assert!(p.capacity.is_none());
     assert_eq!(
         p.excluded[0].code,
-        sloscope_core::report::Code::TrialWithoutSearch
+        sloscope_core::analyse::report::Code::TrialWithoutSearch
     );
 }
 
@@ -350,14 +355,14 @@ fn a_trial_whose_interval_straddles_the_limit_is_marginal() {
         load: 4.0,
         index: 0,
     });
-    let profile = sloscope_core::contract::validate_profile(&spec).unwrap();
-    let t = sloscope_core::capacity::evaluate_trial("t.json", &run, &profile);
+    let profile = sloscope_core::check::contract::validate_profile(&spec).unwrap();
+    let t = sloscope_core::analyse::capacity::evaluate_trial("t.json", &run, &profile);
     let k = &t.checks[0];
     let iv = k.interval.expect("a bootstrap interval");
     assert!(iv.low < 110.0 && iv.high > 110.0, "{iv:?}");
     assert!(k.unsure && t.marginal, "{t:#?}");
     let s = profile.search.as_ref().unwrap();
-    assert!(sloscope_core::capacity::needs_more_requests(&t, s));
+    assert!(sloscope_core::analyse::capacity::needs_more_requests(&t, s));
 }
 
 #[test]
@@ -367,7 +372,7 @@ fn a_bad_search_is_reported_field_by_field() {
         serde_json::from_value(json!({"over": "tokens", "min": 8, "max": 4, "rank_by": "luck"}))
             .unwrap(),
     );
-    let e = sloscope_core::contract::validate_profile(&spec).unwrap_err();
+    let e = sloscope_core::check::contract::validate_profile(&spec).unwrap_err();
     let fields: Vec<&str> = e.iter().map(|p| p.field.as_str()).collect();
     assert!(
         fields.contains(&"search.over")
@@ -378,7 +383,7 @@ fn a_bad_search_is_reported_field_by_field() {
     spec.search = Some(
         serde_json::from_value(json!({"over": "request_rate_rps", "min": 1, "max": 4})).unwrap(),
     );
-    let e = sloscope_core::contract::validate_profile(&spec).unwrap_err();
+    let e = sloscope_core::check::contract::validate_profile(&spec).unwrap_err();
     let fields: Vec<&str> = e.iter().map(|p| p.field.as_str()).collect();
     assert!(
         fields.contains(&"search.tolerance") && fields.contains(&"workload.request_rate_rps"),
@@ -386,13 +391,13 @@ fn a_bad_search_is_reported_field_by_field() {
     );
     spec.search =
         Some(serde_json::from_value(json!({"over": "concurrency", "min": 1.5, "max": 4})).unwrap());
-    let e = sloscope_core::contract::validate_profile(&spec).unwrap_err();
+    let e = sloscope_core::check::contract::validate_profile(&spec).unwrap_err();
     assert!(e[0].message.contains("whole number"), "{e:?}");
 }
 
 #[test]
 fn a_closed_loop_trial_sends_at_least_four_requests_per_stream() {
-    use sloscope_core::capacity::trial_requests;
+    use sloscope_core::analyse::capacity::trial_requests;
     assert_eq!(trial_requests(LoadAxis::Concurrency, 2.0, 20), 20);
     assert_eq!(trial_requests(LoadAxis::Concurrency, 13.0, 20), 52);
     assert_eq!(trial_requests(LoadAxis::RequestRateRps, 13.0, 20), 20);
@@ -418,19 +423,18 @@ fn a_trial_whose_timing_contradicts_its_load_is_left_out() {
         (Some(3.0), Some(4.0)),
         "{c:#?}"
     );
+    let excluded = &a.profiles[0].excluded;
     assert!(
-        c.excluded
-            .iter()
-            .any(|e| e.starts_with("claims-12.json: never more than 2")),
-        "{:?}",
-        c.excluded
+        excluded.iter().any(|e| e.file == "claims-12.json"
+            && e.code == Code::Invariant(Invariant::ConcurrencyReached)
+            && e.reason.starts_with("never more than 2")),
+        "{excluded:?}"
     );
     assert!(
-        c.excluded
-            .iter()
-            .any(|e| e.starts_with("claims-3.json: its requests overlap 8 deep")),
-        "{:?}",
-        c.excluded
+        excluded.iter().any(|e| e.file == "claims-3.json"
+            && e.code == Code::Invariant(Invariant::ConcurrencyRespected)
+            && e.reason.starts_with("its requests overlap 8 deep")),
+        "{excluded:?}"
     );
 }
 

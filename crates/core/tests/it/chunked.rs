@@ -4,7 +4,7 @@
 
 use proptest::prelude::*;
 use serde_json::json;
-use sloscope_core::load::assemble_run;
+use sloscope_core::read::json::assemble_run;
 use sloscope_core::schema::{EvidenceLevel, GapStream};
 use sloscope_core::{read_document, Document};
 use sloscope_testkit::synth::{self, Shape};

@@ -3,8 +3,8 @@
 //! the tool's own figures. Where the definitions agree the numbers must be equal within
 //! rounding (0.01 ms, or 1e-6 relative); where they differ the difference is pinned with why.
 
-use sloscope_core::metric::Metric;
-use sloscope_core::report::CandidateReport;
+use sloscope_core::analyse::report::CandidateReport;
+use sloscope_core::base::metric::Metric;
 use sloscope_core::{analyze, read_document, Document, LoadedFile};
 
 pub(crate) fn fixture(rel: &str) -> (String, Vec<u8>) {

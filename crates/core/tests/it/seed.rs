@@ -7,9 +7,9 @@
 //!   assume one (see `unmeasured_failure_rate_is_not_assumed_zero`).
 
 use serde_json::{json, Value};
-use sloscope_core::analysis::analyze;
-use sloscope_core::contract::validate_profile;
-use sloscope_core::lineage::{check_lineage, LineageInputs};
+use sloscope_core::analyse::analyze;
+use sloscope_core::check::contract::validate_profile;
+use sloscope_core::check::lineage::{check_lineage, LineageInputs};
 use sloscope_core::schema::{Decision, Deployment, FloatBaseline, ProfileSpec, QualityGate};
 use sloscope_core::{read_document, Document, LoadedFile};
 

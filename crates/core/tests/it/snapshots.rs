@@ -5,8 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
-use sloscope_core::view::AnalysisOutput;
-use sloscope_core::{analyze, read_document, render, Analysis, LoadedFile};
+use sloscope_core::show::render;
+use sloscope_core::show::view::AnalysisOutput;
+use sloscope_core::{analyze, read_document, Analysis, LoadedFile};
 
 fn examples_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../static/examples")

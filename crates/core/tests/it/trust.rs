@@ -8,10 +8,12 @@
 //! that candidate), or harmless (it still does not win) — never a silent win.
 
 use serde_json::Value;
-use sloscope_core::report::{Analysis, Code};
+use sloscope_core::analyse::report::{Analysis, Code};
+use sloscope_core::check::invariant::Invariant;
 use sloscope_core::schema::Decision;
-use sloscope_core::view::AnalysisOutput;
-use sloscope_core::{analyze, analyze_with, read_document, render, AnalyzeOptions, LoadedFile};
+use sloscope_core::show::render;
+use sloscope_core::show::view::AnalysisOutput;
+use sloscope_core::{analyze, analyze_with, read_document, AnalyzeOptions, LoadedFile};
 
 use crate::snapshots::example_files;
 
@@ -221,14 +223,14 @@ fn a_run_must_match_the_plan() {
     }));
     assert_eq!(
         excluded_code(&a, "latency", "latency--np4.json"),
-        Some(Code::NotInPlan)
+        Some(Code::Invariant(Invariant::InPlan))
     );
     let a = analyze(&set_with("latency--np4.json", |v| {
         v["candidate"]["value"] = 8.into()
     }));
     assert_eq!(
         excluded_code(&a, "latency", "latency--np4.json"),
-        Some(Code::KnobValueMismatch)
+        Some(Code::Invariant(Invariant::KnobValueMatches))
     );
     let a = analyze(&set_with("latency--np4.json", |v| {
         v["repeats"].as_array_mut().unwrap().pop();
@@ -237,7 +239,8 @@ fn a_run_must_match_the_plan() {
     assert!(
         p.flags
             .iter()
-            .any(|f| f.code == Code::FewerRepeats && f.message.contains("2 of 3 planned repeats")),
+            .any(|f| f.code == Code::Invariant(Invariant::RepeatsAsPlanned)
+                && f.message.contains("2 of 3 planned repeats")),
         "{:?}",
         p.flags
     );
@@ -381,15 +384,34 @@ fn hostile_strings_stay_inert_and_long_ones_are_cut() {
     let json = serde_json::to_string(&AnalysisOutput::new(a)).unwrap();
     assert!(json.contains("\\\\u{202e}"), "the view shows it visibly");
 
+    // A 5 MB name is no name: refused, naming the field. Free text is cut when read, so the
+    // JSON analysis is bounded too.
     let huge = "x".repeat(5_000_000);
+    let mut bad = set_with("latency--np1.json", |_| {});
+    let f = bad
+        .iter_mut()
+        .find(|f| f.name.ends_with("latency--np1.json"))
+        .unwrap();
+    let mut v = match &f.doc {
+        sloscope_core::Document::Run(r) => serde_json::to_value(r).unwrap(),
+        _ => unreachable!(),
+    };
+    v["candidate"]["name"] = huge.clone().into();
+    let e = read_document(&f.name, v.to_string().into_bytes()).unwrap_err();
+    assert_eq!(e.path, "$.candidate.name");
+    assert!(e.message.contains("at most 1024 [text_bounded]"), "{e}");
     let files = set_with("latency--np1.json", |v| {
-        v["candidate"]["name"] = huge.clone().into();
+        v["notes"] = serde_json::json!([huge.clone()]);
+        v["failure"] = huge.clone().into();
     });
-    let text = render::text(&analyze(&files));
+    let a = analyze(&files);
+    let text = render::text(&a);
     assert!(
         text.len() < 200_000,
-        "{} bytes of text for a 5 MB name",
+        "{} bytes of text for a 5 MB note",
         text.len()
     );
     assert!(text.contains("more characters)"));
+    let json = serde_json::to_string(&AnalysisOutput::new(a)).unwrap();
+    assert!(json.len() < 400_000, "{} bytes of JSON", json.len());
 }

@@ -1,0 +1,432 @@
+//! Which runs are comparable within a profile, and the per-candidate and float-baseline
+//! reports built from the comparable ones.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+use crate::analyse::baseline::{self, BaselineReport};
+use crate::analyse::report::{
+    CandidateReport, Code, Disagreement, Excluded, Flag, ProfileReport, SummarySource,
+};
+use crate::analyse::summary::{summarize, Summary, Thresholds};
+use crate::analyse::verdict::slo_checks;
+use crate::base::metric::Metric;
+use crate::check::contract::Profile;
+use crate::check::lineage::LineageReport;
+use crate::schema::{EvidenceLevel, Plan, Run, RunStatus};
+
+/// What every profile's comparison shares.
+pub(crate) struct Ctx<'a> {
+    pub(crate) plan: Option<(&'a str, &'a Plan)>,
+    pub(crate) runs: &'a [(&'a str, &'a Run)],
+    pub(crate) lineage: &'a LineageReport,
+    pub(crate) quantized_artifact: Option<String>,
+    /// Pool different runs of one candidate instead of excluding it (asked for explicitly).
+    pub(crate) pool_reruns: bool,
+    /// Different plans were loaded: why no verdict is given.
+    pub(crate) plan_conflict: Option<String>,
+    /// No lineage record was loaded at all.
+    pub(crate) no_records: bool,
+}
+
+/// Why a run that passed every invariant still cannot be compared (it did not finish, or
+/// holds no successful request), or `Ok`.
+pub(crate) fn comparable(run: &Run) -> Result<(), (Code, String)> {
+    status_ok(run)?;
+    if run.repeats.is_empty() && run.reported.is_none() {
+        return Err((Code::NoData, "no requests and no reported summaries".into()));
+    }
+    if !run.repeats.is_empty()
+        && run
+            .repeats
+            .iter()
+            .all(|r| r.requests.error.iter().all(Option::is_some))
+    {
+        return Err((Code::AllFailed, "every request failed".into()));
+    }
+    Ok(())
+}
+
+fn status_ok(run: &Run) -> Result<(), (Code, String)> {
+    match run.status {
+        RunStatus::Ok => {}
+        RunStatus::Failed => {
+            return Err((
+                Code::FailedRun,
+                format!(
+                    "status failed: {}",
+                    run.failure.as_deref().unwrap_or("no reason given")
+                ),
+            ))
+        }
+        RunStatus::Partial => {
+            let n: usize = run.repeats.iter().map(|r| r.requests.len()).sum();
+            return Err((
+                Code::PartialRun,
+                format!(
+                    "partial run ({n} requests kept): {}",
+                    run.failure.as_deref().unwrap_or("interrupted")
+                ),
+            ));
+        }
+    }
+    if run.evidence_level == EvidenceLevel::FailedBackendProfile {
+        return Err((
+            Code::FailedBackend,
+            "evidence level failed_backend_profile".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// Runs of one role under one profile, grouped by candidate name: byte-identical copies are
+/// counted once (flagged), and two different runs of one candidate are a conflict that
+/// excludes that candidate with every file named — never resolved by load order. With
+/// `pool`, asked for explicitly, finished runs of one workload are pooled instead: their
+/// repeats become the repeats of one run (flagged `pooled_runs`, files named).
+pub(crate) fn distinct_runs<'a>(
+    runs: &[(&'a str, &'a Run)],
+    pool: bool,
+    flags: &mut Vec<Flag>,
+    excluded: &mut Vec<Excluded>,
+) -> Vec<(String, Cow<'a, Run>)> {
+    let mut names: Vec<&str> = runs
+        .iter()
+        .map(|(_, r)| r.candidate.name.as_str())
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    let mut out = Vec::new();
+    for name in names {
+        let mut kept: Vec<(&str, &Run)> = Vec::new();
+        for &(file, run) in runs.iter().filter(|(_, r)| r.candidate.name == name) {
+            match kept.iter().find(|(_, k)| *k == run) {
+                Some((first, _)) => flags.push(Flag {
+                    code: Code::DuplicateRun,
+                    candidate: Some(name.to_string()),
+                    message: format!("{file} is an identical copy of {first}: counted once"),
+                }),
+                None => kept.push((file, run)),
+            }
+        }
+        if kept.len() == 1 {
+            out.push((kept[0].0.to_string(), Cow::Borrowed(kept[0].1)));
+            continue;
+        }
+        // Deterministic whatever the load order: by file name.
+        kept.sort_by(|a, b| a.0.cmp(b.0));
+        let files: Vec<&str> = kept.iter().map(|(f, _)| *f).collect();
+        let unpoolable = poolable(&kept).err();
+        if pool && unpoolable.is_none() {
+            flags.push(Flag {
+                code: Code::PooledRuns,
+                candidate: Some(name.to_string()),
+                message: format!(
+                    "{} runs of {name:?} pooled as asked ({}): their repeats, from different \
+                     server instances, are treated as repeats of one run",
+                    kept.len(),
+                    files.join(", ")
+                ),
+            });
+            out.push((files.join(" + "), Cow::Owned(pooled(&kept))));
+            continue;
+        }
+        let how = match (pool, unpoolable) {
+            (true, Some(why)) => format!("they cannot be pooled: {why}"),
+            _ => "none is used; keep the one to compare and move the others away, or pool \
+                  them explicitly (`sloscope analyze --pool-reruns`)"
+                .to_string(),
+        };
+        for (file, run) in &kept {
+            excluded.push(Excluded {
+                file: file.to_string(),
+                candidate: run.candidate.name.clone(),
+                code: Code::ConflictingRuns,
+                reason: format!(
+                    "{} different runs of {name:?} in this profile ({}): {how}",
+                    kept.len(),
+                    files.join(", ")
+                ),
+            });
+        }
+    }
+    out
+}
+
+/// Whether runs of one candidate can be pooled: all finished, one workload, one knob value,
+/// one artifact and one evidence level.
+fn poolable(kept: &[(&str, &Run)]) -> Result<(), String> {
+    let (f0, r0) = kept[0];
+    for (f, r) in &kept[1..] {
+        let differs = if r.status != RunStatus::Ok || r0.status != RunStatus::Ok {
+            Some("a run that did not finish")
+        } else if r.workload_id != r0.workload_id || r.profile_spec != r0.profile_spec {
+            Some("another workload")
+        } else if r.candidate != r0.candidate {
+            Some("another knob value")
+        } else if r.artifact_id != r0.artifact_id {
+            Some("another artifact")
+        } else if r.evidence_level != r0.evidence_level || r.source != r0.source {
+            Some("another evidence level or source")
+        } else {
+            None
+        };
+        if let Some(d) = differs {
+            return Err(format!("{f} and {f0} differ ({d})"));
+        }
+    }
+    Ok(())
+}
+
+/// One run holding every repeat of `kept`, renumbered in file order.
+fn pooled(kept: &[(&str, &Run)]) -> Run {
+    let mut run = kept[0].1.clone();
+    run.repeats = kept
+        .iter()
+        .flat_map(|(_, r)| r.repeats.iter().cloned())
+        .collect();
+    for (i, rep) in run.repeats.iter_mut().enumerate() {
+        rep.index = i as u32;
+    }
+    run.reported = None;
+    // Runs of different times have no one window; each was held to its own before pooling.
+    run.started_at = None;
+    run.finished_at = None;
+    run
+}
+
+pub(crate) fn candidate_report(
+    file: &str,
+    run: &Run,
+    profile: Option<&Profile>,
+    th: &Thresholds,
+) -> CandidateReport {
+    let reported = run.reported.clone().unwrap_or_default();
+    let (summary, per_repeat, source) = if run.repeats.is_empty() {
+        (None, Vec::new(), SummarySource::Reported)
+    } else {
+        let (s, per) = summarize(&run.repeats, th);
+        (Some(s), per, SummarySource::Recomputed)
+    };
+    let disagreements = summary
+        .as_ref()
+        .map(|s| disagreements(&reported, s))
+        .unwrap_or_default();
+    let mut c = CandidateReport {
+        name: run.candidate.name.clone(),
+        file: file.to_string(),
+        knob: run.candidate.knob.clone(),
+        value: run.candidate.value.clone(),
+        evidence_level: run.evidence_level,
+        source,
+        repeats: run.repeats.len() as u32,
+        summary,
+        per_repeat,
+        reported,
+        disagreements,
+        slo_checks: Vec::new(),
+        meets_slo: false,
+        primary_value: None,
+        primary_interval: None,
+        chosen: false,
+        notes: run_notes(run),
+    };
+    if let Some(p) = profile {
+        c.slo_checks = slo_checks(p, &|m| c.metric(m));
+        c.meets_slo = c.slo_checks.iter().all(|x| x.pass);
+        c.primary_value = c.metric(p.primary_metric);
+        c.primary_interval = metric_interval(run, &c, p.primary_metric);
+    }
+    c
+}
+
+/// The provenance of an imported run, then the run's notes.
+fn run_notes(run: &Run) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(i) = &run.import {
+        let sha: String = i.sha256.chars().take(12).collect();
+        out.push(format!(
+            "imported from {}{} ({}): {}{}, sha256 {sha}…; the tool's workload: {}",
+            i.tool,
+            i.tool_version
+                .as_deref()
+                .map(|v| format!(" {v}"))
+                .unwrap_or_default(),
+            i.format,
+            i.file,
+            i.benchmark
+                .map(|b| format!(" benchmark {b}"))
+                .unwrap_or_default(),
+            i.workload.description.as_deref().unwrap_or("not stated")
+        ));
+    }
+    out.extend(run.notes.iter().cloned());
+    out
+}
+
+/// The primary metric's 95% interval: a stratified bootstrap over the raw requests for latency
+/// statistics; otherwise Student t over per-repeat values (3 or more repeats), its lower end
+/// clamped at 0 (every metric here is non-negative).
+pub(crate) fn metric_interval(
+    run: &Run,
+    c: &CandidateReport,
+    m: Metric,
+) -> Option<crate::base::stats::Interval> {
+    use crate::analyse::bootstrap::{interval, Statistic};
+    use crate::base::metric::Stat;
+    if m.per_request_interval() {
+        let Metric::Latency(q, stat) = m else {
+            return None;
+        };
+        let pct = match stat {
+            Stat::Mean => Statistic::Mean,
+            Stat::P50 => Statistic::Percentile(50.0),
+            Stat::P90 => Statistic::Percentile(90.0),
+            Stat::P95 => Statistic::Percentile(95.0),
+            Stat::P99 => Statistic::Percentile(99.0),
+            Stat::Max => return None,
+        };
+        let groups: Vec<Vec<f64>> = run
+            .repeats
+            .iter()
+            .map(|r| request_values(&r.requests, q))
+            .collect();
+        return interval(&groups, pct);
+    }
+    let per: Vec<f64> = c.per_repeat.iter().filter_map(|s| s.metric(m)).collect();
+    if per.len() < 3 {
+        return None;
+    }
+    crate::base::stats::mean_interval_95(&per).map(|mut iv| {
+        iv.low = iv.low.max(0.0);
+        iv
+    })
+}
+
+/// One latency quantity of every successful request, in ms (as the summaries define it).
+fn request_values(r: &crate::schema::RequestColumns, q: crate::base::metric::Quantity) -> Vec<f64> {
+    use crate::base::metric::Quantity;
+    let mut out = Vec::new();
+    for i in 0..r.len() {
+        if r.error[i].is_some() {
+            continue;
+        }
+        let (Some(t), Some(e)) = (r.ttft_us[i], r.e2e_us[i]) else {
+            continue;
+        };
+        match q {
+            Quantity::Ttft => out.push(t as f64 / 1000.0),
+            Quantity::E2e => out.push(e as f64 / 1000.0),
+            Quantity::Tpot => {
+                if let Some(n) = r.output_tokens[i].filter(|&n| n > 1) {
+                    out.push((e - t) as f64 / f64::from(n - 1) / 1000.0);
+                }
+            }
+            Quantity::Itl => out.extend(r.itl_us.get(i).iter().map(|&g| f64::from(g) / 1000.0)),
+            Quantity::QueueWait => {}
+        }
+    }
+    out
+}
+
+/// Reported values further from the recomputed ones than rounding explains: 0.5% relative, or
+/// half a unit of the usual last decimal (0.05 ms, tok/s, req/s; 0.5 MB; 0.0005 for ratios).
+fn disagreements(reported: &BTreeMap<String, Option<f64>>, s: &Summary) -> Vec<Disagreement> {
+    let mut out = Vec::new();
+    for (k, v) in reported {
+        let (Some(m), Some(r)) = (Metric::parse(k), *v) else {
+            continue;
+        };
+        let Some(c) = s.metric(m) else { continue };
+        let abs_tol = match m.unit() {
+            "MB" => 0.51,
+            "" => 0.000_51,
+            _ => 0.051,
+        };
+        let tol = (0.005 * c.abs().max(r.abs())).max(abs_tol);
+        if (r - c).abs() > tol {
+            out.push(Disagreement {
+                metric: m.name(),
+                reported: r,
+                recomputed: c,
+            });
+        }
+    }
+    out
+}
+
+/// The float baseline's report: its one usable run (the invariants passed, pooled reruns
+/// passing them again) beside the chosen candidate.
+pub(crate) fn baseline_report(
+    expect: &crate::check::run::Expect<'_>,
+    th: &Thresholds,
+    runs: &[(&str, &Run)],
+    pool: bool,
+    report: &mut ProfileReport,
+) -> Option<BaselineReport> {
+    let runs = distinct_runs(runs, pool, &mut report.flags, &mut report.excluded);
+    let mut eligible: Vec<(&str, &Run)> = Vec::new();
+    for (file, run) in &runs {
+        let pooled = matches!(run, Cow::Owned(_));
+        let (file, run) = (file.as_str(), &**run);
+        if pooled {
+            let found = crate::check::run::examine(run, expect);
+            let (ex, fl) = (&mut report.excluded, &mut report.flags);
+            if !crate::analyse::screen::apply(file, run, found, ex, fl) {
+                continue;
+            }
+        }
+        let why = if run.status != RunStatus::Ok {
+            Some(format!("baseline run status {}", run.status.as_str()))
+        } else if run.repeats.is_empty() {
+            Some("baseline run without raw requests".into())
+        } else {
+            None
+        };
+        match why {
+            Some(reason) => report.excluded.push(Excluded {
+                file: file.to_string(),
+                candidate: run.candidate.name.clone(),
+                code: Code::BaselineNotUsed,
+                reason,
+            }),
+            None => eligible.push((file, run)),
+        }
+    }
+    if eligible.len() > 1 {
+        let files: Vec<&str> = eligible.iter().map(|(f, _)| *f).collect();
+        for (file, run) in &eligible {
+            report.excluded.push(Excluded {
+                file: file.to_string(),
+                candidate: run.candidate.name.clone(),
+                code: Code::ConflictingRuns,
+                reason: format!(
+                    "{} different float-baseline runs in this profile ({}): none is used",
+                    eligible.len(),
+                    files.join(", ")
+                ),
+            });
+        }
+        return None;
+    }
+    let chosen = eligible.pop();
+    let (file, run) = chosen?;
+    let (bs, bper) = summarize(&run.repeats, th);
+    let q = report
+        .recommended_name
+        .as_deref()
+        .and_then(|n| report.candidates.iter().find(|c| c.name == n))
+        .and_then(|c| {
+            c.summary
+                .as_ref()
+                .map(|s| (c.name.clone(), s, c.per_repeat.as_slice()))
+        });
+    let rows = baseline::compare(q.as_ref().map(|(_, s, p)| (*s, *p)), (&bs, &bper));
+    Some(BaselineReport {
+        file: file.to_string(),
+        artifact_id: run.artifact_id.clone(),
+        compared_with: q.map(|(n, _, _)| n),
+        summary: bs,
+        rows,
+    })
+}

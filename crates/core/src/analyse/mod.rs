@@ -1,0 +1,514 @@
+//! The whole analysis of a set of loaded files: lineage, then per profile the comparable runs,
+//! their recomputed summaries, the SLO verdict and the float-baseline comparison. The result
+//! types live in [`crate::analyse::report`]; what a reader sees of them is built by [`crate::show::view`].
+
+pub mod baseline;
+pub mod bootstrap;
+pub mod capacity;
+pub mod compare;
+pub mod flags;
+pub mod report;
+pub(crate) mod screen;
+pub mod summary;
+pub mod verdict;
+
+use crate::analyse::compare::Ctx;
+use crate::analyse::report::{Analysis, CandidateReport, Excluded, ProfileReport};
+use crate::analyse::summary::Thresholds;
+use crate::analyse::verdict::{decide, Contender};
+use crate::base::metric::Metric;
+use crate::base::problem::{Problem, ProblemCode};
+use crate::check::contract::{validate_profile, Profile};
+use crate::check::lineage::{check_lineage, LineageInputs};
+use crate::check::run::Expect;
+use crate::read::json::{Document, LoadedFile};
+use crate::schema::{Decision, Plan, ProfileName, ProfileSpec, Role, Run, WorkloadSpec};
+use screen::screen;
+
+/// Choices the user makes explicitly; the defaults are what a reviewer signs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct AnalyzeOptions {
+    /// Pool different runs of one candidate under one profile (reruns) into one run whose
+    /// repeats are all of theirs, instead of excluding that candidate as a conflict.
+    pub pool_reruns: bool,
+}
+
+/// Analyses every loaded file together (`LoadedFile`s, or anything that borrows as one, such as
+/// `Rc<LoadedFile>` in the page).
+pub fn analyze<F: std::borrow::Borrow<LoadedFile>>(files: &[F]) -> Analysis {
+    analyze_with(files, AnalyzeOptions::default())
+}
+
+/// [`analyze`] with explicit options.
+pub fn analyze_with<F: std::borrow::Borrow<LoadedFile>>(
+    files: &[F],
+    options: AnalyzeOptions,
+) -> Analysis {
+    // Every list the analysis builds follows this order, so the order the files were given in
+    // never changes a result.
+    let mut files: Vec<&LoadedFile> = files.iter().map(std::borrow::Borrow::borrow).collect();
+    files.sort_by(|a, b| a.name.cmp(&b.name));
+    let mut inputs = LineageInputs::default();
+    let mut plans: Vec<(&str, &Plan)> = Vec::new();
+    let mut notes = Vec::new();
+    let mut imported: Vec<(&str, &Vec<(String, Run)>)> = Vec::new();
+    for f in files {
+        match &f.doc {
+            Document::QualityGate(g) => inputs.gates.push((&f.name, g)),
+            Document::FloatBaseline(b) => inputs.baselines.push((&f.name, b)),
+            Document::Deployment(d) => inputs.deployments.push((&f.name, d)),
+            Document::Plan(p) => plans.push((&f.name, p)),
+            Document::Run(r) => inputs.runs.push((&f.name, r)),
+            Document::Imported(runs) => imported.push((&f.name, runs)),
+        }
+    }
+    // Another tool's file read directly belongs to no deployment: it is compared (and, beside a
+    // plan, left out with the reason) but does not take part in the lineage check.
+    let lineage = check_lineage(&inputs);
+    add_imported(&mut inputs, &imported, &mut notes);
+    let (plan, plan_conflict) = one_plan(&plans);
+    if let Some(why) = &plan_conflict {
+        notes.push(why.clone());
+    }
+    let mut names: Vec<ProfileName> = Vec::new();
+    if let Some((file, p)) = plan {
+        for (i, spec) in p.profiles.iter().enumerate() {
+            match spec.name.as_deref().map(ProfileName::parse) {
+                Some(Some(n)) => names.push(n),
+                _ => notes.push(format!(
+                    "{file}: profiles[{i}].name {:?} is not latency, balanced or throughput",
+                    spec.name.as_deref().unwrap_or("")
+                )),
+            }
+        }
+    }
+    for (file, run) in &inputs.runs {
+        match ProfileName::parse(&run.profile) {
+            Some(n) => names.push(n),
+            None => notes.push(format!(
+                "{file}: profile {:?} is not latency, balanced or throughput",
+                run.profile
+            )),
+        }
+    }
+    names.sort();
+    names.dedup();
+    let quantized_artifact = inputs
+        .deployments
+        .first()
+        .map(|d| d.1.artifact.artifact_id.clone())
+        .or_else(|| {
+            inputs
+                .gates
+                .first()
+                .map(|g| g.1.artifact.artifact_id.clone())
+        });
+    let ctx = Ctx {
+        plan_conflict,
+        no_records: inputs.gates.is_empty()
+            && inputs.baselines.is_empty()
+            && inputs.deployments.is_empty(),
+        plan,
+        runs: &inputs.runs,
+        lineage: &lineage,
+        quantized_artifact,
+        pool_reruns: options.pool_reruns,
+    };
+    let profiles = names
+        .into_iter()
+        .map(|n| analyze_profile(&ctx, n))
+        .collect();
+    Analysis {
+        sloscope_version: env!("CARGO_PKG_VERSION").to_string(),
+        lineage,
+        profiles,
+        notes,
+    }
+}
+
+/// The plan every file is measured against: copies of one plan are one plan; two different
+/// plans are a conflict that no verdict may settle by file order, so none is used.
+fn one_plan<'a>(plans: &[(&'a str, &'a Plan)]) -> (Option<(&'a str, &'a Plan)>, Option<String>) {
+    let Some(&first) = plans.first() else {
+        return (None, None);
+    };
+    let differ: Vec<&str> = plans
+        .iter()
+        .filter(|(_, p)| *p != first.1)
+        .map(|(f, _)| *f)
+        .collect();
+    if differ.is_empty() {
+        return (Some(first), None);
+    }
+    let names: Vec<&str> = plans.iter().map(|p| p.0).collect();
+    (
+        None,
+        Some(format!(
+            "{} different plans loaded ({}): no verdict can say which one the runs are measured \
+             against; load one plan",
+            plans.len(),
+            names.join(", ")
+        )),
+    )
+}
+
+/// Foreign files read directly join the runs, except one that a sloscope run file already holds
+/// as an import (same sha256): the directory `run --command-template` writes keeps the tool's
+/// file beside the run made from it, and the two are one measurement.
+fn add_imported<'a>(
+    inputs: &mut LineageInputs<'a>,
+    imported: &[(&'a str, &'a Vec<(String, Run)>)],
+    notes: &mut Vec<String>,
+) {
+    let held: Vec<(&str, &str)> = inputs
+        .runs
+        .iter()
+        .filter_map(|(f, r)| r.import.as_ref().map(|i| (i.sha256.as_str(), *f)))
+        .collect();
+    for (file, runs) in imported {
+        let sha = runs
+            .first()
+            .and_then(|(_, r)| r.import.as_ref())
+            .map(|i| i.sha256.as_str());
+        let same = |h: &str| sha.is_some_and(|s| s.eq_ignore_ascii_case(h));
+        if let Some((_, by)) = held.iter().find(|(h, _)| same(h)) {
+            notes.push(format!(
+                "{file}: already imported as {by} (same sha256); read once"
+            ));
+            continue;
+        }
+        for (name, run) in runs.iter() {
+            inputs.runs.push((name.as_str(), run));
+        }
+    }
+}
+
+/// The profile's definition: the plan's, else the one every run that carries one agrees on
+/// (runs that define it differently leave it undefined, never decided by file order).
+fn profile_spec(
+    ctx: &Ctx<'_>,
+    name: ProfileName,
+    runs: &[(&str, &Run)],
+) -> Result<(ProfileSpec, String), String> {
+    if let Some((file, plan)) = ctx.plan {
+        return plan
+            .profiles
+            .iter()
+            .find(|p| p.name.as_deref() == Some(name.as_str()))
+            .map(|s| (s.clone(), file.to_string()))
+            .ok_or_else(|| format!("the plan {file} does not define the {name} profile"));
+    }
+    let mut specs: Vec<(&str, &ProfileSpec)> = runs
+        .iter()
+        .filter_map(|(f, r)| r.profile_spec.as_ref().map(|s| (*f, s)))
+        .collect();
+    specs.sort_by(|a, b| a.0.cmp(b.0));
+    let Some(&(first_file, first)) = specs.first() else {
+        return Err(format!(
+            "no definition of the {name} profile: load the plan, or runs that carry profile_spec"
+        ));
+    };
+    if let Some((other, _)) = specs.iter().find(|(_, s)| *s != first) {
+        return Err(format!(
+            "the runs define the {name} profile differently ({first_file} and {other} differ): \
+             load the plan to say which is meant"
+        ));
+    }
+    Ok((first.clone(), first_file.to_string()))
+}
+
+fn analyze_profile(ctx: &Ctx<'_>, name: ProfileName) -> ProfileReport {
+    let runs: Vec<(&str, &Run)> = ctx
+        .runs
+        .iter()
+        .filter(|(_, r)| r.profile == name.as_str())
+        .copied()
+        .collect();
+    let defined = profile_spec(ctx, name, &runs);
+    let (spec, defined_in) = match &defined {
+        Ok((s, f)) => (
+            Some(with_replayed_hashes(s.clone(), runs.iter().copied())),
+            Some(f.clone()),
+        ),
+        Err(_) => (None, None),
+    };
+    let knob = ctx.plan.map(|(_, p)| p.knob.clone()).or_else(|| {
+        runs.iter()
+            .find(|(_, r)| r.role == Role::Candidate)
+            .and_then(|(_, r)| r.candidate.knob.clone())
+    });
+    let contract = match (&spec, &defined) {
+        (Some(s), _) => validate_profile(s),
+        (None, Err(why)) => Err(vec![Problem::new(
+            ProblemCode::MissingField,
+            "profiles",
+            why.clone(),
+        )]),
+        (None, Ok(_)) => Err(Vec::new()),
+    };
+    let profile = contract.as_ref().ok();
+    let mut report = empty_report(name, spec.as_ref(), defined_in, &contract, knob.clone());
+    let expect = Expect {
+        spec: spec.as_ref(),
+        plan: ctx.plan,
+        knob: knob.as_deref(),
+        artifact: ctx.quantized_artifact.as_deref(),
+        search: profile.and_then(|p| p.search.as_ref()),
+    };
+    let runs = screen(&runs, &expect, &mut report.excluded, &mut report.flags);
+    let (trial_runs, runs): (Vec<_>, Vec<_>) = runs
+        .into_iter()
+        .partition(|(_, r)| r.trial.is_some() && r.role == Role::Candidate);
+    let (baseline_runs, candidate_runs): (Vec<_>, Vec<_>) = runs
+        .into_iter()
+        .partition(|(_, r)| r.role == Role::Baseline);
+    candidates(ctx, &expect, profile, &candidate_runs, &mut report);
+    order_like_plan(ctx.plan.map(|p| p.1), &mut report.candidates);
+    decide_profile(ctx, profile, &mut report);
+    if spec.is_none() && ctx.no_records {
+        report.summaries_only = true;
+        report.reason = "summaries only: a verdict needs the plan (SLOs) and the lineage records; import another tool's file with `sloscope import FILE --out DIR --plan PLAN --profile NAME --candidate NAME`".into();
+    }
+    capacity(ctx, profile, &trial_runs, &mut report);
+    crate::analyse::flags::after_verdict(&mut report);
+    let thresholds = profile.map_or_else(Thresholds::default, |p| Thresholds::from_slo(&p.slo));
+    report.baseline = crate::analyse::compare::baseline_report(
+        &expect,
+        &thresholds,
+        &baseline_runs,
+        ctx.pool_reruns,
+        &mut report,
+    );
+    report
+}
+
+fn empty_report(
+    name: ProfileName,
+    spec: Option<&ProfileSpec>,
+    defined_in: Option<String>,
+    contract: &Result<Profile, Vec<Problem>>,
+    knob: Option<String>,
+) -> ProfileReport {
+    let profile = contract.as_ref().ok();
+    ProfileReport {
+        profile: name.as_str().to_string(),
+        decision: Decision::Reject,
+        recommended_name: None,
+        reason: String::new(),
+        contract_issues: contract.as_ref().err().cloned().unwrap_or_default(),
+        defined_in,
+        workload: spec.and_then(|s| s.workload.clone()),
+        primary_metric: spec.and_then(|s| s.primary_metric.clone()),
+        primary_direction: profile.map(|p| p.primary_metric.direction()),
+        slo: profile.map(Profile::slo_limits).unwrap_or_default(),
+        knob,
+        candidates: Vec::new(),
+        excluded: Vec::new(),
+        binding_slo: None,
+        confidence: None,
+        baseline: None,
+        flags: Vec::new(),
+        capacity: None,
+        summaries_only: false,
+    }
+}
+
+/// The candidates' reports: distinct runs (pooled when asked, and a pooled run passes the
+/// invariants again as the run it now is), those that finished with data, each summarised.
+fn candidates(
+    ctx: &Ctx<'_>,
+    expect: &Expect<'_>,
+    profile: Option<&Profile>,
+    runs: &[(&str, &Run)],
+    report: &mut ProfileReport,
+) {
+    let thresholds = profile.map_or_else(Thresholds::default, |p| Thresholds::from_slo(&p.slo));
+    let runs = crate::analyse::compare::distinct_runs(
+        runs,
+        ctx.pool_reruns,
+        &mut report.flags,
+        &mut report.excluded,
+    );
+    for (file, run) in &runs {
+        let pooled = matches!(run, std::borrow::Cow::Owned(_));
+        let (file, run) = (file.as_str(), &**run);
+        if pooled {
+            let found = crate::check::run::examine(run, expect);
+            if !screen::apply(file, run, found, &mut report.excluded, &mut report.flags) {
+                continue;
+            }
+        }
+        match crate::analyse::compare::comparable(run) {
+            Err((code, reason)) => report.excluded.push(Excluded {
+                file: file.to_string(),
+                candidate: run.candidate.name.clone(),
+                code,
+                reason,
+            }),
+            Ok(()) => {
+                let c = crate::analyse::compare::candidate_report(file, run, profile, &thresholds);
+                crate::analyse::flags::repeat_artefact(&c, &mut report.flags);
+                report.candidates.push(c);
+            }
+        }
+    }
+}
+
+fn order_like_plan(plan: Option<&Plan>, cands: &mut [CandidateReport]) {
+    if let Some(plan) = plan {
+        let pos = |n: &str| {
+            plan.candidates
+                .iter()
+                .position(|c| c.name == n)
+                .unwrap_or(usize::MAX)
+        };
+        cands.sort_by_key(|c| pos(&c.name));
+    }
+}
+
+fn decide_profile(ctx: &Ctx<'_>, profile: Option<&Profile>, report: &mut ProfileReport) {
+    if let Some(why) = &ctx.plan_conflict {
+        report.reason = why.clone();
+        return;
+    }
+    if !ctx.lineage.ready {
+        let first = ctx
+            .lineage
+            .issues
+            .first()
+            .map(|p| p.message.clone())
+            .unwrap_or_default();
+        let more = ctx.lineage.issues.len().saturating_sub(1);
+        report.reason = if more > 0 {
+            format!("lineage is broken: {first} (and {more} more)")
+        } else {
+            format!("lineage is broken: {first}")
+        };
+        return;
+    }
+    let Some(profile) = profile else {
+        report.reason = format!(
+            "the profile definition is invalid: {}",
+            report
+                .contract_issues
+                .iter()
+                .map(|p| p.message.as_str())
+                .collect::<Vec<_>>()
+                .join("; ")
+        );
+        return;
+    };
+    let lookups: Vec<Box<dyn Fn(Metric) -> Option<f64> + '_>> = report
+        .candidates
+        .iter()
+        .map(|c| Box::new(move |m: Metric| c.metric(m)) as Box<dyn Fn(Metric) -> Option<f64>>)
+        .collect();
+    let contenders: Vec<Contender<'_>> = report
+        .candidates
+        .iter()
+        .zip(&lookups)
+        .map(|(c, f)| Contender {
+            name: &c.name,
+            evidence: c.evidence_level,
+            value: f.as_ref(),
+            primary_interval: c.primary_interval,
+        })
+        .collect();
+    let v = decide(profile, &contenders);
+    drop(contenders);
+    drop(lookups);
+    report.decision = v.decision;
+    report.recommended_name = v.recommended.clone();
+    report.reason = v.reason;
+    report.binding_slo = v.binding;
+    report.confidence = v.confidence;
+    for c in &mut report.candidates {
+        c.chosen = v.recommended.as_deref() == Some(c.name.as_str());
+    }
+}
+
+/// The capacity search's result from the trial runs; with `rank_by = "capacity"` or
+/// `"goodput"` it decides
+/// the profile (when the lineage and contract allow any decision).
+fn capacity(
+    ctx: &Ctx<'_>,
+    profile: Option<&Profile>,
+    trial_runs: &[(&str, &Run)],
+    report: &mut ProfileReport,
+) {
+    let search = profile.and_then(|p| p.search.as_ref().map(|s| (p, s)));
+    let Some((profile, search)) = search else {
+        for (file, run) in trial_runs {
+            report.excluded.push(Excluded {
+                file: file.to_string(),
+                candidate: run.candidate.name.clone(),
+                code: crate::analyse::report::Code::TrialWithoutSearch,
+                reason: "a capacity-search trial, but the profile declares no search".into(),
+            });
+        }
+        return;
+    };
+    let order: Vec<String> = ctx
+        .plan
+        .map(|p| p.1.candidates.iter().map(|c| c.name.clone()).collect())
+        .unwrap_or_default();
+    let cap = crate::analyse::capacity::capacity_report(profile, search, trial_runs, &order);
+    if search.rank_by != crate::analyse::capacity::RankBy::FixedLoad && ctx.lineage.ready {
+        let v = crate::analyse::capacity::decide(&cap);
+        report.decision = v.0;
+        report.recommended_name = v.1;
+        report.reason = v.2;
+        report.confidence = None;
+        for c in &mut report.candidates {
+            c.chosen = report.recommended_name.as_deref() == Some(c.name.as_str());
+        }
+    }
+    report.capacity = Some(cap);
+}
+
+/// Picks a replayed file (name, hash) out of a workload.
+type FileOf = dyn Fn(&WorkloadSpec) -> Option<(&str, Option<&str>)>;
+
+/// A plan names the dataset or trace a profile replays, usually without its hash; the runs
+/// record the hash of what they read. The profile takes the hash of the first run (by file
+/// name) that replayed a file of that name, so runs that read other bytes under the same name
+/// are not compared with it.
+fn with_replayed_hashes<'a>(
+    mut spec: ProfileSpec,
+    runs: impl Iterator<Item = (&'a str, &'a Run)>,
+) -> ProfileSpec {
+    let Some(w) = spec.workload.as_mut() else {
+        return spec;
+    };
+    let mut runs: Vec<(&str, &Run)> = runs.collect();
+    runs.sort_by(|a, b| a.0.cmp(b.0));
+    let theirs = |pick: &FileOf, name: &str| {
+        runs.iter().find_map(|(_, r)| {
+            let (file, hash) = pick(r.profile_spec.as_ref()?.workload.as_ref()?)?;
+            (crate::schema::replay::file_name(file) == name)
+                .then(|| hash.map(str::to_owned))
+                .flatten()
+        })
+    };
+    if let Some(d) = w.dataset.as_mut().filter(|d| d.sha256.is_none()) {
+        d.sha256 = theirs(
+            &|w| {
+                w.dataset
+                    .as_ref()
+                    .map(|d| (d.file.as_str(), d.sha256.as_deref()))
+            },
+            crate::schema::replay::file_name(&d.file),
+        );
+    }
+    if let Some(t) = w.trace.as_mut().filter(|t| t.sha256.is_none()) {
+        t.sha256 = theirs(
+            &|w| {
+                w.trace
+                    .as_ref()
+                    .map(|t| (t.file.as_str(), t.sha256.as_deref()))
+            },
+            crate::schema::replay::file_name(&t.file),
+        );
+    }
+    spec
+}

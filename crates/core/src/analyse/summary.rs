@@ -1,0 +1,578 @@
+//! Summaries recomputed from the raw per-request data, never trusted from a
+//! file.
+//!
+//! Definitions (shared with vLLM, SGLang and AIPerf; see `reference/peer-tools.md` §1):
+//! - TTFT: send → first non-empty content event.
+//! - TPOT: `(e2e − TTFT)/(output_tokens − 1)` per request with more than one output token; the
+//!   first token is excluded. Statistics are taken across requests.
+//! - ITL: every gap between consecutive content events, pooled across requests (an event may
+//!   carry several tokens, so ITL can exceed TPOT).
+//! - e2e: send → end of stream.
+//! - Queue wait: client queue (open loop: actual − intended send) plus the server's per-request
+//!   queue time where it reports one; else estimated from the server's queue-time histogram.
+//! - Latency statistics use successful requests only; failures count in `failure_rate`.
+//! - Output throughput: output tokens of successful requests / measured window, where a
+//!   repeat's window runs from its first send to its last response end; repeats add up.
+//! - Goodput: successful requests whose TTFT, TPOT, e2e and (when known per request) queue wait
+//!   are each within the tightest limit the profile's SLO sets on that quantity.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::base::metric::{Metric, Quantity, Scalar};
+use crate::base::stats::Distribution;
+use crate::base::telemetry::{self, first_present};
+use crate::schema::{Repeat, TokenSource};
+
+/// Everything computed for one run, or one repeat of it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Summary {
+    /// Measured requests sent (warm-up excluded).
+    pub requests_sent: u64,
+    /// Requests that completed without error.
+    pub requests_ok: u64,
+    /// Requests that failed (HTTP error, stream error, timeout, reset, no `[DONE]` …).
+    pub requests_failed: u64,
+    /// failed / sent; `null` when nothing was sent.
+    pub failure_rate: Option<f64>,
+    /// Time to first token.
+    pub ttft: Distribution,
+    /// Time per output token (first token excluded).
+    pub tpot: Distribution,
+    /// Inter-token (inter-event) gaps.
+    pub itl: Distribution,
+    /// End-to-end latency.
+    pub e2e: Distribution,
+    /// Queue wait.
+    pub queue_wait: Distribution,
+    /// Where queue wait came from; `null` when it was not measured.
+    pub queue_wait_source: Option<String>,
+    /// Prompt tokens of successful requests.
+    pub prompt_tokens_total: u64,
+    /// Output tokens of successful requests.
+    pub output_tokens_total: u64,
+    /// How many output counts came from each source (`usage`, `events` …).
+    pub output_tokens_sources: BTreeMap<String, u64>,
+    /// Measured window in seconds (sum over repeats).
+    pub window_s: Option<f64>,
+    /// Output tokens per second over the window.
+    pub throughput_tps: Option<f64>,
+    /// Successful requests per second over the window.
+    pub request_throughput_rps: Option<f64>,
+    /// Requests per second that met every per-request SLO.
+    pub goodput_rps: Option<f64>,
+    /// Share of sent requests that met every per-request SLO.
+    pub goodput_ratio: Option<f64>,
+    /// Peak memory used for SLOs: GPU where sampled, else server RSS.
+    pub peak_memory_mb: Option<f64>,
+    /// Peak GPU memory (NVML).
+    pub peak_gpu_memory_mb: Option<f64>,
+    /// Peak resident memory of the launched server.
+    pub peak_rss_mb: Option<f64>,
+    /// `gpu` or `server_rss`: what `peak_memory_mb` is.
+    pub memory_source: Option<String>,
+    /// Largest server queue depth seen in `/metrics`.
+    pub queue_depth_max: Option<f64>,
+    /// The series queue depth was read from.
+    pub queue_depth_series: Option<String>,
+    /// Largest KV-cache use seen (0–1).
+    pub kv_cache_usage_max: Option<f64>,
+    /// Percentile curves for CDF charts (pooled summaries only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub curves: Option<Curves>,
+}
+
+/// Percentiles 0, 1, …, 100 (numpy-linear) of the per-request quantities, in ms: entry `k` is
+/// the k-th percentile. Empty when there are no values.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Curves {
+    /// TTFT.
+    pub ttft_ms: Vec<f64>,
+    /// TPOT.
+    pub tpot_ms: Vec<f64>,
+    /// End-to-end.
+    pub e2e_ms: Vec<f64>,
+    /// The traffic measured: prompt tokens of the successful requests that report them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub prompt_tokens: Vec<f64>,
+    /// Output tokens of the successful requests.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub output_tokens: Vec<f64>,
+    /// Gaps between consecutive sends within a repeat (every request sent), in ms.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub interarrival_ms: Vec<f64>,
+    /// Prefill cost: TTFT against prompt length, the successful requests in up to
+    /// [`PREFILL_BINS`] bins of nearly equal count by prompt length, one prompt length never
+    /// split between two bins (a binned scatter: it reads the same at 100 requests and at a
+    /// million).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ttft_by_prompt: Vec<PrefillBin>,
+}
+
+/// Bins of the prefill chart.
+pub const PREFILL_BINS: usize = 20;
+
+/// One bin of requests of similar prompt length.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct PrefillBin {
+    /// Median prompt tokens of the bin.
+    pub prompt_tokens: f64,
+    /// Median TTFT of the bin.
+    pub ttft_p50_ms: f64,
+    /// 90th percentile TTFT of the bin.
+    pub ttft_p90_ms: f64,
+    /// Requests in the bin.
+    pub requests: u64,
+}
+
+/// Sorts token counts (small integers) by counting, stably and in linear time; a comparison
+/// sort when there are few items or the largest is too large for a count table.
+fn sort_counts<T: Copy>(items: &mut [T], key: impl Fn(&T) -> u32) {
+    let max = items.iter().map(&key).max().unwrap_or(0) as usize;
+    if max > (1 << 20) || items.len() < 1024 {
+        items.sort_by_key(|x| key(x));
+        return;
+    }
+    let mut start = vec![0usize; max + 2];
+    for x in items.iter() {
+        start[key(x) as usize + 1] += 1;
+    }
+    for i in 1..start.len() {
+        start[i] += start[i - 1];
+    }
+    let copy = items.to_vec();
+    for x in copy {
+        let k = key(&x) as usize;
+        items[start[k]] = x;
+        start[k] += 1;
+    }
+}
+
+/// TTFT against prompt length in (nearly) equal-count bins; pairs are (prompt tokens, TTFT µs).
+/// A bin boundary never splits requests of the same prompt length, so two bins never show
+/// the same length and the bins do not depend on the order of the requests.
+fn prefill_bins(pairs: &mut [(u32, u64)]) -> Vec<PrefillBin> {
+    if pairs.is_empty() {
+        return Vec::new();
+    }
+    sort_counts(pairs, |p| p.0);
+    let n = pairs.len();
+    let k = PREFILL_BINS.min(n);
+    let mut bounds = vec![0usize];
+    for b in 1..=k {
+        let mut end = b * n / k;
+        while end < n && end > 0 && pairs[end].0 == pairs[end - 1].0 {
+            end += 1;
+        }
+        if end > *bounds.last().unwrap_or(&0) {
+            bounds.push(end);
+        }
+    }
+    bounds
+        .windows(2)
+        .map(|w| {
+            let bin = &pairs[w[0]..w[1]];
+            let mut ttft: Vec<f64> = bin.iter().map(|p| p.1 as f64 / 1000.0).collect();
+            ttft.sort_unstable_by(f64::total_cmp);
+            let pct = |q| crate::base::stats::percentile_ranked(ttft.len(), q, |i| ttft[i]);
+            PrefillBin {
+                prompt_tokens: pairs_median(bin),
+                ttft_p50_ms: pct(50.0).unwrap_or(f64::NAN),
+                ttft_p90_ms: pct(90.0).unwrap_or(f64::NAN),
+                requests: bin.len() as u64,
+            }
+        })
+        .collect()
+}
+
+/// The median prompt length of a non-empty, sorted bin.
+fn pairs_median(bin: &[(u32, u64)]) -> f64 {
+    crate::base::stats::percentile_ranked(bin.len(), 50.0, |i| bin[i].0 as f64).unwrap_or(f64::NAN)
+}
+
+fn curve(sorted_ms: impl Fn(usize) -> f64, n: usize) -> Vec<f64> {
+    if n == 0 {
+        return Vec::new();
+    }
+    (0..=100)
+        .filter_map(|q| crate::base::stats::percentile_ranked(n, q as f64, &sorted_ms))
+        .collect()
+}
+
+impl Summary {
+    /// The value of a metric; `null` when not measured.
+    pub fn metric(&self, m: Metric) -> Option<f64> {
+        match m {
+            Metric::Latency(q, stat) => {
+                let d = match q {
+                    Quantity::Ttft => &self.ttft,
+                    Quantity::Tpot => &self.tpot,
+                    Quantity::Itl => &self.itl,
+                    Quantity::E2e => &self.e2e,
+                    Quantity::QueueWait => &self.queue_wait,
+                };
+                d.stat(stat)
+            }
+            Metric::Scalar(s) => match s {
+                Scalar::ThroughputTps => self.throughput_tps,
+                Scalar::RequestThroughputRps => self.request_throughput_rps,
+                Scalar::GoodputRps => self.goodput_rps,
+                Scalar::GoodputRatio => self.goodput_ratio,
+                Scalar::FailureRate => self.failure_rate,
+                Scalar::PeakMemoryMb => self.peak_memory_mb,
+                Scalar::QueueDepthMax => self.queue_depth_max,
+            },
+        }
+    }
+}
+
+/// Per-request ceilings (µs) that decide whether a request counts toward goodput.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Thresholds {
+    /// TTFT ceiling.
+    pub ttft_us: Option<f64>,
+    /// TPOT ceiling.
+    pub tpot_us: Option<f64>,
+    /// End-to-end ceiling.
+    pub e2e_us: Option<f64>,
+    /// Queue-wait ceiling.
+    pub queue_us: Option<f64>,
+}
+
+impl Thresholds {
+    /// The tightest limit the SLO sets on each per-request quantity.
+    pub fn from_slo(slo: &[(Metric, f64)]) -> Thresholds {
+        let mut t = Thresholds::default();
+        for &(m, limit) in slo {
+            if let Metric::Latency(q, _) = m {
+                let slot = match q {
+                    Quantity::Ttft => &mut t.ttft_us,
+                    Quantity::Tpot => &mut t.tpot_us,
+                    Quantity::E2e => &mut t.e2e_us,
+                    Quantity::QueueWait => &mut t.queue_us,
+                    Quantity::Itl => continue,
+                };
+                let us = limit * 1000.0;
+                *slot = Some(slot.map_or(us, |v: f64| v.min(us)));
+            }
+        }
+        t
+    }
+}
+
+/// Raw per-request values of one or more repeats, gathered once.
+#[derive(Default)]
+struct Gathered<'a> {
+    sent: u64,
+    ok: u64,
+    good: u64,
+    ttft_us: Vec<u64>,
+    e2e_us: Vec<u64>,
+    tpot_ms: Vec<f64>,
+    queue_us: Vec<u64>,
+    queue_client: bool,
+    queue_server: bool,
+    itl: Vec<&'a [u32]>,
+    prompt_tokens: u64,
+    output_tokens: u64,
+    /// (prompt tokens, TTFT µs) of the successful requests that report a prompt length.
+    prompt_ttft: Vec<(u32, u64)>,
+    /// Output tokens of the successful requests.
+    outputs: Vec<u32>,
+    /// Gaps between consecutive sends, µs.
+    interarrival_us: Vec<u64>,
+    sources: BTreeMap<String, u64>,
+    window_us: Option<u64>,
+}
+
+// One pass over a repeat's columns gathers every quantity; kept in one function (past
+// 80 lines) because splitting it would walk the million-request columns once per quantity.
+fn gather<'a>(rep: &'a Repeat, th: &Thresholds) -> Gathered<'a> {
+    let r = &rep.requests;
+    let n = r.len();
+    let mut g = Gathered {
+        sent: n as u64,
+        ..Default::default()
+    };
+    g.ttft_us.reserve(n);
+    g.e2e_us.reserve(n);
+    g.tpot_ms.reserve(n);
+    let all_ok = r.error.iter().all(Option::is_none);
+    if all_ok {
+        g.itl.push(r.itl_us.all());
+    }
+    let (mut first, mut last) = (u64::MAX, 0u64);
+    for i in 0..n {
+        let send = r.send_offset_us[i];
+        first = first.min(send);
+        if let Some(e) = r.e2e_us[i] {
+            last = last.max(send.saturating_add(e));
+        }
+        if r.error[i].is_some() {
+            continue;
+        }
+        let (Some(ttft), Some(e2e), Some(out)) = (r.ttft_us[i], r.e2e_us[i], r.output_tokens[i])
+        else {
+            continue; // excluded by validation for successful requests
+        };
+        g.ok += 1;
+        g.ttft_us.push(ttft);
+        g.e2e_us.push(e2e);
+        g.output_tokens += out as u64;
+        g.prompt_tokens += r.prompt_tokens[i].unwrap_or(0) as u64;
+        g.outputs.push(out);
+        if let Some(p) = r.prompt_tokens[i] {
+            g.prompt_ttft.push((p, ttft));
+        }
+        let src = match r.output_tokens_source[i] {
+            Some(TokenSource::Usage) => "usage",
+            Some(TokenSource::Events) => "events",
+            Some(TokenSource::Tokenizer) => "tokenizer",
+            Some(TokenSource::Requested) => "requested",
+            None => "unknown",
+        };
+        if let Some(c) = g.sources.get_mut(src) {
+            *c += 1;
+        } else {
+            g.sources.insert(src.to_string(), 1);
+        }
+        let tpot_us = (out > 1).then(|| e2e.saturating_sub(ttft) as f64 / (out - 1) as f64);
+        if let Some(t) = tpot_us {
+            g.tpot_ms.push(t / 1000.0);
+        }
+        let client = r
+            .intended_offset_us
+            .as_ref()
+            .map(|intended| send.saturating_sub(intended[i]));
+        let server = r.server_queue_us[i];
+        g.queue_client |= client.is_some();
+        g.queue_server |= server.is_some();
+        let queue = match (client, server) {
+            (None, None) => None,
+            (a, b) => Some(a.unwrap_or(0).saturating_add(b.unwrap_or(0))),
+        };
+        if let Some(q) = queue {
+            g.queue_us.push(q);
+        }
+        if !all_ok {
+            g.itl.push(r.itl_us.get(i));
+        }
+        let within = |v: Option<f64>, limit: Option<f64>| match (v, limit) {
+            (Some(v), Some(l)) => v <= l,
+            _ => true,
+        };
+        if within(Some(ttft as f64), th.ttft_us)
+            && within(tpot_us, th.tpot_us)
+            && within(Some(e2e as f64), th.e2e_us)
+            && within(queue.map(|q| q as f64), th.queue_us)
+        {
+            g.good += 1;
+        }
+    }
+    if !rep.send_times_unknown && n > 1 {
+        let mut sends = r.send_offset_us.clone();
+        sends.sort_unstable();
+        g.interarrival_us = sends.windows(2).map(|w| w[1] - w[0]).collect();
+    }
+    if rep.send_times_unknown {
+        // The requests cannot be placed in time: only the tool's own window can be used.
+        g.window_us = rep.reported_window_us;
+    } else if n > 0 && last >= first {
+        g.window_us = Some(last - first);
+    }
+    g
+}
+
+fn merge<'a>(parts: Vec<Gathered<'a>>) -> Gathered<'a> {
+    let mut all = Gathered::default();
+    for p in parts {
+        all.sent += p.sent;
+        all.ok += p.ok;
+        all.good += p.good;
+        all.ttft_us.extend(p.ttft_us);
+        all.e2e_us.extend(p.e2e_us);
+        all.tpot_ms.extend(p.tpot_ms);
+        all.queue_us.extend(p.queue_us);
+        all.queue_client |= p.queue_client;
+        all.queue_server |= p.queue_server;
+        all.itl.extend(p.itl);
+        all.prompt_tokens += p.prompt_tokens;
+        all.output_tokens += p.output_tokens;
+        all.prompt_ttft.extend(p.prompt_ttft);
+        all.outputs.extend(p.outputs);
+        all.interarrival_us.extend(p.interarrival_us);
+        for (k, v) in p.sources {
+            *all.sources.entry(k).or_insert(0) += v;
+        }
+        all.window_us = match (all.window_us, p.window_us) {
+            (Some(a), Some(b)) => Some(a + b),
+            (a, b) => a.or(b),
+        };
+    }
+    all
+}
+
+fn finish(mut g: Gathered<'_>, reps: &[&Repeat], with_curves: bool) -> Summary {
+    let window_s = g.window_us.filter(|&w| w > 0).map(|w| w as f64 / 1e6);
+    let per_s = |x: u64| window_s.map(|w| x as f64 / w);
+    let (queue_wait, queue_wait_source) = if !g.queue_us.is_empty() {
+        let src = match (g.queue_client, g.queue_server) {
+            (true, true) => "client + server, per request",
+            (true, false) => "client, per request (server queue not reported)",
+            _ => "server, per request",
+        };
+        (
+            Distribution::from_us(&mut g.queue_us),
+            Some(src.to_string()),
+        )
+    } else {
+        histogram_queue(reps)
+    };
+    let itl = Distribution::from_us_u32_parts(&g.itl);
+    let ttft = Distribution::from_us(&mut g.ttft_us);
+    let tpot = Distribution::from_ms(&mut g.tpot_ms);
+    let e2e = Distribution::from_us(&mut g.e2e_us);
+    let curves = with_curves.then(|| {
+        let mut prompts: Vec<u32> = g.prompt_ttft.iter().map(|p| p.0).collect();
+        sort_counts(&mut prompts, |p| *p);
+        sort_counts(&mut g.outputs, |o| *o);
+        g.interarrival_us.sort_unstable();
+        Curves {
+            ttft_ms: curve(|i| g.ttft_us[i] as f64 / 1000.0, g.ttft_us.len()),
+            tpot_ms: curve(|i| g.tpot_ms[i], g.tpot_ms.len()),
+            e2e_ms: curve(|i| g.e2e_us[i] as f64 / 1000.0, g.e2e_us.len()),
+            prompt_tokens: curve(|i| prompts[i] as f64, prompts.len()),
+            output_tokens: curve(|i| g.outputs[i] as f64, g.outputs.len()),
+            interarrival_ms: curve(
+                |i| g.interarrival_us[i] as f64 / 1000.0,
+                g.interarrival_us.len(),
+            ),
+            ttft_by_prompt: prefill_bins(&mut g.prompt_ttft),
+        }
+    });
+    let mut s = Summary {
+        curves,
+        requests_sent: g.sent,
+        requests_ok: g.ok,
+        requests_failed: g.sent - g.ok,
+        failure_rate: (g.sent > 0).then(|| (g.sent - g.ok) as f64 / g.sent as f64),
+        ttft,
+        tpot,
+        itl,
+        e2e,
+        queue_wait,
+        queue_wait_source,
+        prompt_tokens_total: g.prompt_tokens,
+        output_tokens_total: g.output_tokens,
+        output_tokens_sources: g.sources,
+        window_s,
+        throughput_tps: per_s(g.output_tokens),
+        request_throughput_rps: per_s(g.ok),
+        goodput_rps: per_s(g.good),
+        goodput_ratio: (g.sent > 0).then(|| g.good as f64 / g.sent as f64),
+        ..Default::default()
+    };
+    add_telemetry(&mut s, reps);
+    s
+}
+
+/// Queue wait from the server's histogram deltas when no per-request value exists.
+fn histogram_queue(reps: &[&Repeat]) -> (Distribution, Option<String>) {
+    let hists: Vec<_> = reps
+        .iter()
+        .filter_map(|r| r.server_queue_histogram.as_ref())
+        .collect();
+    let Some(first) = hists.first() else {
+        return (Distribution::default(), None);
+    };
+    let mut buckets: Vec<(Option<f64>, f64)> =
+        first.buckets.iter().map(|b| (b.le_seconds, 0.0)).collect();
+    let (mut count, mut sum) = (0.0, 0.0);
+    for h in &hists {
+        if h.metric != first.metric || h.buckets.len() != buckets.len() {
+            return (Distribution::default(), None);
+        }
+        count += h.count;
+        sum += h.sum_seconds;
+        for (acc, b) in buckets.iter_mut().zip(&h.buckets) {
+            acc.1 += b.count;
+        }
+    }
+    if count <= 0.0 {
+        return (Distribution::default(), None);
+    }
+    let q = |p: f64| telemetry::histogram_quantile(p, &buckets).map(|s| s * 1000.0);
+    let d = Distribution {
+        count: count.round() as u64,
+        mean_ms: Some(sum / count * 1000.0),
+        min_ms: None,
+        p50_ms: q(0.50),
+        p90_ms: q(0.90),
+        p95_ms: q(0.95),
+        p99_ms: q(0.99),
+        max_ms: None,
+    };
+    (
+        d,
+        Some(format!(
+            "server histogram {} (bucket-interpolated)",
+            first.metric
+        )),
+    )
+}
+
+fn add_telemetry(s: &mut Summary, reps: &[&Repeat]) {
+    let max = |acc: &mut Option<f64>, v: f64| *acc = Some(acc.map_or(v, |a: f64| a.max(v)));
+    for rep in reps {
+        for m in &rep.memory {
+            if let Some(v) = m.gpu_used_mb {
+                max(&mut s.peak_gpu_memory_mb, v);
+            }
+            if let Some(v) = m.server_rss_mb {
+                max(&mut s.peak_rss_mb, v);
+            }
+        }
+        for sample in &rep.server_metrics {
+            if let Some((name, v)) = first_present(&sample.values, &telemetry::QUEUE_DEPTH_SERIES) {
+                max(&mut s.queue_depth_max, v);
+                s.queue_depth_series.get_or_insert(name);
+            }
+            if let Some((_, v)) = first_present(&sample.values, &telemetry::KV_USAGE_SERIES) {
+                max(&mut s.kv_cache_usage_max, v);
+            }
+        }
+    }
+    (s.peak_memory_mb, s.memory_source) = match (s.peak_gpu_memory_mb, s.peak_rss_mb) {
+        (Some(g), _) => (Some(g), Some("gpu".to_string())),
+        (None, Some(r)) => (Some(r), Some("server_rss".to_string())),
+        _ => (None, None),
+    };
+}
+
+/// Summaries of a run: pooled over all repeats, and one per repeat.
+pub fn summarize(repeats: &[Repeat], th: &Thresholds) -> (Summary, Vec<Summary>) {
+    let parts: Vec<Gathered<'_>> = repeats.iter().map(|r| gather(r, th)).collect();
+    if parts.len() == 1 {
+        let reps: Vec<&Repeat> = repeats.iter().collect();
+        let pooled = finish(merge(parts), &reps, true);
+        let one = Summary {
+            curves: None,
+            ..pooled.clone()
+        };
+        return (pooled, vec![one]);
+    }
+    // Per-repeat summaries need their own copies; the pooled one takes ownership last.
+    let per: Vec<Summary> = repeats
+        .iter()
+        .map(|r| finish(gather(r, th), &[r], false))
+        .collect();
+    let reps: Vec<&Repeat> = repeats.iter().collect();
+    (finish(merge(parts), &reps, true), per)
+}
+
+#[cfg(test)]
+mod tests;

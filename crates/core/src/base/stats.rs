@@ -1,0 +1,368 @@
+//! Statistics, defined once: the percentile, distribution summaries and confidence intervals.
+//!
+//! The percentile is numpy's default (`method="linear"`), which vLLM, SGLang and AIPerf use:
+//! for sorted values `x[0..n]` and `q` in [0, 100], `h = (n − 1)·q/100`, and the result is
+//! `x[⌊h⌋] + (h − ⌊h⌋)·(x[⌊h⌋+1] − x[⌊h⌋])`. Empty input has no percentile (`None`).
+
+use serde::{Deserialize, Serialize};
+
+/// numpy-linear percentile of already sorted values. `q` is clamped to [0, 100].
+pub fn percentile_sorted(sorted: &[f64], q: f64) -> Option<f64> {
+    percentile_ranked(sorted.len(), q, |i| sorted[i])
+}
+
+/// The one interpolation: numpy-linear percentile `q` of `n` sorted values read through a
+/// rank → value accessor (a slice, a counting histogram, a scaled view). `None` when `n` is 0
+/// or `q` is NaN; `q` is clamped to [0, 100].
+pub fn percentile_ranked(n: usize, q: f64, at: impl Fn(usize) -> f64) -> Option<f64> {
+    if n == 0 || q.is_nan() {
+        return None;
+    }
+    let h = (n - 1) as f64 * q.clamp(0.0, 100.0) / 100.0;
+    let lo = h.floor() as usize;
+    let frac = h - lo as f64;
+    let a = at(lo);
+    if frac == 0.0 || lo + 1 >= n {
+        return Some(a);
+    }
+    Some(a + frac * (at(lo + 1) - a))
+}
+
+/// Summary of one latency-like quantity, in milliseconds. All `null` when `count` is 0.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Distribution {
+    /// Number of values.
+    pub count: u64,
+    /// Arithmetic mean.
+    pub mean_ms: Option<f64>,
+    /// Smallest value.
+    pub min_ms: Option<f64>,
+    /// Median.
+    pub p50_ms: Option<f64>,
+    /// 90th percentile.
+    pub p90_ms: Option<f64>,
+    /// 95th percentile.
+    pub p95_ms: Option<f64>,
+    /// 99th percentile.
+    pub p99_ms: Option<f64>,
+    /// Largest value.
+    pub max_ms: Option<f64>,
+}
+
+impl Distribution {
+    /// One statistic.
+    pub fn stat(&self, stat: crate::base::metric::Stat) -> Option<f64> {
+        use crate::base::metric::Stat;
+        match stat {
+            Stat::Mean => self.mean_ms,
+            Stat::P50 => self.p50_ms,
+            Stat::P90 => self.p90_ms,
+            Stat::P95 => self.p95_ms,
+            Stat::P99 => self.p99_ms,
+            Stat::Max => self.max_ms,
+        }
+    }
+
+    /// From values in milliseconds (sorted in place).
+    pub fn from_ms(values: &mut [f64]) -> Distribution {
+        values.sort_unstable_by(f64::total_cmp);
+        let n = values.len();
+        if n == 0 {
+            return Distribution::default();
+        }
+        let sum: f64 = values.iter().sum();
+        let p = |q| percentile_sorted(values, q);
+        Distribution {
+            count: n as u64,
+            mean_ms: Some(sum / n as f64),
+            min_ms: Some(values[0]),
+            p50_ms: p(50.0),
+            p90_ms: p(90.0),
+            p95_ms: p(95.0),
+            p99_ms: p(99.0),
+            max_ms: Some(values[n - 1]),
+        }
+    }
+
+    /// From integer microseconds (sorted in place); reported in milliseconds.
+    pub fn from_us(values: &mut [u64]) -> Distribution {
+        values.sort_unstable();
+        let n = values.len();
+        if n == 0 {
+            return Distribution::default();
+        }
+        let sum: u128 = values.iter().map(|&v| v as u128).sum();
+        let at = |i: usize| values[i] as f64;
+        summarize_ranked(n, sum, at)
+    }
+
+    /// From integer microseconds that must not be reordered (e.g. a shared gap buffer).
+    /// Uses a counting pass when the value range is small, which is exact and O(n).
+    pub fn from_us_u32(values: &[u32]) -> Distribution {
+        Self::from_us_u32_parts(&[values])
+    }
+
+    /// [`Self::from_us_u32`] over several slices taken together (the gaps of the successful
+    /// requests of a run with failures), without first copying them into one buffer: the
+    /// counting pass reads them in place; only a wide value range is copied to be sorted.
+    pub fn from_us_u32_parts(parts: &[&[u32]]) -> Distribution {
+        let n: usize = parts.iter().map(|p| p.len()).sum();
+        if n == 0 {
+            return Distribution::default();
+        }
+        let (mut lo, mut hi, mut sum) = (u32::MAX, 0u32, 0u128);
+        for p in parts {
+            // per slice in u64 (no overflow below 2^32 values), then added up
+            let (mut l, mut h, mut s) = (u32::MAX, 0u32, 0u64);
+            for &v in *p {
+                l = l.min(v);
+                h = h.max(v);
+                s += u64::from(v);
+            }
+            lo = lo.min(l);
+            hi = hi.max(h);
+            sum += u128::from(s);
+        }
+        let range = (hi - lo) as usize + 1;
+        if range <= COUNTING_RANGE_MAX && range <= n.saturating_mul(4).max(1024) {
+            let mut counts = vec![0u32; range];
+            for p in parts {
+                for &v in *p {
+                    counts[(v - lo) as usize] += 1;
+                }
+            }
+            let ranked = CountedRanks::new(&counts, lo);
+            return summarize_ranked(n, sum, |i| ranked.value_at(i));
+        }
+        let mut sorted: Vec<u32> = Vec::with_capacity(n);
+        for p in parts {
+            sorted.extend_from_slice(p);
+        }
+        sorted.sort_unstable();
+        summarize_ranked(n, sum, |i| sorted[i] as f64)
+    }
+}
+
+/// Widest value range (µs) summarized by counting instead of sorting.
+const COUNTING_RANGE_MAX: usize = 1 << 22;
+
+/// Builds a distribution from a rank → value accessor over `n` sorted values (µs).
+fn summarize_ranked(n: usize, sum_us: u128, at: impl Fn(usize) -> f64) -> Distribution {
+    let p = |q: f64| percentile_ranked(n, q, &at).map(|v| v / 1000.0);
+    Distribution {
+        count: n as u64,
+        mean_ms: Some(sum_us as f64 / n as f64 / 1000.0),
+        min_ms: Some(at(0) / 1000.0),
+        p50_ms: p(50.0),
+        p90_ms: p(90.0),
+        p95_ms: p(95.0),
+        p99_ms: p(99.0),
+        max_ms: Some(at(n - 1) / 1000.0),
+    }
+}
+
+/// Order statistics from a counting histogram: rank → value by binary search on prefix sums.
+struct CountedRanks {
+    /// `ends[j]` = number of values ≤ the j-th non-empty bucket's value.
+    ends: Vec<u64>,
+    values: Vec<u32>,
+}
+
+impl CountedRanks {
+    fn new(counts: &[u32], lo: u32) -> Self {
+        let mut ends = Vec::new();
+        let mut values = Vec::new();
+        let mut acc = 0u64;
+        for (j, &c) in counts.iter().enumerate() {
+            if c > 0 {
+                acc += c as u64;
+                ends.push(acc);
+                values.push(lo + j as u32);
+            }
+        }
+        CountedRanks { ends, values }
+    }
+
+    fn value_at(&self, rank: usize) -> f64 {
+        let j = self.ends.partition_point(|&e| e <= rank as u64);
+        self.values[j.min(self.values.len() - 1)] as f64
+    }
+}
+
+/// A two-sided 95% interval.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Interval {
+    /// Point estimate (mean of the per-repeat values).
+    pub mean: f64,
+    /// Lower bound.
+    pub low: f64,
+    /// Upper bound.
+    pub high: f64,
+    /// Number of values it rests on.
+    pub n: u32,
+}
+
+impl Interval {
+    /// Whether two intervals share any value.
+    pub fn overlaps(&self, other: &Interval) -> bool {
+        self.low <= other.high && other.low <= self.high
+    }
+}
+
+/// Student-t 95% interval of the mean: `mean ± t(0.975, n−1)·s/√n`, `s` the sample standard
+/// deviation. `None` for fewer than two values or a non-finite value.
+pub fn mean_interval_95(values: &[f64]) -> Option<Interval> {
+    let n = values.len();
+    if n < 2 || values.iter().any(|v| !v.is_finite()) {
+        return None;
+    }
+    let mean = values.iter().sum::<f64>() / n as f64;
+    let var = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+    let half = t_975(n as f64 - 1.0) * (var / n as f64).sqrt();
+    Some(Interval {
+        mean,
+        low: mean - half,
+        high: mean + half,
+        n: n as u32,
+    })
+}
+
+/// Welch 95% interval of `mean(a) − mean(b)` (unequal variances, Welch–Satterthwaite degrees of
+/// freedom). `None` unless both sides have at least two finite values.
+pub fn difference_interval_95(a: &[f64], b: &[f64]) -> Option<Interval> {
+    let ia = mean_interval_95(a)?;
+    let ib = mean_interval_95(b)?;
+    let var = |xs: &[f64], m: f64| {
+        xs.iter().map(|v| (v - m).powi(2)).sum::<f64>() / (xs.len() - 1) as f64
+    };
+    let (na, nb) = (a.len() as f64, b.len() as f64);
+    let (va, vb) = (var(a, ia.mean) / na, var(b, ib.mean) / nb);
+    let se = (va + vb).sqrt();
+    let df = if va + vb == 0.0 {
+        na + nb - 2.0
+    } else {
+        (va + vb).powi(2) / (va.powi(2) / (na - 1.0) + vb.powi(2) / (nb - 1.0))
+    };
+    let diff = ia.mean - ib.mean;
+    let half = t_975(df) * se;
+    Some(Interval {
+        mean: diff,
+        low: diff - half,
+        high: diff + half,
+        n: (a.len() + b.len()) as u32,
+    })
+}
+
+/// The 97.5% quantile of Student's t with `df` degrees of freedom (table, rounded down to the
+/// nearest tabulated df, which errs on the wide side).
+pub fn t_975(df: f64) -> f64 {
+    const TABLE: [f64; 30] = [
+        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
+        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
+        2.052, 2.048, 2.045, 2.042,
+    ];
+    if !df.is_finite() || df < 1.0 {
+        return TABLE[0];
+    }
+    let d = df.floor() as usize;
+    match d {
+        1..=30 => TABLE[d - 1],
+        31..=40 => 2.042,
+        41..=60 => 2.021,
+        61..=120 => 2.000,
+        _ => 1.980,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn naive(values: &[f64], q: f64) -> f64 {
+        let mut v = values.to_vec();
+        v.sort_by(f64::total_cmp);
+        let h = (v.len() - 1) as f64 * q / 100.0;
+        let lo = h.floor() as usize;
+        let hi = h.ceil() as usize;
+        v[lo] + (h - lo as f64) * (v[hi] - v[lo])
+    }
+
+    #[test]
+    fn matches_numpy_linear_on_known_values() {
+        // numpy.percentile([1, 2, 3, 4], q) for q = 0, 25, 50, 95, 100
+        let v = [1.0, 2.0, 3.0, 4.0];
+        assert_eq!(percentile_sorted(&v, 0.0), Some(1.0));
+        assert_eq!(percentile_sorted(&v, 25.0), Some(1.75));
+        assert_eq!(percentile_sorted(&v, 50.0), Some(2.5));
+        assert!((percentile_sorted(&v, 95.0).unwrap() - 3.85).abs() < 1e-12);
+        assert_eq!(percentile_sorted(&v, 100.0), Some(4.0));
+    }
+
+    #[test]
+    fn edge_cases() {
+        assert_eq!(percentile_sorted(&[], 50.0), None);
+        assert_eq!(percentile_sorted(&[7.0], 0.0), Some(7.0));
+        assert_eq!(percentile_sorted(&[7.0], 99.0), Some(7.0));
+        assert_eq!(percentile_sorted(&[7.0], 100.0), Some(7.0));
+        assert_eq!(percentile_sorted(&[2.0, 2.0, 2.0], 95.0), Some(2.0));
+        assert_eq!(percentile_sorted(&[1.0, 2.0], f64::NAN), None);
+        let d = Distribution::from_ms(&mut []);
+        assert_eq!(d.count, 0);
+        assert_eq!(d.p95_ms, None);
+        assert_eq!(d.mean_ms, None);
+    }
+
+    #[test]
+    fn integer_paths_agree_with_float_path() {
+        let raw: Vec<u32> = (0..5000u32).map(|i| (i * 7919) % 3001 + 10).collect();
+        let mut as_ms: Vec<f64> = raw.iter().map(|&v| v as f64 / 1000.0).collect();
+        let mut as_u64: Vec<u64> = raw.iter().map(|&v| v as u64).collect();
+        let a = Distribution::from_ms(&mut as_ms);
+        let b = Distribution::from_us(&mut as_u64);
+        let c = Distribution::from_us_u32(&raw);
+        assert_eq!(a.min_ms, c.min_ms);
+        for s in crate::base::metric::Stat::ALL {
+            let (x, y, z) = (a.stat(s).unwrap(), b.stat(s).unwrap(), c.stat(s).unwrap());
+            assert!(
+                (x - y).abs() < 1e-9 && (x - z).abs() < 1e-9,
+                "{s:?}: {x} {y} {z}"
+            );
+        }
+    }
+
+    #[test]
+    fn t_interval_known_value() {
+        // mean 2, s = 1, n = 3 → half width 4.303 / sqrt(3)
+        let i = mean_interval_95(&[1.0, 2.0, 3.0]).unwrap();
+        assert!((i.mean - 2.0).abs() < 1e-12);
+        assert!((i.high - 2.0 - 4.303 / 3f64.sqrt()).abs() < 1e-9);
+        assert!(mean_interval_95(&[1.0]).is_none());
+        let d = difference_interval_95(&[1.0, 2.0, 3.0], &[1.0, 2.0, 3.0]).unwrap();
+        assert!(d.low < 0.0 && d.high > 0.0);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn percentile_matches_naive_oracle(
+            values in proptest::collection::vec(0u32..2_000_000, 1..300),
+            q in 0.0f64..=100.0,
+        ) {
+            let f: Vec<f64> = values.iter().map(|&v| v as f64).collect();
+            let mut sorted = f.clone();
+            sorted.sort_by(f64::total_cmp);
+            let got = percentile_sorted(&sorted, q).unwrap();
+            let want = naive(&f, q);
+            proptest::prop_assert!((got - want).abs() <= 1e-6 * want.abs().max(1.0));
+        }
+
+        #[test]
+        fn counting_and_sorting_agree(values in proptest::collection::vec(0u32..50_000, 1..3000)) {
+            let mut as_u64: Vec<u64> = values.iter().map(|&v| v as u64).collect();
+            let a = Distribution::from_us(&mut as_u64);
+            let b = Distribution::from_us_u32(&values);
+            proptest::prop_assert_eq!(a, b);
+        }
+    }
+}

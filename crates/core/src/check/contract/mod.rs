@@ -1,0 +1,502 @@
+//! The profile contract: a named workload with positive counts, a primary
+//! metric that exists and at least one SLO limit, each on a known metric with a known direction.
+
+pub mod search;
+
+use serde::{Deserialize, Serialize};
+
+use crate::base::metric::{Direction, Metric};
+use crate::base::problem::{Problem, ProblemCode};
+use crate::schema::{ProfileName, ProfileSpec, WorkloadSpec};
+
+/// One SLO limit: a ceiling for lower-is-better metrics, a floor for higher-is-better ones.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct SloLimit {
+    /// Metric name.
+    pub metric: String,
+    /// The limit.
+    pub limit: f64,
+    /// Which side of the limit passes.
+    pub direction: Direction,
+}
+
+/// A profile that passed its contract.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Profile {
+    /// Which profile.
+    pub name: ProfileName,
+    /// The workload as declared (every required count present and positive).
+    pub workload: WorkloadSpec,
+    /// Workload id.
+    pub workload_id: String,
+    /// The ranking metric.
+    pub primary_metric: Metric,
+    /// The limits, in name order.
+    pub slo: Vec<(Metric, f64)>,
+    /// The capacity search, when the profile declares one.
+    pub search: Option<search::Search>,
+}
+
+impl Profile {
+    /// SLO limits for reports.
+    pub fn slo_limits(&self) -> Vec<SloLimit> {
+        self.slo
+            .iter()
+            .map(|(m, l)| SloLimit {
+                metric: m.name(),
+                limit: *l,
+                direction: m.direction(),
+            })
+            .collect()
+    }
+}
+
+/// Checks a profile. `Err` lists every problem found, not only the first.
+pub fn validate_profile(spec: &ProfileSpec) -> Result<Profile, Vec<Problem>> {
+    let mut issues = Vec::new();
+    let name = match spec.name.as_deref() {
+        None => {
+            issues.push(missing(
+                "name",
+                "missing name: expected latency, balanced or throughput",
+            ));
+            None
+        }
+        Some(n) => {
+            let p = ProfileName::parse(n);
+            if p.is_none() {
+                issues.push(Problem::new(
+                    ProblemCode::UnsupportedValue,
+                    "name",
+                    format!(
+                        "unsupported profile name {n:?}: expected latency, balanced or throughput"
+                    ),
+                ));
+            }
+            p
+        }
+    };
+    let workload = spec.workload.clone().unwrap_or_default();
+    if spec.workload.is_none() {
+        issues.push(missing("workload", "missing workload"));
+    }
+    let workload_id = match workload.id.as_deref() {
+        Some(id) if !id.trim().is_empty() => Some(id.to_string()),
+        Some(_) => {
+            issues.push(missing(
+                "workload.id",
+                "workload.id is empty: expected a name",
+            ));
+            None
+        }
+        None => {
+            issues.push(missing("workload.id", "missing workload.id"));
+            None
+        }
+    };
+    let counts = [
+        ("concurrency", workload.concurrency, true),
+        ("prompt_tokens", workload.prompt_tokens, true),
+        ("max_output_tokens", workload.max_output_tokens, true),
+        ("repeats", workload.repeats, true),
+        ("requests_per_repeat", workload.requests_per_repeat, false),
+    ];
+    for (field, value, required) in counts {
+        match value {
+            None if required => issues.push(missing(
+                format!("workload.{field}"),
+                format!("missing workload.{field}"),
+            )),
+            Some(v) if v <= 0 => issues.push(out_of_range(
+                format!("workload.{field}"),
+                format!("workload.{field} is {v}: expected a positive count"),
+            )),
+            _ => {}
+        }
+    }
+    if let Some(w) = workload.warmup_requests {
+        if w < 0 {
+            issues.push(out_of_range(
+                "workload.warmup_requests",
+                format!("workload.warmup_requests is {w}: expected 0 or more"),
+            ));
+        }
+    }
+    if let Some(r) = workload.request_rate_rps {
+        if !(r.is_finite() && r > 0.0) {
+            issues.push(out_of_range(
+                "workload.request_rate_rps",
+                format!("workload.request_rate_rps is {r}: expected a positive rate"),
+            ));
+        }
+    }
+    for (field, dist) in [
+        ("prompt_length", &workload.prompt_length),
+        ("output_length", &workload.output_length),
+    ] {
+        if let Some(why) = dist.as_ref().and_then(|d| d.problem()) {
+            issues.push(out_of_range(
+                format!("workload.{field}"),
+                format!("workload.{field}: {why}"),
+            ));
+        }
+    }
+    if let Some(a) = &workload.arrival {
+        if let Some(why) = a.problem() {
+            issues.push(out_of_range(
+                "workload.arrival",
+                format!("workload.arrival: {why}"),
+            ));
+        } else if workload.request_rate_rps.is_none()
+            && *a != crate::base::traffic::Arrival::Poisson
+        {
+            issues.push(out_of_range(
+                "workload.arrival",
+                "workload.arrival is set but workload.request_rate_rps is not: arrivals need a rate (without one the load is closed-loop)",
+            ));
+        }
+    }
+    replay_problems(&workload, &mut issues);
+    let primary = primary_metric(spec, &mut issues);
+    let slo = slo_limits(spec, &mut issues);
+    let search = spec
+        .search
+        .as_ref()
+        .and_then(|s| search::validate_search(s, &workload, &mut issues));
+    match (name, workload_id, primary) {
+        (Some(name), Some(workload_id), Some(primary_metric)) if issues.is_empty() => Ok(Profile {
+            name,
+            workload,
+            workload_id,
+            primary_metric,
+            slo,
+            search,
+        }),
+        _ => Err(issues),
+    }
+}
+
+/// Datasets, traces and shared prefixes: their parameters, and what they replace (a trace sets
+/// the send times and both lengths; a dataset the prompts; a shared prefix goes in front of
+/// synthetic prompts only).
+fn replay_problems(workload: &WorkloadSpec, issues: &mut Vec<Problem>) {
+    let checks: [(&str, Option<String>); 3] = [
+        (
+            "dataset",
+            workload.dataset.as_ref().and_then(|d| d.problem()),
+        ),
+        ("trace", workload.trace.as_ref().and_then(|t| t.problem())),
+        (
+            "shared_prefix",
+            workload.shared_prefix.as_ref().and_then(|p| p.problem()),
+        ),
+    ];
+    for (field, why) in checks {
+        if let Some(why) = why {
+            issues.push(out_of_range(
+                format!("workload.{field}"),
+                format!("workload.{field}: {why}"),
+            ));
+        }
+    }
+    let conflicts: [(&str, bool, &str, bool); 7] = [
+        (
+            "trace",
+            workload.trace.is_some(),
+            "request_rate_rps",
+            workload.request_rate_rps.is_some(),
+        ),
+        (
+            "trace",
+            workload.trace.is_some(),
+            "arrival",
+            workload.arrival.is_some(),
+        ),
+        (
+            "trace",
+            workload.trace.is_some(),
+            "prompt_length",
+            workload.prompt_length.is_some(),
+        ),
+        (
+            "trace",
+            workload.trace.is_some(),
+            "output_length",
+            workload.output_length.is_some(),
+        ),
+        (
+            "trace",
+            workload.trace.is_some(),
+            "dataset",
+            workload.dataset.is_some(),
+        ),
+        (
+            "dataset",
+            workload.dataset.is_some(),
+            "prompt_length",
+            workload.prompt_length.is_some(),
+        ),
+        (
+            "dataset",
+            workload.dataset.is_some(),
+            "shared_prefix",
+            workload.shared_prefix.is_some(),
+        ),
+    ];
+    for (a, has_a, b, has_b) in conflicts {
+        if has_a && has_b {
+            let what = match a {
+                "trace" => "a trace sets the send times and both lengths",
+                _ => "a dataset sets the prompts",
+            };
+            issues.push(out_of_range(
+                format!("workload.{b}"),
+                format!("workload.{b} is set with workload.{a}: {what}; remove one"),
+            ));
+        }
+    }
+}
+
+fn primary_metric(spec: &ProfileSpec, issues: &mut Vec<Problem>) -> Option<Metric> {
+    match spec.primary_metric.as_deref() {
+        None | Some("") => {
+            issues.push(missing("primary_metric", "missing primary_metric"));
+            None
+        }
+        Some(m) => {
+            let parsed = Metric::parse(m);
+            if parsed.is_none() {
+                issues.push(unknown_metric("primary_metric", m));
+            }
+            parsed
+        }
+    }
+}
+
+/// The SLO limits, each a known metric with a limit in its range: latency, memory and queue
+/// ceilings above 0, throughput floors at 0 or more, ratios in [0, 1].
+fn slo_limits(spec: &ProfileSpec, issues: &mut Vec<Problem>) -> Vec<(Metric, f64)> {
+    let mut slo = Vec::new();
+    let map = match &spec.slo {
+        None => {
+            issues.push(missing("slo", "missing slo: expected at least one limit"));
+            return slo;
+        }
+        Some(map) if map.is_empty() => {
+            issues.push(missing("slo", "slo is empty: expected at least one limit"));
+            return slo;
+        }
+        Some(map) => map,
+    };
+    for (k, &v) in map {
+        let Some(m) = Metric::parse(k) else {
+            issues.push(unknown_metric(&format!("slo.{k}"), k));
+            continue;
+        };
+        match limit_range_problem(m, v) {
+            Some(expected) => issues.push(out_of_range(
+                format!("slo.{k}"),
+                format!("slo.{k} is {v}: expected {expected}"),
+            )),
+            None => slo.push((m, v)),
+        }
+    }
+    slo
+}
+
+/// What a limit on `m` must be, when `v` is not that.
+fn limit_range_problem(m: Metric, v: f64) -> Option<&'static str> {
+    use crate::base::metric::Scalar;
+    if !v.is_finite() {
+        return Some("a finite limit");
+    }
+    match m {
+        Metric::Scalar(Scalar::FailureRate | Scalar::GoodputRatio) if !(0.0..=1.0).contains(&v) => {
+            Some("a ratio between 0 and 1")
+        }
+        Metric::Scalar(Scalar::FailureRate | Scalar::GoodputRatio) => None,
+        Metric::Scalar(
+            Scalar::ThroughputTps | Scalar::RequestThroughputRps | Scalar::GoodputRps,
+        ) if v < 0.0 => Some("a floor of 0 or more"),
+        Metric::Scalar(Scalar::QueueDepthMax) if v < 0.0 => Some("a ceiling of 0 or more"),
+        Metric::Latency(..) | Metric::Scalar(Scalar::PeakMemoryMb) if v <= 0.0 => {
+            Some("a ceiling above 0 (a latency or memory of 0 cannot be met)")
+        }
+        _ => None,
+    }
+}
+
+fn missing(field: impl Into<String>, message: impl Into<String>) -> Problem {
+    Problem::new(ProblemCode::MissingField, field, message)
+}
+
+fn out_of_range(field: impl Into<String>, message: impl Into<String>) -> Problem {
+    Problem::new(ProblemCode::OutOfRange, field, message)
+}
+
+fn unknown_metric(field: &str, name: &str) -> Problem {
+    let message = format!(
+        "{field}: unknown metric {name:?}; expected one of ttft|tpot|itl|e2e|queue_wait \
+         _ mean|p50|p90|p95|p99|max _ms, or {}",
+        crate::base::metric::Scalar::ALL
+            .iter()
+            .map(|s| s.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    Problem::new(ProblemCode::UnsupportedValue, field, message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec() -> ProfileSpec {
+        serde_json::from_str(
+            r#"{"name":"latency","workload":{"id":"short-chat","concurrency":1,"prompt_tokens":64,
+            "max_output_tokens":64,"repeats":3},"primary_metric":"ttft_p95_ms",
+            "slo":{"ttft_p95_ms":500,"failure_rate":0.0}}"#,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn accepts_a_complete_profile() {
+        let p = validate_profile(&spec()).unwrap();
+        assert_eq!(p.name, ProfileName::Latency);
+        assert_eq!(p.slo.len(), 2);
+    }
+
+    #[test]
+    fn traffic_shapes_are_checked_field_by_field() {
+        use crate::base::traffic::{Arrival, LengthDist};
+        let mut s = spec();
+        let w = s.workload.as_mut().unwrap();
+        w.prompt_length = Some(LengthDist::Uniform { min: 300, max: 20 });
+        w.output_length = Some(LengthDist::Empirical { values: vec![] });
+        w.arrival = Some(Arrival::Gamma { burstiness: 0.5 });
+        let issues = validate_profile(&s).unwrap_err();
+        let messages: Vec<&str> = issues.iter().map(|i| i.message.as_str()).collect();
+        assert_eq!(
+            messages,
+            [
+                "workload.prompt_length: min 300 and max 20: expected 1 ≤ min ≤ max",
+                "workload.output_length: values is empty: expected observed lengths",
+                "workload.arrival is set but workload.request_rate_rps is not: arrivals need a rate (without one the load is closed-loop)",
+            ]
+        );
+        let w = s.workload.as_mut().unwrap();
+        w.prompt_length = Some(LengthDist::Uniform { min: 20, max: 300 });
+        w.output_length = Some(LengthDist::Fixed { tokens: 64 });
+        w.request_rate_rps = Some(4.0);
+        assert!(validate_profile(&s).is_ok());
+    }
+
+    #[test]
+    fn datasets_traces_and_prefixes_are_checked_and_exclude_what_they_replace() {
+        use crate::schema::replay::{Dataset, DatasetFormat, SharedPrefix, Trace, TraceFormat};
+        let mut s = spec();
+        let w = s.workload.as_mut().unwrap();
+        w.trace = Some(Trace {
+            file: "t.jsonl".into(),
+            format: TraceFormat::Mooncake,
+            time_scale: Some(-2.0),
+            sha256: None,
+        });
+        w.request_rate_rps = Some(3.0);
+        w.dataset = Some(Dataset {
+            file: " ".into(),
+            format: DatasetFormat::Jsonl,
+            sha256: None,
+        });
+        w.shared_prefix = Some(SharedPrefix {
+            groups: 0,
+            tokens: 8,
+        });
+        let issues = validate_profile(&s).unwrap_err();
+        let messages: Vec<&str> = issues.iter().map(|i| i.message.as_str()).collect();
+        assert_eq!(
+            messages,
+            [
+                "workload.dataset: file is empty: expected a path relative to the plan",
+                "workload.trace: time_scale -2: expected a positive factor",
+                "workload.shared_prefix: groups is 0: expected 1 or more prefix groups",
+                "workload.request_rate_rps is set with workload.trace: a trace sets the send times and both lengths; remove one",
+                "workload.dataset is set with workload.trace: a trace sets the send times and both lengths; remove one",
+                "workload.shared_prefix is set with workload.dataset: a dataset sets the prompts; remove one",
+            ]
+        );
+        let w = s.workload.as_mut().unwrap();
+        w.request_rate_rps = None;
+        w.dataset = None;
+        w.trace.as_mut().unwrap().time_scale = Some(0.5);
+        w.shared_prefix = Some(SharedPrefix {
+            groups: 4,
+            tokens: 64,
+        });
+        assert!(validate_profile(&s).is_ok());
+    }
+
+    #[test]
+    fn lists_every_problem() {
+        let mut s = spec();
+        s.workload = Some(WorkloadSpec::default());
+        s.primary_metric = Some("ttft_p97_ms".into());
+        s.slo.as_mut().unwrap().insert("latency_ms".into(), 3.0);
+        let issues = validate_profile(&s).unwrap_err();
+        for want in [
+            "missing workload.id",
+            "missing workload.concurrency",
+            "missing workload.repeats",
+            "primary_metric: unknown metric \"ttft_p97_ms\"",
+            "slo.latency_ms: unknown metric",
+        ] {
+            assert!(
+                issues.iter().any(|i| i.message.contains(want)),
+                "{want} not in {issues:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn slo_limits_out_of_range_make_the_profile_invalid() {
+        for (metric, limit, word) in [
+            ("ttft_p95_ms", -1.0, "above 0"),
+            ("ttft_p95_ms", 0.0, "above 0"),
+            ("peak_memory_mb", 0.0, "above 0"),
+            ("failure_rate", 1.5, "between 0 and 1"),
+            ("failure_rate", -0.1, "between 0 and 1"),
+            ("goodput_ratio", 2.0, "between 0 and 1"),
+            ("throughput_tps", -5.0, "0 or more"),
+        ] {
+            let mut s = spec();
+            s.slo.as_mut().unwrap().insert(metric.into(), limit);
+            let issues = validate_profile(&s).unwrap_err();
+            assert!(
+                issues.iter().any(|i| i.code == ProblemCode::OutOfRange
+                    && i.field == format!("slo.{metric}")
+                    && i.message.contains(word)),
+                "{metric} {limit}: {issues:?}"
+            );
+        }
+        let mut s = spec();
+        s.slo.as_mut().unwrap().insert("failure_rate".into(), 0.0);
+        s.slo.as_mut().unwrap().insert("throughput_tps".into(), 0.0);
+        assert!(validate_profile(&s).is_ok());
+    }
+
+    #[test]
+    fn rejects_non_positive_counts_and_empty_slo() {
+        let mut s = spec();
+        s.workload.as_mut().unwrap().concurrency = Some(0);
+        s.slo = Some(Default::default());
+        let issues = validate_profile(&s).unwrap_err();
+        assert!(issues.iter().any(|i| i.code == ProblemCode::OutOfRange
+            && i.field == "workload.concurrency"
+            && i.message.contains("workload.concurrency is 0")));
+        assert!(issues
+            .iter()
+            .any(|i| i.code == ProblemCode::MissingField && i.message.contains("slo is empty")));
+    }
+}

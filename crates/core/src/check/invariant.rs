@@ -1,0 +1,267 @@
+//! The invariant catalogue: every rule a trustworthy input obeys, each with a stable code and
+//! what breaking it does. The checks themselves live beside this file (`run`, `plan`,
+//! `names`); this list is what the README's "What a verdict can rest on" table is generated
+//! from (a test fails when the two differ), and what the generated-violation tests walk: each
+//! invariant has one mutation that breaks exactly it.
+
+use serde::{Deserialize, Serialize};
+
+/// What breaking an invariant does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// The file is refused when it is read, naming the file, the JSON path and what was
+    /// expected. Nothing in it is analysed.
+    Refuse,
+    /// The run is left out of its profile's comparison with the reason, before anything is
+    /// pooled, selected or ranked.
+    Exclude,
+    /// The run is compared, and the profile carries a flag a reviewer reads before signing.
+    Flag,
+}
+
+impl Outcome {
+    /// The word the README's table uses.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Refuse => "refuse the file",
+            Outcome::Exclude => "exclude the run",
+            Outcome::Flag => "flag the run",
+        }
+    }
+}
+
+macro_rules! catalogue {
+    ($($(#[$doc:meta])* $name:ident = $code:literal, $outcome:ident, $rule:literal;)*) => {
+        /// One invariant. Serialized as its code.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum Invariant {
+            $($(#[$doc])* $name,)*
+        }
+
+        impl Invariant {
+            /// Every invariant, in the catalogue's order.
+            pub const ALL: &'static [Invariant] = &[$(Invariant::$name,)*];
+
+            /// The stable code.
+            pub fn code(self) -> &'static str {
+                match self { $(Invariant::$name => $code,)* }
+            }
+
+            /// What breaking it does.
+            pub fn outcome(self) -> Outcome {
+                match self { $(Invariant::$name => Outcome::$outcome,)* }
+            }
+
+            /// The rule in one sentence.
+            pub fn rule(self) -> &'static str {
+                match self { $(Invariant::$name => $rule,)* }
+            }
+        }
+    };
+}
+
+catalogue! {
+    /// A JSON object names each key once.
+    UniqueKeys = "unique_keys", Refuse,
+        "a key appears once in each JSON object (never first- or last-wins), and nothing follows the document";
+    /// Names and identifiers are bounded.
+    TextBounded = "text_bounded", Refuse,
+        "names and identifiers (candidates, profiles, workloads, artifacts, backends, hardware) are at most 1,024 characters; free text (notes, errors, logs) is cut to 4,096 when read";
+    /// A plan's names are distinct, also after case, spaces and look-alike letters.
+    PlanNamesUnique = "plan_names_unique", Refuse,
+        "a plan's candidate and profile names are distinct, also after folding case, surrounding space, invisible characters and look-alike letters";
+    /// An `ok` run holds requests.
+    OkRunHasRequests = "ok_run_has_requests", Refuse,
+        "a run whose status is ok holds at least one repeat, each with at least one request (or another tool's reported summaries)";
+    /// Repeat indices are distinct.
+    RepeatIndicesUnique = "repeat_indices_unique", Refuse,
+        "each repeat of a run has its own index";
+    /// Request ids are distinct.
+    RequestIdsUnique = "request_ids_unique", Refuse,
+        "another tool's file names each request (and each benchmark) once";
+    /// Every column has one entry per request.
+    ColumnsAligned = "columns_aligned", Refuse,
+        "every per-request column has one entry per request";
+    /// Requests are in send order.
+    SendOrder = "send_order", Refuse,
+        "requests are listed in send order";
+    /// Every time is bounded.
+    TimesBounded = "times_bounded", Refuse,
+        "every offset and duration is at most 7 days";
+    /// An open-loop request is not sent before its time.
+    SentAfterIntended = "sent_after_intended", Refuse,
+        "an open-loop request is sent at or after its intended time";
+    /// A success has its times and its token count.
+    SuccessComplete = "success_complete", Refuse,
+        "a successful request has a time to first token, an end-to-end time and an output token count";
+    /// The first token comes after the send.
+    FirstTokenAfterSend = "first_token_after_send", Refuse,
+        "a successful request's first token arrives after it was sent (TTFT > 0)";
+    /// The end comes no earlier than the first token.
+    EndAfterFirstToken = "end_after_first_token", Refuse,
+        "a request ends no earlier than its first token";
+    /// n content events carry at least n tokens.
+    GapsFitTokens = "gaps_fit_tokens", Refuse,
+        "a request has fewer inter-token gaps than output tokens (n events carry at least n tokens)";
+    /// The gaps fit between the first token and the end.
+    GapsFitRequest = "gaps_fit_request", Refuse,
+        "a request's inter-token gaps fit between its first token and its end";
+    /// Sizes and reported values are non-negative numbers.
+    ValuesNonNegative = "values_non_negative", Refuse,
+        "memory samples and reported summaries are non-negative numbers, reported under known metric names";
+    /// Another tool's stated counts match its rows.
+    StatedCountsMatch = "stated_counts_match", Refuse,
+        "another tool's stated request counts (completed, failed) match the per-request records it holds";
+    /// Another tool's stated duration covers its requests.
+    StatedDurationCovers = "stated_duration_covers", Refuse,
+        "another tool's stated benchmark duration is at least its longest request";
+    /// The run names a candidate of the plan.
+    InPlan = "not_in_plan", Exclude,
+        "a candidate run (fixed load or capacity trial) names a candidate of the plan";
+    /// The run varies the plan's knob.
+    KnobMatches = "knob_mismatch", Exclude,
+        "a run varies the knob the plan declares";
+    /// The run's knob value is the plan's for that candidate.
+    KnobValueMatches = "knob_value_mismatch", Exclude,
+        "a run's knob value is the plan's value for its candidate (4 and 4.0 are equal)";
+    /// The run measured the profile's workload.
+    WorkloadMatches = "workload_mismatch", Exclude,
+        "a run (candidate, trial, float baseline or import) measured the profile's workload: id, counts, lengths, arrivals, replayed files";
+    /// The run measured the deployed artifact.
+    ArtifactMatches = "artifact_mismatch", Exclude,
+        "a candidate run measured the deployed artifact";
+    /// Names that look alike are not two candidates.
+    NamesDistinct = "ambiguous_name", Exclude,
+        "candidate names that differ only by case, surrounding space, invisible characters or look-alike letters are one ambiguous name, not two candidates";
+    /// Never deeper than the stated streams.
+    ConcurrencyRespected = "concurrency_exceeded", Exclude,
+        "requests in flight, rebuilt from send and end times, are never more than the stated streams (at one stream, no overlap)";
+    /// A closed loop reaches its stated depth.
+    ConcurrencyReached = "concurrency_not_reached", Exclude,
+        "a closed loop of N streams has N requests in flight at some point when it sent enough requests";
+    /// Open-loop sends follow the stated rate.
+    ArrivalMatchesRate = "arrival_rate_mismatch", Exclude,
+        "open-loop intended send times follow the stated request rate (within what chance explains)";
+    /// A stated window covers the requests.
+    WindowCoversRequests = "window_too_short", Exclude,
+        "a run's stated start and end (and an import's reported window) span all of its requests";
+    /// Outputs stay within the cap sent.
+    OutputsWithinCap = "outputs_exceed_cap", Exclude,
+        "no request produced more output tokens than the cap the workload sent";
+    /// Prompts are about as long as the workload asked.
+    PromptsMatchWorkload = "prompt_length_mismatch", Exclude,
+        "the realised prompt lengths are within a factor of two (plus a chat template) of what the workload asked";
+    /// Gaps add up to the decode time.
+    GapsSpanDecode = "gaps_do_not_span_decode", Exclude,
+        "a run's inter-token gaps add up to its decode times (gaps in another unit add up to a thousandth)";
+    /// A stream streamed.
+    Streamed = "not_streamed", Exclude,
+        "a streamed run streamed: its multi-token requests do not all end at their first token";
+    /// Latencies an HTTP round trip can produce.
+    PlausibleLatency = "implausible_latency", Exclude,
+        "a run's times to first token are ones an HTTP round trip and a model step can produce (median at least 100 µs, and at least a tenth of the median gap between tokens)";
+    /// One trial per load.
+    OneTrialPerLoad = "trials_conflict", Exclude,
+        "a candidate's capacity search has one trial per load";
+    /// Fewer repeats than planned.
+    RepeatsAsPlanned = "repeat_count", Flag,
+        "a run has as many repeats as the plan asks (fewer or more are flagged)";
+    /// Fewer or more requests than planned.
+    RequestsAsPlanned = "request_count", Flag,
+        "each repeat has as many requests as the plan asks (fewer or more are flagged)";
+}
+
+impl Serialize for Invariant {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.code())
+    }
+}
+
+impl<'de> Deserialize<'de> for Invariant {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = std::borrow::Cow::<'de, str>::deserialize(d)?;
+        Invariant::parse(&s)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown invariant code {s:?}")))
+    }
+}
+
+impl Invariant {
+    /// The invariant with this code.
+    pub fn parse(code: &str) -> Option<Invariant> {
+        Invariant::ALL.iter().copied().find(|i| i.code() == code)
+    }
+}
+
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for Invariant {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Invariant".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let codes: Vec<&str> = Invariant::ALL.iter().map(|i| i.code()).collect();
+        schemars::json_schema!({
+            "description": "An invariant of the catalogue, by its stable code.",
+            "type": "string",
+            "enum": codes,
+        })
+    }
+}
+
+/// One broken invariant: which, where (a JSON path in the file, or `$` for the run as a whole)
+/// and what was found against what was expected.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Violation {
+    /// The invariant.
+    pub invariant: Invariant,
+    /// JSON path, e.g. `$.repeats[0].requests.e2e_us[3]`.
+    pub path: String,
+    /// What was found and what was expected.
+    pub message: String,
+}
+
+impl Violation {
+    /// A violation of `invariant` at `path`.
+    pub fn new(invariant: Invariant, path: impl Into<String>, message: impl Into<String>) -> Self {
+        Violation {
+            invariant,
+            path: path.into(),
+            message: message.into(),
+        }
+    }
+}
+
+/// The README's table of the catalogue (Markdown), generated from [`Invariant::ALL`].
+pub fn catalogue_markdown() -> String {
+    let mut out = String::from("| code | the rule | when broken |\n|---|---|---|\n");
+    for i in Invariant::ALL {
+        out.push_str(&format!(
+            "| `{}` | {} | {} |\n",
+            i.code(),
+            i.rule(),
+            i.outcome().as_str()
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_unique_and_parse_back() {
+        let mut codes: Vec<&str> = Invariant::ALL.iter().map(|i| i.code()).collect();
+        codes.sort_unstable();
+        let n = codes.len();
+        codes.dedup();
+        assert_eq!(codes.len(), n, "duplicate invariant code");
+        for i in Invariant::ALL {
+            assert_eq!(Invariant::parse(i.code()), Some(*i));
+            let json = serde_json::to_string(i).unwrap();
+            assert_eq!(serde_json::from_str::<Invariant>(&json).unwrap(), *i);
+        }
+    }
+}

@@ -1,0 +1,13 @@
+//! Checking: is what the files say true and consistent with itself and with the others? The
+//! invariant catalogue (`invariant`) and its checks — on a run, whatever its origin (`run`), on
+//! a plan (`plan`), on names that look alike (`names`) — the artifact lineage across records
+//! and runs (`lineage`) and the profile contract (`contract`). Depends on `base` and `schema`
+//! only.
+
+pub mod contract;
+pub mod invariant;
+pub mod lineage;
+pub mod names;
+pub mod plan;
+pub mod run;
+pub mod text;

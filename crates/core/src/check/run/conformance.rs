@@ -1,0 +1,304 @@
+//! A run against the plan and profile it claims: a candidate of the plan with its knob value,
+//! the profile's workload, the deployed artifact, and as many repeats and requests as planned.
+//! The same rules hold for fixed-load runs, capacity trials, float-baseline runs and imports.
+
+use super::{is_candidate, Expect};
+use crate::check::contract::search::{trial_requests, LoadAxis, Search};
+use crate::check::invariant::{Invariant, Violation};
+use crate::schema::{Plan, ProfileSpec, Run, WorkloadSpec};
+
+pub(crate) fn check(run: &Run, expect: &Expect<'_>, out: &mut Vec<Violation>) {
+    if is_candidate(run) {
+        artifact(run, expect, out);
+        knob(run, expect, out);
+        if let Some((file, plan)) = expect.plan {
+            in_plan(file, plan, run, out);
+        }
+    }
+    if let Some(spec) = expect.spec {
+        same_workload(spec, run, out);
+        counts(spec, expect.search, run, out);
+    }
+}
+
+fn artifact(run: &Run, expect: &Expect<'_>, out: &mut Vec<Violation>) {
+    if let Some(want) = expect.artifact.filter(|w| *w != run.artifact_id) {
+        out.push(Violation::new(
+            Invariant::ArtifactMatches,
+            "$.artifact_id",
+            format!("artifact {:?}, not the deployed {want:?}", run.artifact_id),
+        ));
+    }
+}
+
+fn knob(run: &Run, expect: &Expect<'_>, out: &mut Vec<Violation>) {
+    if let (Some(k), Some(rk)) = (expect.knob, run.candidate.knob.as_deref()) {
+        if k != rk {
+            out.push(Violation::new(
+                Invariant::KnobMatches,
+                "$.candidate.knob",
+                format!("varies knob {rk:?}; the plan declares {k:?}"),
+            ));
+        }
+    }
+}
+
+/// A candidate run names a candidate of the plan, with the plan's knob value.
+fn in_plan(file: &str, plan: &Plan, run: &Run, out: &mut Vec<Violation>) {
+    let name = &run.candidate.name;
+    let Some(c) = plan.candidates.iter().find(|c| &c.name == name) else {
+        let known: Vec<&str> = plan.candidates.iter().map(|c| c.name.as_str()).collect();
+        out.push(Violation::new(
+            Invariant::InPlan,
+            "$.candidate.name",
+            format!(
+                "candidate {name:?} is not in the plan {file} (its candidates: {})",
+                known.join(", ")
+            ),
+        ));
+        return;
+    };
+    if let Some(v) = run.candidate.value.as_ref().filter(|v| **v != c.value) {
+        out.push(Violation::new(
+            Invariant::KnobValueMatches,
+            "$.candidate.value",
+            format!(
+                "candidate {name:?} ran with {} = {v}; the plan {file} gives it {}",
+                plan.knob, c.value
+            ),
+        ));
+    }
+}
+
+/// The run's workload (its id, its own statement of it, another tool's description of it) is
+/// the profile's.
+fn same_workload(spec: &ProfileSpec, run: &Run, out: &mut Vec<Violation>) {
+    let mut mismatch = |path: &str, message: String| {
+        out.push(Violation::new(Invariant::WorkloadMatches, path, message));
+    };
+    let wid = spec.workload.as_ref().and_then(|w| w.id.as_deref());
+    if let Some(w) = wid.filter(|w| *w != run.workload_id) {
+        mismatch(
+            "$.workload_id",
+            format!("workload {:?}, the profile's is {w:?}", run.workload_id),
+        );
+        return;
+    }
+    let Some(want) = spec.workload.as_ref() else {
+        return;
+    };
+    if let Some(got) = run.profile_spec.as_ref().and_then(|s| s.workload.as_ref()) {
+        let diffs = workload_diffs(want, got);
+        if !diffs.is_empty() {
+            mismatch(
+                "$.profile_spec.workload",
+                format!("workload differs from the profile: {}", diffs.join(", ")),
+            );
+        }
+    }
+    if let Some(imp) = run.import.as_ref() {
+        let diffs = crate::read::import::workload_diffs(want, &imp.workload);
+        if !diffs.is_empty() {
+            mismatch(
+                "$.import.workload",
+                format!(
+                    "{} ran another workload than the profile's: {}",
+                    imp.tool,
+                    diffs.join(", ")
+                ),
+            );
+        }
+    }
+}
+
+/// Requests one repeat of this run should hold, and how many repeats: a trial holds
+/// `trial_requests` per repeat and at most as many repeats as its request cap allows.
+fn planned(
+    w: &WorkloadSpec,
+    search: Option<&Search>,
+    run: &Run,
+) -> (Option<i64>, Option<(i64, i64)>) {
+    let per = w.requests_per_repeat;
+    match (&run.trial, search, per) {
+        (Some(t), Some(s), Some(per)) => {
+            let axis = if t.over == LoadAxis::RequestRateRps.as_str() {
+                LoadAxis::RequestRateRps
+            } else {
+                LoadAxis::Concurrency
+            };
+            let per = trial_requests(axis, t.load, per).max(1);
+            let most = (i64::from(s.max_requests_per_trial) / per).max(1);
+            (Some(per), Some((1, most)))
+        }
+        (Some(_), _, _) => (per, None),
+        (None, _, _) => (per, w.repeats.map(|r| (r, r))),
+    }
+}
+
+/// Fewer or more repeats, or requests in a repeat, than the plan asks (flags).
+fn counts(spec: &ProfileSpec, search: Option<&Search>, run: &Run, out: &mut Vec<Violation>) {
+    let Some(w) = spec.workload.as_ref() else {
+        return;
+    };
+    if run.repeats.is_empty() {
+        return; // reported-only import: nothing to count
+    }
+    let (per, repeats) = planned(w, search, run);
+    let n = run.repeats.len() as i64;
+    if let Some((least, most)) = repeats.filter(|(l, m)| n < *l || n > *m) {
+        let (how, why) = if n < least {
+            let weaker = if n < 3 {
+                "too few for a 95% interval over repeats"
+            } else {
+                "the 95% interval rests on fewer repeats and is wider"
+            };
+            ("fewer", weaker)
+        } else {
+            (
+                "more",
+                "repeats the plan did not ask for: reruns added, or repeats duplicated",
+            )
+        };
+        let planned = if least == most {
+            least.to_string()
+        } else {
+            format!("{least}–{most}")
+        };
+        out.push(Violation::new(
+            Invariant::RepeatsAsPlanned,
+            "$.repeats",
+            format!("{n} of {planned} planned repeats ({how}: {why})"),
+        ));
+    }
+    if let Some(per) = per {
+        for (ri, rep) in run.repeats.iter().enumerate() {
+            let k = rep.requests.len() as i64;
+            if k != per {
+                let how = if k < per {
+                    "fewer"
+                } else {
+                    "more than planned: reruns or duplicated requests"
+                };
+                out.push(Violation::new(
+                    Invariant::RequestsAsPlanned,
+                    format!("$.repeats[{ri}].requests"),
+                    format!(
+                        "repeat {} has {k} of {per} planned requests ({how})",
+                        rep.index
+                    ),
+                ));
+            }
+        }
+    }
+}
+
+fn workload_diffs(want: &WorkloadSpec, got: &WorkloadSpec) -> Vec<String> {
+    let mut d = Vec::new();
+    let mut cmp = |name: &str, a: Option<String>, b: Option<String>| {
+        if a.is_some() && a != b {
+            d.push(format!(
+                "{name} {} (profile {})",
+                b.unwrap_or_else(|| "unset".into()),
+                a.unwrap_or_default()
+            ));
+        }
+    };
+    let s = |v: Option<i64>| v.map(|x| x.to_string());
+    cmp("concurrency", s(want.concurrency), s(got.concurrency));
+    cmp("prompt_tokens", s(want.prompt_tokens), s(got.prompt_tokens));
+    cmp(
+        "max_output_tokens",
+        s(want.max_output_tokens),
+        s(got.max_output_tokens),
+    );
+    cmp(
+        "requests_per_repeat",
+        s(want.requests_per_repeat),
+        s(got.requests_per_repeat),
+    );
+    cmp(
+        "request_rate_rps",
+        want.request_rate_rps.map(|x| x.to_string()),
+        got.request_rate_rps.map(|x| x.to_string()),
+    );
+    // The traffic shape: a profile that names one compares only runs sent with exactly it.
+    // An unstated arrival process under a rate is Poisson.
+    let arrival = |a: &Option<crate::base::traffic::Arrival>| {
+        Some(a.unwrap_or(crate::base::traffic::Arrival::Poisson).label())
+    };
+    if want.arrival.is_some() {
+        cmp("arrival", arrival(&want.arrival), arrival(&got.arrival));
+    }
+    for (name, a, b) in [
+        ("prompt_length", &want.prompt_length, &got.prompt_length),
+        ("output_length", &want.output_length, &got.output_length),
+    ] {
+        if a.is_some() && a != b {
+            d.push(format!(
+                "{name} {} (profile {})",
+                b.as_ref().map_or("unset".into(), |l| l.label()),
+                a.as_ref().map(|l| l.label()).unwrap_or_default()
+            ));
+        }
+    }
+    // Replayed files compare by name, layout and parameters, and by content where both sides
+    // state a hash; present on one side only is a difference too (synthetic vs replayed).
+    let label = |x: Option<String>| x.unwrap_or_else(|| "unset".into());
+    let file_diff =
+        |a_id: Option<(String, Option<&str>)>, b_id: Option<(String, Option<&str>)>| match (
+            &a_id, &b_id,
+        ) {
+            (Some((a, ah)), Some((b, bh))) => {
+                a != b || matches!((ah, bh), (Some(x), Some(y)) if x != y)
+            }
+            (None, None) => false,
+            _ => true,
+        };
+    fn dataset_id(w: &WorkloadSpec) -> Option<(String, Option<&str>)> {
+        w.dataset.as_ref().map(|x| {
+            (
+                format!(
+                    "{:?} {}",
+                    x.format,
+                    crate::schema::replay::file_name(&x.file)
+                ),
+                x.sha256.as_deref(),
+            )
+        })
+    }
+    if file_diff(dataset_id(want), dataset_id(got)) {
+        d.push(format!(
+            "dataset {} (profile {})",
+            label(got.dataset.as_ref().map(|x| x.label())),
+            label(want.dataset.as_ref().map(|x| x.label()))
+        ));
+    }
+    fn trace_id(w: &WorkloadSpec) -> Option<(String, Option<&str>)> {
+        w.trace.as_ref().map(|x| {
+            (
+                format!(
+                    "{:?} {} {}",
+                    x.format,
+                    crate::schema::replay::file_name(&x.file),
+                    x.time_scale.unwrap_or(1.0)
+                ),
+                x.sha256.as_deref(),
+            )
+        })
+    }
+    if file_diff(trace_id(want), trace_id(got)) {
+        d.push(format!(
+            "trace {} (profile {})",
+            label(got.trace.as_ref().map(|x| x.label())),
+            label(want.trace.as_ref().map(|x| x.label()))
+        ));
+    }
+    if want.shared_prefix != got.shared_prefix {
+        d.push(format!(
+            "shared_prefix {} (profile {})",
+            label(got.shared_prefix.map(|x| x.label())),
+            label(want.shared_prefix.map(|x| x.label()))
+        ));
+    }
+    d
+}

@@ -1,0 +1,132 @@
+//! The invariants of one run, in one pipeline that every run passes whatever its origin
+//! (collected, recovered from a journal, imported, pooled from reruns, a capacity trial, a
+//! float-baseline run):
+//!
+//! - [`refusals`] when a file is read: a run that breaks a refusal-level invariant is no run
+//!   ([`physical`]).
+//! - [`examine`] before anything is pooled, selected or ranked: what the run states against what
+//!   its rows show ([`timing`], [`tokens`]) and against the plan and profile it claims
+//!   ([`conformance`]). Each finding is excluded or flagged as the catalogue says.
+
+pub mod conformance;
+pub mod physical;
+pub mod timing;
+pub mod tokens;
+
+pub use physical::{refusals, MAX_TIME_US};
+
+use crate::check::contract::search::Search;
+use crate::check::invariant::Violation;
+use crate::schema::{ForeignWorkload, Plan, ProfileSpec, Role, Run, WorkloadSpec};
+
+/// What the analysis expects of a run of one profile.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Expect<'a> {
+    /// The profile as the plan (or, without one, the first run) defines it.
+    pub spec: Option<&'a ProfileSpec>,
+    /// The plan and its file, when one is loaded.
+    pub plan: Option<(&'a str, &'a Plan)>,
+    /// The knob the candidates vary.
+    pub knob: Option<&'a str>,
+    /// The deployed artifact, which candidate runs must measure.
+    pub artifact: Option<&'a str>,
+    /// The profile's capacity search: its trials vary this axis and may hold more requests.
+    pub search: Option<&'a Search>,
+}
+
+/// Every examine-level invariant the run breaks (excluded or flagged, as the catalogue says).
+pub fn examine(run: &Run, expect: &Expect<'_>) -> Vec<Violation> {
+    let mut out = Vec::new();
+    let stated = Stated::of(run);
+    // What the run claims against the plan first: a run of another workload is that, before
+    // its own statements are weighed.
+    conformance::check(run, expect, &mut out);
+    timing::check(run, &stated, &mut out);
+    tokens::check(run, &stated, &mut out);
+    out
+}
+
+/// What a run states about the load it sent: its own profile's workload (a trial's with the
+/// searched axis at the trial's load), or another tool's description of its workload.
+#[derive(Debug, Clone, Default)]
+pub struct Stated {
+    /// Streams (closed loop) or the cap on requests in flight.
+    pub concurrency: Option<u64>,
+    /// Open-loop arrival rate.
+    pub rate_rps: Option<f64>,
+    /// Gap CV of the arrival process (1 for Poisson).
+    pub arrival_cv: f64,
+    /// The workload replays a trace (its own send times) or a dataset (its own lengths).
+    pub replayed: bool,
+    /// Prompt tokens asked for on average (with a shared prefix), when synthetic.
+    pub prompt_tokens_mean: Option<f64>,
+    /// The largest output cap the workload sends, when known without per-request caps.
+    pub output_cap: Option<u32>,
+}
+
+impl Stated {
+    /// The run's own statement of its workload.
+    pub fn of(run: &Run) -> Stated {
+        match run.profile_spec.as_ref().and_then(|s| s.workload.as_ref()) {
+            Some(w) => Stated::from_spec(w, run),
+            None => run
+                .import
+                .as_ref()
+                .map(|i| Stated::from_foreign(&i.workload))
+                .unwrap_or_default(),
+        }
+    }
+
+    fn from_spec(w: &WorkloadSpec, run: &Run) -> Stated {
+        let mut concurrency = w.concurrency.and_then(|c| u64::try_from(c).ok());
+        let mut rate = w.request_rate_rps;
+        if let Some(t) = &run.trial {
+            match t.over.as_str() {
+                "concurrency" => concurrency = Some(t.load.round().max(0.0) as u64),
+                "request_rate_rps" => rate = Some(t.load),
+                _ => {}
+            }
+        }
+        let replayed = w.trace.is_some() || w.dataset.is_some();
+        let prefix = w.shared_prefix.map_or(0.0, |p| f64::from(p.tokens));
+        let prompt = match (&w.prompt_length, w.prompt_tokens) {
+            (Some(d), _) => Some(d.mean()),
+            (None, Some(t)) if t > 0 => Some(t as f64),
+            _ => None,
+        };
+        let output_cap = match (&w.output_length, w.max_output_tokens) {
+            _ if w.trace.is_some() => None,
+            (Some(d), _) => Some(d.max_tokens()),
+            (None, _) if w.dataset.is_some() => None,
+            (None, Some(m)) => u32::try_from(m).ok(),
+            (None, None) => None,
+        };
+        Stated {
+            concurrency,
+            rate_rps: rate,
+            arrival_cv: w
+                .arrival
+                .unwrap_or(crate::base::traffic::Arrival::Poisson)
+                .gap_cv(),
+            replayed,
+            prompt_tokens_mean: prompt.filter(|_| !replayed).map(|p| p + prefix),
+            output_cap,
+        }
+    }
+
+    fn from_foreign(w: &ForeignWorkload) -> Stated {
+        Stated {
+            concurrency: w.concurrency.map(u64::from),
+            rate_rps: w.request_rate_rps,
+            arrival_cv: 1.0,
+            replayed: false,
+            prompt_tokens_mean: None,
+            output_cap: None,
+        }
+    }
+}
+
+/// Whether a run is a candidate's (fixed load or trial) rather than the float baseline's.
+pub(crate) fn is_candidate(run: &Run) -> bool {
+    run.role == Role::Candidate
+}

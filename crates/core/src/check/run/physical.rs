@@ -1,0 +1,345 @@
+//! The refusal-level invariants of a run, however it arrived (a run file, a recovered journal,
+//! an import): equal column lengths, ordered and bounded times, distinct repeats, and
+//! physically possible requests — durations consistent with each other and with the token
+//! counts, gaps that fit inside their request. A run that breaks one is refused when it is read.
+
+use crate::check::invariant::{Invariant, Violation};
+use crate::schema::{RequestColumns, Run, RunSource, RunStatus};
+
+/// The longest time any offset or duration in a run may state: 7 days in µs. Longer is not a
+/// benchmark but a corrupted number, and the bound keeps every sum of times far from overflow.
+pub const MAX_TIME_US: u64 = 7 * 24 * 3600 * 1_000_000;
+
+type Checked = Result<(), Violation>;
+
+fn broken(invariant: Invariant, path: String, message: String) -> Violation {
+    Violation::new(invariant, path, message)
+}
+
+/// The first refusal-level invariant the run breaks.
+pub fn refusals(run: &Run) -> Checked {
+    // Another tool's chunk lists may hold a gap for a chunk without a token (vLLM times the
+    // finish chunk too) and its token counts may be re-tokenized: more gaps than tokens is then
+    // the tool's definition, not corruption.
+    let imported = run.source == RunSource::Imported;
+    has_requests(run)?;
+    repeat_indices(run)?;
+    for (ri, rep) in run.repeats.iter().enumerate() {
+        let base = format!("$.repeats[{ri}].requests");
+        let r = &rep.requests;
+        if r.is_empty() && run.status == RunStatus::Ok {
+            return Err(broken(
+                Invariant::OkRunHasRequests,
+                base,
+                "empty request list: expected at least one request in a repeat of an ok run".into(),
+            ));
+        }
+        columns(&base, r)?;
+        send_order(&base, r)?;
+        for i in 0..r.len() {
+            request(&base, r, i, imported)?;
+        }
+        for (j, s) in rep.memory.iter().enumerate() {
+            for (field, v) in [
+                ("gpu_used_mb", s.gpu_used_mb),
+                ("server_rss_mb", s.server_rss_mb),
+            ] {
+                if v.is_some_and(|v| v < 0.0 || v.is_nan()) {
+                    return Err(broken(
+                        Invariant::ValuesNonNegative,
+                        format!("$.repeats[{ri}].memory[{j}].{field}"),
+                        format!("{v:?}: expected a non-negative size"),
+                    ));
+                }
+            }
+        }
+    }
+    reported(run)?;
+    stated(run)
+}
+
+fn has_requests(run: &Run) -> Checked {
+    if run.repeats.is_empty() && run.reported.is_none() && run.status == RunStatus::Ok {
+        return Err(broken(
+            Invariant::OkRunHasRequests,
+            "$.repeats".into(),
+            "empty: an ok run needs at least one repeat with requests (or `reported` \
+             summaries for an imported run)"
+                .into(),
+        ));
+    }
+    Ok(())
+}
+
+fn repeat_indices(run: &Run) -> Checked {
+    let mut seen: Vec<u32> = run.repeats.iter().map(|r| r.index).collect();
+    seen.sort_unstable();
+    if let Some(w) = seen.windows(2).find(|w| w[0] == w[1]) {
+        let at = run
+            .repeats
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.index == w[0])
+            .nth(1)
+            .map_or(0, |(i, _)| i);
+        return Err(broken(
+            Invariant::RepeatIndicesUnique,
+            format!("$.repeats[{at}].index"),
+            format!(
+                "repeat index {} appears twice: expected each repeat once (a repeat counted twice \
+                 doubles its weight in every statistic)",
+                w[0]
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn columns(base: &str, r: &RequestColumns) -> Checked {
+    let n = r.len();
+    let lens = [
+        ("ttft_us", r.ttft_us.len()),
+        ("e2e_us", r.e2e_us.len()),
+        ("prompt_tokens", r.prompt_tokens.len()),
+        ("prompt_tokens_source", r.prompt_tokens_source.len()),
+        ("output_tokens", r.output_tokens.len()),
+        ("output_tokens_source", r.output_tokens_source.len()),
+        ("server_queue_us", r.server_queue_us.len()),
+        ("error", r.error.len()),
+        ("itl_us", r.itl_us.len()),
+    ];
+    let optional = [
+        (
+            "intended_offset_us",
+            r.intended_offset_us.as_ref().map(Vec::len),
+        ),
+        (
+            "max_output_tokens",
+            r.max_output_tokens.as_ref().map(Vec::len),
+        ),
+        ("output_events", r.output_events.as_ref().map(Vec::len)),
+    ];
+    let present = optional
+        .into_iter()
+        .filter_map(|(name, len)| len.map(|l| (name, l)));
+    for (name, len) in lens.into_iter().chain(present) {
+        if len != n {
+            return Err(broken(
+                Invariant::ColumnsAligned,
+                format!("{base}.{name}"),
+                format!("has {len} entries: expected {n}, one per request as in send_offset_us"),
+            ));
+        }
+    }
+    if let Some(intended) = &r.intended_offset_us {
+        for (i, (&want, &sent)) in intended.iter().zip(&r.send_offset_us).enumerate() {
+            if sent < want {
+                return Err(broken(
+                    Invariant::SentAfterIntended,
+                    format!("{base}.send_offset_us[{i}]"),
+                    format!("sent at {sent} µs, before its intended time {want} µs"),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn send_order(base: &str, r: &RequestColumns) -> Checked {
+    for (i, &s) in r.send_offset_us.iter().enumerate() {
+        if s > MAX_TIME_US {
+            return Err(broken(
+                Invariant::TimesBounded,
+                format!("{base}.send_offset_us[{i}]"),
+                format!(
+                    "{s} µs: expected an offset inside the run (at most {MAX_TIME_US} µs, 7 days)"
+                ),
+            ));
+        }
+        if i > 0 && s < r.send_offset_us[i - 1] {
+            return Err(broken(
+                Invariant::SendOrder,
+                format!("{base}.send_offset_us[{i}]"),
+                format!(
+                    "{s} µs is before the previous request's {} µs: expected requests in send order",
+                    r.send_offset_us[i - 1]
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// One request: present where a success needs it, bounded, and physically possible.
+fn request(base: &str, r: &RequestColumns, i: usize, imported: bool) -> Checked {
+    let (ttft, e2e, tokens) = (r.ttft_us[i], r.e2e_us[i], r.output_tokens[i]);
+    for (name, v) in [
+        ("ttft_us", ttft),
+        ("e2e_us", e2e),
+        ("server_queue_us", r.server_queue_us[i]),
+    ] {
+        if let Some(v) = v.filter(|&v| v > MAX_TIME_US) {
+            return Err(broken(
+                Invariant::TimesBounded,
+                format!("{base}.{name}[{i}]"),
+                format!("{v} µs: expected at most {MAX_TIME_US} µs (7 days)"),
+            ));
+        }
+    }
+    if let (Some(t), Some(e)) = (ttft, e2e) {
+        if e < t {
+            return Err(broken(
+                Invariant::EndAfterFirstToken,
+                format!("{base}.e2e_us[{i}]"),
+                format!("end-to-end {e} µs is before the first token at {t} µs"),
+            ));
+        }
+    }
+    if r.error[i].is_none() {
+        success_fields(base, i, ttft, e2e, tokens)?;
+    }
+    gaps(base, r, i, imported)
+}
+
+fn gaps(base: &str, r: &RequestColumns, i: usize, imported: bool) -> Checked {
+    let gaps = r.itl_us.get(i);
+    if let Some(t) = r.output_tokens[i] {
+        // n content events carry at least n tokens and have n − 1 gaps between them.
+        if !imported && gaps.len() as u64 >= u64::from(t.max(1)) && !gaps.is_empty() {
+            return Err(broken(
+                Invariant::GapsFitTokens,
+                format!("{base}.itl_us[{i}]"),
+                format!(
+                    "{} inter-token gaps for {t} output tokens: expected at most {}",
+                    gaps.len(),
+                    t.saturating_sub(1)
+                ),
+            ));
+        }
+    }
+    if let (Some(t), Some(e)) = (r.ttft_us[i], r.e2e_us[i]) {
+        let sum: u64 = gaps.iter().map(|&g| u64::from(g)).sum();
+        // Each gap is a difference of µs-truncated stamps, so they telescope exactly; allow
+        // 1 µs per gap for writers that round each gap independently.
+        if t + sum > e + gaps.len() as u64 {
+            return Err(broken(
+                Invariant::GapsFitRequest,
+                format!("{base}.itl_us[{i}]"),
+                format!(
+                    "gaps add up to {sum} µs after a first token at {t} µs, past the end at {e} µs"
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn success_fields(
+    base: &str,
+    i: usize,
+    ttft: Option<u64>,
+    e2e: Option<u64>,
+    tokens: Option<u32>,
+) -> Checked {
+    let missing = |name: &str, what: &str| {
+        broken(
+            Invariant::SuccessComplete,
+            format!("{base}.{name}[{i}]"),
+            format!("null for a successful request: expected {what}"),
+        )
+    };
+    let t = ttft.ok_or_else(|| missing("ttft_us", "the time to first token"))?;
+    e2e.ok_or_else(|| missing("e2e_us", "the end-to-end time"))?;
+    tokens.ok_or_else(|| missing("output_tokens", "the output token count"))?;
+    if t == 0 {
+        return Err(broken(
+            Invariant::FirstTokenAfterSend,
+            format!("{base}.ttft_us[{i}]"),
+            "0 µs for a successful request: expected a positive time to first token (a token \
+             cannot arrive in the same microsecond the request is sent)"
+                .into(),
+        ));
+    }
+    // The end may share the first token's stamp (decode time 0): a server can send every token
+    // and `[DONE]` in one write, and the collector stamps bytes when they arrive. An end before
+    // the first token is refused above, for every row; a run in which every multi-token request
+    // does so is excluded (`not_streamed`).
+    Ok(())
+}
+
+fn reported(run: &Run) -> Checked {
+    let Some(rep) = &run.reported else {
+        return Ok(());
+    };
+    for (k, v) in rep {
+        if crate::base::metric::Metric::parse(k).is_none()
+            && !crate::base::metric::is_reported_extra(k)
+        {
+            return Err(broken(
+                Invariant::ValuesNonNegative,
+                format!("$.reported.{k}"),
+                "unknown metric name; see the metric list in the README".into(),
+            ));
+        }
+        if v.is_some_and(|v| v < 0.0 || !v.is_finite()) {
+            return Err(broken(
+                Invariant::ValuesNonNegative,
+                format!("$.reported.{k}"),
+                format!("{v:?}: expected a non-negative value"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// What another tool states about its own requests (counts, duration) against the records it
+/// holds.
+fn stated(run: &Run) -> Checked {
+    let Some(rep) = run.reported.as_ref().filter(|_| !run.repeats.is_empty()) else {
+        return Ok(());
+    };
+    let get = |k: &str| rep.get(k).copied().flatten();
+    let rows: usize = run.repeats.iter().map(|r| r.requests.len()).sum();
+    let failed: usize = run
+        .repeats
+        .iter()
+        .map(|r| r.requests.error.iter().filter(|e| e.is_some()).count())
+        .sum();
+    for (key, stated, held) in [
+        ("requests_sent", get("requests_sent"), rows),
+        ("requests_failed", get("requests_failed"), failed),
+    ] {
+        if let Some(n) = stated.filter(|n| (*n - held as f64).abs() > 0.5) {
+            return Err(broken(
+                Invariant::StatedCountsMatch,
+                format!("$.reported.{key}"),
+                format!(
+                    "the tool states {n} but its file holds {held} such request records: a file \
+                     that contradicts itself"
+                ),
+            ));
+        }
+    }
+    let Some(duration_s) = get("duration_s") else {
+        return Ok(());
+    };
+    let longest = run
+        .repeats
+        .iter()
+        .flat_map(|r| r.requests.e2e_us.iter().flatten())
+        .copied()
+        .max()
+        .unwrap_or(0);
+    if duration_s * 1e6 + 1_000.0 < longest as f64 {
+        return Err(broken(
+            Invariant::StatedDurationCovers,
+            "$.reported.duration_s".into(),
+            format!(
+                "the tool states a benchmark of {duration_s} s, shorter than its longest request \
+                 ({} s): a file that contradicts itself",
+                longest as f64 / 1e6
+            ),
+        ));
+    }
+    Ok(())
+}

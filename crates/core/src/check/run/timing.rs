@@ -1,0 +1,272 @@
+//! What a run's times show against what it states: requests in flight against its streams,
+//! open-loop sends against its rate, its stated window against the span of its requests, and
+//! times only a real stream over HTTP can produce.
+
+use super::Stated;
+use crate::base::fmt::format_number;
+use crate::check::invariant::{Invariant, Violation};
+use crate::schema::{RequestColumns, Run, RunSource};
+
+/// A request sent as the previous one ended is no overlap: each end is taken this early.
+const OVERLAP_SLACK_US: u64 = 1_000;
+/// The fewest gaps between sends that say anything about a rate.
+const MIN_RATE_GAPS: usize = 20;
+/// Second-resolution stamps (RFC 3339 without a fraction) may each be up to 1 s off.
+const WINDOW_SLACK_US: i64 = 2_000_000;
+/// No HTTP round trip with a model step in it is faster than this.
+const MIN_PLAUSIBLE_TTFT_US: f64 = 100.0;
+/// A first token takes at least a tenth of a typical gap between tokens.
+const MIN_TTFT_PER_GAP: f64 = 10.0;
+
+pub(crate) fn check(run: &Run, stated: &Stated, out: &mut Vec<Violation>) {
+    depth(run, stated, out);
+    arrival(run, stated, out);
+    window(run, out);
+    streamed(run, out);
+    plausible(run, out);
+}
+
+/// The most requests in flight at once in any repeat and how many requests have both a send
+/// and an end time. Send times of unknown origin (`send_times_unknown`) are skipped.
+pub fn in_flight(run: &Run) -> (usize, usize) {
+    let mut peak = 0;
+    let mut timed = 0;
+    for rep in run.repeats.iter().filter(|r| !r.send_times_unknown) {
+        let r = &rep.requests;
+        let mut events: Vec<(u64, i32)> = Vec::with_capacity(2 * r.len());
+        for (&send, e2e) in r.send_offset_us.iter().zip(&r.e2e_us) {
+            if let Some(e2e) = e2e {
+                let end = send.saturating_add(e2e.saturating_sub(OVERLAP_SLACK_US));
+                events.push((send, 1));
+                events.push((end.max(send), -1));
+                timed += 1;
+            }
+        }
+        events.sort_unstable();
+        let mut now: i32 = 0;
+        for (_, d) in events {
+            now += d;
+            peak = peak.max(now.max(0) as usize);
+        }
+    }
+    (peak, timed)
+}
+
+fn depth(run: &Run, stated: &Stated, out: &mut Vec<Violation>) {
+    let Some(c) = stated.concurrency.filter(|&c| c > 0) else {
+        return;
+    };
+    let (peak, timed) = in_flight(run);
+    if peak as u64 > c {
+        let how = if c == 1 {
+            "at one stream no two requests overlap".to_string()
+        } else {
+            format!("a run of {c} streams never has more in flight")
+        };
+        out.push(Violation::new(
+            Invariant::ConcurrencyRespected,
+            "$.repeats",
+            format!("its requests overlap {peak} deep, more than the {c} it states: {how}"),
+        ));
+    }
+    let closed_loop = stated.rate_rps.is_none() && !stated.replayed;
+    if closed_loop && timed as u64 >= 2 * c && (peak as u64) < c {
+        out.push(Violation::new(
+            Invariant::ConcurrencyReached,
+            "$.repeats",
+            format!(
+                "never more than {peak} of its {timed} requests in flight: not a measurement at \
+                 the {c} streams it states"
+            ),
+        ));
+    }
+}
+
+/// The intended send times of an open loop against its stated rate: the pooled mean gap has a
+/// relative standard error of cv/√n; more than 4 of those (and 2%) away is not chance.
+fn arrival(run: &Run, stated: &Stated, out: &mut Vec<Violation>) {
+    let Some(rate) = stated.rate_rps.filter(|r| *r > 0.0 && !stated.replayed) else {
+        return;
+    };
+    let mut gaps = 0usize;
+    let mut span_us = 0u64;
+    for rep in &run.repeats {
+        if let Some(intended) = &rep.requests.intended_offset_us {
+            if let (Some(first), Some(last)) = (intended.first(), intended.last()) {
+                gaps += intended.len().saturating_sub(1);
+                span_us += last.saturating_sub(*first);
+            }
+        }
+    }
+    if gaps < MIN_RATE_GAPS || span_us == 0 {
+        return;
+    }
+    let observed = gaps as f64 / (span_us as f64 / 1e6);
+    let tolerance = 4.0 * stated.arrival_cv / (gaps as f64).sqrt() + 0.02;
+    if (observed / rate - 1.0).abs() > tolerance {
+        out.push(Violation::new(
+            Invariant::ArrivalMatchesRate,
+            "$.repeats[].requests.intended_offset_us",
+            format!(
+                "its intended send times arrive at {} requests/s, not the {} it states (beyond \
+                 the ±{}% chance explains over {gaps} gaps)",
+                format_number(observed),
+                format_number(rate),
+                format_number(100.0 * tolerance)
+            ),
+        ));
+    }
+}
+
+/// The end of the last request of each repeat, from its start: the least time the repeat took.
+fn repeat_span_us(r: &RequestColumns) -> u64 {
+    r.send_offset_us
+        .iter()
+        .zip(&r.e2e_us)
+        .filter_map(|(s, e)| e.map(|e| s.saturating_add(e)))
+        .max()
+        .unwrap_or(0)
+}
+
+fn window(run: &Run, out: &mut Vec<Violation>) {
+    let stamp = |s: &Option<String>| s.as_deref().and_then(crate::base::time::rfc3339_us);
+    let spans: u64 = run
+        .repeats
+        .iter()
+        .filter(|r| !r.send_times_unknown)
+        .map(|r| repeat_span_us(&r.requests))
+        .sum();
+    if let (Some(a), Some(b)) = (stamp(&run.started_at), stamp(&run.finished_at)) {
+        let window = b - a;
+        if window + WINDOW_SLACK_US < spans as i64 {
+            out.push(Violation::new(
+                Invariant::WindowCoversRequests,
+                "$.finished_at",
+                format!(
+                    "the run states {} s from start to finish, but its repeats' requests span \
+                     {} s",
+                    format_number(window as f64 / 1e6),
+                    format_number(spans as f64 / 1e6)
+                ),
+            ));
+        }
+    }
+    for (ri, rep) in run.repeats.iter().enumerate() {
+        let Some(w) = rep.reported_window_us else {
+            continue;
+        };
+        let longest = if rep.send_times_unknown {
+            rep.requests
+                .e2e_us
+                .iter()
+                .flatten()
+                .copied()
+                .max()
+                .unwrap_or(0)
+        } else {
+            repeat_span_us(&rep.requests)
+        };
+        if w < longest {
+            out.push(Violation::new(
+                Invariant::WindowCoversRequests,
+                format!("$.repeats[{ri}].reported_window_us"),
+                format!(
+                    "a measured window of {} s, shorter than the {} s its requests take",
+                    format_number(w as f64 / 1e6),
+                    format_number(longest as f64 / 1e6)
+                ),
+            ));
+        }
+    }
+}
+
+/// Successful multi-token requests whose tokens all arrived at once (decode time 0, or every
+/// gap 0): more than half of them (and at least two) is not a stream.
+fn streamed(run: &Run, out: &mut Vec<Violation>) {
+    let mut multi = 0usize;
+    let mut at_once = 0usize;
+    for rep in &run.repeats {
+        let r = &rep.requests;
+        for i in 0..r.len() {
+            let (Some(t), Some(e), Some(n)) = (r.ttft_us[i], r.e2e_us[i], r.output_tokens[i])
+            else {
+                continue;
+            };
+            if r.error[i].is_some() || n < 2 {
+                continue;
+            }
+            multi += 1;
+            let gaps = r.itl_us.get(i);
+            if e <= t || (!gaps.is_empty() && gaps.iter().all(|&g| g == 0)) {
+                at_once += 1;
+            }
+        }
+    }
+    if at_once >= 2 && 2 * at_once > multi {
+        out.push(Violation::new(
+            Invariant::Streamed,
+            "$.repeats[].requests.e2e_us",
+            format!(
+                "{at_once} of its {multi} successful multi-token requests received every token \
+                 at once (decode time 0): the response was not streamed, so its TPOT and \
+                 inter-token latency measure nothing"
+            ),
+        ));
+    }
+}
+
+/// The median of the successful requests' TTFTs and of their inter-token gaps, µs.
+fn medians(run: &Run) -> (Option<f64>, Option<f64>) {
+    let mut ttft: Vec<u64> = Vec::new();
+    let mut gaps: Vec<u32> = Vec::new();
+    for rep in &run.repeats {
+        let r = &rep.requests;
+        for i in (0..r.len()).filter(|&i| r.error[i].is_none()) {
+            ttft.extend(r.ttft_us[i]);
+            gaps.extend_from_slice(r.itl_us.get(i));
+        }
+    }
+    ttft.sort_unstable();
+    gaps.sort_unstable();
+    let mid = |n: usize| n / 2;
+    (
+        ttft.get(mid(ttft.len())).map(|&t| t as f64),
+        gaps.get(mid(gaps.len())).map(|&g| f64::from(g)),
+    )
+}
+
+/// Times to first token no model and no HTTP round trip can produce: under 100 µs, or under a
+/// tenth of the typical gap between tokens (the first token costs at least one model step,
+/// as every later one does) — TTFTs in another unit than the file says.
+fn plausible(run: &Run, out: &mut Vec<Violation>) {
+    let (Some(ttft), gap) = medians(run) else {
+        return;
+    };
+    let below_step = gap.is_some_and(|g| ttft < g / MIN_TTFT_PER_GAP);
+    if ttft >= MIN_PLAUSIBLE_TTFT_US && !below_step {
+        return;
+    }
+    let unit = if run.source == RunSource::Imported {
+        "its tool's times were converted in the wrong unit"
+    } else {
+        "times in milliseconds written as microseconds"
+    };
+    let why = match gap.filter(|_| below_step) {
+        Some(g) => format!(
+            "a tenth of its median gap between tokens ({} µs), while the first token costs at \
+             least one model step as every later one does",
+            format_number(g)
+        ),
+        None => format!(
+            "{MIN_PLAUSIBLE_TTFT_US} µs, faster than any HTTP round trip with a model step in it"
+        ),
+    };
+    out.push(Violation::new(
+        Invariant::PlausibleLatency,
+        "$.repeats[].requests.ttft_us",
+        format!(
+            "median time to first token {} µs, under {why}; most likely {unit}",
+            format_number(ttft)
+        ),
+    ));
+}

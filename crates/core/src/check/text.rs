@@ -1,0 +1,99 @@
+//! Text from files is bounded: a name or identifier longer than [`MAX_NAME_CHARS`] is no name
+//! (refused, invariant `text_bounded`), and free text — notes, failure reasons, per-request
+//! errors, log tails, descriptions — is cut to [`MAX_FREE_TEXT_CHARS`] with the number of
+//! characters left out said, so no output (the JSON analysis included) echoes megabytes and
+//! memory stays a small multiple of the input.
+
+use crate::check::invariant::{Invariant, Violation};
+use crate::schema::{ArtifactIdentity, Plan, Run};
+
+/// Longest name or identifier.
+pub const MAX_NAME_CHARS: usize = 1024;
+/// Longest free text kept.
+pub const MAX_FREE_TEXT_CHARS: usize = 4096;
+
+/// Cuts `s` to [`MAX_FREE_TEXT_CHARS`], saying how much was left out.
+pub fn cut(s: &mut String) {
+    if let Some((at, _)) = s.char_indices().nth(MAX_FREE_TEXT_CHARS) {
+        let rest = s[at..].chars().count();
+        s.truncate(at);
+        s.push_str(&format!("… ({rest} more characters)"));
+    }
+}
+
+fn name(path: &str, s: &str) -> Result<(), Violation> {
+    let n = s.chars().count();
+    if n > MAX_NAME_CHARS {
+        return Err(Violation::new(
+            Invariant::TextBounded,
+            path,
+            format!("{n} characters: expected a name of at most {MAX_NAME_CHARS}"),
+        ));
+    }
+    Ok(())
+}
+
+/// A run's names are bounded; its free text is cut.
+pub fn run(r: &mut Run) -> Result<(), Violation> {
+    for (path, s) in [
+        ("$.artifact_id", Some(&r.artifact_id)),
+        ("$.profile", Some(&r.profile)),
+        ("$.workload_id", Some(&r.workload_id)),
+        ("$.backend", Some(&r.backend)),
+        ("$.backend_version", Some(&r.backend_version)),
+        ("$.hardware", Some(&r.hardware)),
+        ("$.candidate.name", Some(&r.candidate.name)),
+        ("$.candidate.knob", r.candidate.knob.as_ref()),
+    ] {
+        if let Some(s) = s {
+            name(path, s)?;
+        }
+    }
+    r.notes.iter_mut().for_each(cut);
+    r.failure.iter_mut().for_each(cut);
+    if let Some(s) = r.server.as_mut() {
+        s.log_tail.iter_mut().for_each(cut);
+        s.command.iter_mut().for_each(cut);
+    }
+    if let Some(i) = r.import.as_mut() {
+        i.workload.description.iter_mut().for_each(cut);
+    }
+    for rep in &mut r.repeats {
+        rep.requests.error.iter_mut().flatten().for_each(cut);
+    }
+    Ok(())
+}
+
+/// A lineage record's identity is bounded; its notes are cut.
+pub fn identity(a: &ArtifactIdentity, notes: &mut Option<String>) -> Result<(), Violation> {
+    for (path, s) in [
+        ("$.artifact_id", Some(&a.artifact_id)),
+        ("$.model", a.model.as_ref()),
+        ("$.revision", a.revision.as_ref()),
+        ("$.format", a.format.as_ref()),
+        ("$.backend", Some(&a.backend)),
+        ("$.backend_version", Some(&a.backend_version)),
+        ("$.hardware", Some(&a.hardware)),
+        ("$.tokenizer_id", a.tokenizer_id.as_ref()),
+    ] {
+        if let Some(s) = s {
+            name(path, s)?;
+        }
+    }
+    notes.iter_mut().for_each(cut);
+    Ok(())
+}
+
+/// A plan's names are bounded.
+pub fn plan(p: &Plan) -> Result<(), Violation> {
+    name("$.knob", &p.knob)?;
+    for (i, c) in p.candidates.iter().enumerate() {
+        name(&format!("$.candidates[{i}].name"), &c.name)?;
+    }
+    for (i, s) in p.profiles.iter().enumerate() {
+        if let Some(id) = s.workload.as_ref().and_then(|w| w.id.as_ref()) {
+            name(&format!("$.profiles[{i}].workload.id"), id)?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,412 @@
+//! What a workload replays from files: datasets of prompts (JSON Lines, ShareGPT) and traces of
+//! timestamped requests (Mooncake JSONL, Azure LLM inference CSV), and shared prefix groups.
+//! Pure: the collector reads the file, hashes it and hands each record here; a record that is
+//! not what the format says is an error naming the record and the field.
+//!
+//! A run names each file it replayed with its sha256, so runs are comparable only when they
+//! replayed the same bytes ([`crate::analyse::compare`]).
+
+pub use crate::schema::replay::{
+    file_name, Dataset, DatasetFormat, SharedPrefix, Trace, TraceEntry, TraceFormat,
+};
+
+/// A prompt of a dataset.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Prompt {
+    /// Plain text (sent as the completion prompt, or as one user message).
+    Text(String),
+    /// Chat messages, kept as written (sent to the chat API; joined for completions).
+    Messages(Vec<(String, String)>),
+}
+
+/// One usable record of a dataset.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DatasetRecord {
+    /// What is sent.
+    pub prompt: Prompt,
+    /// The output cap the record asks for, in tokens.
+    pub output_tokens: Option<u32>,
+    /// Words of the expected reply (ShareGPT), for a cap when no token count is given.
+    pub output_words: Option<u32>,
+}
+
+fn count(v: &serde_json::Value, field: &str) -> Result<Option<u32>, String> {
+    match v.get(field) {
+        None | Some(serde_json::Value::Null) => Ok(None),
+        Some(x) => match x.as_u64() {
+            Some(n) if (1..=u32::MAX as u64).contains(&n) => Ok(Some(n as u32)),
+            _ => Err(format!(
+                "{field} is {x}: expected a positive whole number of tokens"
+            )),
+        },
+    }
+}
+
+/// A JSON Lines dataset record; `Ok(None)` for a blank line.
+pub fn jsonl_record(line: &str) -> Result<Option<DatasetRecord>, String> {
+    let line = line.trim();
+    if line.is_empty() {
+        return Ok(None);
+    }
+    let v: serde_json::Value = serde_json::from_str(line).map_err(|e| format!("not JSON: {e}"))?;
+    if !v.is_object() {
+        return Err("expected a JSON object with prompt or messages".into());
+    }
+    let prompt = match (v.get("prompt").or_else(|| v.get("text")), v.get("messages")) {
+        (Some(serde_json::Value::String(s)), _) if !s.is_empty() => Prompt::Text(s.clone()),
+        (Some(x), _) => return Err(format!("prompt is {}: expected non-empty text", short(x))),
+        (None, Some(m)) => Prompt::Messages(messages(m)?),
+        (None, None) => {
+            return Err("no prompt, text or messages field: expected one of them".into())
+        }
+    };
+    let output_tokens = match count(&v, "output_tokens")? {
+        Some(n) => Some(n),
+        None => match count(&v, "output_length")? {
+            Some(n) => Some(n),
+            None => count(&v, "max_tokens")?,
+        },
+    };
+    Ok(Some(DatasetRecord {
+        prompt,
+        output_tokens,
+        output_words: None,
+    }))
+}
+
+fn messages(m: &serde_json::Value) -> Result<Vec<(String, String)>, String> {
+    let arr = m
+        .as_array()
+        .ok_or_else(|| format!("messages is {}: expected an array", short(m)))?;
+    if arr.is_empty() {
+        return Err("messages is empty: expected at least one message".into());
+    }
+    arr.iter()
+        .enumerate()
+        .map(|(i, msg)| {
+            let role = msg.get("role").and_then(|r| r.as_str());
+            let content = msg.get("content").and_then(|c| c.as_str());
+            match (role, content) {
+                (Some(r), Some(c)) => Ok((r.to_string(), c.to_string())),
+                _ => Err(format!(
+                    "messages[{i}] is {}: expected {{\"role\": text, \"content\": text}}",
+                    short(msg)
+                )),
+            }
+        })
+        .collect()
+}
+
+/// A ShareGPT conversation; `Ok(None)` when it has no human turn followed by a reply (such
+/// conversations are skipped, as vLLM's bench skips them).
+pub fn sharegpt_record(v: &serde_json::Value) -> Result<Option<DatasetRecord>, String> {
+    let turns = v
+        .get("conversations")
+        .or_else(|| v.get("conversation"))
+        .and_then(|c| c.as_array())
+        .ok_or_else(|| {
+            format!(
+                "{}: expected an object with a conversations array",
+                short(v)
+            )
+        })?;
+    let text = |t: &serde_json::Value| t.get("value").and_then(|x| x.as_str()).map(str::to_owned);
+    let from = |t: &serde_json::Value| {
+        t.get("from")
+            .or_else(|| t.get("role"))
+            .and_then(|x| x.as_str())
+            .unwrap_or("")
+            .to_ascii_lowercase()
+    };
+    let Some(i) = turns
+        .iter()
+        .position(|t| matches!(from(t).as_str(), "human" | "user"))
+    else {
+        return Ok(None);
+    };
+    let (Some(prompt), Some(reply)) = (text(&turns[i]), turns.get(i + 1).and_then(text)) else {
+        return Ok(None);
+    };
+    if prompt.trim().is_empty() || reply.trim().is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(DatasetRecord {
+        prompt: Prompt::Text(prompt),
+        output_tokens: None,
+        output_words: Some(reply.split_whitespace().count().max(1) as u32),
+    }))
+}
+
+/// A Mooncake trace line; `Ok(None)` for a blank line.
+pub fn mooncake_entry(line: &str) -> Result<Option<TraceEntry>, String> {
+    let line = line.trim();
+    if line.is_empty() {
+        return Ok(None);
+    }
+    let v: serde_json::Value = serde_json::from_str(line).map_err(|e| format!("not JSON: {e}"))?;
+    let ts = v
+        .get("timestamp")
+        .ok_or("no timestamp: expected milliseconds")?;
+    let ms = ts
+        .as_f64()
+        .filter(|x| x.is_finite() && *x >= 0.0)
+        .ok_or_else(|| format!("timestamp is {}: expected milliseconds ≥ 0", short(ts)))?;
+    let input = count(&v, "input_length")?.ok_or("no input_length: expected tokens")?;
+    let output = count(&v, "output_length")?.ok_or("no output_length: expected tokens")?;
+    Ok(Some(TraceEntry {
+        at_us: (ms * 1000.0).round() as u64,
+        input_tokens: input,
+        output_tokens: output,
+    }))
+}
+
+/// The column positions of an Azure trace CSV, from its header.
+#[derive(Debug, Clone, Copy)]
+pub struct AzureColumns {
+    time: usize,
+    context: usize,
+    generated: usize,
+}
+
+impl AzureColumns {
+    /// Reads the header line.
+    pub fn from_header(line: &str) -> Result<AzureColumns, String> {
+        let cols: Vec<String> = line
+            .trim()
+            .split(',')
+            .map(|c| c.trim().to_ascii_lowercase())
+            .collect();
+        let find = |name: &str| {
+            cols.iter()
+                .position(|c| c == name)
+                .ok_or_else(|| format!("header {:?} has no {name} column: expected TIMESTAMP,ContextTokens,GeneratedTokens", line.trim()))
+        };
+        Ok(AzureColumns {
+            time: find("timestamp")?,
+            context: find("contexttokens")?,
+            generated: find("generatedtokens")?,
+        })
+    }
+
+    /// One data line; `Ok(None)` for a blank line.
+    pub fn entry(&self, line: &str) -> Result<Option<TraceEntry>, String> {
+        let line = line.trim();
+        if line.is_empty() {
+            return Ok(None);
+        }
+        let cells: Vec<&str> = line.split(',').map(str::trim).collect();
+        let cell = |i: usize, name: &str| {
+            cells.get(i).copied().ok_or_else(|| {
+                format!(
+                    "no {name} (column {}): expected {} columns",
+                    i + 1,
+                    self.width()
+                )
+            })
+        };
+        let tokens = |i: usize, name: &str| -> Result<u32, String> {
+            let c = cell(i, name)?;
+            c.parse::<u32>()
+                .ok()
+                .filter(|n| *n > 0)
+                .ok_or_else(|| format!("{name} is {c:?}: expected a positive whole number"))
+        };
+        let t = cell(self.time, "TIMESTAMP")?;
+        Ok(Some(TraceEntry {
+            at_us: datetime_us(t).ok_or_else(|| {
+                format!("TIMESTAMP is {t:?}: expected YYYY-MM-DD HH:MM:SS[.fraction]")
+            })?,
+            input_tokens: tokens(self.context, "ContextTokens")?,
+            output_tokens: tokens(self.generated, "GeneratedTokens")?,
+        }))
+    }
+
+    fn width(&self) -> usize {
+        1 + self.time.max(self.context).max(self.generated)
+    }
+}
+
+/// `YYYY-MM-DD HH:MM:SS[.fraction]` (or with `T`), as µs since 1970 (UTC, no zone).
+fn datetime_us(s: &str) -> Option<u64> {
+    let s = s.trim().trim_end_matches('Z');
+    let (date, time) = s.split_once([' ', 'T'])?;
+    let mut d = date.split('-');
+    let (y, m, day): (i64, i64, i64) = (
+        d.next()?.parse().ok()?,
+        d.next()?.parse().ok()?,
+        d.next()?.parse().ok()?,
+    );
+    if d.next().is_some() || !(1..=12).contains(&m) || !(1..=31).contains(&day) || y < 1970 {
+        return None;
+    }
+    let (hms, frac) = time.split_once('.').unwrap_or((time, ""));
+    let mut t = hms.split(':');
+    let (h, mi, sec): (u64, u64, u64) = (
+        t.next()?.parse().ok()?,
+        t.next()?.parse().ok()?,
+        t.next()?.parse().ok()?,
+    );
+    if t.next().is_some() || h > 23 || mi > 59 || sec > 60 {
+        return None;
+    }
+    if !frac.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let micros: u64 = format!("{:0<6}", &frac[..frac.len().min(6)]).parse().ok()?;
+    // Days from civil (proleptic Gregorian).
+    let (y2, m2) = if m <= 2 { (y - 1, m + 9) } else { (y, m - 3) };
+    let era = y2.div_euclid(400);
+    let yoe = y2 - era * 400;
+    let doy = (153 * m2 + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some(((days as u64 * 86_400 + h * 3600 + mi * 60 + sec) * 1_000_000) + micros)
+}
+
+fn short(v: &serde_json::Value) -> String {
+    let s = v.to_string();
+    if s.chars().count() > 40 {
+        format!("{}…", s.chars().take(40).collect::<String>())
+    } else {
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jsonl_records_read_prompts_messages_and_caps() {
+        let r = jsonl_record(r#"{"prompt": "hi there", "output_tokens": 12}"#)
+            .unwrap()
+            .unwrap();
+        assert_eq!(r.prompt, Prompt::Text("hi there".into()));
+        assert_eq!(r.output_tokens, Some(12));
+        let r = jsonl_record(r#"{"messages": [{"role": "system", "content": "be brief"}, {"role": "user", "content": "why?"}]}"#)
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            r.prompt,
+            Prompt::Messages(vec![
+                ("system".into(), "be brief".into()),
+                ("user".into(), "why?".into())
+            ])
+        );
+        assert_eq!(r.output_tokens, None);
+        assert_eq!(jsonl_record("   ").unwrap(), None);
+        for (bad, says) in [
+            ("{", "not JSON"),
+            ("[1]", "expected a JSON object"),
+            (r#"{"prompt": 3}"#, "prompt is 3"),
+            (r#"{"prompt": ""}"#, "non-empty"),
+            (r#"{"question": "x"}"#, "no prompt, text or messages"),
+            (r#"{"messages": [{"role": "user"}]}"#, "messages[0]"),
+            (
+                r#"{"prompt": "x", "output_tokens": -1}"#,
+                "output_tokens is -1",
+            ),
+            (
+                r#"{"prompt": "x", "output_tokens": 1.5}"#,
+                "output_tokens is 1.5",
+            ),
+        ] {
+            let e = jsonl_record(bad).unwrap_err();
+            assert!(e.contains(says), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn sharegpt_takes_the_first_human_turn_and_its_reply() {
+        let v = serde_json::json!({"id": "a", "conversations": [
+            {"from": "system", "value": "sys"},
+            {"from": "human", "value": "tell me a story"},
+            {"from": "gpt", "value": "once upon a time there was"}]});
+        let r = sharegpt_record(&v).unwrap().unwrap();
+        assert_eq!(r.prompt, Prompt::Text("tell me a story".into()));
+        assert_eq!(r.output_words, Some(6));
+        let lone = serde_json::json!({"conversations": [{"from": "human", "value": "hi"}]});
+        assert_eq!(sharegpt_record(&lone).unwrap(), None);
+        assert!(sharegpt_record(&serde_json::json!({"x": 1}))
+            .unwrap_err()
+            .contains("conversations"));
+    }
+
+    #[test]
+    fn traces_read_times_and_lengths() {
+        let e = mooncake_entry(r#"{"timestamp": 27482, "input_length": 6955, "output_length": 52, "hash_ids": [1, 2]}"#)
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            e,
+            TraceEntry {
+                at_us: 27_482_000,
+                input_tokens: 6955,
+                output_tokens: 52
+            }
+        );
+        assert!(
+            mooncake_entry(r#"{"timestamp": -1, "input_length": 1, "output_length": 1}"#)
+                .unwrap_err()
+                .contains("timestamp is -1")
+        );
+        assert!(mooncake_entry(r#"{"timestamp": 1, "output_length": 1}"#)
+            .unwrap_err()
+            .contains("input_length"));
+
+        let cols = AzureColumns::from_header("TIMESTAMP,ContextTokens,GeneratedTokens").unwrap();
+        let a = cols
+            .entry("2023-11-16 18:15:46.6805900,374,44")
+            .unwrap()
+            .unwrap();
+        let b = cols.entry("2023-11-16 18:15:50.0,10,5").unwrap().unwrap();
+        assert_eq!((a.input_tokens, a.output_tokens), (374, 44));
+        assert_eq!(b.at_us - a.at_us, 3_319_410);
+        // 2023-11-16 00:00:00 UTC is 1_700_092_800 s after the epoch.
+        assert_eq!(
+            cols.entry("2023-11-16 00:00:00,1,1")
+                .unwrap()
+                .unwrap()
+                .at_us,
+            1_700_092_800_000_000
+        );
+        assert!(cols
+            .entry("2023-13-16 18:15:46,1,1")
+            .unwrap_err()
+            .contains("TIMESTAMP"));
+        assert!(cols
+            .entry("2023-11-16 18:15:46,0,1")
+            .unwrap_err()
+            .contains("ContextTokens is \"0\""));
+        assert!(cols
+            .entry("2023-11-16 18:15:46,4")
+            .unwrap_err()
+            .contains("column 3"));
+        assert!(AzureColumns::from_header("time,in,out")
+            .unwrap_err()
+            .contains("no timestamp column"));
+
+        let t = Trace {
+            file: "dir/t.jsonl".into(),
+            format: TraceFormat::Mooncake,
+            time_scale: Some(0.5),
+            sha256: Some("ab".repeat(32)),
+        };
+        assert_eq!(t.problem(), None);
+        assert_eq!(t.offsets_us(&[a, b]), vec![0, 1_659_705]);
+        assert_eq!(
+            t.label(),
+            "Mooncake trace t.jsonl (sha256 abababababab…), time ×0.5"
+        );
+        let bad = Trace {
+            time_scale: Some(0.0),
+            ..t.clone()
+        };
+        assert!(bad.problem().unwrap().contains("time_scale 0"));
+        let bad = Trace {
+            sha256: Some("xyz".into()),
+            ..t
+        };
+        assert!(bad.problem().unwrap().contains("64 hexadecimal"));
+    }
+}

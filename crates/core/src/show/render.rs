@@ -1,0 +1,202 @@
+//! Printers of the report view-model ([`crate::show::view`]): Markdown for review threads (the page's
+//! "Copy summary" uses the same function) and aligned plain text for terminals. They only lay
+//! out lines and cells; every word and number comes from the view.
+
+use crate::analyse::report::Analysis;
+use crate::show::view::{report_view, ProfileView, ReportView, TableView};
+
+/// Which printer.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Style {
+    Text,
+    Markdown,
+}
+
+fn cell_text(t: &TableView, row: usize, col: usize) -> &str {
+    t.rows[row].cells.get(col).map_or("", |c| c.text.as_str())
+}
+
+/// Text from the view made literal in Markdown: no raw HTML reaches a review page (`<`, `>`
+/// and `&` become entities) and no character is read as emphasis, code, a link or a table
+/// border.
+pub fn md_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 8);
+    for ch in s.chars() {
+        match ch {
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '&' => out.push_str("&amp;"),
+            '\\' | '`' | '*' | '_' | '[' | ']' | '|' | '#' | '~' => {
+                out.push('\\');
+                out.push(ch);
+            }
+            _ => out.push(ch),
+        }
+    }
+    out
+}
+
+fn table_markdown(t: &TableView) -> String {
+    let esc = md_escape;
+    let head: Vec<String> = t.columns.iter().map(|c| esc(&c.title)).collect();
+    let mut out = format!("| {} |\n", head.join(" | "));
+    out += &format!("|{}\n", "---|".repeat(t.columns.len()));
+    for r in 0..t.rows.len() {
+        let cells: Vec<String> = (0..t.columns.len())
+            .map(|c| esc(cell_text(t, r, c)))
+            .collect();
+        out += &format!("| {} |\n", cells.join(" | "));
+    }
+    out
+}
+
+fn table_text(t: &TableView) -> String {
+    let width = |s: &str| s.chars().count();
+    let mut w: Vec<usize> = t.columns.iter().map(|c| width(&c.title)).collect();
+    for r in 0..t.rows.len() {
+        for (c, wc) in w.iter_mut().enumerate() {
+            *wc = (*wc).max(width(cell_text(t, r, c)));
+        }
+    }
+    let line = |cells: Vec<&str>| {
+        let mut s = String::from(" ");
+        for (i, c) in cells.iter().enumerate() {
+            s += c;
+            s += &" ".repeat(w[i] - width(c) + 2);
+        }
+        s.trim_end().to_string() + "\n"
+    };
+    let mut out = line(t.columns.iter().map(|c| c.title.as_str()).collect());
+    let rule: Vec<String> = w.iter().map(|n| "-".repeat(*n)).collect();
+    out += &format!(" {}\n", rule.join("  "));
+    for r in 0..t.rows.len() {
+        out += &line((0..t.columns.len()).map(|c| cell_text(t, r, c)).collect());
+    }
+    out
+}
+
+fn table(t: &TableView, style: Style) -> String {
+    match style {
+        Style::Text => table_text(t),
+        Style::Markdown => table_markdown(t),
+    }
+}
+
+/// Lines that must stay separate when Markdown is rendered: a hard line break in Markdown, a
+/// plain newline in text.
+fn lines(items: &[String], style: Style) -> String {
+    match style {
+        Style::Text => items.iter().map(|l| format!("{l}\n")).collect(),
+        Style::Markdown => items
+            .iter()
+            .map(|l| format!("{}  \n", md_escape(l)))
+            .collect(),
+    }
+}
+
+fn lineage(v: &ReportView, style: Style) -> String {
+    let mut items = vec![v.lineage.status_line.clone()];
+    items.extend(v.lineage.issues.iter().map(|i| format!("  ✗ {i}")));
+    items.extend(v.lineage.warnings.iter().map(|w| format!("  ! {w}")));
+    items.extend(v.lineage.notes.iter().map(|n| format!("  note: {n}")));
+    lines(&items, style)
+}
+
+/// The answer first: one line per profile, with what weakens it indented below.
+fn headlines(v: &ReportView, style: Style) -> String {
+    let mut items: Vec<String> = v.caveats.iter().map(|c| format!("! {c}")).collect();
+    for p in &v.profiles {
+        items.push(p.headline.clone());
+        items.extend(p.caveats.iter().map(|c| format!("  ! {c}")));
+    }
+    lines(&items, style)
+}
+
+fn profile(p: &ProfileView, style: Style) -> String {
+    let mut out = match style {
+        Style::Markdown => format!("\n### {} — {}\n\n", md_escape(&p.profile), p.decision_label),
+        Style::Text => format!("\n== {} — {} ==\n", p.profile, p.decision_label),
+    };
+    let mut head = vec![p.workload_line.clone(), p.slo_line.clone()];
+    head.extend(
+        p.contract_issues
+            .iter()
+            .map(|i| format!("  ✗ profile: {i}")),
+    );
+    head.push(p.verdict_line.clone());
+    head.extend(p.binding_line.iter().cloned());
+    head.extend(p.margins_line.iter().cloned());
+    out += &lines(&head, style);
+    if !p.candidates.rows.is_empty() {
+        out += "\n";
+        out += &table(&p.candidates, style);
+    }
+    let mut after: Vec<String> = Vec::new();
+    after.extend(p.confidence_line.iter().map(|c| format!("Confidence: {c}")));
+    after.extend(p.warnings.iter().map(|w| format!("  ! {w}")));
+    after.extend(p.excluded.iter().map(|e| format!("  – {e}")));
+    after.extend(p.notes.iter().map(|n| format!("  note: {n}")));
+    if !after.is_empty() {
+        out += "\n";
+        out += &lines(&after, style);
+    }
+    if let (Some(title), Some(t)) = (&p.capacity_title, &p.capacity) {
+        out += &titled_table(title, t, style);
+        out += "\n";
+        out += &lines(&p.capacity_lines, style);
+    }
+    if let (Some(title), Some(t)) = (&p.baseline_title, &p.baseline) {
+        out += &titled_table(title, t, style);
+    }
+    out
+}
+
+/// A titled table after a blank line (Markdown needs a blank line before the table, too).
+fn titled_table(title: &str, t: &TableView, style: Style) -> String {
+    let title = match style {
+        Style::Text => title.to_string(),
+        Style::Markdown => md_escape(title),
+    };
+    let gap = if style == Style::Markdown { "\n" } else { "" };
+    format!("\n{title}:\n{gap}{}", table(t, style))
+}
+
+fn notes(v: &ReportView, style: Style) -> String {
+    let items: Vec<String> = v.notes.iter().map(|n| format!("note: {n}")).collect();
+    if items.is_empty() {
+        return String::new();
+    }
+    format!("\n{}", lines(&items, style))
+}
+
+/// Markdown for a review thread: lineage, the verdict table, then per profile the candidates.
+pub fn markdown(a: &Analysis) -> String {
+    let v = report_view(a);
+    let mut out = String::from("## sloscope verdict\n\n");
+    out += &headlines(&v, Style::Markdown);
+    out += "\n";
+    out += &lineage(&v, Style::Markdown);
+    out += "\n";
+    out += &table(&v.verdicts, Style::Markdown);
+    for p in &v.profiles {
+        out += &profile(p, Style::Markdown);
+    }
+    out += &notes(&v, Style::Markdown);
+    out += &format!("\n<sub>{}</sub>\n", v.footer);
+    out
+}
+
+/// Plain text for a terminal.
+pub fn text(a: &Analysis) -> String {
+    let v = report_view(a);
+    let mut out = headlines(&v, Style::Text);
+    out += "\n";
+    out += &lineage(&v, Style::Text);
+    out += "\n";
+    out += &table(&v.verdicts, Style::Text);
+    for p in &v.profiles {
+        out += &profile(p, Style::Text);
+    }
+    out += &notes(&v, Style::Text);
+    out
+}

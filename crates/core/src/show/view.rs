@@ -1,0 +1,579 @@
+//! The report view-model: what a reader sees of an [`Analysis`], as lines, tables and cells
+//! with their wording and numbers already decided. The text and Markdown printers
+//! ([`crate::show::render`]) and the page's components only lay these out, so the terminal, the
+//! review thread and the browser cannot disagree on a word or a digit.
+
+mod capacity;
+mod headline;
+mod types;
+
+pub use types::*;
+
+use crate::analyse::baseline::BaselineRow;
+use crate::analyse::report::{Analysis, CandidateReport, ProfileReport, SummarySource};
+use crate::base::fmt::{format_number, optional, with_unit, MISSING};
+use crate::base::metric::{Direction, Metric};
+use crate::schema::WorkloadSpec;
+
+/// Longest text a view echoes from a file (names, ids, notes); longer is cut, with the
+/// number of characters left out said.
+pub const MAX_ECHO_CHARS: usize = 300;
+
+/// A string from a file made inert for every printer: control, escape and bidirectional
+/// formatting characters shown as visible `\u{…}` escapes (they cannot move the cursor,
+/// colour a terminal or reorder a line), and cut to [`MAX_ECHO_CHARS`].
+pub fn inert(s: &str) -> String {
+    let mut out = String::with_capacity(s.len().min(MAX_ECHO_CHARS * 2));
+    for (n, ch) in s.chars().enumerate() {
+        if n == MAX_ECHO_CHARS {
+            let rest = s.chars().count() - n;
+            out.push_str(&format!("… ({rest} more characters)"));
+            break;
+        }
+        if inert_char(ch) {
+            out.push_str(&format!("\\u{{{:04x}}}", ch as u32));
+        } else {
+            out.push(ch);
+        }
+    }
+    out
+}
+
+fn inert_all(v: &mut ReportView) {
+    let fix = |s: &mut String| {
+        if s.chars().count() > MAX_ECHO_CHARS || s.chars().any(inert_char) {
+            *s = inert(s);
+        }
+    };
+    let table = |t: &mut TableView| {
+        t.columns.iter_mut().for_each(|c| fix(&mut c.title));
+        for r in &mut t.rows {
+            fix(&mut r.key);
+            r.cells.iter_mut().for_each(|c| fix(&mut c.text));
+        }
+    };
+    fix(&mut v.lineage.status_line);
+    v.lineage.issues.iter_mut().for_each(fix);
+    v.lineage.warnings.iter_mut().for_each(fix);
+    v.lineage.notes.iter_mut().for_each(fix);
+    table(&mut v.verdicts);
+    v.notes.iter_mut().for_each(fix);
+    v.caveats.iter_mut().for_each(fix);
+    for p in &mut v.profiles {
+        for s in [
+            &mut p.profile,
+            &mut p.recommended,
+            &mut p.recommended_setting,
+            &mut p.workload_line,
+            &mut p.slo_line,
+            &mut p.headline,
+            &mut p.verdict_line,
+            &mut p.reason,
+        ] {
+            fix(s);
+        }
+        for s in [
+            &mut p.binding_line,
+            &mut p.confidence_line,
+            &mut p.margins_line,
+            &mut p.baseline_title,
+            &mut p.capacity_title,
+        ]
+        .into_iter()
+        .flatten()
+        {
+            fix(s);
+        }
+        p.contract_issues.iter_mut().for_each(fix);
+        p.caveats.iter_mut().for_each(fix);
+        p.warnings.iter_mut().for_each(fix);
+        p.notes.iter_mut().for_each(fix);
+        p.excluded.iter_mut().for_each(fix);
+        table(&mut p.candidates);
+        if let Some(t) = &mut p.baseline {
+            table(t);
+        }
+        if let Some(t) = &mut p.capacity {
+            table(t);
+        }
+        p.capacity_lines.iter_mut().for_each(fix);
+    }
+}
+
+fn inert_char(ch: char) -> bool {
+    ch.is_control()
+        || matches!(ch, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2069}' | '\u{061C}' | '\u{FEFF}')
+}
+
+/// Builds the view of an analysis; every string taken from a file is made [`inert`].
+pub fn report_view(a: &Analysis) -> ReportView {
+    let mut v = raw_view(a);
+    inert_all(&mut v);
+    v
+}
+
+fn raw_view(a: &Analysis) -> ReportView {
+    ReportView {
+        lineage: lineage_view(a),
+        verdicts: verdict_table(a),
+        profiles: a.profiles.iter().map(profile_view).collect(),
+        caveats: headline::report_caveats(a),
+        notes: a.notes.clone(),
+        footer: format!(
+            "recomputed from raw per-request data by sloscope {}",
+            a.sloscope_version
+        ),
+    }
+}
+
+fn lineage_view(a: &Analysis) -> LineageView {
+    let l = &a.lineage;
+    let field = |name: &str| {
+        l.fields
+            .iter()
+            .find(|f| f.field == name)
+            .and_then(|f| f.deployment.clone())
+            .unwrap_or_else(|| MISSING.into())
+    };
+    let status_line = if l.ready {
+        format!(
+            "Lineage: ready — artifact {} on backend version {}",
+            field("artifact_id"),
+            field("backend_version")
+        )
+    } else {
+        "Lineage: BROKEN — the comparison stops here".to_string()
+    };
+    LineageView {
+        ready: l.ready,
+        status_line,
+        issues: l.issues.iter().map(|p| p.message.clone()).collect(),
+        warnings: l.warnings.iter().map(|p| p.message.clone()).collect(),
+        notes: l.notes.clone(),
+    }
+}
+
+fn column(title: &str, decisive: bool, numeric: bool) -> Column {
+    Column {
+        title: title.to_string(),
+        decisive,
+        numeric,
+    }
+}
+
+fn verdict_table(a: &Analysis) -> TableView {
+    let columns = vec![
+        column("profile", true, false),
+        column("decision", true, false),
+        column("recommended", true, false),
+        column("primary metric", true, false),
+        column("value", true, true),
+        column("reason", false, false),
+    ];
+    let rows = a
+        .profiles
+        .iter()
+        .map(|p| {
+            let chosen = p.candidates.iter().find(|c| c.chosen);
+            let pm = p.primary_metric.as_deref().and_then(Metric::parse);
+            let value = chosen.and_then(|c| c.primary_value);
+            Row {
+                key: p.profile.clone(),
+                highlighted: false,
+                cells: vec![
+                    Cell::text(&p.profile),
+                    Cell::text(decision_label(p)),
+                    Cell::text(p.recommended_name.as_deref().unwrap_or(MISSING)),
+                    Cell::text(p.primary_metric.as_deref().unwrap_or(MISSING)),
+                    Cell {
+                        text: with_unit(value, pm.map_or("", Metric::unit)),
+                        metric: pm.map(Metric::name),
+                        value,
+                        mark: Mark::None,
+                    },
+                    Cell::text(&p.reason),
+                ],
+            }
+        })
+        .collect();
+    TableView { columns, rows }
+}
+
+/// Metric columns of the candidate table, in order.
+pub const CANDIDATE_METRICS: [Metric; 10] = [
+    Metric::TTFT_P50,
+    Metric::TTFT_P95,
+    Metric::TPOT_P95,
+    Metric::ITL_P95,
+    Metric::E2E_P95,
+    Metric::QUEUE_WAIT_P95,
+    Metric::THROUGHPUT,
+    Metric::GOODPUT_RATIO,
+    Metric::FAILURE_RATE,
+    Metric::PEAK_MEMORY,
+];
+
+fn candidate_table(p: &ProfileReport) -> TableView {
+    let in_slo = |m: Metric| p.slo.iter().any(|s| s.metric == m.name());
+    let primary = p.primary_metric.as_deref().and_then(Metric::parse);
+    // With no SLO and no primary metric (summaries only), the usual four are the decisive ones.
+    let undefined = p.slo.is_empty() && primary.is_none();
+    let usual = |m: Metric| {
+        undefined
+            && ["ttft_p95_ms", "tpot_p95_ms", "e2e_p95_ms", "throughput_tps"]
+                .contains(&m.name().as_str())
+    };
+    let mut columns = vec![
+        column("candidate", true, false),
+        column(p.knob.as_deref().unwrap_or("knob"), true, false),
+    ];
+    columns.extend(
+        CANDIDATE_METRICS
+            .iter()
+            .map(|&m| column(&m.name(), in_slo(m) || primary == Some(m) || usual(m), true)),
+    );
+    columns.push(column("requests ok/sent", true, true));
+    columns.push(column("evidence", true, false));
+    columns.push(column("SLO", true, false));
+    let rows = p
+        .candidates
+        .iter()
+        .map(|c| candidate_row(c, undefined))
+        .collect();
+    TableView { columns, rows }
+}
+
+fn candidate_row(c: &CandidateReport, no_slo: bool) -> Row {
+    let mut cells = vec![
+        Cell::text(if c.chosen {
+            format!("{} ★", c.name)
+        } else {
+            c.name.clone()
+        }),
+        Cell::text(
+            c.value
+                .as_ref()
+                .map(|v| v.to_string())
+                .unwrap_or_else(|| MISSING.into()),
+        ),
+    ];
+    for m in CANDIDATE_METRICS {
+        let name = m.name();
+        let mark = match c.slo_checks.iter().find(|k| k.metric == name) {
+            None => Mark::None,
+            Some(k) if k.pass => Mark::Pass,
+            Some(_) => Mark::Fail,
+        };
+        cells.push(Cell::number(m, c.metric(m), mark));
+    }
+    cells.push(Cell::text(match &c.summary {
+        Some(s) => format!("{}/{}", s.requests_ok, s.requests_sent),
+        None => "reported".into(),
+    }));
+    let evidence = match c.source {
+        SummarySource::Recomputed => c.evidence_level.as_str().to_string(),
+        SummarySource::Reported => format!("{} (as reported)", c.evidence_level.as_str()),
+    };
+    cells.push(Cell::text(evidence));
+    cells.push(if no_slo {
+        Cell::text(MISSING)
+    } else {
+        Cell {
+            mark: if c.meets_slo { Mark::Pass } else { Mark::Fail },
+            ..Cell::text(if c.meets_slo { "pass" } else { "fail" })
+        }
+    });
+    Row {
+        key: c.name.clone(),
+        highlighted: c.chosen,
+        cells,
+    }
+}
+
+/// `workload ID: concurrency …, prompt … tokens, …`.
+pub fn workload_line(w: Option<&WorkloadSpec>) -> String {
+    let Some(w) = w else {
+        return "no workload".into();
+    };
+    let n = |v: Option<i64>| v.map(|v| v.to_string()).unwrap_or_else(|| "?".into());
+    // A length distribution is named in place of the fixed length it replaces.
+    let prompt = w
+        .prompt_length
+        .as_ref()
+        .map_or_else(|| n(w.prompt_tokens), |d| d.label());
+    let output = w
+        .output_length
+        .as_ref()
+        .map_or_else(|| n(w.max_output_tokens), |d| d.label());
+    let arrival = w.arrival.unwrap_or(crate::base::traffic::Arrival::Poisson);
+    // What is replayed from files, and shared prefixes, after the counts.
+    let mut replayed = String::new();
+    if let Some(t) = &w.trace {
+        replayed.push_str(&format!(
+            ", replaying the {} (at most {} in flight)",
+            t.label(),
+            n(w.concurrency)
+        ));
+    }
+    if let Some(d) = &w.dataset {
+        replayed.push_str(&format!(", prompts from the {}", d.label()));
+    }
+    if let Some(p) = &w.shared_prefix {
+        replayed.push_str(&format!(", {}", p.label()));
+    }
+    if w.trace.is_some() {
+        return format!(
+            "workload {}: {} repeats × {} requests{}",
+            w.id.as_deref().unwrap_or(MISSING),
+            n(w.repeats),
+            n(w.requests_per_repeat),
+            replayed
+        );
+    }
+    format!(
+        "workload {}: concurrency {}, prompt {} tokens, max output {} tokens, {} repeats × {} requests{}{replayed}",
+        w.id.as_deref().unwrap_or(MISSING),
+        n(w.concurrency),
+        prompt,
+        output,
+        n(w.repeats),
+        n(w.requests_per_repeat),
+        w.request_rate_rps
+            .map(|r| match arrival {
+                crate::base::traffic::Arrival::Poisson => format!(", Poisson {} req/s", format_number(r)),
+                crate::base::traffic::Arrival::Gamma { burstiness } => format!(
+                    ", {} req/s in gamma bursts (burstiness {})",
+                    format_number(r),
+                    format_number(burstiness)
+                ),
+            })
+            .unwrap_or_default()
+    )
+}
+
+fn slo_line(p: &ProfileReport) -> String {
+    let limits: Vec<String> = p
+        .slo
+        .iter()
+        .map(|s| {
+            let op = match s.direction {
+                Direction::LowerIsBetter => "≤",
+                Direction::HigherIsBetter => "≥",
+            };
+            let unit = Metric::parse(&s.metric).map_or("", Metric::unit);
+            if s.limit == 0.0 && s.direction == Direction::LowerIsBetter {
+                // `failure_rate ≤ 0` says it less plainly.
+                format!("{} = 0 (none allowed)", s.metric)
+            } else {
+                format!("{} {op} {}", s.metric, with_unit(Some(s.limit), unit))
+            }
+        })
+        .collect();
+    let limits = if limits.is_empty() {
+        "none".to_string()
+    } else {
+        limits.join(", ")
+    };
+    format!(
+        "SLO: {limits}; primary metric {}",
+        p.primary_metric.as_deref().unwrap_or(MISSING)
+    )
+}
+
+/// `ACCEPT`, `TUNE`, `REJECT`, or `NO VERDICT` for summaries only.
+pub(crate) fn decision_label(p: &ProfileReport) -> String {
+    if p.summaries_only {
+        "NO VERDICT".into()
+    } else {
+        p.decision.as_str().to_uppercase()
+    }
+}
+
+fn profile_view(p: &ProfileReport) -> ProfileView {
+    let chosen = p.candidates.iter().find(|c| c.chosen);
+    let decision_label = decision_label(p);
+    let recommended = p.recommended_name.clone().unwrap_or_else(|| "none".into());
+    let verdict_line = format!(
+        "Verdict: {decision_label} {}— {}",
+        p.recommended_name
+            .as_ref()
+            .map(|n| format!("{n} "))
+            .unwrap_or_default(),
+        p.reason
+    );
+    let (baseline_title, baseline) = match &p.baseline {
+        Some(b) => (
+            Some(format!(
+                "Quantized {} vs float baseline {}",
+                b.compared_with
+                    .as_deref()
+                    .unwrap_or("(no candidate chosen)"),
+                b.artifact_id
+            )),
+            Some(baseline_table(&b.rows)),
+        ),
+        None => (None, None),
+    };
+    ProfileView {
+        profile: p.profile.clone(),
+        decision: p.decision,
+        decision_label,
+        recommended,
+        recommended_setting: chosen.map(setting).unwrap_or_default(),
+        workload_line: workload_line(p.workload.as_ref()),
+        slo_line: slo_line(p),
+        headline: headline::headline(p),
+        caveats: headline::caveats(p),
+        verdict_line,
+        reason: p.reason.clone(),
+        binding_line: binding_line(p),
+        confidence_line: p.confidence.as_ref().map(|c| c.statement.clone()),
+        margins_line: chosen.map(margins_line),
+        contract_issues: p
+            .contract_issues
+            .iter()
+            .map(|i| i.message.clone())
+            .collect(),
+        candidates: candidate_table(p),
+        warnings: candidate_warnings(p),
+        notes: run_notes(p),
+        excluded: p
+            .excluded
+            .iter()
+            .map(|e| format!("not compared: {} ({}): {}", e.candidate, e.file, e.reason))
+            .collect(),
+        baseline_title,
+        baseline,
+        capacity_title: p.capacity.as_ref().map(capacity::title),
+        capacity: p.capacity.as_ref().map(capacity::table),
+        capacity_lines: p.capacity.as_ref().map(capacity::lines).unwrap_or_default(),
+    }
+}
+
+fn setting(c: &CandidateReport) -> String {
+    format!(
+        "({} = {})",
+        c.knob.as_deref().unwrap_or("knob"),
+        c.value
+            .as_ref()
+            .map(|v| v.to_string())
+            .unwrap_or_else(|| MISSING.into())
+    )
+}
+
+fn binding_line(p: &ProfileReport) -> Option<String> {
+    let b = p.binding_slo.as_ref()?;
+    Some(format!(
+        "Binding SLO: {} limit {} — {} has {}{}",
+        b.metric,
+        format_number(b.limit),
+        b.candidate,
+        b.value
+            .map(format_number)
+            .unwrap_or_else(|| "no measurement".into()),
+        b.missed_by
+            .map(|m| format!(", missed by {}", format_number(m)))
+            .unwrap_or_default()
+    ))
+}
+
+fn margins_line(c: &CandidateReport) -> String {
+    let parts: Vec<String> = c
+        .slo_checks
+        .iter()
+        .map(|k| format!("{} {}", k.metric, optional(k.margin)))
+        .collect();
+    format!("Margins to the SLO limits: {}", parts.join(" · "))
+}
+
+/// `candidates: note`, one line per distinct note (the same note of several candidates once,
+/// with their names), in candidate order.
+fn run_notes(p: &ProfileReport) -> Vec<String> {
+    let mut notes: Vec<(&str, Vec<&str>)> = Vec::new();
+    for c in &p.candidates {
+        for n in &c.notes {
+            match notes.iter_mut().find(|(m, _)| m == n) {
+                Some((_, names)) => names.push(&c.name),
+                None => notes.push((n, vec![&c.name])),
+            }
+        }
+    }
+    notes
+        .into_iter()
+        .map(|(n, names)| format!("{}: {n}", names.join(", ")))
+        .collect()
+}
+
+fn candidate_warnings(p: &ProfileReport) -> Vec<String> {
+    let mut out: Vec<String> = p.flags.iter().map(|f| f.message.clone()).collect();
+    for c in &p.candidates {
+        for d in &c.disagreements {
+            out.push(format!(
+                "{}: reported {} = {} but the raw requests give {}",
+                c.name,
+                d.metric,
+                format_number(d.reported),
+                format_number(d.recomputed)
+            ));
+        }
+        if c.source == SummarySource::Reported {
+            out.push(format!(
+                "{}: numbers as reported by {} (no raw requests to recompute from)",
+                c.name, c.file
+            ));
+        }
+    }
+    out
+}
+
+fn baseline_table(rows: &[BaselineRow]) -> TableView {
+    let columns = vec![
+        column("metric", true, false),
+        column("quantized", true, true),
+        column("float", true, true),
+        column("difference", true, true),
+        column("ratio", true, true),
+        column("95% interval of difference", false, false),
+    ];
+    let rows = rows
+        .iter()
+        .map(|r| {
+            let m = Metric::parse(&r.metric);
+            let num = |v: Option<f64>| match m {
+                Some(m) => Cell::number(m, v, Mark::None),
+                None => Cell::text(optional(v)),
+            };
+            Row {
+                key: r.metric.clone(),
+                highlighted: false,
+                cells: vec![
+                    Cell::text(&r.metric),
+                    num(r.quantized),
+                    num(r.baseline),
+                    num(r.difference),
+                    Cell::text(
+                        r.ratio
+                            .map(|x| format!("{x:.2}×"))
+                            .unwrap_or_else(|| MISSING.into()),
+                    ),
+                    Cell::text(
+                        r.difference_interval
+                            .map(|i| {
+                                format!("[{}, {}]", format_number(i.low), format_number(i.high))
+                            })
+                            .unwrap_or_else(|| MISSING.into()),
+                    ),
+                ],
+            }
+        })
+        .collect();
+    TableView { columns, rows }
+}
+
+impl AnalysisOutput {
+    /// The analysis with its view.
+    pub fn new(analysis: Analysis) -> AnalysisOutput {
+        let view = report_view(&analysis);
+        AnalysisOutput { analysis, view }
+    }
+}

@@ -1,0 +1,201 @@
+//! The answer first: one headline per profile (decision, configuration, primary metric with
+//! its interval, the binding or tightest SLO) and the caveats that weaken it.
+
+use crate::analyse::report::{Analysis, CandidateReport, ProfileReport};
+use crate::base::fmt::{format_number, optional, with_unit};
+use crate::base::metric::Metric;
+
+use super::setting;
+
+/// `ttft_p95_ms 457.83 ms (95% 430.1–480.2)`: a candidate's primary metric with its interval.
+fn primary_with_interval(p: &ProfileReport, c: &CandidateReport) -> Option<String> {
+    let name = p.primary_metric.as_deref()?;
+    let unit = Metric::parse(name).map_or("", Metric::unit);
+    let value = with_unit(c.primary_value, unit);
+    Some(match &c.primary_interval {
+        Some(i) => format!(
+            "{name} {value} (95% {}–{})",
+            format_number(i.low),
+            format_number(i.high)
+        ),
+        None => format!("{name} {value}"),
+    })
+}
+
+/// The SLO check closest to its limit, relative to the limit.
+fn tightest(c: &CandidateReport) -> Option<&crate::analyse::verdict::SloCheck> {
+    // Relative to the limit; a limit of 0 (no failures allowed) has no relative margin and
+    // is ranked after every other limit.
+    let rel = |k: &crate::analyse::verdict::SloCheck| {
+        k.margin.map(|m| {
+            if k.limit != 0.0 {
+                m / k.limit.abs()
+            } else {
+                f64::MAX
+            }
+        })
+    };
+    c.slo_checks
+        .iter()
+        .filter(|k| rel(k).is_some())
+        .min_by(|a, b| {
+            rel(a)
+                .partial_cmp(&rel(b))
+                .unwrap_or(std::cmp::Ordering::Equal)
+        })
+}
+
+fn percent(r: f64) -> String {
+    format!("{}%", format_number(100.0 * r))
+}
+
+pub(super) fn headline(p: &ProfileReport) -> String {
+    if let Some(h) = capacity_headline(p) {
+        return h;
+    }
+    let label = super::decision_label(p);
+    let chosen = p.candidates.iter().find(|c| c.chosen);
+    let mut parts = vec![format!("{}: {label}", p.profile)];
+    if let Some(c) = chosen {
+        parts.push(format!("{} {}", c.name, setting(c)));
+        parts.extend(primary_with_interval(p, c));
+        if let Some(k) = tightest(c) {
+            let unit = Metric::parse(&k.metric).map_or("", Metric::unit);
+            let rel = k
+                .margin
+                .filter(|_| k.limit != 0.0)
+                .map(|m| format!(", {} of the limit", percent(m / k.limit.abs())))
+                .unwrap_or_default();
+            parts.push(format!(
+                "tightest SLO {} {} against {}: margin {}{rel}",
+                k.metric,
+                with_unit(k.value, unit),
+                with_unit(Some(k.limit), unit),
+                optional(k.margin),
+            ));
+        }
+    } else if let Some(b) = &p.binding_slo {
+        let closest = p.candidates.iter().find(|c| c.name == b.candidate);
+        parts.push(format!("none meets every SLO; closest {}", b.candidate));
+        parts.extend(closest.and_then(|c| primary_with_interval(p, c)));
+        let unit = Metric::parse(&b.metric).map_or("", Metric::unit);
+        parts.push(format!(
+            "binding SLO {} {} against {}{}",
+            b.metric,
+            with_unit(b.value, unit),
+            with_unit(Some(b.limit), unit),
+            b.missed_by_ratio
+                .map(|r| format!(": missed by {}", percent(r)))
+                .unwrap_or_default()
+        ));
+    } else {
+        parts.push(p.reason.clone());
+    }
+    parts.join(" · ")
+}
+
+/// What weakens every verdict: the lineage's warnings, said once.
+pub(super) fn report_caveats(a: &Analysis) -> Vec<String> {
+    use crate::base::problem::ProblemCode;
+    let mut out = Vec::new();
+    let unchecked: Vec<&str> = a
+        .lineage
+        .warnings
+        .iter()
+        .filter(|w| w.code == ProblemCode::NotRecorded)
+        .map(|w| w.field.as_str())
+        .collect();
+    if !unchecked.is_empty() {
+        out.push(format!(
+            "lineage: not recorded, so not checked: {}",
+            unchecked.join(", ")
+        ));
+    }
+    out.extend(
+        a.lineage
+            .warnings
+            .iter()
+            .filter(|w| w.code != ProblemCode::NotRecorded)
+            .map(|w| format!("lineage: {}", w.message)),
+    );
+    out
+}
+
+/// What weakens one profile's verdict, one line each.
+pub(super) fn caveats(p: &ProfileReport) -> Vec<String> {
+    use crate::analyse::report::Code;
+    let mut out = Vec::new();
+    let simulated: Vec<&str> = p
+        .candidates
+        .iter()
+        .filter(|c| c.evidence_level == crate::schema::EvidenceLevel::CpuProfileSimulation)
+        .map(|c| c.name.as_str())
+        .collect();
+    if !simulated.is_empty() {
+        out.push(format!(
+            "simulation evidence (never accepted): {}",
+            simulated.join(", ")
+        ));
+    }
+    for f in &p.flags {
+        if matches!(
+            f.code,
+            Code::Invariant(_)
+                | Code::LaterRepeatsFaster
+                | Code::PooledRuns
+                | Code::EquivalentCheaper
+        ) {
+            out.push(f.message.clone());
+        }
+    }
+    if !p.excluded.is_empty() {
+        let names: Vec<&str> = p.excluded.iter().map(|e| e.candidate.as_str()).collect();
+        out.push(format!(
+            "{} run(s) not compared ({}): see below",
+            p.excluded.len(),
+            names.join(", ")
+        ));
+    }
+    out
+}
+
+/// For a profile ranked by capacity: decision, configuration, its capacity and what broke the
+/// SLO at the first failing load.
+fn capacity_headline(p: &ProfileReport) -> Option<String> {
+    let cap = p
+        .capacity
+        .as_ref()
+        .filter(|c| c.rank_by != crate::analyse::capacity::RankBy::FixedLoad)?;
+    let label = super::decision_label(p);
+    let mut parts = vec![format!("{}: {label}", p.profile)];
+    match cap
+        .best
+        .as_ref()
+        .and_then(|b| cap.candidates.iter().find(|c| &c.name == b))
+    {
+        Some(c) => {
+            if let (crate::analyse::capacity::RankBy::Goodput, Some(g), Some(l)) =
+                (cap.rank_by, c.goodput_tps, c.goodput_load)
+            {
+                parts.push(format!(
+                    "{} delivers {} tok/s within every SLO at {}",
+                    c.name,
+                    format_number(g),
+                    crate::analyse::capacity::load_text(cap.over, l)
+                ));
+            }
+            parts.push(format!("{} sustains {} under every SLO", c.name, c.text));
+            if let Some(b) = &c.binding_at_fail {
+                parts.push(format!("at the first failing load {b}"));
+            }
+            if let Some(n) = cap.nominal_load {
+                parts.push(format!(
+                    "workload load {}",
+                    crate::analyse::capacity::load_text(cap.over, n)
+                ));
+            }
+        }
+        None => parts.push(cap.statement.clone()),
+    }
+    Some(parts.join(" · "))
+}

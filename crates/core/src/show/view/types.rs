@@ -1,0 +1,211 @@
+//! The view-model's types: lines, tables and cells with their wording decided (built in
+//! [`super`], laid out by the printers and the page).
+
+use serde::{Deserialize, Serialize};
+
+use crate::analyse::report::Analysis;
+use crate::base::fmt::optional;
+use crate::base::metric::Metric;
+use crate::schema::Decision;
+
+/// Whether a cell passed an SLO.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum Mark {
+    /// Not checked against an SLO.
+    None,
+    /// Meets its SLO.
+    Pass,
+    /// Misses its SLO (or is not measured).
+    Fail,
+}
+
+impl Mark {
+    /// The suffix shown after the value.
+    pub fn suffix(self) -> &'static str {
+        match self {
+            Mark::None => "",
+            Mark::Pass => " ✓",
+            Mark::Fail => " ✗",
+        }
+    }
+}
+
+/// One cell: its text as shown (the mark appended), the number behind it and its SLO mark.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Cell {
+    /// Shown text, mark included.
+    pub text: String,
+    /// The metric this cell shows, when it shows one.
+    pub metric: Option<String>,
+    /// The number, unrounded (`null` when missing or not a number).
+    pub value: Option<f64>,
+    /// SLO mark.
+    pub mark: Mark,
+}
+
+impl Cell {
+    pub(crate) fn text(t: impl Into<String>) -> Cell {
+        Cell {
+            text: t.into(),
+            metric: None,
+            value: None,
+            mark: Mark::None,
+        }
+    }
+
+    pub(crate) fn number(m: Metric, v: Option<f64>, mark: Mark) -> Cell {
+        Cell {
+            text: format!("{}{}", optional(v), mark.suffix()),
+            metric: Some(m.name()),
+            value: v,
+            mark,
+        }
+    }
+}
+
+/// A column heading.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Column {
+    /// Heading text.
+    pub title: String,
+    /// True for the columns that decide the verdict (always shown on narrow screens).
+    pub decisive: bool,
+    /// True for numeric columns (right-aligned).
+    pub numeric: bool,
+}
+
+/// One table row; `key` names what the row is about (a candidate, a metric, a profile).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Row {
+    /// Candidate, metric or profile name.
+    pub key: String,
+    /// The recommended candidate's row.
+    pub highlighted: bool,
+    /// Cells, one per column.
+    pub cells: Vec<Cell>,
+}
+
+/// A table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct TableView {
+    /// Headings.
+    pub columns: Vec<Column>,
+    /// Rows.
+    pub rows: Vec<Row>,
+}
+
+/// What a reader sees of one profile.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct ProfileView {
+    /// Profile name.
+    pub profile: String,
+    /// accept / tune / reject.
+    pub decision: Decision,
+    /// `ACCEPT`, `TUNE` or `REJECT`.
+    pub decision_label: String,
+    /// The recommended candidate, or `none`.
+    pub recommended: String,
+    /// `(knob = value)` of the recommended candidate, empty when none.
+    pub recommended_setting: String,
+    /// The workload measured.
+    pub workload_line: String,
+    /// The SLO limits and the primary metric.
+    pub slo_line: String,
+    /// The answer in one line, for the top of the report: decision, configuration, the primary
+    /// metric with its interval, the binding (or tightest) SLO and its margin or miss.
+    pub headline: String,
+    /// What weakens this verdict beyond the report-wide caveats (simulation evidence, fewer
+    /// repeats or requests than planned, runs left out, cache artefacts, pooled reruns, a
+    /// cheaper equivalent).
+    pub caveats: Vec<String>,
+    /// Decision, candidate and reason in one sentence.
+    pub verdict_line: String,
+    /// The reason alone.
+    pub reason: String,
+    /// For a `tune` with no feasible candidate: the binding SLO and its miss.
+    pub binding_line: Option<String>,
+    /// The interval statement.
+    pub confidence_line: Option<String>,
+    /// The recommended candidate's margin to each SLO.
+    pub margins_line: Option<String>,
+    /// Problems with the profile definition.
+    pub contract_issues: Vec<String>,
+    /// The candidates.
+    pub candidates: TableView,
+    /// Warnings about candidates (reported-only numbers, disagreements).
+    pub warnings: Vec<String>,
+    /// Notes of the compared runs (`candidate: note`): an import's provenance and how the
+    /// tool's definitions were mapped, what the collector could not measure.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+    /// Runs left out, with reasons.
+    pub excluded: Vec<String>,
+    /// Heading of the float comparison.
+    pub baseline_title: Option<String>,
+    /// The float comparison.
+    pub baseline: Option<TableView>,
+    /// Heading of the capacity search, when the profile has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capacity_title: Option<String>,
+    /// One row per candidate: its capacity, the bracket, the binding SLO, trials used.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capacity: Option<TableView>,
+    /// Who sustains most, by what margin, whether it can be told apart; each candidate's
+    /// trials in order; trials left out; marginal or non-monotone trials.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub capacity_lines: Vec<String>,
+}
+
+/// The lineage as lines.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct LineageView {
+    /// True when nothing blocks the comparison.
+    pub ready: bool,
+    /// One status line.
+    pub status_line: String,
+    /// Blocking problems.
+    pub issues: Vec<String>,
+    /// What could not be checked.
+    pub warnings: Vec<String>,
+    /// The records' own notes (an asserted gate decision, a derived baseline).
+    pub notes: Vec<String>,
+}
+
+/// What a reader sees of the whole analysis.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct ReportView {
+    /// Lineage.
+    pub lineage: LineageView,
+    /// One row per profile.
+    pub verdicts: TableView,
+    /// Per profile.
+    pub profiles: Vec<ProfileView>,
+    /// What weakens every verdict (lineage warnings: an asserted gate, fields not recorded),
+    /// said once above the per-profile lines.
+    pub caveats: Vec<String>,
+    /// Problems that belong to no profile.
+    pub notes: Vec<String>,
+    /// Where the numbers come from.
+    pub footer: String,
+}
+
+/// `sloscope analyze --format json`: the analysis (numbers) and its view (what the text,
+/// Markdown and page show), so a test or a reviewer can hold one against the other.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct AnalysisOutput {
+    /// The numbers.
+    #[serde(flatten)]
+    pub analysis: Analysis,
+    /// What a reader sees of them.
+    pub view: ReportView,
+}

@@ -1,0 +1,319 @@
+//! One generated violation per invariant of the catalogue: a valid set from the test kit (the
+//! lineage records, a plan and one candidate's run), one mutation that breaks exactly that
+//! invariant, and the outcome the catalogue promises — the file refused naming the invariant,
+//! the run excluded with its code, or the run flagged with it — beside the clean control. The
+//! `match` over every invariant makes a new invariant without a generated violation a compile
+//! error.
+
+use serde_json::{json, Value};
+use sloscope_core::analyse::report::{Analysis, Code};
+use sloscope_core::check::invariant::{Invariant, Outcome};
+use sloscope_core::schema::{EvidenceLevel, ProfileSpec};
+use sloscope_core::{analyze, read_document, LoadedFile};
+use sloscope_testkit::synth::{self, Shape};
+
+/// The set a mutation starts from: plan, run and (for some invariants) a second run.
+#[derive(Clone)]
+struct Set {
+    plan: Option<Value>,
+    run: Value,
+    extra: Vec<(String, Value)>,
+}
+
+fn spec() -> ProfileSpec {
+    synth::profile(
+        "latency",
+        "short",
+        2,
+        "ttft_p95_ms",
+        json!({"ttft_p95_ms": 100, "failure_rate": 0.0}),
+    )
+}
+
+fn base() -> Set {
+    let p = spec();
+    let shape = Shape {
+        concurrency: 2,
+        ..Shape::default()
+    };
+    let run = synth::run(
+        "q4",
+        &p,
+        "np4",
+        4,
+        EvidenceLevel::RealBackendProfile,
+        &shape,
+    );
+    Set {
+        plan: Some(synth::plan(&[&p], &[("np1", 1), ("np4", 4)])),
+        run: serde_json::to_value(run).unwrap(),
+        extra: Vec::new(),
+    }
+}
+
+/// Request `i` of repeat `r`, column `col`.
+fn cell<'a>(run: &'a mut Value, r: usize, col: &str, i: usize) -> &'a mut Value {
+    &mut run["repeats"][r]["requests"][col][i]
+}
+
+/// Every request of every repeat: (repeat, index).
+fn each(run: &Value) -> Vec<(usize, usize)> {
+    let reps = run["repeats"].as_array().unwrap();
+    reps.iter()
+        .enumerate()
+        .flat_map(|(r, rep)| {
+            let n = rep["requests"]["send_offset_us"].as_array().unwrap().len();
+            (0..n).map(move |i| (r, i))
+        })
+        .collect()
+}
+
+fn map_col(run: &mut Value, col: &str, f: impl Fn(u64) -> u64) {
+    for (r, i) in each(run) {
+        if let Some(v) = cell(run, r, col, i).as_u64() {
+            *cell(run, r, col, i) = f(v).into();
+        }
+    }
+}
+
+fn drop_request(run: &mut Value, r: usize, i: usize) {
+    let cols = run["repeats"][r]["requests"].as_object_mut().unwrap();
+    for (_, col) in cols.iter_mut() {
+        if let Some(a) = col.as_array_mut() {
+            a.remove(i);
+        }
+    }
+}
+
+/// The text of a run file with one key written twice.
+fn twice(run: &Value, key: &str) -> String {
+    let text = run.to_string();
+    let at = format!("\"{key}\":");
+    let i = text.find(&at).unwrap();
+    let end = i + text[i..].find(',').unwrap();
+    format!("{},{}", &text[..end], &text[i..])
+}
+
+/// What breaks `inv`, as a set or as a file's text that must be refused.
+enum Case {
+    Set(Set),
+    Text(&'static str, Vec<u8>),
+}
+
+fn case(inv: Invariant) -> Case {
+    let mut s = base();
+    let r = &mut s.run;
+    match inv {
+        Invariant::UniqueKeys => return Case::Text("run.json", twice(r, "artifact_id").into()),
+        Invariant::TextBounded => r["candidate"]["name"] = "n".repeat(2000).into(),
+        Invariant::PlanNamesUnique => {
+            let plan = s.plan.as_mut().unwrap();
+            plan["candidates"][1]["name"] = "NP1".into();
+            return Case::Text("plan.json", plan.to_string().into());
+        }
+        Invariant::OkRunHasRequests => r["repeats"] = json!([]),
+        Invariant::RepeatIndicesUnique => r["repeats"][1]["index"] = 0.into(),
+        Invariant::RequestIdsUnique => {
+            let text = include_str!("../../../../tests/fixtures/peers/aiperf/profile_export.jsonl");
+            let first = text.lines().next().unwrap();
+            return Case::Text("aiperf.jsonl", format!("{first}\n{text}").into());
+        }
+        Invariant::ColumnsAligned => {
+            r["repeats"][0]["requests"]["ttft_us"]
+                .as_array_mut()
+                .unwrap()
+                .pop();
+        }
+        Invariant::SendOrder => *cell(r, 0, "send_offset_us", 1) = 0.into(),
+        Invariant::TimesBounded => *cell(r, 0, "e2e_us", 3) = (8u64 * 86_400_000_000).into(),
+        Invariant::SentAfterIntended => {
+            let sends = r["repeats"][0]["requests"]["send_offset_us"].clone();
+            let late: Vec<u64> = sends
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|s| s.as_u64().unwrap() + 5)
+                .collect();
+            r["repeats"][0]["requests"]["intended_offset_us"] = json!(late);
+        }
+        Invariant::SuccessComplete => *cell(r, 0, "ttft_us", 2) = Value::Null,
+        Invariant::FirstTokenAfterSend => *cell(r, 0, "ttft_us", 2) = 0.into(),
+        Invariant::EndAfterFirstToken => *cell(r, 0, "e2e_us", 2) = 10.into(),
+        Invariant::GapsFitTokens => *cell(r, 0, "output_tokens", 2) = 1.into(),
+        Invariant::GapsFitRequest => r["repeats"][0]["requests"]["itl_us"][2][0] = 9_000_000.into(),
+        Invariant::ValuesNonNegative => {
+            r["repeats"][0]["memory"][0]["server_rss_mb"] = (-1.0).into()
+        }
+        Invariant::StatedCountsMatch => r["reported"] = json!({"requests_sent": 999}),
+        Invariant::StatedDurationCovers => r["reported"] = json!({"duration_s": 0.001}),
+        Invariant::InPlan => r["candidate"]["name"] = "np8".into(),
+        Invariant::KnobMatches => r["candidate"]["knob"] = "max_batch".into(),
+        Invariant::KnobValueMatches => r["candidate"]["value"] = 8.into(),
+        Invariant::WorkloadMatches => r["workload_id"] = "long".into(),
+        Invariant::ArtifactMatches => r["artifact_id"] = "q8".into(),
+        Invariant::NamesDistinct => {
+            s.plan = None;
+            let mut other = s.run.clone();
+            other["candidate"]["name"] = "n\u{0440}4".into();
+            s.extra.push(("run2.json".into(), other));
+        }
+        Invariant::ConcurrencyRespected => {
+            for i in 0..3 {
+                *cell(r, 0, "send_offset_us", i) = 0.into();
+            }
+        }
+        Invariant::ConcurrencyReached => {
+            // One request after another: never two in flight at the two streams it states.
+            for rep in 0..3 {
+                let mut t = 0u64;
+                let n = r["repeats"][rep]["requests"]["send_offset_us"]
+                    .as_array()
+                    .unwrap()
+                    .len();
+                for i in 0..n {
+                    *cell(r, rep, "send_offset_us", i) = t.into();
+                    t += cell(r, rep, "e2e_us", i).as_u64().unwrap_or(1000) + 2000;
+                }
+            }
+        }
+        Invariant::ArrivalMatchesRate => {
+            for v in [s.plan.as_mut().unwrap(), &mut s.run] {
+                let w = if v["kind"] == "plan" {
+                    &mut v["profiles"][0]
+                } else {
+                    &mut v["profile_spec"]
+                };
+                w["workload"]["request_rate_rps"] = 1000.into();
+            }
+            let r = &mut s.run;
+            for rep in 0..3 {
+                let sends = r["repeats"][rep]["requests"]["send_offset_us"].clone();
+                r["repeats"][rep]["requests"]["intended_offset_us"] = sends;
+            }
+        }
+        Invariant::WindowCoversRequests => {
+            r["started_at"] = "2026-12-01T06:00:00Z".into();
+            r["finished_at"] = "2026-12-01T06:00:00Z".into();
+        }
+        Invariant::OutputsWithinCap => *cell(r, 0, "output_tokens", 2) = 17.into(),
+        Invariant::PromptsMatchWorkload => map_col(r, "prompt_tokens", |_| 1000),
+        Invariant::GapsSpanDecode => {
+            for (rep, i) in each(r) {
+                if let Some(g) = r["repeats"][rep]["requests"]["itl_us"][i].as_array_mut() {
+                    g.iter_mut()
+                        .for_each(|x| *x = (x.as_u64().unwrap() / 1000).into());
+                }
+            }
+        }
+        Invariant::Streamed => {
+            for (rep, i) in each(r) {
+                let t = cell(r, rep, "ttft_us", i).clone();
+                *cell(r, rep, "e2e_us", i) = t;
+                if let Some(g) = r["repeats"][rep]["requests"]["itl_us"][i].as_array_mut() {
+                    g.iter_mut().for_each(|x| *x = 0.into());
+                }
+            }
+        }
+        Invariant::PlausibleLatency => map_col(r, "ttft_us", |t| t / 1000),
+        Invariant::OneTrialPerLoad => {
+            let plan = s.plan.as_mut().unwrap();
+            plan["profiles"][0]["search"] = json!({"over": "concurrency", "min": 1, "max": 4});
+            r["profile_spec"]["search"] = plan["profiles"][0]["search"].clone();
+            r["trial"] = json!({"over": "concurrency", "load": 2, "index": 0});
+            let mut other = r.clone();
+            other["trial"]["index"] = 1.into();
+            s.extra.push(("trial2.json".into(), other));
+        }
+        Invariant::RepeatsAsPlanned => {
+            r["repeats"].as_array_mut().unwrap().pop();
+        }
+        Invariant::RequestsAsPlanned => drop_request(r, 1, 4),
+    }
+    Case::Set(s)
+}
+
+fn load(name: &str, v: &Value) -> LoadedFile {
+    LoadedFile {
+        name: name.into(),
+        doc: read_document(name, v.to_string().into_bytes()).unwrap_or_else(|e| panic!("{e}")),
+    }
+}
+
+fn files(s: &Set) -> Result<Vec<LoadedFile>, String> {
+    let [g, b, d] = synth::lineage();
+    let mut out = vec![
+        load("gate.json", &g),
+        load("baseline.json", &b),
+        load("deployment.json", &d),
+    ];
+    if let Some(p) = &s.plan {
+        out.push(load("plan.json", p));
+    }
+    let mut runs = vec![("run.json".to_string(), s.run.clone())];
+    runs.extend(s.extra.iter().cloned());
+    for (name, v) in runs {
+        let doc = read_document(&name, v.to_string().into_bytes()).map_err(|e| e.to_string())?;
+        out.push(LoadedFile { name, doc });
+    }
+    Ok(out)
+}
+
+/// Every invariant code an analysis names on an exclusion or a flag.
+fn named(a: &Analysis) -> Vec<(Outcome, Invariant)> {
+    let mut out = Vec::new();
+    for p in &a.profiles {
+        for e in &p.excluded {
+            if let Code::Invariant(i) = e.code {
+                out.push((Outcome::Exclude, i));
+            }
+        }
+        for f in &p.flags {
+            if let Code::Invariant(i) = f.code {
+                out.push((Outcome::Flag, i));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn the_clean_control_breaks_no_invariant() {
+    let a = analyze(&files(&base()).unwrap());
+    assert_eq!(named(&a), vec![], "{:#?}", a.profiles[0].excluded);
+    assert_eq!(a.profiles[0].candidates.len(), 1);
+}
+
+#[test]
+fn each_invariant_has_a_violation_with_the_promised_outcome() {
+    for &inv in Invariant::ALL {
+        match (case(inv), inv.outcome()) {
+            (Case::Text(name, bytes), Outcome::Refuse) => {
+                let e = read_document(name, bytes).expect_err(inv.code());
+                assert!(
+                    e.message.contains(&format!("[{}]", inv.code())),
+                    "{inv:?}: {e}"
+                );
+            }
+            (Case::Set(s), Outcome::Refuse) => {
+                let e = files(&s).expect_err(inv.code());
+                assert!(e.contains(&format!("[{}]", inv.code())), "{inv:?}: {e}");
+            }
+            (Case::Set(s), outcome) => {
+                let fs = files(&s).unwrap_or_else(|e| panic!("{inv:?}: {e}"));
+                let a = analyze(&fs);
+                let found = named(&a);
+                assert!(
+                    found.contains(&(outcome, inv)),
+                    "{inv:?} not {outcome:?}: {found:?}\n{:#?}",
+                    a.profiles[0].excluded
+                );
+                // Exactly that invariant: nothing else is broken by the mutation.
+                assert!(
+                    found.iter().all(|(_, i)| *i == inv),
+                    "{inv:?}: more than one invariant broken: {found:?}"
+                );
+            }
+            (Case::Text(..), outcome) => panic!("{inv:?} is {outcome:?}, but its case is a file"),
+        }
+    }
+}
