@@ -317,3 +317,23 @@ fn each_invariant_has_a_violation_with_the_promised_outcome() {
         }
     }
 }
+
+#[test]
+fn the_readme_lists_the_catalogue() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md");
+    let readme = std::fs::read_to_string(&path).unwrap();
+    let (begin, end) = ("<!-- invariants:begin -->\n", "<!-- invariants:end -->");
+    let a = readme.find(begin).expect("begin marker") + begin.len();
+    let b = readme.find(end).expect("end marker");
+    let want = sloscope_core::check::invariant::catalogue_markdown();
+    if std::env::var_os("SLOSCOPE_UPDATE_README").is_some() {
+        let updated = format!("{}{want}{}", &readme[..a], &readme[b..]);
+        std::fs::write(&path, updated).unwrap();
+        return;
+    }
+    assert_eq!(
+        &readme[a..b],
+        want,
+        "README's invariant table is stale: SLOSCOPE_UPDATE_README=1 cargo test -p sloscope-core readme"
+    );
+}
