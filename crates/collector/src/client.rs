@@ -12,7 +12,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use serde::Deserialize;
 
 use crate::cancel::Cancel;
 use crate::config::Api;
@@ -78,7 +77,10 @@ impl Client {
         if let Some(k) = &key {
             builder = builder.default_headers(k.auth_headers());
         }
+        // No request of sloscope goes anywhere but the endpoint: a redirect is an answer (an
+        // error naming where it pointed), never followed.
         let http = builder
+            .redirect(reqwest::redirect::Policy::none())
             .pool_max_idle_per_host(4)
             // Below the common 5 s server keep-alive, so idle connections are dropped by us first.
             .pool_idle_timeout(Duration::from_secs(3))
@@ -134,7 +136,9 @@ impl Client {
     ) -> (RequestRecord, Option<FailureKind>) {
         let mut sent = Instant::now();
         let mut rec = RequestRecord::default();
-        let started = self.send(&body, request_id, cancel, &mut sent).await;
+        let started = self
+            .send(&body, request_id, cancel, &mut sent, &mut rec.resent)
+            .await;
         rec.send_offset_us = us(sent.saturating_duration_since(t0));
         let (mut conn, head, first, first_at) = match started {
             Ok(s) => s,
@@ -147,15 +151,22 @@ impl Client {
         let tgi_queue_ms = head
             .header("x-queue-time")
             .and_then(|v| v.parse::<f64>().ok());
-        if !(200..300).contains(&head.status) {
+        if let Some((kind, detail)) = not_a_stream(&head) {
             let text = tokio::time::timeout_at(
                 deadline.into(),
                 read_body(&mut conn, &head, first, ERROR_BODY),
             )
             .await
             .unwrap_or_default();
-            let detail = error_message(&text);
-            return fail(rec, sent, FailureKind::Http(head.status), &detail);
+            let detail = match detail {
+                Some(d) => d,
+                None if head.status == 200 => format!(
+                    "a JSON body instead of an event stream: {}",
+                    error_message(&text)
+                ),
+                None => error_message(&text),
+            };
+            return fail(rec, sent, kind, &detail);
         }
         let (state, kind, end) = self
             .read_events(conn, &head, (first, first_at), sent, deadline, cancel)
@@ -164,6 +175,7 @@ impl Client {
             &mut rec,
             us(end.saturating_duration_since(sent)),
             tgi_queue_ms,
+            crate::stream::body_cap(&body),
         );
         let kind = kind.or(rec.error.as_ref().map(|_| FailureKind::Stream));
         (rec, kind)
@@ -179,10 +191,12 @@ impl Client {
         request_id: &str,
         cancel: &Cancel,
         sent: &mut Instant,
+        resent: &mut bool,
     ) -> Result<(Conn, Head, Vec<u8>, Instant), (FailureKind, String)> {
         let mut headers = vec![
             ("content-type", "application/json"),
             ("accept", "text/event-stream"),
+            ("accept-encoding", "identity"),
             (REQUEST_ID_HEADER, request_id),
         ];
         headers.extend(self.auth());
@@ -224,9 +238,13 @@ impl Client {
                 Ok(Ok((conn, head, rest, at))) => return Ok((conn, head, rest, at)),
                 // A pooled keep-alive connection that the server closed just as the request
                 // went out (llama-server's HTTP library closes idle and long-used
-                // connections) never reached the server: send it once more on a fresh
-                // connection, and time it from there.
-                Ok(Err(ExchangeError::Stale(_))) if attempt == 0 => continue,
+                // connections): sent once more on a fresh connection and timed from there,
+                // and recorded as resent — the server may have read it, so its extra load
+                // is said (invariant `request_resent`), never hidden.
+                Ok(Err(ExchangeError::Stale(_))) if attempt == 0 => {
+                    *resent = true;
+                    continue;
+                }
                 Ok(Err(e)) => return Err((FailureKind::Connection, e.to_string())),
             }
         }
@@ -263,7 +281,7 @@ impl Client {
          -> Result<bool, String> {
             let at_us = us(at.saturating_duration_since(sent));
             body.feed(bytes, &mut |data: &[u8]| {
-                parser.feed(data, |ev| state.event(ev, at_us))
+                parser.feed(data, |field, ev| state.event(field, ev, at_us))
             })
         };
         let mut ended = match feed(&first, first_at, &mut state, &mut parser) {
@@ -374,8 +392,8 @@ impl Client {
             self.pool.put(conn);
         }
         if !state.done && state.error.is_none() {
-            if let Some(data) = parser.finish() {
-                state.event(&data, us(last_at.saturating_duration_since(sent)));
+            if let Some((field, data)) = parser.finish() {
+                state.event(field, &data, us(last_at.saturating_duration_since(sent)));
             }
         }
         let end = match (done_at, kind) {
@@ -425,20 +443,43 @@ fn fail(
     (rec, Some(kind))
 }
 
-/// `error.message` of an OpenAI-style error body, else the first 200 bytes of it.
+/// The server's own message in an error body, in any backend's shape (OpenAI's and vLLM's
+/// `{"error": {"message"}}`, the flat `{"object": "error", "message"}`, TGI's
+/// `{"error": "…", "error_type"}`), else the first bytes of it.
 fn error_message(body: &[u8]) -> String {
-    #[derive(Deserialize)]
-    struct E {
-        error: serde_json::Value,
+    match serde_json::from_slice::<serde_json::Value>(body) {
+        Ok(v) if v.is_object() => crate::stream::error_text(&v),
+        _ => crate::stream::shown(body.trim_ascii()),
     }
-    if let Ok(e) = serde_json::from_slice::<E>(body) {
-        if let Some(m) = e.error.get("message").and_then(|m| m.as_str()) {
-            return m.to_string();
-        }
-        if let Some(m) = e.error.as_str() {
-            return m.to_string();
-        }
+}
+
+/// Why a response is no event stream to time: a status other than 2xx (a redirect named with
+/// its target: sloscope sends no request anywhere but the endpoint), a compressed body that was
+/// not asked for, or a 200 whose body is JSON. `None` detail: the body says why.
+fn not_a_stream(head: &Head) -> Option<(FailureKind, Option<String>)> {
+    if (300..400).contains(&head.status) {
+        let to = head.header("location").unwrap_or("nowhere stated");
+        let detail = format!(
+            "a redirect to {to}: sloscope sends its requests to the configured endpoint only \
+             and follows no redirect"
+        );
+        return Some((FailureKind::Http(head.status), Some(detail)));
     }
-    let end = body.len().min(200);
-    String::from_utf8_lossy(&body[..end]).trim().to_string()
+    if !(200..300).contains(&head.status) {
+        return Some((FailureKind::Http(head.status), None));
+    }
+    if let Some(enc) = head
+        .header("content-encoding")
+        .filter(|e| !e.eq_ignore_ascii_case("identity"))
+    {
+        let detail = format!(
+            "the server compressed the stream (Content-Encoding: {enc}) though sloscope asked \
+             for none: its events cannot be timed as they arrive"
+        );
+        return Some((FailureKind::Stream, Some(detail)));
+    }
+    let json = head
+        .header("content-type")
+        .is_some_and(|t| t.to_ascii_lowercase().starts_with("application/json"));
+    json.then_some((FailureKind::Stream, None))
 }

@@ -27,6 +27,7 @@ use crate::prompt;
 use crate::sampler::{Sampler, Samples, Watch};
 use crate::secret::Redactor;
 use crate::server::Launched;
+use crate::spill::RepeatRows;
 use crate::target::TargetSpec;
 use crate::telemetry::{self, Gpu};
 use sloscope_core::read::replay::Prompt;
@@ -197,10 +198,12 @@ fn body_fn(ctx: &ProfileCtx<'_>, words: usize, target_tokens: u32, salt: u64) ->
     })
 }
 
-/// Runs one profile's repeats against a ready endpoint and fills `run`.
+/// Runs one profile's repeats against a ready endpoint and fills `run` (the repeats'
+/// metadata; their requests stay in the journal, found through `rows`).
 pub(crate) async fn collect_profile(
     ctx: &ProfileCtx<'_>,
     run: &mut Run,
+    rows: &mut Vec<RepeatRows>,
     journal: &mut Journal,
     cancel: &Cancel,
     progress: &mut Progress,
@@ -269,24 +272,24 @@ pub(crate) async fn collect_profile(
         );
         let (repeat, sim) = one_repeat(ctx, &spec, &body, &label, journal, cancel, progress).await;
         simulation |= sim;
-        run.repeats.extend(repeat);
+        if let Some((meta, rr)) = repeat {
+            run.repeats.push(meta);
+            rows.push(rr);
+        }
     }
-    finish_run(run, simulation, &prompts, cancel);
+    finish_run(run, rows, simulation, &prompts, cancel);
 }
 
-fn finish_run(run: &mut Run, simulation: bool, prompts: &prompt::Prompts, cancel: &Cancel) {
-    let rows = run.repeats.iter().map(|r| r.requests.len()).sum::<usize>();
-    let first_error = run
-        .repeats
-        .iter()
-        .flat_map(|r| r.requests.error.iter())
-        .flatten()
-        .next()
-        .cloned();
-    let none_ok = run
-        .repeats
-        .iter()
-        .all(|r| r.requests.error.iter().all(Option::is_some));
+fn finish_run(
+    run: &mut Run,
+    repeats: &[RepeatRows],
+    simulation: bool,
+    prompts: &prompt::Prompts,
+    cancel: &Cancel,
+) {
+    let rows = repeats.iter().map(RepeatRows::len).sum::<usize>();
+    let first_error = repeats.iter().find_map(|r| r.first_error.clone());
+    let none_ok = repeats.iter().all(|r| r.ok == 0);
     if simulation {
         run.evidence_level = EvidenceLevel::CpuProfileSimulation;
         run.notes.push(format!(
@@ -305,12 +308,12 @@ fn finish_run(run: &mut Run, simulation: bool, prompts: &prompt::Prompts, cancel
     } else if rows > 0 && none_ok {
         // Not a measurement of the configuration: say so rather than report a 100 % failure
         // rate. A server error is evidence of a failed backend; a 4xx is the client's setup.
-        let first = first_error.unwrap_or_default();
+        let (first, client_error) = first_error.unwrap_or_default();
         run.status = RunStatus::Failed;
         run.failure = Some(format!(
             "every one of the {rows} measured requests failed; the first: {first}"
         ));
-        if !first.starts_with("HTTP 4") {
+        if !client_error {
             run.evidence_level = EvidenceLevel::FailedBackendProfile;
         }
     }
@@ -337,7 +340,7 @@ async fn one_repeat(
     journal: &mut Journal,
     cancel: &Cancel,
     progress: &mut Progress,
-) -> (Option<Repeat>, bool) {
+) -> (Option<(Repeat, RepeatRows)>, bool) {
     let r = spec.index;
     load::warmup(ctx.client, spec, body, cancel).await;
     progress.skip(spec.warmup as u64);
@@ -356,7 +359,7 @@ async fn one_repeat(
     };
     let sampler = Sampler::start(watch, t0);
     progress.start_repeat(label, spec.requests as u64);
-    let mut rows: Vec<RequestRow> = Vec::with_capacity(spec.requests);
+    let mut rows = RepeatRows::new(r);
     let mut tally = Tally {
         failed: 0,
         tokens: 0,
@@ -366,16 +369,18 @@ async fn one_repeat(
     // An endpoint that refuses (or rejects) this many in a row is down (or the key is wrong):
     // eight, or as many as the concurrency, or every request of a short repeat.
     let give_up = spec.concurrency.max(8).min(spec.requests.max(1));
-    let obs = load::measure(ctx.client, spec, body, cancel, t0, |mut row, kind| {
+    let obs = load::measure(ctx.client, spec, body, cancel, t0, |mut row, mut kind| {
+        physically_possible(&mut row, &mut kind);
         count(&mut tally, &row, kind, give_up, cancel);
         if let Some(e) = row.error.as_mut().filter(|_| !ctx.redactor.is_empty()) {
             *e = ctx.redactor.text(e);
         }
-        let res = journal.request(r, &row);
-        journaled(cancel, journal, res);
+        let at = journal.request(r, &row);
+        let at = journaled(cancel, journal, at);
         let tps = tally.tokens as f64 / t0.elapsed().as_secs_f64().max(1e-9);
         progress.request(tally.failed, tps);
-        rows.push(row);
+        let client_error = matches!(kind, Some(FailureKind::Http(400..=499)));
+        rows.add(row, at, client_error);
     })
     .await;
     let mut samples = sampler.finish().await;
@@ -393,21 +398,41 @@ async fn one_repeat(
         journaled(cancel, journal, res);
     }
     let histogram = closing_samples(ctx, t0, start_scrape, cancel, &mut samples).await;
-    let ok = rows.iter().filter(|r| r.error.is_none()).count() as u64;
     let tps = tally.tokens as f64 / t0.elapsed().as_secs_f64().max(1e-9);
-    progress.end_repeat(label, ok, tally.failed, tps);
-    let repeat = (!rows.is_empty()).then(|| Repeat {
+    progress.end_repeat(label, rows.ok as u64, tally.failed, tps);
+    let meta = Repeat {
         index: r,
         started_at: None,
         warmup_requests: spec.warmup as u32,
-        requests: RequestColumns::from_rows(rows),
+        requests: RequestColumns::default(),
         server_metrics: samples.metrics,
         server_queue_histogram: histogram,
         memory: samples.memory,
         send_times_unknown: false,
         reported_window_us: None,
-    });
-    (repeat, obs.simulation)
+    };
+    ((!rows.is_empty()).then_some((meta, rows)), obs.simulation)
+}
+
+/// A row the core's physical checks refuse (a run file holding it could not be read) is
+/// recorded as the failure it is: the reason said, the times and counts it contradicts
+/// dropped. Rows the collector builds pass by construction; this holds whatever a server did.
+fn physically_possible(row: &mut RequestRow, kind: &mut Option<FailureKind>) {
+    use sloscope_core::check::run::physical::{self, RowView};
+    if let Err(v) = physical::row(&RowView::of_row(row), false) {
+        let why = format!(
+            "the response contradicts itself: {}: {} [{}]",
+            v.path,
+            v.message,
+            v.invariant.code()
+        );
+        row.error = Some(FailureKind::Stream.message(&why));
+        row.ttft_us = None;
+        row.itl_us.clear();
+        row.output_tokens = None;
+        row.output_tokens_source = None;
+        kind.get_or_insert(FailureKind::Stream);
+    }
 }
 
 fn count(
@@ -446,13 +471,17 @@ fn count(
 
 /// A failed journal write stops the whole collection (see the module's journal policy); the
 /// message says exactly how many requests the journal holds.
-fn journaled(cancel: &Cancel, journal: &Journal, result: std::io::Result<()>) {
-    if let Err(e) = result {
-        cancel.cancel_all(StopReason::JournalWrite(format!(
-            "{}: {e}; it holds the first {} finished requests of this run, whole",
-            journal.path().display(),
-            journal.requests()
-        )));
+fn journaled<T>(cancel: &Cancel, journal: &Journal, result: std::io::Result<T>) -> Option<T> {
+    match result {
+        Ok(v) => Some(v),
+        Err(e) => {
+            cancel.cancel_all(StopReason::JournalWrite(format!(
+                "{}: {e}; it holds the first {} finished requests of this run, whole",
+                journal.path().display(),
+                journal.requests()
+            )));
+            None
+        }
     }
 }
 

@@ -228,6 +228,7 @@ pub fn load_plan(path: &Path, o: &Overrides) -> Result<RunPlan, PlanError> {
             "target: expected `endpoint` or `server_command`",
         ));
     }
+    safe_names(path, &raw)?;
     let mut profiles = profiles(path, &raw, o)?;
     let replays = replays(path, &mut raw, &mut profiles)?;
     let candidates = candidates(path, &raw, o)?;
@@ -260,6 +261,75 @@ pub fn load_plan(path: &Path, o: &Overrides) -> Result<RunPlan, PlanError> {
         baseline,
         replays,
     })
+}
+
+/// Names that reach file names and server command lines: distinct (also to a reader: the
+/// core's plan invariants), and plain tokens — letters, digits, `.`, `_`, `+`, `-`, not
+/// starting with `.` or `-`, at most 64 characters — so no name can leave the output directory
+/// (`../x`), add an argument to a command or break out of a shell's quotes. A plan is shared in
+/// review like a result: what it names must be data, never a path or a command.
+fn safe_names(path: &Path, raw: &CollectorPlan) -> Result<(), PlanError> {
+    sloscope_core::check::plan::refusals(&raw.plan.clone())
+        .map_err(|v| perr(path, format!("{}: {}", v.path, v.message)))?;
+    let mut names: Vec<(String, &str)> = raw
+        .plan
+        .candidates
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (format!("candidates[{i}].name"), c.name.as_str()))
+        .collect();
+    let values = raw
+        .plan
+        .candidates
+        .iter()
+        .enumerate()
+        .filter_map(|(i, c)| match &c.value {
+            KnobValue::Text(t) => Some((format!("candidates[{i}].value"), t.as_str())),
+            _ => None,
+        });
+    names.extend(values);
+    if let Some(b) = &raw.baseline {
+        names.push(("baseline.name".into(), b.name.as_str()));
+        if raw.plan.candidates.iter().any(|c| c.name == b.name) {
+            return Err(perr(
+                path,
+                format!(
+                    "baseline.name {:?} is also a candidate's name: expected its own",
+                    b.name
+                ),
+            ));
+        }
+    }
+    for (field, name) in names {
+        if let Some(why) = unsafe_token(name) {
+            return Err(perr(
+                path,
+                format!(
+                    "{field} {:?}: {why}; expected letters, digits, `.`, `_`, `+` or `-`, not \
+                     starting with `.` or `-`, at most 64 characters (names become file names and \
+                     command-line values)",
+                    crate::layout::shown(name)
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Why a name is not a plain token (`None`: it is).
+pub fn unsafe_token(name: &str) -> Option<&'static str> {
+    let ok = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '+' | '-');
+    if name.is_empty() {
+        Some("empty")
+    } else if name.chars().count() > 64 {
+        Some("longer than 64 characters")
+    } else if name.starts_with(['.', '-']) {
+        Some("starts with `.` or `-`")
+    } else if !name.chars().all(ok) {
+        Some("holds a character that is not a plain token's (a path separator, space, quote or symbol)")
+    } else {
+        None
+    }
 }
 
 /// Reads each profile's dataset and trace (relative to the plan) and records what was read —

@@ -42,7 +42,13 @@ pub fn run(
     let mut written = Vec::new();
     for p in &plan.profiles {
         let vars = template_vars(p, out);
-        let command = fill_template(&ext.command_template, &vars).map_err(CollectError::Plan)?;
+        // The command runs under `sh -c`: each value is quoted for the shell, so a path with a
+        // space or a quote stays one word and never becomes shell syntax.
+        let quoted = vars
+            .iter()
+            .map(|(k, v)| (k.clone(), shell_words::quote(v).into_owned()))
+            .collect();
+        let command = fill_template(&ext.command_template, &quoted).map_err(CollectError::Plan)?;
         let result =
             PathBuf::from(fill_template(&ext.result_template, &vars).map_err(CollectError::Plan)?);
         if !quiet {
@@ -62,7 +68,9 @@ pub fn run(
             Err(f) => fail(&mut run, f),
             Ok(()) => import(&mut run, &result, out)?,
         }
-        run.finished_at = Some(rfc3339_now());
+        if run.source != sloscope_core::schema::RunSource::Imported || run.repeats.is_empty() {
+            run.finished_at = Some(rfc3339_now());
+        }
         let path = layout.run(p.name.as_str(), Role::Candidate, &cand.name);
         write::json_compact(&path, &run).map_err(CollectError::write(path.clone()))?;
         written.push((path, run.status));
@@ -270,7 +278,6 @@ pub fn import_files(
             let mut run = skeleton_for(plan, cand, p);
             run.server = None;
             sloscope_core::read::import::fill(&mut run, &name, &im, i);
-            run.finished_at = Some(rfc3339_now());
             let tag = if files.len() == 1 && im.benchmarks.len() == 1 {
                 String::new()
             } else {

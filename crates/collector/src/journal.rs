@@ -9,6 +9,15 @@ use sloscope_core::schema::{
     JournalLine, MemorySample, MetricSample, RequestRow, Run, JOURNAL_KIND, SCHEMA_VERSION,
 };
 
+/// Where a line is in the journal: its first byte and its length without the newline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LineAt {
+    /// Offset of its first byte.
+    pub offset: u64,
+    /// Length without the newline.
+    pub len: u32,
+}
+
 /// An open journal file.
 ///
 /// After the first failed write the journal is closed for writing: the torn bytes of that
@@ -62,7 +71,7 @@ impl Journal {
         self.requests
     }
 
-    fn line(&mut self, line: &JournalLine) -> std::io::Result<()> {
+    fn line(&mut self, line: &JournalLine) -> std::io::Result<LineAt> {
         if let Some(e) = &self.failed {
             return Err(std::io::Error::other(format!(
                 "the journal stopped at an earlier write error: {e}"
@@ -74,11 +83,15 @@ impl Journal {
         // One write per line: a crash leaves at most one torn last line, which recovery drops.
         match self.file.write_all(&self.buf) {
             Ok(()) => {
+                let at = LineAt {
+                    offset: self.len,
+                    len: (self.buf.len() - 1) as u32,
+                };
                 self.len += self.buf.len() as u64;
                 if matches!(line, JournalLine::Request { .. }) {
                     self.requests += 1;
                 }
-                Ok(())
+                Ok(at)
             }
             Err(e) => {
                 // Cut the torn line off (shrinking needs no space); if even that fails,
@@ -96,10 +109,11 @@ impl Journal {
             repeat,
             warmup_requests,
         })
+        .map(|_| ())
     }
 
-    /// A request finished.
-    pub fn request(&mut self, repeat: u32, row: &RequestRow) -> std::io::Result<()> {
+    /// A request finished: where its line is.
+    pub fn request(&mut self, repeat: u32, row: &RequestRow) -> std::io::Result<LineAt> {
         self.line(&JournalLine::Request {
             repeat,
             row: row.clone(),
@@ -112,6 +126,7 @@ impl Journal {
             repeat,
             sample: sample.clone(),
         })
+        .map(|_| ())
     }
 
     /// A metrics scrape.
@@ -120,6 +135,7 @@ impl Journal {
             repeat,
             sample: sample.clone(),
         })
+        .map(|_| ())
     }
 
     /// The run file was written: the journal is no longer needed.

@@ -31,6 +31,7 @@ pub mod runner;
 pub mod sampler;
 pub mod secret;
 pub mod server;
+pub mod spill;
 pub mod sse;
 pub mod stream;
 pub mod target;

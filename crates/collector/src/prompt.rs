@@ -68,7 +68,16 @@ async fn count_tokens(
         .await
         .map_err(|e| format!("POST /tokenize: {e}"))?;
     if !resp.status().is_success() {
-        return Err(format!("POST /tokenize: HTTP {}", resp.status().as_u16()));
+        let to = resp
+            .headers()
+            .get("location")
+            .and_then(|l| l.to_str().ok())
+            .map(|l| format!(" (a redirect to {l}, not followed)"))
+            .unwrap_or_default();
+        return Err(format!(
+            "POST /tokenize: HTTP {}{to}",
+            resp.status().as_u16()
+        ));
     }
     let bytes = resp
         .bytes()
@@ -85,7 +94,18 @@ async fn count_tokens(
         .ok_or_else(|| "POST /tokenize: no `tokens` or `count` in the answer".to_string())
 }
 
-/// Finds the word count whose prompts come closest to `target` tokens.
+/// Tokens per word a real tokenizer gives these common English words (byte-level BPE: 1–2;
+/// character-level: up to about 8).
+const PLAUSIBLE_TOKENS_PER_WORD: std::ops::RangeInclusive<f64> = 0.5..=10.0;
+
+fn plausible(tokens: u32, words: usize) -> bool {
+    PLAUSIBLE_TOKENS_PER_WORD.contains(&(f64::from(tokens) / words.max(1) as f64))
+}
+
+/// Finds the word count whose prompts come closest to `target` tokens. A `/tokenize` whose
+/// counts no tokenizer could give is not believed: the prompts are then uncalibrated, and
+/// said so (the server's `usage.prompt_tokens` is still recorded per request, and the
+/// analysis checks it against the workload).
 pub async fn calibrate(
     client: &Client,
     model: Option<&str>,
@@ -97,10 +117,21 @@ pub async fn calibrate(
     let count = |t: String| async move { count_tokens(client, model, &t, timeout).await };
     match count(probe).await {
         Err(e) => uncalibrated(target, &e),
+        Ok(n200) if !plausible(n200, 200) => uncalibrated(
+            target,
+            &format!(
+                "the server's /tokenize counted {n200} tokens for 200 common English words, \
+                 which no tokenizer does ({PLAUSIBLE_TOKENS_PER_WORD:?} per word expected): not believed"
+            ),
+        ),
         Ok(n200) => {
             let per_word = (n200 as f64 / 200.0).max(0.1);
             let mut words = ((target as f64 / per_word).round() as usize).max(1);
-            let mut got = count(text(words, 1)).await.unwrap_or(target);
+            let mut got = count(text(words, 1))
+                .await
+                .ok()
+                .filter(|&g| plausible(g, words))
+                .unwrap_or(target);
             // A few corrective steps: token counts are near-linear in words.
             for _ in 0..4 {
                 if got == target {
@@ -117,7 +148,11 @@ pub async fn calibrate(
                     break;
                 }
                 words = next;
-                got = count(text(words, 1)).await.unwrap_or(got);
+                got = count(text(words, 1))
+                    .await
+                    .ok()
+                    .filter(|&g| plausible(g, words))
+                    .unwrap_or(got);
             }
             Prompts {
                 words,

@@ -241,11 +241,17 @@ impl RunCtx<'_> {
             self.redact_log(&log);
             let tail = tail.map(|s| self.opts.redactor.text(&s));
             for (path, run) in &mut written {
+                if run.server.is_none() {
+                    continue;
+                }
+                let before = run.clone();
                 if let Some(s) = &mut run.server {
                     s.exit_status = code;
                     s.log_tail = tail.clone();
                 }
-                write::json_compact(path, run).map_err(CollectError::write(path.clone()))?;
+                // The header only: the requests are streamed across unchanged.
+                crate::spill::rewrite_header(path, &before, run)
+                    .map_err(CollectError::write(path.clone()))?;
             }
         }
         Ok(())
@@ -519,11 +525,15 @@ impl RunCtx<'_> {
             first_repeat: 0,
             replay: self.plan.replays.get(&p.name).cloned(),
         };
-        crate::collect::collect_profile(&ctx, &mut run, &mut journal, tc, self.progress).await;
+        let mut rows = Vec::new();
+        crate::collect::collect_profile(&ctx, &mut run, &mut rows, &mut journal, tc, self.progress)
+            .await;
         if let Some((_, search, planned)) = &trial {
             let file = path.display().to_string();
             while run.status == RunStatus::Ok && !tc.is_cancelled() {
-                let report = capacity::evaluate_trial(&file, &run, planned);
+                let full = crate::spill::materialize(&run, &rows, journal.path())
+                    .map_err(CollectError::write(journal.path()))?;
+                let report = capacity::evaluate_trial(&file, &full, planned);
                 if !capacity::needs_more_requests(&report, search) {
                     break;
                 }
@@ -535,8 +545,15 @@ impl RunCtx<'_> {
                     capacity::load_text(search.over, run.trial.as_ref().map_or(0.0, |x| x.load)),
                     p.workload.requests_per_repeat.unwrap_or(1)
                 ));
-                crate::collect::collect_profile(&ctx, &mut run, &mut journal, tc, self.progress)
-                    .await;
+                crate::collect::collect_profile(
+                    &ctx,
+                    &mut run,
+                    &mut rows,
+                    &mut journal,
+                    tc,
+                    self.progress,
+                )
+                .await;
             }
             let mut seen = std::collections::BTreeSet::new();
             run.notes.retain(|n| seen.insert(n.clone()));
@@ -545,8 +562,9 @@ impl RunCtx<'_> {
         if run.status != RunStatus::Ok {
             self.outcome.incomplete.push(path.display().to_string());
         }
-        if let Err(source) = write::json_compact(&path, &run) {
-            let total = run.repeats.iter().map(|r| r.requests.len() as u64).sum();
+        let total: u64 = rows.iter().map(|r| r.len() as u64).sum();
+        // Written from the journal in a stream: the collector never holds the run's requests.
+        if let Err(source) = crate::spill::write_run(&path, &run, &rows, journal.path()) {
             let e = CollectError::RunFile {
                 path,
                 journal: journal_path,
@@ -559,13 +577,19 @@ impl RunCtx<'_> {
             return Err(e);
         }
         if matches!(tc.reason(), Some(StopReason::JournalWrite(_))) {
-            let total: usize = run.repeats.iter().map(|r| r.requests.len()).sum();
             self.progress.warn(&format!(
                 "{}: the run file was written after all, with all {total} finished requests; its journal ({} of them) is removed",
                 path.display(),
                 journal.requests()
             ));
         }
+        // A trial's search judges it by its requests (a trial is small); a fixed-load run is
+        // returned as its header, its requests being in the file.
+        let run = match &trial {
+            Some(_) => crate::spill::materialize(&run, &rows, journal.path())
+                .map_err(CollectError::write(journal.path()))?,
+            None => run,
+        };
         journal.remove();
         self.outcome.runs.push(path.clone());
         Ok((path, run))

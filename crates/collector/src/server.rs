@@ -115,9 +115,15 @@ pub async fn launch(
     let port = free_port().map_err(|e| failed(format!("no free port on 127.0.0.1: {e}")))?;
     let mut vars = spec.vars.clone();
     vars.insert("port".into(), port.to_string());
-    let line = fill_template(spec.template, &vars).map_err(failed)?;
-    let argv =
-        shell_words::split(&line).map_err(|e| failed(format!("server command {line:?}: {e}")))?;
+    // Split first, then fill each word: a value (a model path with a space, a name) is one
+    // argument, never several, and never shell syntax.
+    let words = shell_words::split(spec.template)
+        .map_err(|e| failed(format!("server command {:?}: {e}", spec.template)))?;
+    let argv = words
+        .iter()
+        .map(|w| fill_template(w, &vars))
+        .collect::<Result<Vec<String>, String>>()
+        .map_err(failed)?;
     let Some((prog, args)) = argv.split_first() else {
         return Err(failed("server command is empty".into()));
     };
@@ -183,8 +189,10 @@ async fn wait_healthy(
     cancel: &Cancel,
     spawned: Instant,
 ) -> Result<(), LaunchError> {
+    // A redirect is not health: another address's 200 must not pass for this server's.
     let mut b = reqwest::Client::builder()
         .no_proxy()
+        .redirect(reqwest::redirect::Policy::none())
         .timeout(Duration::from_secs(2));
     if let Some(k) = spec.api_key {
         b = b.default_headers(k.auth_headers());

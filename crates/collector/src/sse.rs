@@ -4,7 +4,18 @@
 //! Hand-written rather than taken from eventsource-stream: that crate allocates a `String` per
 //! event, and the collector must keep up with millions of events per second on one core. Only
 //! what OpenAI-compatible servers send is needed: `data:` lines (joined by `\n` when an event has
-//! several), comments and other fields ignored, events ended by a blank line, `\r\n` accepted.
+//! several), events ended by a blank line, `\r\n` accepted. Comments, `event:`, `id:` and
+//! `retry:` carry nothing sloscope uses; an `error:` line is llama-server's mid-stream error
+//! (before its September 2025 change) and is handed on as one, never dropped.
+
+/// Which field an event's payload came in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Field {
+    /// `data:`, the normal payload.
+    Data,
+    /// `error:`, a server's error outside the `data` field.
+    Error,
+}
 
 /// Incremental SSE parser.
 #[derive(Default)]
@@ -14,11 +25,13 @@ pub struct SseParser {
     /// `data` of the event being assembled.
     data: Vec<u8>,
     has_data: bool,
+    /// The event being assembled came in an `error:` line.
+    error: bool,
 }
 
 impl SseParser {
-    /// Feeds one chunk; calls `on_event` with the data of every event completed in it.
-    pub fn feed(&mut self, chunk: &[u8], mut on_event: impl FnMut(&[u8])) {
+    /// Feeds one chunk; calls `on_event` with the field and data of every event completed in it.
+    pub fn feed(&mut self, chunk: &[u8], mut on_event: impl FnMut(Field, &[u8])) {
         let mut rest = chunk;
         if !self.carry.is_empty() {
             match memchr::memchr(b'\n', rest) {
@@ -42,17 +55,29 @@ impl SseParser {
         self.carry.extend_from_slice(rest);
     }
 
-    fn line(&mut self, line: &[u8], on_event: &mut impl FnMut(&[u8])) {
+    fn line(&mut self, line: &[u8], on_event: &mut impl FnMut(Field, &[u8])) {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         if line.is_empty() {
             if self.has_data {
-                on_event(&self.data);
+                let field = if self.error {
+                    Field::Error
+                } else {
+                    Field::Data
+                };
+                on_event(field, &self.data);
                 self.data.clear();
                 self.has_data = false;
+                self.error = false;
             }
             return;
         }
-        if let Some(v) = line.strip_prefix(b"data:") {
+        let (data, error) = match (line.strip_prefix(b"data:"), line.strip_prefix(b"error:")) {
+            (Some(v), _) => (Some(v), false),
+            (None, Some(v)) => (Some(v), true),
+            _ => (None, false),
+        };
+        self.error |= error;
+        if let Some(v) = data {
             let v = v.strip_prefix(b" ").unwrap_or(v);
             if self.has_data {
                 self.data.push(b'\n');
@@ -63,19 +88,27 @@ impl SseParser {
         // comments (":"), "event:", "id:", "retry:" carry nothing we use
     }
 
-    /// Data of an event that was not terminated by a blank line when the stream ended.
-    pub fn finish(&mut self) -> Option<Vec<u8>> {
+    /// The field and data of an event that was not terminated by a blank line when the stream
+    /// ended.
+    pub fn finish(&mut self) -> Option<(Field, Vec<u8>)> {
         if !self.carry.is_empty() {
             let line = std::mem::take(&mut self.carry);
             let mut last = None;
-            self.line(&line, &mut |d: &[u8]| last = Some(d.to_vec()));
+            self.line(&line, &mut |f: Field, d: &[u8]| {
+                last = Some((f, d.to_vec()))
+            });
             if last.is_some() {
                 return last;
             }
         }
         self.has_data.then(|| {
             self.has_data = false;
-            std::mem::take(&mut self.data)
+            let field = if self.error {
+                Field::Error
+            } else {
+                Field::Data
+            };
+            (field, std::mem::take(&mut self.data))
         })
     }
 }
@@ -88,9 +121,15 @@ mod tests {
         let mut p = SseParser::default();
         let mut out = Vec::new();
         for c in chunks {
-            p.feed(c, |d| out.push(String::from_utf8_lossy(d).into_owned()));
+            p.feed(c, |f, d| {
+                let d = String::from_utf8_lossy(d);
+                out.push(match f {
+                    Field::Data => d.into_owned(),
+                    Field::Error => format!("error:{d}"),
+                })
+            });
         }
-        if let Some(d) = p.finish() {
+        if let Some((_, d)) = p.finish() {
             out.push(format!("unterminated:{}", String::from_utf8_lossy(&d)));
         }
         out
@@ -107,6 +146,20 @@ mod tests {
         }
         let bytes: Vec<&[u8]> = text.chunks(1).collect();
         assert_eq!(events(&bytes), want);
+    }
+
+    #[test]
+    fn an_error_field_is_an_event_of_its_own() {
+        let text =
+            b"data: {\"a\":1}\n\nerror: {\"code\":500,\"message\":\"boom\"}\n\ndata: [DONE]\n\n";
+        assert_eq!(
+            events(&[text]),
+            vec![
+                "{\"a\":1}",
+                "error:{\"code\":500,\"message\":\"boom\"}",
+                "[DONE]"
+            ]
+        );
     }
 
     #[test]

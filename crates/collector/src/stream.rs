@@ -1,12 +1,22 @@
 //! One stream's events: which carry content (TTFT, gaps), usage and timings, or an error; and
 //! the request record they add up to. A fast scanner classifies plain content chunks without
 //! parsing them; anything else goes to the JSON parser.
+//!
+//! Only what the stream proves is recorded. An error in any of the shapes the backends send
+//! mid-stream (`data: {"error": …}` of vLLM, SGLang, TGI and OpenAI, the flat
+//! `{"object": "error"}`, llama-server's `error:` field, a `finish_reason` of `abort` or
+//! `error`) fails the request with the server's message, whatever follows it. An event that is
+//! not JSON, is cut short, or carries nothing sloscope understands fails the request with its
+//! first bytes — never skipped, never counted as a token. The server's `usage` is believed only
+//! where the stream agrees: each content event carries at least one token, and no request may
+//! get more tokens than the `max_tokens` it was sent.
 
 use memchr::memmem;
 use serde::Deserialize;
 use sloscope_core::schema::{RequestRow as RequestRecord, TokenSource};
 
 use crate::config::Api;
+use crate::sse::Field;
 
 #[derive(Deserialize)]
 struct Usage {
@@ -49,11 +59,17 @@ impl StreamState {
         }
     }
 
-    pub(crate) fn event(&mut self, data: &[u8], at_us: u64) {
+    pub(crate) fn event(&mut self, field: Field, data: &[u8], at_us: u64) {
         if self.done || self.error.is_some() {
             return;
         }
         let data = data.trim_ascii();
+        if field == Field::Error {
+            let v = serde_json::from_slice::<serde_json::Value>(data).ok();
+            let msg = v.as_ref().map_or_else(|| shown(data), error_text);
+            self.error = Some(format!("server error mid-stream: {msg}"));
+            return;
+        }
         if data == b"[DONE]" {
             self.done = true;
             return;
@@ -81,34 +97,34 @@ impl StreamState {
     }
 
     /// The slow path for events that carry usage, timings or an error, or that the scanner
-    /// could not classify.
+    /// could not classify. An event that is not a JSON object, or that carries none of
+    /// `choices`, `usage`, `timings` or an error, fails the request with its first bytes.
     fn parse_full(&mut self, data: &[u8], at_us: u64) {
         let v: serde_json::Value = match serde_json::from_slice(data) {
-            Ok(v) => v,
-            Err(e) => {
-                self.error = Some(format!("malformed event: {e}"));
+            Ok(v @ serde_json::Value::Object(_)) => v,
+            Ok(_) | Err(_) => {
+                self.error = Some(format!(
+                    "an event that is not a JSON object (cut short, or not JSON): {}",
+                    shown(data)
+                ));
                 return;
             }
         };
-        if let Some(err) = v.get("error").filter(|e| !e.is_null()) {
-            let msg = err
-                .get("message")
-                .and_then(|m| m.as_str())
-                .map(str::to_string)
-                .unwrap_or_else(|| err.to_string());
+        if let Some(msg) = stream_error(&v) {
             self.error = Some(format!("server error mid-stream: {msg}"));
             return;
         }
-        let content = v["choices"].as_array().is_some_and(|cs| {
-            cs.iter().any(|c| {
-                let s = |x: &serde_json::Value| x.as_str().is_some_and(|s| !s.is_empty());
-                match self.api {
-                    Api::Completions => s(&c["text"]),
-                    Api::Chat => s(&c["delta"]["content"]) || s(&c["delta"]["reasoning_content"]),
-                }
-            })
-        });
-        if content {
+        let choices = v.get("choices");
+        let understood = choices.is_some_and(serde_json::Value::is_array)
+            || (choices.is_none() && (v.get("usage").is_some() || v.get("timings").is_some()));
+        if !understood {
+            self.error = Some(format!(
+                "an event sloscope does not understand (no choices, usage or timings): {}",
+                shown(data)
+            ));
+            return;
+        }
+        if self.content(&v) {
             self.content_at(at_us);
         }
         if let Some(u) = v.get("usage").filter(|u| !u.is_null()) {
@@ -124,15 +140,44 @@ impl StreamState {
         }
     }
 
-    pub(crate) fn finish(self, rec: &mut RequestRecord, end_us: u64, tgi_queue_ms: Option<f64>) {
+    fn content(&self, v: &serde_json::Value) -> bool {
+        v["choices"].as_array().is_some_and(|cs| {
+            cs.iter().any(|c| {
+                let s = |x: &serde_json::Value| x.as_str().is_some_and(|s| !s.is_empty());
+                match self.api {
+                    Api::Completions => s(&c["text"]),
+                    Api::Chat => s(&c["delta"]["content"]) || s(&c["delta"]["reasoning_content"]),
+                }
+            })
+        })
+    }
+
+    /// The request's row: times, token counts (the server's `usage` where the stream agrees
+    /// with it, else the content events), the cap it was sent with, and its error. `cap` is
+    /// the `max_tokens` the request was sent with.
+    pub(crate) fn finish(
+        mut self,
+        rec: &mut RequestRecord,
+        end_us: u64,
+        tgi_queue_ms: Option<f64>,
+        cap: Option<u32>,
+    ) {
         rec.e2e_us = Some(end_us);
         rec.ttft_us = self.first_us;
-        rec.itl_us = self.gaps;
+        rec.itl_us = std::mem::take(&mut self.gaps);
+        rec.max_output_tokens = cap;
+        rec.output_events = Some(self.events);
         if let Some(p) = self.usage_prompt {
             rec.prompt_tokens = Some(p);
             rec.prompt_tokens_source = Some(TokenSource::Usage);
         }
-        match (self.usage_completion, self.events) {
+        // A count the stream contradicts is not believed: the events it proves are kept.
+        let mut usage = self.usage_completion;
+        if let Some(claim) = self.claims_contradict(cap) {
+            self.error.get_or_insert(claim);
+            usage = None;
+        }
+        match (usage, self.events) {
             (Some(c), _) => {
                 rec.output_tokens = Some(c);
                 rec.output_tokens_source = Some(TokenSource::Usage);
@@ -157,6 +202,122 @@ impl StreamState {
     }
 }
 
+impl StreamState {
+    /// Where the server's token count contradicts what the stream proves: fewer tokens than
+    /// content events (each carries at least one), or more than the cap the request was sent
+    /// with (also when counted by events).
+    fn claims_contradict(&self, cap: Option<u32>) -> Option<String> {
+        let events = self.events;
+        if let Some(c) = self.usage_completion.filter(|&c| c < events) {
+            return Some(format!(
+                "the server's usage.completion_tokens {c} is below the {events} content events \
+                 it streamed (each carries at least one token): its count is not believed"
+            ));
+        }
+        let cap = cap?;
+        if let Some(c) = self.usage_completion.filter(|&c| c > cap) {
+            return Some(format!(
+                "the server's usage.completion_tokens {c} exceeds the max_tokens {cap} the request \
+                 was sent with ({events} content events streamed): its count is not believed"
+            ));
+        }
+        (events > cap).then(|| {
+            format!("{events} content events streamed, more than the max_tokens {cap} the request was sent with")
+        })
+    }
+}
+
+/// The server's error in a stream event, in any of the backends' shapes: `{"error": {…}}` or
+/// `{"error": "…"}` (vLLM, SGLang, TGI, OpenAI, newer llama-server), the flat
+/// `{"object": "error", "message": …}`, or a choice that finished with `abort` or `error`.
+fn stream_error(v: &serde_json::Value) -> Option<String> {
+    if v.get("error").is_some_and(|e| !e.is_null()) || v["object"] == "error" {
+        return Some(error_text(v));
+    }
+    let finish = v["choices"].as_array()?.iter().find_map(|c| {
+        let r = c.get("finish_reason")?;
+        let kind = r
+            .as_str()
+            .or_else(|| r.get("type").and_then(|t| t.as_str()))?;
+        matches!(kind, "abort" | "error").then(|| {
+            let msg = r.get("message").and_then(|m| m.as_str());
+            format!(
+                "finish_reason {kind}{}",
+                msg.map(|m| format!(": {m}")).unwrap_or_default()
+            )
+        })
+    })?;
+    Some(format!("the server ended the request ({finish})"))
+}
+
+/// The message of an error object in any backend's shape, with its type and code when given.
+pub(crate) fn error_text(v: &serde_json::Value) -> String {
+    let e = match v.get("error") {
+        Some(e) if !e.is_null() => e,
+        _ => v,
+    };
+    if let Some(s) = e.as_str() {
+        let kind = v.get("error_type").and_then(|t| t.as_str());
+        return match kind {
+            Some(k) => format!("{s} ({k})"),
+            None => s.to_string(),
+        };
+    }
+    let msg = e.get("message").and_then(|m| m.as_str());
+    let kind = e.get("type").and_then(|t| t.as_str());
+    let code = e
+        .get("code")
+        .filter(|c| !c.is_null())
+        .map(|c| c.to_string());
+    let detail: Vec<String> = kind.map(str::to_string).into_iter().chain(code).collect();
+    match (msg, detail.is_empty()) {
+        (Some(m), true) => m.to_string(),
+        (Some(m), false) => format!("{m} ({})", detail.join(", ")),
+        (None, _) => shown(e.to_string().as_bytes()),
+    }
+}
+
+/// The first bytes of a payload, for a message.
+pub(crate) fn shown(data: &[u8]) -> String {
+    let cut = data.len().min(160);
+    let mut s = String::from_utf8_lossy(&data[..cut]).into_owned();
+    if cut < data.len() {
+        s.push('…');
+    }
+    s
+}
+
+/// The `max_tokens` a request body (JSON that sloscope built) asks for.
+pub(crate) fn body_cap(body: &[u8]) -> Option<u32> {
+    const KEY: &[u8] = b"\"max_tokens\"";
+    let mut from = 0;
+    while let Some(p) = memmem::find(&body[from..], KEY).map(|p| p + from) {
+        from = p + KEY.len();
+        // Inside a JSON string a quote is escaped: an escaped one is text, not the key.
+        if p > 0 && body[p - 1] == b'\\' {
+            continue;
+        }
+        let rest = body[from..]
+            .trim_ascii_start()
+            .strip_prefix(b":")?
+            .trim_ascii_start();
+        let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+        return std::str::from_utf8(&rest[..digits]).ok()?.parse().ok();
+    }
+    None
+}
+
+/// Whether an event has a `finish_reason` other than `null` (the parser reads it: `abort` and
+/// `error` fail the request).
+fn finishes(data: &[u8]) -> bool {
+    let Some(p) = FINDERS.finish.find(data) else {
+        return false;
+    };
+    let rest = data[p + 15..].trim_ascii_start();
+    let rest = rest.strip_prefix(b":").unwrap_or(rest).trim_ascii_start();
+    !rest.starts_with(b"null")
+}
+
 /// What the fast scanner learned about an event.
 #[derive(Debug, PartialEq, Eq)]
 struct Scan {
@@ -169,6 +330,8 @@ struct Scan {
 /// unusual, go to the full parser.
 /// Searchers built once: building one per event cost more than the search itself.
 struct Finders {
+    choices: memmem::Finder<'static>,
+    finish: memmem::Finder<'static>,
     usage: memmem::Finder<'static>,
     error: memmem::Finder<'static>,
     timings: memmem::Finder<'static>,
@@ -178,6 +341,8 @@ struct Finders {
 }
 
 static FINDERS: std::sync::LazyLock<Finders> = std::sync::LazyLock::new(|| Finders {
+    choices: memmem::Finder::new(b"\"choices\""),
+    finish: memmem::Finder::new(b"\"finish_reason\""),
     usage: memmem::Finder::new(b"\"usage\""),
     error: memmem::Finder::new(b"\"error\""),
     timings: memmem::Finder::new(b"\"timings\""),
@@ -188,9 +353,15 @@ static FINDERS: std::sync::LazyLock<Finders> = std::sync::LazyLock::new(|| Finde
 
 fn scan_event(data: &[u8], api: Api) -> Scan {
     let f = &*FINDERS;
-    if f.usage.find(data).is_some()
+    // Only a whole object with choices is classified here: anything cut short or of another
+    // shape goes to the parser, which fails what it cannot read.
+    let whole = data.first() == Some(&b'{') && data.last() == Some(&b'}');
+    if !whole
+        || f.choices.find(data).is_none()
+        || f.usage.find(data).is_some()
         || f.error.find(data).is_some()
         || f.timings.find(data).is_some()
+        || finishes(data)
     {
         return Scan {
             content: false,
@@ -298,22 +469,33 @@ mod tests {
     fn usage_beats_event_count_and_done_is_required() {
         let mut s = StreamState::new(Api::Chat);
         s.event(
+            Field::Data,
             br#"{"choices":[{"delta":{"role":"assistant","content":null}}]}"#,
             5,
         );
-        s.event(br#"{"choices":[{"delta":{"content":"a"}}]}"#, 100);
-        s.event(br#"{"choices":[{"delta":{"content":"bc"}}]}"#, 150);
         s.event(
+            Field::Data,
+            br#"{"choices":[{"delta":{"content":"a"}}]}"#,
+            100,
+        );
+        s.event(
+            Field::Data,
+            br#"{"choices":[{"delta":{"content":"bc"}}]}"#,
+            150,
+        );
+        s.event(
+            Field::Data,
             br#"{"choices":[{"delta":{},"finish_reason":"length"}]}"#,
             160,
         );
         s.event(
+            Field::Data,
             br#"{"choices":[],"usage":{"prompt_tokens":7,"completion_tokens":3}}"#,
             170,
         );
-        s.event(b"[DONE]", 171);
+        s.event(Field::Data, b"[DONE]", 171);
         let mut rec = RequestRecord::default();
-        s.finish(&mut rec, 180, None);
+        s.finish(&mut rec, 180, None, None);
         assert_eq!(rec.ttft_us, Some(100));
         assert_eq!(rec.itl_us, vec![50]);
         assert_eq!(
@@ -324,9 +506,9 @@ mod tests {
         assert_eq!(rec.error, None);
 
         let mut s = StreamState::new(Api::Completions);
-        s.event(br#"{"choices":[{"text":"a"}]}"#, 10);
+        s.event(Field::Data, br#"{"choices":[{"text":"a"}]}"#, 10);
         let mut rec = RequestRecord::default();
-        s.finish(&mut rec, 20, None);
+        s.finish(&mut rec, 20, None, None);
         assert_eq!(rec.error.as_deref(), Some("stream ended without [DONE]"));
         assert_eq!(
             (rec.output_tokens, rec.output_tokens_source),
@@ -337,18 +519,25 @@ mod tests {
     #[test]
     fn mid_stream_error_and_llama_timings() {
         let mut s = StreamState::new(Api::Completions);
-        s.event(br#"{"choices":[{"text":"a"}]}"#, 30_000);
-        s.event(br#"{"error":{"code":500,"message":"boom"}}"#, 40_000);
+        s.event(Field::Data, br#"{"choices":[{"text":"a"}]}"#, 30_000);
+        s.event(
+            Field::Data,
+            br#"{"error":{"code":500,"message":"boom"}}"#,
+            40_000,
+        );
         let mut rec = RequestRecord::default();
-        s.finish(&mut rec, 41_000, None);
-        assert_eq!(rec.error.as_deref(), Some("server error mid-stream: boom"));
+        s.finish(&mut rec, 41_000, None, None);
+        assert_eq!(
+            rec.error.as_deref(),
+            Some("server error mid-stream: boom (500)")
+        );
 
         let mut s = StreamState::new(Api::Completions);
-        s.event(br#"{"choices":[{"text":"a"}]}"#, 30_000);
-        s.event(br#"{"choices":[{"text":"","finish_reason":"length"}],"usage":{"completion_tokens":1},"timings":{"prompt_ms":12.5}}"#, 31_000);
-        s.event(b"[DONE]", 31_100);
+        s.event(Field::Data, br#"{"choices":[{"text":"a"}]}"#, 30_000);
+        s.event(Field::Data, br#"{"choices":[{"text":"","finish_reason":"length"}],"usage":{"completion_tokens":1},"timings":{"prompt_ms":12.5}}"#, 31_000);
+        s.event(Field::Data, b"[DONE]", 31_100);
         let mut rec = RequestRecord::default();
-        s.finish(&mut rec, 31_200, None);
+        s.finish(&mut rec, 31_200, None, None);
         assert_eq!(rec.server_queue_us, Some(17_500));
     }
 }

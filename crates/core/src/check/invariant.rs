@@ -165,6 +165,9 @@ catalogue! {
     /// One trial per load.
     OneTrialPerLoad = "trials_conflict", Exclude,
         "a candidate's capacity search has one trial per load";
+    /// Each measured request was sent once.
+    SentOnce = "request_resent", Flag,
+        "each measured request was sent once (one sent again after the server closed a reused connection as it went out is flagged: the server may have received it twice)";
     /// Fewer repeats than planned.
     RepeatsAsPlanned = "repeat_count", Flag,
         "a run has as many repeats as the plan asks (fewer or more are flagged)";

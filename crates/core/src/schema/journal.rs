@@ -41,6 +41,10 @@ pub struct RequestRow {
     /// Content events streamed (each carries at least one token).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_events: Option<u32>,
+    /// Sent a second time, on a fresh connection, after the server closed a reused one as the
+    /// request went out: the server may have received it twice.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub resent: bool,
 }
 
 impl RequestColumns {
@@ -55,6 +59,8 @@ impl RequestColumns {
         let mut intended = Vec::new();
         let caps = rows.iter().any(|r| r.max_output_tokens.is_some());
         let events = rows.iter().any(|r| r.output_events.is_some());
+        let resent = rows.iter().any(|r| r.resent);
+        let mut resent_col = Vec::new();
         let mut cap_col = Vec::new();
         let mut event_col = Vec::new();
         for r in rows {
@@ -63,6 +69,9 @@ impl RequestColumns {
             }
             if events {
                 event_col.push(r.output_events);
+            }
+            if resent {
+                resent_col.push(r.resent);
             }
             c.send_offset_us.push(r.send_offset_us);
             if let Some(i) = r.intended_offset_us {
@@ -82,6 +91,7 @@ impl RequestColumns {
         c.intended_offset_us = open_loop.then_some(intended);
         c.max_output_tokens = caps.then_some(cap_col);
         c.output_events = events.then_some(event_col);
+        c.resent = resent.then_some(resent_col);
         c
     }
 }

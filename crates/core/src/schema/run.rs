@@ -235,6 +235,10 @@ pub struct RequestColumns {
     /// carries at least one token, so `output_tokens` is at least this (the stream's proof).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_events: Option<Vec<Option<u32>>>,
+    /// Requests sent a second time after the server closed a reused connection as they went
+    /// out (present when any was): the server may have received them twice.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resent: Option<Vec<bool>>,
 }
 
 impl RequestColumns {

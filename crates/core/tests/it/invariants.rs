@@ -224,6 +224,15 @@ fn case(inv: Invariant) -> Case {
             other["trial"]["index"] = 1.into();
             s.extra.push(("trial2.json".into(), other));
         }
+        Invariant::SentOnce => {
+            let n = r["repeats"][0]["requests"]["send_offset_us"]
+                .as_array()
+                .unwrap()
+                .len();
+            let mut col = vec![false; n];
+            col[3] = true;
+            r["repeats"][0]["requests"]["resent"] = json!(col);
+        }
         Invariant::RepeatsAsPlanned => {
             r["repeats"].as_array_mut().unwrap().pop();
         }

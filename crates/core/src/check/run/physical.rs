@@ -118,6 +118,7 @@ fn columns(base: &str, r: &RequestColumns) -> Checked {
             r.max_output_tokens.as_ref().map(Vec::len),
         ),
         ("output_events", r.output_events.as_ref().map(Vec::len)),
+        ("resent", r.resent.as_ref().map(Vec::len)),
     ];
     let present = optional
         .into_iter()
@@ -170,45 +171,98 @@ fn send_order(base: &str, r: &RequestColumns) -> Checked {
     Ok(())
 }
 
-/// One request: present where a success needs it, bounded, and physically possible.
-fn request(base: &str, r: &RequestColumns, i: usize, imported: bool) -> Checked {
-    let (ttft, e2e, tokens) = (r.ttft_us[i], r.e2e_us[i], r.output_tokens[i]);
+/// One request as the physical checks see it, whatever holds it (a run's columns, the
+/// collector's row as it finishes).
+#[derive(Debug, Clone, Copy)]
+pub struct RowView<'a> {
+    /// Time to first token, µs.
+    pub ttft_us: Option<u64>,
+    /// End to end, µs.
+    pub e2e_us: Option<u64>,
+    /// Server-side queue wait, µs.
+    pub server_queue_us: Option<u64>,
+    /// Output tokens.
+    pub output_tokens: Option<u32>,
+    /// Whether the request succeeded.
+    pub ok: bool,
+    /// Its inter-token gaps, µs.
+    pub gaps: &'a [u32],
+}
+
+impl<'a> RowView<'a> {
+    /// Request `i` of a run's columns.
+    pub fn of_columns(r: &'a RequestColumns, i: usize) -> RowView<'a> {
+        RowView {
+            ttft_us: r.ttft_us[i],
+            e2e_us: r.e2e_us[i],
+            server_queue_us: r.server_queue_us[i],
+            output_tokens: r.output_tokens[i],
+            ok: r.error[i].is_none(),
+            gaps: r.itl_us.get(i),
+        }
+    }
+
+    /// The collector's row.
+    pub fn of_row(r: &'a crate::schema::RequestRow) -> RowView<'a> {
+        RowView {
+            ttft_us: r.ttft_us,
+            e2e_us: r.e2e_us,
+            server_queue_us: r.server_queue_us,
+            output_tokens: r.output_tokens,
+            ok: r.error.is_none(),
+            gaps: &r.itl_us,
+        }
+    }
+}
+
+/// One request: present where a success needs it, bounded, and physically possible. The
+/// violation's path is relative to the request (`ttft_us`, `itl_us` …): the caller adds where
+/// the request is.
+pub fn row(r: &RowView<'_>, imported: bool) -> Result<(), Violation> {
     for (name, v) in [
-        ("ttft_us", ttft),
-        ("e2e_us", e2e),
-        ("server_queue_us", r.server_queue_us[i]),
+        ("ttft_us", r.ttft_us),
+        ("e2e_us", r.e2e_us),
+        ("server_queue_us", r.server_queue_us),
     ] {
         if let Some(v) = v.filter(|&v| v > MAX_TIME_US) {
             return Err(broken(
                 Invariant::TimesBounded,
-                format!("{base}.{name}[{i}]"),
+                name.into(),
                 format!("{v} µs: expected at most {MAX_TIME_US} µs (7 days)"),
             ));
         }
     }
-    if let (Some(t), Some(e)) = (ttft, e2e) {
+    if let (Some(t), Some(e)) = (r.ttft_us, r.e2e_us) {
         if e < t {
             return Err(broken(
                 Invariant::EndAfterFirstToken,
-                format!("{base}.e2e_us[{i}]"),
+                "e2e_us".into(),
                 format!("end-to-end {e} µs is before the first token at {t} µs"),
             ));
         }
     }
-    if r.error[i].is_none() {
-        success_fields(base, i, ttft, e2e, tokens)?;
+    if r.ok {
+        success_fields(r)?;
     }
-    gaps(base, r, i, imported)
+    gaps(r, imported)
 }
 
-fn gaps(base: &str, r: &RequestColumns, i: usize, imported: bool) -> Checked {
-    let gaps = r.itl_us.get(i);
-    if let Some(t) = r.output_tokens[i] {
+/// Request `i` of the columns at `base`, its violation's path made whole.
+fn request(base: &str, c: &RequestColumns, i: usize, imported: bool) -> Checked {
+    row(&RowView::of_columns(c, i), imported).map_err(|mut v| {
+        v.path = format!("{base}.{}[{i}]", v.path);
+        v
+    })
+}
+
+fn gaps(r: &RowView<'_>, imported: bool) -> Checked {
+    let gaps = r.gaps;
+    if let Some(t) = r.output_tokens {
         // n content events carry at least n tokens and have n − 1 gaps between them.
         if !imported && gaps.len() as u64 >= u64::from(t.max(1)) && !gaps.is_empty() {
             return Err(broken(
                 Invariant::GapsFitTokens,
-                format!("{base}.itl_us[{i}]"),
+                "itl_us".into(),
                 format!(
                     "{} inter-token gaps for {t} output tokens: expected at most {}",
                     gaps.len(),
@@ -217,14 +271,14 @@ fn gaps(base: &str, r: &RequestColumns, i: usize, imported: bool) -> Checked {
             ));
         }
     }
-    if let (Some(t), Some(e)) = (r.ttft_us[i], r.e2e_us[i]) {
+    if let (Some(t), Some(e)) = (r.ttft_us, r.e2e_us) {
         let sum: u64 = gaps.iter().map(|&g| u64::from(g)).sum();
         // Each gap is a difference of µs-truncated stamps, so they telescope exactly; allow
         // 1 µs per gap for writers that round each gap independently.
         if t + sum > e + gaps.len() as u64 {
             return Err(broken(
                 Invariant::GapsFitRequest,
-                format!("{base}.itl_us[{i}]"),
+                "itl_us".into(),
                 format!(
                     "gaps add up to {sum} µs after a first token at {t} µs, past the end at {e} µs"
                 ),
@@ -234,27 +288,25 @@ fn gaps(base: &str, r: &RequestColumns, i: usize, imported: bool) -> Checked {
     Ok(())
 }
 
-fn success_fields(
-    base: &str,
-    i: usize,
-    ttft: Option<u64>,
-    e2e: Option<u64>,
-    tokens: Option<u32>,
-) -> Checked {
+fn success_fields(r: &RowView<'_>) -> Checked {
     let missing = |name: &str, what: &str| {
         broken(
             Invariant::SuccessComplete,
-            format!("{base}.{name}[{i}]"),
+            name.into(),
             format!("null for a successful request: expected {what}"),
         )
     };
-    let t = ttft.ok_or_else(|| missing("ttft_us", "the time to first token"))?;
-    e2e.ok_or_else(|| missing("e2e_us", "the end-to-end time"))?;
-    tokens.ok_or_else(|| missing("output_tokens", "the output token count"))?;
+    let t = r
+        .ttft_us
+        .ok_or_else(|| missing("ttft_us", "the time to first token"))?;
+    r.e2e_us
+        .ok_or_else(|| missing("e2e_us", "the end-to-end time"))?;
+    r.output_tokens
+        .ok_or_else(|| missing("output_tokens", "the output token count"))?;
     if t == 0 {
         return Err(broken(
             Invariant::FirstTokenAfterSend,
-            format!("{base}.ttft_us[{i}]"),
+            "ttft_us".into(),
             "0 µs for a successful request: expected a positive time to first token (a token \
              cannot arrive in the same microsecond the request is sent)"
                 .into(),

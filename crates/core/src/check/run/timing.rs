@@ -24,6 +24,27 @@ pub(crate) fn check(run: &Run, stated: &Stated, out: &mut Vec<Violation>) {
     window(run, out);
     streamed(run, out);
     plausible(run, out);
+    sent_once(run, out);
+}
+
+fn sent_once(run: &Run, out: &mut Vec<Violation>) {
+    let resent: usize = run
+        .repeats
+        .iter()
+        .filter_map(|r| r.requests.resent.as_ref())
+        .map(|c| c.iter().filter(|&&x| x).count())
+        .sum();
+    if resent > 0 {
+        out.push(Violation::new(
+            Invariant::SentOnce,
+            "$.repeats[].requests.resent",
+            format!(
+                "{resent} measured request(s) went out a second time after the server closed a \
+                 reused connection as they were sent: the server may have received them twice, \
+                 a load the results do not show"
+            ),
+        ));
+    }
 }
 
 /// The most requests in flight at once in any repeat and how many requests have both a send

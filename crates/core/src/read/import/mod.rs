@@ -254,6 +254,10 @@ pub fn fill(run: &mut Run, file: &str, im: &Imported, index: usize) {
         workload: b.workload.clone(),
     });
     run.notes.extend(b.notes.iter().cloned());
+    // When sloscope read the file says nothing of when the tool measured: no window is
+    // stated for the run (the tool's own duration, where it states one, is in `reported`).
+    run.started_at = None;
+    run.finished_at = None;
     run.reported = Some(b.reported.clone());
     run.repeats.clear();
     if let Some(req) = &b.requests {

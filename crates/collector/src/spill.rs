@@ -1,0 +1,351 @@
+//! The rows of a run live on disk, not in memory: each finished request is a line of the
+//! journal, and the collector keeps only where it is and when it was sent. The run file is
+//! written from the journal in one stream — the rows in send order, column by column — so the
+//! collector's memory stays flat however long the run (a 24-hour soak holds no more than a
+//! minute's run), and what the run file says is exactly what the journal holds.
+//!
+//! A row that could not be journaled (a full disk) is kept in memory instead, so it still
+//! reaches the run file if that can be written.
+
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use sloscope_core::schema::{Repeat, RequestColumns, RequestRow, Run};
+
+use crate::journal::LineAt;
+
+/// Where one row is.
+#[derive(Debug, Clone, Copy)]
+enum Place {
+    Journal(LineAt),
+    Memory(usize),
+}
+
+/// The rows of one repeat: where each is, in the order they finished, and what the columns
+/// need to know before they are written.
+#[derive(Debug, Default)]
+pub struct RepeatRows {
+    /// The repeat's index.
+    pub index: u32,
+    rows: Vec<(u64, Place)>,
+    kept: Vec<RequestRow>,
+    /// Requests that succeeded.
+    pub ok: usize,
+    /// The first failure's reason, and whether it was the client's (an HTTP 4xx).
+    pub first_error: Option<(String, bool)>,
+    all_intended: bool,
+    any_cap: bool,
+    any_events: bool,
+    any_resent: bool,
+}
+
+impl RepeatRows {
+    /// No rows yet.
+    pub fn new(index: u32) -> RepeatRows {
+        RepeatRows {
+            index,
+            all_intended: true,
+            ..RepeatRows::default()
+        }
+    }
+
+    /// Requests recorded.
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// No request recorded.
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// Records `row`, at `at` in the journal, or in memory when it could not be journaled;
+    /// `client_error`: it failed with an HTTP 4xx.
+    pub fn add(&mut self, row: RequestRow, at: Option<LineAt>, client_error: bool) {
+        self.all_intended &= row.intended_offset_us.is_some();
+        self.any_cap |= row.max_output_tokens.is_some();
+        self.any_events |= row.output_events.is_some();
+        self.any_resent |= row.resent;
+        match &row.error {
+            None => self.ok += 1,
+            Some(e) => {
+                self.first_error
+                    .get_or_insert_with(|| (e.clone(), client_error));
+            }
+        }
+        let place = match at {
+            Some(at) => Place::Journal(at),
+            None => {
+                self.kept.push(row.clone());
+                Place::Memory(self.kept.len() - 1)
+            }
+        };
+        self.rows.push((row.send_offset_us, place));
+    }
+
+    /// The rows in send order (ties in the order they finished), as `RequestColumns::from_rows`
+    /// orders them.
+    fn in_send_order(&self) -> Vec<(u64, Place)> {
+        let mut order = self.rows.clone();
+        order.sort_by_key(|r| r.0);
+        order
+    }
+}
+
+/// Reads rows back from the journal.
+struct Reader {
+    file: BufReader<File>,
+    buf: Vec<u8>,
+}
+
+impl Reader {
+    fn open(journal: &Path) -> std::io::Result<Reader> {
+        Ok(Reader {
+            file: BufReader::with_capacity(64 * 1024, File::open(journal)?),
+            buf: Vec::new(),
+        })
+    }
+
+    fn row(&mut self, rows: &RepeatRows, place: Place) -> std::io::Result<RequestRow> {
+        match place {
+            Place::Memory(i) => Ok(rows.kept[i].clone()),
+            Place::Journal(at) => {
+                self.file.seek(SeekFrom::Start(at.offset))?;
+                self.buf.resize(at.len as usize, 0);
+                self.file.read_exact(&mut self.buf)?;
+                // The line is the row's fields plus `line` and `repeat`, which a row ignores.
+                serde_json::from_slice(&self.buf).map_err(std::io::Error::other)
+            }
+        }
+    }
+}
+
+/// The repeats with their requests read back into memory: for a run small enough to be
+/// judged as it is collected (a capacity trial).
+pub fn materialize(run: &Run, rows: &[RepeatRows], journal: &Path) -> std::io::Result<Run> {
+    let mut reader = Reader::open(journal)?;
+    let mut full = run.clone();
+    for (rep, rr) in full.repeats.iter_mut().zip(rows) {
+        let mut all = Vec::with_capacity(rr.len());
+        for (_, place) in rr.in_send_order() {
+            all.push(reader.row(rr, place)?);
+        }
+        rep.requests = RequestColumns::from_rows(all);
+    }
+    Ok(full)
+}
+
+/// The columns of one repeat, each streamed into its own scratch file, then joined.
+struct Columns {
+    dir: PathBuf,
+    files: Vec<(&'static str, BufWriter<File>)>,
+    first: bool,
+}
+
+const ALWAYS: [&str; 10] = [
+    "send_offset_us",
+    "ttft_us",
+    "e2e_us",
+    "prompt_tokens",
+    "prompt_tokens_source",
+    "output_tokens",
+    "output_tokens_source",
+    "server_queue_us",
+    "error",
+    "itl_us",
+];
+
+impl Columns {
+    fn new(dir: &Path, rows: &RepeatRows) -> std::io::Result<Columns> {
+        let mut names: Vec<&'static str> = ALWAYS.to_vec();
+        if rows.all_intended && !rows.is_empty() {
+            names.insert(1, "intended_offset_us");
+        }
+        for (on, name) in [
+            (rows.any_cap, "max_output_tokens"),
+            (rows.any_events, "output_events"),
+            (rows.any_resent, "resent"),
+        ] {
+            if on {
+                names.push(name);
+            }
+        }
+        std::fs::create_dir_all(dir)?;
+        let mut files = Vec::new();
+        for name in names {
+            let f = File::create(dir.join(name))?;
+            files.push((name, BufWriter::with_capacity(32 * 1024, f)));
+        }
+        Ok(Columns {
+            dir: dir.to_path_buf(),
+            files,
+            first: true,
+        })
+    }
+
+    fn push(&mut self, r: &RequestRow) -> std::io::Result<()> {
+        let sep: &[u8] = if self.first { b"" } else { b"," };
+        self.first = false;
+        for (name, w) in &mut self.files {
+            w.write_all(sep)?;
+            match *name {
+                "send_offset_us" => serde_json::to_writer(&mut *w, &r.send_offset_us),
+                "intended_offset_us" => serde_json::to_writer(&mut *w, &r.intended_offset_us),
+                "ttft_us" => serde_json::to_writer(&mut *w, &r.ttft_us),
+                "e2e_us" => serde_json::to_writer(&mut *w, &r.e2e_us),
+                "prompt_tokens" => serde_json::to_writer(&mut *w, &r.prompt_tokens),
+                "prompt_tokens_source" => serde_json::to_writer(&mut *w, &r.prompt_tokens_source),
+                "output_tokens" => serde_json::to_writer(&mut *w, &r.output_tokens),
+                "output_tokens_source" => serde_json::to_writer(&mut *w, &r.output_tokens_source),
+                "server_queue_us" => serde_json::to_writer(&mut *w, &r.server_queue_us),
+                "error" => serde_json::to_writer(&mut *w, &r.error),
+                "itl_us" => serde_json::to_writer(&mut *w, &r.itl_us),
+                "max_output_tokens" => serde_json::to_writer(&mut *w, &r.max_output_tokens),
+                "output_events" => serde_json::to_writer(&mut *w, &r.output_events),
+                _ => serde_json::to_writer(&mut *w, &r.resent),
+            }
+            .map_err(std::io::Error::other)?;
+        }
+        Ok(())
+    }
+
+    /// `{"send_offset_us":[…],…}` into `out`; the scratch files are removed.
+    fn finish(self, out: &mut impl Write) -> std::io::Result<()> {
+        out.write_all(b"{")?;
+        for (i, (name, w)) in self.files.into_iter().enumerate() {
+            w.into_inner().map_err(|e| e.into_error())?.sync_data()?;
+            if i > 0 {
+                out.write_all(b",")?;
+            }
+            write!(out, "\"{name}\":[")?;
+            let path = self.dir.join(name);
+            std::io::copy(&mut File::open(&path)?, out)?;
+            out.write_all(b"]")?;
+            let _ = std::fs::remove_file(path);
+        }
+        let _ = std::fs::remove_dir(&self.dir);
+        out.write_all(b"}")
+    }
+}
+
+/// The header of a run as written: `(before, after)` the `"repeats":[]` it is spliced at.
+fn split_header(run: &Run) -> std::io::Result<(String, String)> {
+    let mut head = run.clone();
+    head.repeats.clear();
+    let text = serde_json::to_string(&head).map_err(std::io::Error::other)?;
+    const AT: &str = "\"repeats\":[]";
+    let i = text
+        .find(AT)
+        .ok_or_else(|| std::io::Error::other("a run header without its repeats"))?;
+    Ok((text[..i].to_string(), text[i + AT.len()..].to_string()))
+}
+
+fn write_repeat(
+    out: &mut impl Write,
+    meta: &Repeat,
+    rows: &RepeatRows,
+    reader: &mut Reader,
+    scratch: &Path,
+) -> std::io::Result<()> {
+    let mut m = meta.clone();
+    m.requests = RequestColumns::default();
+    let text = serde_json::to_string(&m).map_err(std::io::Error::other)?;
+    let key = "\"requests\":";
+    let i = text
+        .find(key)
+        .ok_or_else(|| std::io::Error::other("a repeat without its requests"))?;
+    let after = &text[i + key.len()..];
+    // The empty columns object the repeat serialized with: skip it, balanced.
+    let end = after.find('}').map_or(after.len(), |j| j + 1);
+    out.write_all(text[..i + key.len()].as_bytes())?;
+    let mut cols = Columns::new(scratch, rows)?;
+    for (_, place) in rows.in_send_order() {
+        cols.push(&reader.row(rows, place)?)?;
+    }
+    cols.finish(out)?;
+    out.write_all(after[end..].as_bytes())
+}
+
+/// Writes the run file at `path` from the run's header and its rows in the journal,
+/// atomically (a temporary name, fsync, rename), in a stream.
+pub fn write_run(
+    path: &Path,
+    run: &Run,
+    rows: &[RepeatRows],
+    journal: &Path,
+) -> std::io::Result<()> {
+    let (before, after) = split_header(run)?;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+    let scratch = journal.with_extension(format!("columns-{}", std::process::id()));
+    let result = (|| {
+        let mut out = BufWriter::with_capacity(256 * 1024, File::create(&tmp)?);
+        let mut reader = Reader::open(journal)?;
+        out.write_all(before.as_bytes())?;
+        out.write_all(b"\"repeats\":[")?;
+        for (i, (meta, rr)) in run.repeats.iter().zip(rows).enumerate() {
+            if i > 0 {
+                out.write_all(b",")?;
+            }
+            write_repeat(&mut out, meta, rr, &mut reader, &scratch)?;
+        }
+        out.write_all(b"]")?;
+        out.write_all(after.as_bytes())?;
+        out.write_all(b"\n")?;
+        out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+        std::fs::rename(&tmp, path)?;
+        if let Ok(d) = File::open(dir) {
+            let _ = d.sync_all();
+        }
+        Ok(())
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+        let _ = std::fs::remove_dir_all(&scratch);
+    }
+    result
+}
+
+/// Rewrites the header of a run file written from `old` to say what `new` says (the server's
+/// exit status and log, known once it stopped), streaming the repeats across unchanged.
+pub fn rewrite_header(path: &Path, old: &Run, new: &Run) -> std::io::Result<()> {
+    let (old_before, old_after) = split_header(old)?;
+    let (new_before, new_after) = split_header(new)?;
+    let len = std::fs::metadata(path)?.len();
+    let (b, a) = (old_before.len() as u64, old_after.len() as u64 + 1);
+    let mut f = File::open(path)?;
+    let mut head = vec![0u8; old_before.len()];
+    f.read_exact(&mut head)?;
+    if head != old_before.as_bytes() || len < b + a {
+        return Err(std::io::Error::other(
+            "the run file is not the one written: its header differs",
+        ));
+    }
+    let mut body = f.take(len - b - a);
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let tmp = dir.join(format!(
+        ".{}.tmp-{}",
+        path.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+        std::process::id()
+    ));
+    let result = (|| {
+        let mut out = BufWriter::new(File::create(&tmp)?);
+        out.write_all(new_before.as_bytes())?;
+        std::io::copy(&mut body, &mut out)?;
+        out.write_all(new_after.as_bytes())?;
+        out.write_all(b"\n")?;
+        out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
