@@ -15,6 +15,10 @@ rustup target add wasm32-unknown-unknown >/dev/null
 step "format"
 cargo fmt --all -- --check
 
+step "structure: no import circles between files, the core's stages in order"
+python3 scripts/rust_cycles.py .
+python3 scripts/structure.py .
+
 step "web tools: chromium, trunk, wasm-bindgen-cli, binaryen, playwright-core (scripts/setup-web.sh)"
 eval "$(bash scripts/setup-web.sh)"
 cargo fetch --locked

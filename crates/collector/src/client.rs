@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 
+use crate::api::Api;
 use crate::cancel::Cancel;
-use crate::config::Api;
 use crate::error::CollectError;
 use crate::failure::FailureKind;
 use crate::http1::{self, Conn, ExchangeError, Head, Origin, Pool};
@@ -267,141 +267,163 @@ impl Client {
         deadline: Instant,
         cancel: &Cancel,
     ) -> (StreamState, Option<FailureKind>, Instant) {
-        let mut parser = SseParser::default();
-        let mut state = StreamState::new(self.api);
-        let mut body = head.body();
-        let mut kind = None;
-        let mut done_at: Option<Instant> = None;
-        let mut last_at = first_at;
-        // Feeds received bytes stamped `at`; true once the body has ended.
-        let mut feed = |bytes: &[u8],
-                        at: Instant,
-                        state: &mut StreamState,
-                        parser: &mut SseParser|
-         -> Result<bool, String> {
-            let at_us = us(at.saturating_duration_since(sent));
-            body.feed(bytes, &mut |data: &[u8]| {
-                parser.feed(data, |field, ev| state.event(field, ev, at_us))
-            })
-        };
-        let mut ended = match feed(&first, first_at, &mut state, &mut parser) {
-            Ok(e) => e,
-            Err(e) => {
-                state.error.get_or_insert(FailureKind::Stream.message(&e));
-                kind = Some(FailureKind::Stream);
-                true
-            }
-        };
-        if state.done {
-            done_at = Some(first_at);
-        }
-        let mut last_activity = Instant::now();
-        let timer =
-            tokio::time::sleep_until((last_activity + self.stall_timeout).min(deadline).into());
+        let mut r = Reading::new(self.api, head, sent, first_at);
+        let mut ended = r.feed(&first, first_at);
+        let timer = tokio::time::sleep_until((r.active + self.stall_timeout).min(deadline).into());
         tokio::pin!(timer);
         let stop = cancel.cancelled();
         tokio::pin!(stop);
-        while !ended && state.error.is_none() {
-            if done_at.is_some() {
+        while !ended && r.state.error.is_none() {
+            if r.done_at.is_some() {
                 // only the end of the body is still to come
-                let due = (last_activity + AFTER_DONE).min(deadline);
+                let due = (r.active + AFTER_DONE).min(deadline);
                 if timer.deadline() > due.into() {
                     timer.as_mut().reset(due.into());
                 }
             }
             let step = tokio::select! {
                 biased;
-                r = conn.read() => Step::Read(r),
+                res = conn.read() => Step::Read(res),
                 _ = &mut timer => Step::Timer,
                 _ = &mut stop => Step::Stop,
             };
             match step {
                 Step::Read(Ok((0, at))) => {
-                    last_at = at.max(last_at);
-                    if !body.ends_at_close() && !state.done {
-                        kind = Some(FailureKind::Stream);
-                        state.error.get_or_insert(
-                            FailureKind::Stream.message(
-                                "the server closed the connection before the response ended",
-                            ),
-                        );
-                    }
+                    r.closed(at);
                     break;
                 }
-                Step::Read(Ok((n, at))) => {
-                    // kernel stamps never run backwards within a stream
-                    let at = at.max(last_at);
-                    last_at = at;
-                    last_activity = Instant::now();
-                    let was_done = state.done;
-                    match feed(conn.data(n), at, &mut state, &mut parser) {
-                        Ok(e) => ended = e,
-                        Err(e) => {
-                            kind = Some(FailureKind::Stream);
-                            state.error.get_or_insert(FailureKind::Stream.message(&e));
-                        }
-                    }
-                    if state.done && !was_done {
-                        done_at = Some(at);
-                    }
-                }
+                Step::Read(Ok((n, at))) => ended = r.feed(conn.data(n), at),
                 Step::Read(Err(e)) => {
-                    if !state.done {
-                        kind = Some(FailureKind::Stream);
-                        state
-                            .error
-                            .get_or_insert(FailureKind::Stream.message(&e.to_string()));
-                    }
+                    r.broke(&e.to_string());
                     break;
                 }
                 Step::Timer => {
-                    if done_at.is_some() {
+                    if r.done_at.is_some() {
                         break; // the terminator did not follow [DONE]: close the connection
                     }
-                    let now = Instant::now();
-                    let due = (last_activity + self.stall_timeout).min(deadline);
-                    if now < due {
+                    let due = (r.active + self.stall_timeout).min(deadline);
+                    if Instant::now() < due {
                         timer.as_mut().reset(due.into());
                         continue;
                     }
-                    let (k, why) = if now >= deadline {
-                        (
-                            FailureKind::Timeout,
-                            format!("not finished within {:?}", self.request_timeout),
-                        )
-                    } else {
-                        (
-                            FailureKind::Stalled,
-                            format!("no bytes for {:?}", self.stall_timeout),
-                        )
-                    };
-                    kind = Some(k);
-                    state.error.get_or_insert(k.message(&why));
+                    self.timed_out(&mut r, deadline);
                     break;
                 }
                 Step::Stop => {
-                    kind = Some(FailureKind::Cancelled);
-                    state
-                        .error
-                        .get_or_insert(FailureKind::Cancelled.message(&cancel.message()));
+                    r.fail(FailureKind::Cancelled, &cancel.message());
                     break;
                 }
             }
         }
-        if ended && state.done && state.error.is_none() && body.reusable(head) {
+        if ended && r.state.done && r.state.error.is_none() && r.body.reusable(head) {
             self.pool.put(conn);
         }
-        if !state.done && state.error.is_none() {
-            if let Some((field, data)) = parser.finish() {
-                state.event(field, &data, us(last_at.saturating_duration_since(sent)));
+        r.finish()
+    }
+
+    /// The request timed out, or stalled.
+    fn timed_out(&self, r: &mut Reading, deadline: Instant) {
+        if Instant::now() >= deadline {
+            let why = format!("not finished within {:?}", self.request_timeout);
+            r.fail(FailureKind::Timeout, &why);
+        } else {
+            r.fail(
+                FailureKind::Stalled,
+                &format!("no bytes for {:?}", self.stall_timeout),
+            );
+        }
+    }
+}
+
+/// One stream being read: its decoders, its events' state, and when things happened.
+struct Reading {
+    parser: SseParser,
+    state: StreamState,
+    body: http1::Body,
+    kind: Option<FailureKind>,
+    sent: Instant,
+    /// The arrival of `[DONE]`.
+    done_at: Option<Instant>,
+    /// The arrival stamp of the last bytes (kernel stamps never run backwards in a stream).
+    last_at: Instant,
+    /// When bytes last came (by the clock: the stall timer's reference).
+    active: Instant,
+}
+
+impl Reading {
+    fn new(api: Api, head: &Head, sent: Instant, first_at: Instant) -> Reading {
+        Reading {
+            parser: SseParser::default(),
+            state: StreamState::new(api),
+            body: head.body(),
+            kind: None,
+            sent,
+            done_at: None,
+            last_at: first_at,
+            active: Instant::now(),
+        }
+    }
+
+    /// Feeds received bytes stamped `at`; true once the body has ended (or broke).
+    fn feed(&mut self, bytes: &[u8], at: Instant) -> bool {
+        let at = at.max(self.last_at);
+        self.last_at = at;
+        self.active = Instant::now();
+        let was_done = self.state.done;
+        let at_us = us(at.saturating_duration_since(self.sent));
+        let (parser, state) = (&mut self.parser, &mut self.state);
+        let fed = self.body.feed(bytes, &mut |data: &[u8]| {
+            parser.feed(data, |field, ev| state.event(field, ev, at_us))
+        });
+        if self.state.done && !was_done {
+            self.done_at = Some(at);
+        }
+        match fed {
+            Ok(ended) => ended,
+            Err(e) => {
+                self.fail(FailureKind::Stream, &e);
+                true
             }
         }
-        let end = match (done_at, kind) {
+    }
+
+    fn fail(&mut self, kind: FailureKind, why: &str) {
+        self.kind = Some(kind);
+        self.state.error.get_or_insert(kind.message(why));
+    }
+
+    /// The server closed the connection.
+    fn closed(&mut self, at: Instant) {
+        self.last_at = at.max(self.last_at);
+        if !self.body.ends_at_close() && !self.state.done {
+            self.fail(
+                FailureKind::Stream,
+                "the server closed the connection before the response ended",
+            );
+        }
+    }
+
+    /// The connection broke.
+    fn broke(&mut self, why: &str) {
+        if !self.state.done {
+            self.fail(FailureKind::Stream, why);
+        }
+    }
+
+    /// The state, the failure and the end instant.
+    fn finish(mut self) -> (StreamState, Option<FailureKind>, Instant) {
+        if !self.state.done && self.state.error.is_none() {
+            if let Some((field, data)) = self.parser.finish() {
+                let at_us = us(self.last_at.saturating_duration_since(self.sent));
+                self.state.event(field, &data, at_us);
+            }
+        }
+        let end = match (self.done_at, self.kind) {
             (Some(at), _) => at,
-            (None, None) => last_at,
+            (None, None) => self.last_at,
             (None, Some(_)) => Instant::now(),
         };
-        (state, kind, end)
+        (self.state, self.kind, end)
     }
 }
 

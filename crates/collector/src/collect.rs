@@ -10,15 +10,14 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use bytes::Bytes;
 use sloscope_core::base::protocol::SIMULATION_HEADER;
 use sloscope_core::check::contract::Profile;
 use sloscope_core::schema::{EvidenceLevel, Repeat, RequestColumns, RequestRow, Run, RunStatus};
 
+use crate::api::Api;
 use crate::cancel::Cancel;
 use crate::client::Client;
 use crate::clock::rfc3339_now;
-use crate::config::Api;
 use crate::failure::{FailureKind, StopReason};
 use crate::journal::Journal;
 use crate::load::{self, BodyFn, RepeatSpec};
@@ -30,7 +29,6 @@ use crate::server::Launched;
 use crate::spill::RepeatRows;
 use crate::target::TargetSpec;
 use crate::telemetry::{self, Gpu};
-use sloscope_core::read::replay::Prompt;
 
 /// What collecting one profile needs.
 pub(crate) struct ProfileCtx<'a> {
@@ -63,139 +61,6 @@ impl ProfileCtx<'_> {
             .filter(|l| l.exit_status().is_none())
             .map(|l| l.pid)
     }
-}
-
-/// The seed of a profile's request sequence: the same for every candidate, so they are
-/// measured on the same requests.
-pub fn profile_salt(name: sloscope_core::schema::ProfileName) -> u64 {
-    (name as u64 + 1).wrapping_mul(0x9E37_79B9)
-}
-
-/// Request `i`'s index within its repeat (measured and warm-up indices carry their repeat in
-/// the high bits, see [`crate::load::measured_base`]).
-fn within_repeat(i: u64) -> u64 {
-    i & 0xFFFF_FFFF
-}
-
-/// Request bodies: one JSON template per profile, the prompt of request `i` generated from
-/// `salt` and `i`. Under a prompt length distribution, request `i` gets its drawn length in
-/// words at the calibrated words per token (`words` for `target_tokens`); under an output length
-/// distribution, its drawn `max_tokens`. A trace sets both lengths per request; a dataset sends
-/// its sampled record's prompt (and output cap, unless the workload draws one); a shared prefix
-/// goes in front of the synthetic prompt. Serializing a `serde_json::Value` cannot fail, so no
-/// body is ever empty.
-fn body_fn(ctx: &ProfileCtx<'_>, words: usize, target_tokens: u32, salt: u64) -> BodyFn {
-    let w = &ctx.profile.workload;
-    let mut base = serde_json::Map::new();
-    if let Some(m) = &ctx.target.model {
-        base.insert("model".into(), m.clone().into());
-    }
-    base.insert(
-        "max_tokens".into(),
-        w.max_output_tokens.unwrap_or(16).into(),
-    );
-    base.insert("stream".into(), true.into());
-    base.insert(
-        "stream_options".into(),
-        serde_json::json!({"include_usage": true}),
-    );
-    base.insert("temperature".into(), 0.into());
-    if ctx.ignore_eos {
-        base.insert("ignore_eos".into(), true.into());
-    }
-    for (k, v) in ctx.extra {
-        base.insert(k.clone(), v.clone());
-    }
-    let api = ctx.api;
-    let prompt_length = w.prompt_length.clone();
-    let output_length = w.output_length.clone();
-    let words_per_token = words as f64 / f64::from(target_tokens.max(1));
-    let to_words =
-        move |tokens: u32| ((f64::from(tokens) * words_per_token).round() as usize).max(1);
-    let replay = ctx.replay.clone();
-    let has_trace = w.trace.is_some();
-    // One prefix text per group, seeded by the group.
-    let prefixes: Vec<String> = w
-        .shared_prefix
-        .map(|p| {
-            (0..p.groups)
-                .map(|g| {
-                    prompt::text(
-                        to_words(p.tokens),
-                        salt ^ 0x7072_6566 ^ (u64::from(g) << 20),
-                    )
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    Arc::new(move |i: u64| {
-        let mut b = base.clone();
-        let entry = replay
-            .as_ref()
-            .filter(|_| has_trace)
-            .and_then(|r| r.entry(within_repeat(i)));
-        let record = replay.as_ref().and_then(|r| r.record(salt, i));
-        let message = match record {
-            Some(rec) => {
-                if output_length.is_none() {
-                    let cap = rec.output_tokens.or_else(|| {
-                        rec.output_words.map(|w| {
-                            ((f64::from(w) / words_per_token.max(1e-9)).round() as u32).max(1)
-                        })
-                    });
-                    if let Some(cap) = cap {
-                        b.insert("max_tokens".into(), cap.into());
-                    }
-                }
-                match &rec.prompt {
-                    Prompt::Text(t) => Err(t.clone()),
-                    Prompt::Messages(m) => Ok(m.clone()),
-                }
-            }
-            None => {
-                let words = match (entry, &prompt_length) {
-                    (Some(e), _) => to_words(e.input_tokens),
-                    (None, Some(d)) => to_words(d.sample(salt, i)),
-                    (None, None) => words,
-                };
-                let text = prompt::text(words, salt ^ i.wrapping_mul(0x2545_F491_4F6C_DD1D));
-                Err(
-                    match prefixes.get((i % prefixes.len().max(1) as u64) as usize) {
-                        Some(p) => format!("{p} {text}"),
-                        None => text,
-                    },
-                )
-            }
-        };
-        if let Some(e) = entry {
-            b.insert("max_tokens".into(), e.output_tokens.into());
-        } else if let Some(d) = &output_length {
-            b.insert("max_tokens".into(), d.sample(salt ^ 0x6F75_7470, i).into());
-        }
-        match (api, message) {
-            (Api::Completions, Err(text)) => b.insert("prompt".into(), text.into()),
-            (Api::Completions, Ok(msgs)) => b.insert(
-                "prompt".into(),
-                msgs.into_iter()
-                    .map(|(_, c)| c)
-                    .collect::<Vec<_>>()
-                    .join("\n")
-                    .into(),
-            ),
-            (Api::Chat, Err(text)) => b.insert(
-                "messages".into(),
-                serde_json::json!([{"role": "user", "content": text}]),
-            ),
-            (Api::Chat, Ok(msgs)) => b.insert(
-                "messages".into(),
-                msgs.into_iter()
-                    .map(|(role, content)| serde_json::json!({"role": role, "content": content}))
-                    .collect::<Vec<_>>()
-                    .into(),
-            ),
-        };
-        Bytes::from(serde_json::Value::Object(b).to_string())
-    })
 }
 
 /// Runs one profile's repeats against a ready endpoint and fills `run` (the repeats'
@@ -239,8 +104,8 @@ pub(crate) async fn collect_profile(
         _ = cancel.cancelled() => {}
     }
     // The same salt for every candidate: they are measured on the same request sequence.
-    let salt = profile_salt(ctx.profile.name);
-    let body = body_fn(ctx, prompts.words, target_tokens, salt);
+    let salt = ctx.profile.name.request_salt();
+    let body = crate::body::Bodies::new(ctx, prompts.words, target_tokens, salt).into_fn();
     let mut simulation = false;
     let repeats = w.repeats.unwrap_or(1) as u32;
     for r in ctx.first_repeat..ctx.first_repeat + repeats {

@@ -12,10 +12,11 @@ use sloscope_core::check::contract::Profile;
 use sloscope_core::schema::{Candidate, EvidenceLevel, Role, Run, RunStatus};
 
 use crate::clock::rfc3339_now;
-use crate::config::{fill_template, RunPlan};
+use crate::config::RunPlan;
 use crate::error::CollectError;
 use crate::layout::Layout;
 use crate::runner::{skeleton_for, write_copies};
+use crate::template::fill_template;
 use crate::write;
 
 /// The external benchmark to run.

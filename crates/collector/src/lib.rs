@@ -10,6 +10,8 @@
 //! `sampler` and `telemetry` (memory, `/metrics`), `server` (launch and stop), `journal` and
 //! `write` (nothing lost), `failure` and `error` (typed reasons), `config` (the plan).
 
+pub mod api;
+mod body;
 pub mod cancel;
 pub mod client;
 pub mod clock;
@@ -36,4 +38,5 @@ pub mod sse;
 pub mod stream;
 pub mod target;
 pub mod telemetry;
+pub mod template;
 pub mod write;

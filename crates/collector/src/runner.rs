@@ -475,62 +475,22 @@ impl RunCtx<'_> {
         p: &Profile,
         trial: Option<(Trial, &Search, &Profile)>,
     ) -> Result<(PathBuf, Run), CollectError> {
-        let Measure {
-            t,
-            client,
-            base,
-            launched,
-            tc,
-        } = *m;
-        let tgt = &self.plan.raw.target;
-        let mut run = skeleton(self.plan, t, p, Some(base));
-        if let Some(l) = launched {
-            run.server = Some(ServerInfo {
-                command: l.command.clone(),
-                exit_status: None,
-                startup_s: Some(l.startup_s),
-                log_tail: None,
-            });
-        }
-        run.notes.extend(self.gpu.note.clone());
-        let name = p.name.as_str();
-        let (path, journal_path) = match &trial {
-            None => (
-                self.layout.run(name, t.role, &t.name),
-                self.layout.journal(name, &t.name),
-            ),
-            Some((tr, ..)) => (
-                self.layout
-                    .trial(name, &t.name, tr.index, &tr.over, tr.load),
-                self.layout.trial_journal(name, &t.name, tr.index),
-            ),
-        };
-        run.trial = trial.as_ref().map(|x| x.0.clone());
-        let mut journal =
-            Journal::create(&journal_path, &run).map_err(CollectError::write(&journal_path))?;
-        let mut ctx = crate::collect::ProfileCtx {
-            client,
-            profile: p,
-            target: t,
-            server: launched,
-            gpu: self.gpu,
-            api: tgt.api,
-            ignore_eos: tgt.ignore_eos,
-            extra: &tgt.extra_body,
-            metrics_url: (!tgt.metrics_path.is_empty())
-                .then(|| format!("{base}{}", tgt.metrics_path)),
-            health_path: &tgt.health_path,
-            timeout: Duration::from_secs_f64(tgt.request_timeout_s),
-            redactor: &self.opts.redactor,
-            first_repeat: 0,
-            replay: self.plan.replays.get(&p.name).cloned(),
-        };
+        let (mut run, path, mut journal) =
+            self.open_run(m, p, trial.as_ref().map(|x| x.0.clone()))?;
+        let mut ctx = profile_ctx(self.plan, self.gpu, self.opts, m, p);
         let mut rows = Vec::new();
-        crate::collect::collect_profile(&ctx, &mut run, &mut rows, &mut journal, tc, self.progress)
-            .await;
+        crate::collect::collect_profile(
+            &ctx,
+            &mut run,
+            &mut rows,
+            &mut journal,
+            m.tc,
+            self.progress,
+        )
+        .await;
         if let Some((_, search, planned)) = &trial {
             let file = path.display().to_string();
-            while run.status == RunStatus::Ok && !tc.is_cancelled() {
+            while run.status == RunStatus::Ok && !m.tc.is_cancelled() {
                 let full = crate::spill::materialize(&run, &rows, journal.path())
                     .map_err(CollectError::write(journal.path()))?;
                 let report = capacity::evaluate_trial(&file, &full, planned);
@@ -540,13 +500,14 @@ impl RunCtx<'_> {
                 ctx.first_repeat = run.repeats.len() as u32;
                 self.progress.say(&format!(
                     "  {} / {}: an SLO interval straddles its limit at {}; {} more requests",
-                    name,
-                    t.name,
+                    p.name,
+                    m.t.name,
                     capacity::load_text(search.over, run.trial.as_ref().map_or(0.0, |x| x.load)),
                     p.workload.requests_per_repeat.unwrap_or(1)
                 ));
+                let (c, tc) = (&ctx, m.tc);
                 crate::collect::collect_profile(
-                    &ctx,
+                    c,
                     &mut run,
                     &mut rows,
                     &mut journal,
@@ -559,15 +520,64 @@ impl RunCtx<'_> {
             run.notes.retain(|n| seen.insert(n.clone()));
         }
         redact_run(&self.opts.redactor, &mut run);
+        self.close_run(m.tc, path, run, &rows, journal, trial.is_some())
+    }
+
+    /// The run's header, its file's path and its journal, opened.
+    fn open_run(
+        &self,
+        m: &Measure<'_>,
+        p: &Profile,
+        trial: Option<Trial>,
+    ) -> Result<(Run, PathBuf, Journal), CollectError> {
+        let mut run = skeleton(self.plan, m.t, p, Some(m.base));
+        if let Some(l) = m.launched {
+            run.server = Some(ServerInfo {
+                command: l.command.clone(),
+                exit_status: None,
+                startup_s: Some(l.startup_s),
+                log_tail: None,
+            });
+        }
+        run.notes.extend(self.gpu.note.clone());
+        let (name, t) = (p.name.as_str(), m.t);
+        let (path, journal_path) = match &trial {
+            None => (
+                self.layout.run(name, t.role, &t.name),
+                self.layout.journal(name, &t.name),
+            ),
+            Some(tr) => (
+                self.layout
+                    .trial(name, &t.name, tr.index, &tr.over, tr.load),
+                self.layout.trial_journal(name, &t.name, tr.index),
+            ),
+        };
+        run.trial = trial;
+        let journal =
+            Journal::create(&journal_path, &run).map_err(CollectError::write(&journal_path))?;
+        Ok((run, path, journal))
+    }
+
+    /// Writes the run file from the journal, then drops the journal. A trial's run is returned
+    /// with its requests (its search judges it by them); a fixed-load run as its header.
+    fn close_run(
+        &mut self,
+        tc: &Cancel,
+        path: PathBuf,
+        run: Run,
+        rows: &[crate::spill::RepeatRows],
+        journal: Journal,
+        with_requests: bool,
+    ) -> Result<(PathBuf, Run), CollectError> {
         if run.status != RunStatus::Ok {
             self.outcome.incomplete.push(path.display().to_string());
         }
         let total: u64 = rows.iter().map(|r| r.len() as u64).sum();
         // Written from the journal in a stream: the collector never holds the run's requests.
-        if let Err(source) = crate::spill::write_run(&path, &run, &rows, journal.path()) {
+        if let Err(source) = crate::spill::write_run(&path, &run, rows, journal.path()) {
             let e = CollectError::RunFile {
                 path,
-                journal: journal_path,
+                journal: journal.path().to_path_buf(),
                 journaled: journal.requests(),
                 total,
                 source,
@@ -583,16 +593,42 @@ impl RunCtx<'_> {
                 journal.requests()
             ));
         }
-        // A trial's search judges it by its requests (a trial is small); a fixed-load run is
-        // returned as its header, its requests being in the file.
-        let run = match &trial {
-            Some(_) => crate::spill::materialize(&run, &rows, journal.path())
+        let run = match with_requests {
+            true => crate::spill::materialize(&run, rows, journal.path())
                 .map_err(CollectError::write(journal.path()))?,
-            None => run,
+            false => run,
         };
         journal.remove();
         self.outcome.runs.push(path.clone());
         Ok((path, run))
+    }
+}
+
+/// What collecting profile `p` of the target of `m` needs.
+fn profile_ctx<'b>(
+    plan: &'b RunPlan,
+    gpu: &'b Gpu,
+    opts: &'b Options,
+    m: &Measure<'b>,
+    p: &'b Profile,
+) -> crate::collect::ProfileCtx<'b> {
+    let tgt = &plan.raw.target;
+    crate::collect::ProfileCtx {
+        client: m.client,
+        profile: p,
+        target: m.t,
+        server: m.launched,
+        gpu,
+        api: tgt.api,
+        ignore_eos: tgt.ignore_eos,
+        extra: &tgt.extra_body,
+        metrics_url: (!tgt.metrics_path.is_empty())
+            .then(|| format!("{}{}", m.base, tgt.metrics_path)),
+        health_path: &tgt.health_path,
+        timeout: Duration::from_secs_f64(tgt.request_timeout_s),
+        redactor: &opts.redactor,
+        first_repeat: 0,
+        replay: plan.replays.get(&p.name).cloned(),
     }
 }
 

@@ -23,9 +23,9 @@ use nix::unistd::Pid;
 use tokio::sync::watch;
 
 use crate::cancel::Cancel;
-use crate::config::fill_template;
 use crate::failure::StopReason;
 use crate::secret::Secret;
+use crate::template::fill_template;
 
 /// A running server the collector started.
 pub struct Launched {

@@ -258,13 +258,13 @@ fn write_repeat(
     let after = &text[i + key.len()..];
     // The empty columns object the repeat serialized with: skip it, balanced.
     let end = after.find('}').map_or(after.len(), |j| j + 1);
-    out.write_all(text[..i + key.len()].as_bytes())?;
+    out.write_all(&text.as_bytes()[..i + key.len()])?;
     let mut cols = Columns::new(scratch, rows)?;
     for (_, place) in rows.in_send_order() {
         cols.push(&reader.row(rows, place)?)?;
     }
     cols.finish(out)?;
-    out.write_all(after[end..].as_bytes())
+    out.write_all(&after.as_bytes()[end..])
 }
 
 /// Writes the run file at `path` from the run's header and its rows in the journal,

@@ -15,7 +15,7 @@ use memchr::memmem;
 use serde::Deserialize;
 use sloscope_core::schema::{RequestRow as RequestRecord, TokenSource};
 
-use crate::config::Api;
+use crate::api::Api;
 use crate::sse::Field;
 
 #[derive(Deserialize)]

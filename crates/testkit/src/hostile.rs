@@ -309,7 +309,7 @@ async fn connection(
                 br#"{"error":{"message":"model is loading","type":"unavailable","code":503}}"#,
                 &[],
             ),
-            (Misbehavior::CloseAfterRead, _) if completion && on_this % 2 == 0 => return,
+            (Misbehavior::CloseAfterRead, _) if completion && on_this.is_multiple_of(2) => return,
             (Misbehavior::Gzip, _) if completion => {
                 let max = v["max_tokens"].as_u64().unwrap_or(8) as u32;
                 stream(&completion_events(how, max), "content-encoding: gzip\r\n")

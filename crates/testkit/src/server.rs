@@ -255,19 +255,16 @@ fn chunk(chat: bool, text: &str) -> String {
     format!("data: {v}\n\n")
 }
 
-// One scripted response, fault by fault, in the order a real server would misbehave; kept
-// together (past 80 lines) so each fault reads next to the bytes it corrupts.
-async fn stream(
-    st: Arc<State>,
-    body: &[u8],
-    chat: bool,
-    received: Instant,
-    request_id: Option<String>,
-) -> Response<Body> {
-    let index = st.arrivals.fetch_add(1, Ordering::Relaxed);
+/// What a request asked for, as the server reads it.
+struct Asked {
+    /// `max_tokens` (unbounded when absent).
+    max_tokens: u32,
+    /// One token per word of the prompt, as `/tokenize` counts.
+    prompt_tokens: usize,
+}
+
+fn asked(st: &State, body: &[u8], received: Instant) -> Asked {
     let v: serde_json::Value = serde_json::from_slice(body).unwrap_or_default();
-    let max_tokens = v["max_tokens"].as_u64().unwrap_or(u64::MAX) as u32;
-    // One token per word, as its /tokenize counts: the usage it reports follows the prompt.
     let prompt_text = v["prompt"].as_str().map(str::to_string).unwrap_or_else(|| {
         v["messages"]
             .as_array()
@@ -290,8 +287,29 @@ async fn stream(
             let _ = writeln!(f, "{line}");
         }
     }
+    Asked {
+        max_tokens: v["max_tokens"].as_u64().unwrap_or(u64::MAX) as u32,
+        prompt_tokens,
+    }
+}
+
+/// One scripted response: the request's events written on their schedule (or at once in
+/// burst mode), faults where the script puts them.
+async fn stream(
+    st: Arc<State>,
+    body: &[u8],
+    chat: bool,
+    received: Instant,
+    request_id: Option<String>,
+) -> Response<Body> {
+    let index = st.arrivals.fetch_add(1, Ordering::Relaxed);
+    let asked = asked(&st, body, received);
     let per_event = st.script.tokens_per_event.max(1);
-    let events = st.script.tokens.min(max_tokens.div_ceil(per_event)).max(1);
+    let events = st
+        .script
+        .tokens
+        .min(asked.max_tokens.div_ceil(per_event))
+        .max(1);
     let fault = st.script.faults.get(&index).copied();
     if fault == Some(Fault::Http500) {
         return full(
@@ -301,89 +319,17 @@ async fn stream(
         );
     }
     let (tx, rx) = mpsc::channel::<Result<Frame<Bytes>, Infallible>>(64);
-    let st2 = st.clone();
-    tokio::spawn(async move {
-        st2.waiting.fetch_add(1, Ordering::Relaxed);
-        let permit = st2.slots.acquire().await;
-        st2.waiting.fetch_sub(1, Ordering::Relaxed);
-        st2.running.fetch_add(1, Ordering::Relaxed);
-        let admitted = Instant::now();
-        let mut stamps = Vec::with_capacity(events as usize);
-        let send = |s: String| tx.send(Ok(Frame::data(Bytes::from(s))));
-        if chat {
-            let role = serde_json::json!({"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","content":null},"finish_reason":null}]});
-            let _ = send(format!("data: {role}\n\n")).await;
-        }
-        let mut ok = true;
-        if st2.script.burst {
-            // Rendered once and shared, so the server costs next to nothing per event.
-            let all = match st2.burst_cache.lock() {
-                Ok(mut cache) => cache
-                    .entry((events, chat))
-                    .or_insert_with(|| {
-                        let mut all = String::with_capacity(events as usize * 120);
-                        for _ in 0..events {
-                            all.push_str(&chunk(chat, " tok"));
-                        }
-                        Bytes::from(all)
-                    })
-                    .clone(),
-                Err(_) => Bytes::new(),
-            };
-            stamps.push(Instant::now());
-            ok = tx.send(Ok(Frame::data(all))).await.is_ok();
-        } else {
-            let start = admitted + st2.script.ttft;
-            for e in 0..events {
-                match fault {
-                    Some(Fault::MidStreamError(n)) if e == n => {
-                        let _ = send("data: {\"error\":{\"code\":500,\"message\":\"scripted mid-stream error\",\"type\":\"server_error\"}}\n\n".into()).await;
-                        ok = false;
-                        break;
-                    }
-                    Some(Fault::Stall(n)) if e == n => {
-                        tokio::time::sleep(Duration::from_secs(3600)).await;
-                    }
-                    Some(Fault::Disconnect(n)) if e == n => {
-                        ok = false;
-                        break;
-                    }
-                    _ => {}
-                }
-                tokio::time::sleep_until((start + st2.script.gap * e).into()).await;
-                stamps.push(Instant::now());
-                if send(chunk(chat, " tok")).await.is_err() {
-                    ok = false;
-                    break;
-                }
-            }
-        }
-        if ok {
-            let completion = events * per_event;
-            let prompt_ms = st2.script.ttft.as_secs_f64() * 1000.0;
-            let usage = serde_json::json!({"prompt_tokens": prompt_tokens, "completion_tokens": completion, "total_tokens": prompt_tokens as u64 + completion as u64});
-            let timings = serde_json::json!({"prompt_ms": prompt_ms, "predicted_n": completion});
-            let last = if chat {
-                serde_json::json!({"object":"chat.completion.chunk","choices":[],"usage":usage,"timings":timings})
-            } else {
-                serde_json::json!({"object":"text_completion","choices":[{"index":0,"text":"","finish_reason":"length"}],"usage":usage,"timings":timings})
-            };
-            let _ = send(format!("data: {last}\n\ndata: [DONE]\n\n")).await;
-        }
-        st2.running.fetch_sub(1, Ordering::Relaxed);
-        drop(permit);
-        if let Ok(mut s) = st2.served.lock() {
-            s.push(Served {
-                index,
-                request_id,
-                received,
-                events: stamps,
-            });
-        }
-        if matches!(fault, Some(Fault::Disconnect(_))) {
-            // dropping tx without [DONE] ends the chunked body; the client sees no [DONE]
-        }
-    });
+    let one = One {
+        index,
+        request_id,
+        received,
+        events,
+        chat,
+        fault,
+        prompt_tokens: asked.prompt_tokens,
+        max_tokens: asked.max_tokens,
+    };
+    tokio::spawn(serve(st, tx, one));
     let mut r = Response::new(BodyExt::boxed(StreamBody::new(ReceiverStream(rx))));
     let h = r.headers_mut();
     for (k, v) in [
@@ -396,6 +342,114 @@ async fn stream(
         }
     }
     r
+}
+
+/// One response being served.
+struct One {
+    index: u64,
+    request_id: Option<String>,
+    received: Instant,
+    events: u32,
+    chat: bool,
+    fault: Option<Fault>,
+    prompt_tokens: usize,
+    max_tokens: u32,
+}
+
+type Tx = mpsc::Sender<Result<Frame<Bytes>, Infallible>>;
+
+/// Writes one response's events after a slot is free, then records what was served.
+async fn serve(st: Arc<State>, tx: Tx, one: One) {
+    st.waiting.fetch_add(1, Ordering::Relaxed);
+    let permit = st.slots.acquire().await;
+    st.waiting.fetch_sub(1, Ordering::Relaxed);
+    st.running.fetch_add(1, Ordering::Relaxed);
+    let admitted = Instant::now();
+    let send = |s: String| tx.send(Ok(Frame::data(Bytes::from(s))));
+    if one.chat {
+        let role = serde_json::json!({"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","content":null},"finish_reason":null}]});
+        let _ = send(format!("data: {role}\n\n")).await;
+    }
+    let (ok, stamps) = if st.script.burst {
+        burst(&st, &tx, one.events, one.chat).await
+    } else {
+        paced(&st, &tx, &one, admitted).await
+    };
+    if ok {
+        let completion = (one.events * st.script.tokens_per_event.max(1)).min(one.max_tokens);
+        let _ = send(closing(&st, completion, one.chat, one.prompt_tokens)).await;
+    }
+    st.running.fetch_sub(1, Ordering::Relaxed);
+    drop(permit);
+    if let Ok(mut s) = st.served.lock() {
+        s.push(Served {
+            index: one.index,
+            request_id: one.request_id,
+            received: one.received,
+            events: stamps,
+        });
+    }
+    // Dropping tx without [DONE] ends the chunked body: a client sees no [DONE].
+}
+
+/// Every event at once, rendered once and shared, so the server costs next to nothing per
+/// event.
+async fn burst(st: &State, tx: &Tx, events: u32, chat: bool) -> (bool, Vec<Instant>) {
+    let all = match st.burst_cache.lock() {
+        Ok(mut cache) => cache
+            .entry((events, chat))
+            .or_insert_with(|| {
+                let mut all = String::with_capacity(events as usize * 120);
+                for _ in 0..events {
+                    all.push_str(&chunk(chat, " tok"));
+                }
+                Bytes::from(all)
+            })
+            .clone(),
+        Err(_) => Bytes::new(),
+    };
+    let stamps = vec![Instant::now()];
+    (tx.send(Ok(Frame::data(all))).await.is_ok(), stamps)
+}
+
+/// The events on their schedule, with the request's fault where it falls.
+async fn paced(st: &State, tx: &Tx, one: &One, admitted: Instant) -> (bool, Vec<Instant>) {
+    let send = |s: String| tx.send(Ok(Frame::data(Bytes::from(s))));
+    let mut stamps = Vec::with_capacity(one.events as usize);
+    let start = admitted + st.script.ttft;
+    for e in 0..one.events {
+        match one.fault {
+            Some(Fault::MidStreamError(n)) if e == n => {
+                let _ = send("data: {\"error\":{\"code\":500,\"message\":\"scripted mid-stream error\",\"type\":\"server_error\"}}\n\n".into()).await;
+                return (false, stamps);
+            }
+            Some(Fault::Stall(n)) if e == n => {
+                tokio::time::sleep(Duration::from_secs(3600)).await;
+            }
+            Some(Fault::Disconnect(n)) if e == n => return (false, stamps),
+            _ => {}
+        }
+        tokio::time::sleep_until((start + st.script.gap * e).into()).await;
+        stamps.push(Instant::now());
+        if send(chunk(one.chat, " tok")).await.is_err() {
+            return (false, stamps);
+        }
+    }
+    (true, stamps)
+}
+
+/// The last chunk (usage, llama.cpp-style timings) and `[DONE]`: `completion` tokens, never
+/// more than the request's `max_tokens`.
+fn closing(st: &State, completion: u32, chat: bool, prompt_tokens: usize) -> String {
+    let prompt_ms = st.script.ttft.as_secs_f64() * 1000.0;
+    let usage = serde_json::json!({"prompt_tokens": prompt_tokens, "completion_tokens": completion, "total_tokens": prompt_tokens as u64 + completion as u64});
+    let timings = serde_json::json!({"prompt_ms": prompt_ms, "predicted_n": completion});
+    let last = if chat {
+        serde_json::json!({"object":"chat.completion.chunk","choices":[],"usage":usage,"timings":timings})
+    } else {
+        serde_json::json!({"object":"text_completion","choices":[{"index":0,"text":"","finish_reason":"length"}],"usage":usage,"timings":timings})
+    };
+    format!("data: {last}\n\ndata: [DONE]\n\n")
 }
 
 /// `mpsc::Receiver` as a `Stream` (tokio-stream would add a dependency for this alone).

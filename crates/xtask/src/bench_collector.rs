@@ -18,6 +18,8 @@ use sloscope_collector::client::{Client, Observed};
 use sloscope_collector::config::Api;
 use sloscope_testkit::server::{Script, ScriptedServer};
 
+use crate::support::{child_json, has_taskset, scripted_server_bin};
+
 fn self_stat() -> (f64, f64) {
     // utime + stime in seconds, and VmHWM in MB
     let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
@@ -50,25 +52,6 @@ fn self_stat() -> (f64, f64) {
     (cpu, hwm)
 }
 
-pub(crate) fn scripted_server_bin() -> anyhow::Result<std::path::PathBuf> {
-    let p = std::env::current_exe()?.with_file_name("scripted-server");
-    anyhow::ensure!(
-        p.exists(),
-        "{} missing: cargo build --release -p sloscope-testkit",
-        p.display()
-    );
-    Ok(p)
-}
-
-pub(crate) fn has_taskset() -> bool {
-    Command::new("taskset")
-        .arg("--version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-}
-
 fn spawn_server(args: &[&str]) -> anyhow::Result<(std::process::Child, String)> {
     let port = sloscope_collector::server::free_port()?;
     let bin = scripted_server_bin()?;
@@ -91,24 +74,6 @@ fn spawn_server(args: &[&str]) -> anyhow::Result<(std::process::Child, String)> 
         std::thread::sleep(Duration::from_millis(20));
     }
     Ok((child, url))
-}
-
-pub(crate) fn child_json(args: &[&str]) -> anyhow::Result<serde_json::Value> {
-    let exe = std::env::current_exe()?;
-    let mut cmd = if has_taskset() {
-        let mut c = Command::new("taskset");
-        c.args(["-c", "0"]).arg(exe);
-        c
-    } else {
-        Command::new(exe)
-    };
-    let out = cmd.arg("collector-child").args(args).output()?;
-    anyhow::ensure!(
-        out.status.success(),
-        "child failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Ok(serde_json::from_slice(&out.stdout)?)
 }
 
 /// Entry point of the measuring child process: `collector-child MODE URL CONCURRENCY REQUESTS`.
@@ -410,7 +375,6 @@ pub fn run() -> anyhow::Result<()> {
         println!("| {conc} | {a:.3} | {b:.3} | {c:.3} | {d:.3} |");
     }
     println!();
-    crate::bench_timing::run()?;
     println!(
         "## Paced streams: 256 × 200 tokens/s (5 ms gaps, 200 tokens), server in its own process"
     );

@@ -141,6 +141,58 @@ pub fn child(args: &[String]) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Replays `offsets` (µs) against `url`, 256 requests in flight at most: the rows.
+fn replay_rows(
+    url: &str,
+    offsets: &[u64],
+) -> anyhow::Result<Vec<sloscope_core::schema::RequestRow>> {
+    let n = offsets.len();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let warm = 64usize;
+    rt.block_on(async {
+        let client = Client::new(
+            url,
+            Api::Completions,
+            None,
+            256,
+            Duration::from_secs(30),
+            Duration::from_secs(10),
+        )
+        .map_err(anyhow::Error::msg)?;
+        client
+            .warm_pool(warm, "/health", Duration::from_secs(10))
+            .await;
+        let spec = RepeatSpec {
+            index: 0,
+            requests: n,
+            concurrency: 256,
+            rate_rps: None,
+            arrival: Arrival::Poisson,
+            warmup: 0,
+            seed: 1,
+            schedule: Some(Arc::new(offsets.to_vec())),
+        };
+        let body: sloscope_collector::load::BodyFn = Arc::new(|i| {
+            Bytes::from(format!(
+                "{{\"prompt\":\"request {i}\",\"max_tokens\":4,\"stream\":true}}"
+            ))
+        });
+        let mut rows = Vec::new();
+        measure(
+            &client,
+            &spec,
+            &body,
+            &Cancel::default(),
+            Instant::now(),
+            |r, _| rows.push(r),
+        )
+        .await;
+        anyhow::Ok(rows)
+    })
+}
+
 fn precision(dir: &Path) -> anyhow::Result<()> {
     let log = dir.join("replay-server.log");
     let port = sloscope_collector::server::free_port()?;
@@ -170,51 +222,7 @@ fn precision(dir: &Path) -> anyhow::Result<()> {
     }
     let n = 5000usize;
     let offsets = Arrival::Poisson.offsets_us(n, 1000.0, 42);
-    let url = format!("http://127.0.0.1:{port}");
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
-    let warm = 64usize;
-    let rows = rt.block_on(async {
-        let client = Client::new(
-            &url,
-            Api::Completions,
-            None,
-            256,
-            Duration::from_secs(30),
-            Duration::from_secs(10),
-        )
-        .map_err(anyhow::Error::msg)?;
-        client
-            .warm_pool(warm, "/health", Duration::from_secs(10))
-            .await;
-        let spec = RepeatSpec {
-            index: 0,
-            requests: n,
-            concurrency: 256,
-            rate_rps: None,
-            arrival: Arrival::Poisson,
-            warmup: 0,
-            seed: 1,
-            schedule: Some(Arc::new(offsets.clone())),
-        };
-        let body: sloscope_collector::load::BodyFn = Arc::new(|i| {
-            Bytes::from(format!(
-                "{{\"prompt\":\"request {i}\",\"max_tokens\":4,\"stream\":true}}"
-            ))
-        });
-        let mut rows = Vec::new();
-        measure(
-            &client,
-            &spec,
-            &body,
-            &Cancel::default(),
-            Instant::now(),
-            |r, _| rows.push(r),
-        )
-        .await;
-        anyhow::Ok(rows)
-    })?;
+    let rows = replay_rows(&format!("http://127.0.0.1:{port}"), &offsets)?;
     let _ = server.kill();
     let _ = server.wait();
     // Arrivals by request: the log's prompt names the request index.

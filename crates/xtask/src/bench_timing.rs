@@ -9,7 +9,7 @@
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::bench_collector::{child_json, has_taskset, scripted_server_bin};
+use crate::support::{child_json, has_taskset, scripted_server_bin};
 
 fn realtime_allowed() -> bool {
     Command::new("chrt")

@@ -18,8 +18,10 @@ use std::time::Instant;
 use anyhow::Context;
 
 mod bench_collector;
+mod bench_memory;
 mod bench_replay;
 mod bench_timing;
+mod support;
 use serde_json::json;
 use sloscope_core::schema::EvidenceLevel;
 use sloscope_testkit::synth::{self, Shape};
@@ -28,7 +30,8 @@ fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
         Some("bench-analyze") => bench_analyze(&args[1..]),
-        Some("bench-collector") => bench_collector::run(),
+        Some("bench-collector") => bench_collector::run().and_then(|()| bench_timing::run()),
+        Some("bench-memory") => bench_memory::run(&args[1..]),
         Some("bench-timing") => bench_timing::run(),
         Some("bench-replay") => bench_replay::run(),
         Some("replay-child") => bench_replay::child(&args[1..]),

@@ -1,6 +1,7 @@
 //! A capacity search's trials against load: the binding SLO metric (limit drawn) and the output
 //! throughput, one line per candidate, each knee marked.
 
+use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use sloscope_core::analyse::report::ProfileReport;
@@ -39,7 +40,12 @@ pub fn capacity_metric(p: &ProfileReport) -> Option<(String, f64)> {
     Some((name, limit))
 }
 
-// One long function for the same reason as `tradeoff`: each block is one layer.
+/// One candidate's trials: (load, value, passed, the SLO it failed on).
+type Trials<'a> = Vec<(f64, f64, bool, Option<&'a str>)>;
+/// Per candidate: its name, its knee (last passing load) and its trials.
+type Series<'a> = Vec<(&'a str, Option<f64>, Trials<'a>)>;
+type Chart<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
 /// Per candidate, a capacity search's trials against load (a sweep of one workload, so each
 /// candidate's trials are joined), passing trials filled, failing ones crossed, the SLO limit
 /// drawn (for `CapacityY::Slo`) and each candidate's knee (last passing load) marked.
@@ -62,33 +68,7 @@ pub fn capacity<DB: DrawingBackend + 'static>(
             )
         }
     };
-    let value = |t: &sloscope_core::analyse::capacity::TrialReport| match y {
-        CapacityY::Throughput => t.throughput_tps,
-        CapacityY::Slo => t
-            .checks
-            .iter()
-            .find(|k| k.metric == y_name)
-            .and_then(|k| k.value),
-    };
-    // Per candidate: name, knee (last passing load), trials as (load, value, passed, the SLO
-    // that failed).
-    type Trials<'a> = Vec<(f64, f64, bool, Option<&'a str>)>;
-    let series: Vec<(&str, Option<f64>, Trials)> = cap
-        .candidates
-        .iter()
-        .map(|c| {
-            let mut pts: Trials<'_> = c
-                .trials
-                .iter()
-                .filter_map(|t| {
-                    let failed_on = (!t.pass).then_some(t.binding.as_deref()).flatten();
-                    Some((t.load, value(t)?, t.pass, failed_on))
-                })
-                .collect();
-            pts.sort_by(|a, b| a.0.total_cmp(&b.0));
-            (c.name.as_str(), c.last_pass, pts)
-        })
-        .collect();
+    let series = series(cap, y, &y_name);
     let unit = cap.over.unit();
     let title = match y {
         CapacityY::Slo => format!("{}: {y_name} against load ({unit})", p.profile),
@@ -123,25 +103,93 @@ pub fn capacity<DB: DrawingBackend + 'static>(
         .y_label_formatter(&tick)
         .draw()?;
     if let Some(l) = limit {
-        let dir = p
-            .slo
-            .iter()
-            .find(|s| s.metric == y_name)
-            .map(|s| s.direction);
-        let op = match dir {
-            Some(sloscope_core::base::metric::Direction::HigherIsBetter) => "≥",
-            _ => "≤",
-        };
-        chart
-            .draw_series(DashedLineSeries::new(
-                [(0.0, l), (xmax, l)],
-                8,
-                4,
-                SLO.stroke_width(2),
-            ))?
-            .label(format!("SLO {y_name} {op} {}", tick(&l)))
-            .legend(|(x, y)| PathElement::new([(x, y), (x + 16, y)], SLO.stroke_width(2)));
+        slo_limit(&mut chart, p, &y_name, l, xmax)?;
     }
+    candidates(&mut chart, &series, y, &y_name)?;
+    chart
+        .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())?
+        .label("failing trial (ringed)")
+        .legend(|(x, y)| Circle::new((x + 8, y), 5, SLO.stroke_width(2)));
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK.mix(0.3))
+        .position(match y {
+            // Latency rises with load (upper left is free); throughput fills the top.
+            CapacityY::Slo => SeriesLabelPosition::UpperLeft,
+            CapacityY::Throughput => SeriesLabelPosition::LowerRight,
+        })
+        .draw()?;
+    root.present()
+}
+
+/// Each candidate's trials as the chart draws them, in load order.
+fn series<'a>(
+    cap: &'a sloscope_core::analyse::capacity::CapacityReport,
+    y: CapacityY,
+    y_name: &str,
+) -> Series<'a> {
+    let value = |t: &sloscope_core::analyse::capacity::TrialReport| match y {
+        CapacityY::Throughput => t.throughput_tps,
+        CapacityY::Slo => t
+            .checks
+            .iter()
+            .find(|k| k.metric == y_name)
+            .and_then(|k| k.value),
+    };
+    cap.candidates
+        .iter()
+        .map(|c| {
+            let mut pts: Trials<'_> = c
+                .trials
+                .iter()
+                .filter_map(|t| {
+                    let failed_on = (!t.pass).then_some(t.binding.as_deref()).flatten();
+                    Some((t.load, value(t)?, t.pass, failed_on))
+                })
+                .collect();
+            pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+            (c.name.as_str(), c.last_pass, pts)
+        })
+        .collect()
+}
+
+fn slo_limit<DB: DrawingBackend + 'static>(
+    chart: &mut Chart<'_, DB>,
+    p: &ProfileReport,
+    y_name: &str,
+    l: f64,
+    xmax: f64,
+) -> Drawn<DB> {
+    let dir = p
+        .slo
+        .iter()
+        .find(|s| s.metric == y_name)
+        .map(|s| s.direction);
+    let op = match dir {
+        Some(sloscope_core::base::metric::Direction::HigherIsBetter) => "≥",
+        _ => "≤",
+    };
+    chart
+        .draw_series(DashedLineSeries::new(
+            [(0.0, l), (xmax, l)],
+            8,
+            4,
+            SLO.stroke_width(2),
+        ))?
+        .label(format!("SLO {y_name} {op} {}", tick(&l)))
+        .legend(|(x, y)| PathElement::new([(x, y), (x + 16, y)], SLO.stroke_width(2)));
+    Ok(())
+}
+
+/// Each candidate's line, markers, failing rings (with the SLO a trial failed on, when it is
+/// not the one drawn) and knee.
+fn candidates<DB: DrawingBackend + 'static>(
+    chart: &mut Chart<'_, DB>,
+    series: &Series<'_>,
+    y: CapacityY,
+    y_name: &str,
+) -> Drawn<DB> {
     let markers: Vec<(i32, i32)> = series
         .iter()
         .flat_map(|s| s.2.iter().map(|p| chart.backend_coord(&(p.0, p.1))))
@@ -177,37 +225,22 @@ pub fn capacity<DB: DrawingBackend + 'static>(
                 EmptyElement::at((p.0, p.1)) + Text::new(label, offset, (FONT, 12)),
             ))?;
         }
-        if let Some(k) = knee {
-            let Some(at) = pts.iter().find(|p| p.0 == *k) else {
-                continue;
-            };
-            chart.draw_series(DashedLineSeries::new(
-                [(*k, 0.0), (*k, at.1)],
-                4,
-                4,
-                color.stroke_width(1),
-            ))?;
-            let label = format!("{name} knee {}", tick(k));
-            let at_px = chart.backend_coord(&(at.0, at.1));
-            let offset = label_offset_within(at_px, &label, &markers, &mut placed, bounds);
-            chart.draw_series(std::iter::once(
-                EmptyElement::at((at.0, at.1)) + Text::new(label, offset, (FONT, 13)),
-            ))?;
-        }
+        let Some(k) = knee else { continue };
+        let Some(at) = pts.iter().find(|p| p.0 == *k) else {
+            continue;
+        };
+        chart.draw_series(DashedLineSeries::new(
+            [(*k, 0.0), (*k, at.1)],
+            4,
+            4,
+            color.stroke_width(1),
+        ))?;
+        let label = format!("{name} knee {}", tick(k));
+        let at_px = chart.backend_coord(&(at.0, at.1));
+        let offset = label_offset_within(at_px, &label, &markers, &mut placed, bounds);
+        chart.draw_series(std::iter::once(
+            EmptyElement::at((at.0, at.1)) + Text::new(label, offset, (FONT, 13)),
+        ))?;
     }
-    chart
-        .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())?
-        .label("failing trial (ringed)")
-        .legend(|(x, y)| Circle::new((x + 8, y), 5, SLO.stroke_width(2)));
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK.mix(0.3))
-        .position(match y {
-            // Latency rises with load (upper left is free); throughput fills the top.
-            CapacityY::Slo => SeriesLabelPosition::UpperLeft,
-            CapacityY::Throughput => SeriesLabelPosition::LowerRight,
-        })
-        .draw()?;
-    root.present()
+    Ok(())
 }

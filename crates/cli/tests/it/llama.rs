@@ -7,49 +7,7 @@ use crate::common::{repo, scratch, sloscope, stderr, validate_runs_against_schem
 #[test]
 #[ignore = "needs llama-server and the models: run through scripts/test.sh (it runs scripts/setup-llama.sh)"]
 fn three_profiles_two_candidates_and_the_float_baseline_on_llama_server() {
-    for var in [
-        "LLAMA_SERVER",
-        "SLOSCOPE_Q4_GGUF",
-        "SLOSCOPE_F16_GGUF",
-        "SLOSCOPE_PY",
-    ] {
-        assert!(
-            std::env::var_os(var).is_some(),
-            "{var} is not set: source the output of scripts/setup-llama.sh"
-        );
-    }
-    let d = scratch("llama");
-    let lineage = d.join("lineage");
-    let st = std::process::Command::new("bash")
-        .arg(repo().join("scripts/make-lineage.sh"))
-        .arg(&lineage)
-        .status()
-        .unwrap();
-    assert!(st.success());
-    let plan = d.join("plan.toml");
-    let text = std::fs::read_to_string(repo().join("tests/fixtures/llama/plan.toml")).unwrap();
-    std::fs::write(
-        &plan,
-        text.replace("../../../examples/llama-cpu/lineage/", "lineage/")
-            .replace(
-                "../../../examples/traces/",
-                &format!("{}/", repo().join("examples/traces").display()),
-            ),
-    )
-    .unwrap();
-    let out = d.join("out");
-    let o = sloscope(
-        &[
-            "run",
-            "--plan",
-            plan.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-        ],
-        &[],
-    );
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert_eq!(validate_runs_against_schema(&out), 9);
+    let out = run_the_llama_plan();
     let a = sloscope(&["analyze", out.to_str().unwrap(), "--format", "json"], &[]);
     assert_eq!(a.status.code(), Some(0), "{}", stderr(&a));
     let v: serde_json::Value = serde_json::from_slice(&a.stdout).unwrap();
@@ -57,46 +15,7 @@ fn three_profiles_two_candidates_and_the_float_baseline_on_llama_server() {
     let profiles = v["profiles"].as_array().unwrap();
     assert_eq!(profiles.len(), 3);
     for p in profiles {
-        let d = p["decision"].as_str().unwrap();
-        assert!(["accept", "tune", "reject"].contains(&d));
-        assert!(!p["reason"].as_str().unwrap().is_empty());
-        assert_eq!(
-            p["candidates"].as_array().unwrap().len(),
-            2,
-            "{}",
-            p["profile"]
-        );
-        for c in p["candidates"].as_array().unwrap() {
-            assert_eq!(c["evidence_level"], "real_backend_profile");
-            assert!(c["summary"]["ttft"]["p95_ms"].as_f64().unwrap() > 0.0);
-            assert!(
-                c["summary"]["peak_rss_mb"].as_f64().unwrap() > 50.0,
-                "server RSS sampled"
-            );
-        }
-        assert!(p["baseline"]["rows"].is_array(), "float baseline compared");
-        // Every repeat sends prompts no earlier request sent, so llama-server's prompt cache
-        // cannot serve later repeats: no repeat is systematically faster than the first.
-        for f in p["flags"].as_array().unwrap() {
-            assert_ne!(f["code"], "later_repeats_faster", "{}", f["message"]);
-        }
-        for c in p["candidates"].as_array().unwrap() {
-            let per: Vec<f64> = c["per_repeat"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|s| s["ttft"]["p50_ms"].as_f64().unwrap())
-                .collect();
-            let (lo, hi) = per
-                .iter()
-                .fold((f64::MAX, 0f64), |(l, h), &v| (l.min(v), h.max(v)));
-            assert!(
-                hi < 3.0 * lo,
-                "{} {}: per-repeat TTFT p50 {per:?} differ more than threefold",
-                p["profile"],
-                c["name"]
-            );
-        }
+        every_profile_compares_two_real_candidates(p);
     }
     // The balanced profile drew mixed lengths; the throughput profile replayed the trace, its
     // hash recorded and its lengths sent (llama-server's own prompt counts vary with them).
@@ -197,4 +116,98 @@ fn capacity_search_on_llama_server_brackets_each_candidate() {
         ["found", "at_least_max"].contains(&np4["status"].as_str().unwrap()),
         "{np4:#}"
     );
+}
+
+/// Lineage records made from the models, the plan of `tests/fixtures/llama` run against
+/// llama-server: the output directory.
+fn run_the_llama_plan() -> std::path::PathBuf {
+    for var in [
+        "LLAMA_SERVER",
+        "SLOSCOPE_Q4_GGUF",
+        "SLOSCOPE_F16_GGUF",
+        "SLOSCOPE_PY",
+    ] {
+        assert!(
+            std::env::var_os(var).is_some(),
+            "{var} is not set: source the output of scripts/setup-llama.sh"
+        );
+    }
+    let d = scratch("llama");
+    let lineage = d.join("lineage");
+    let st = std::process::Command::new("bash")
+        .arg(repo().join("scripts/make-lineage.sh"))
+        .arg(&lineage)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let plan = d.join("plan.toml");
+    let text = std::fs::read_to_string(repo().join("tests/fixtures/llama/plan.toml")).unwrap();
+    std::fs::write(
+        &plan,
+        text.replace("../../../examples/llama-cpu/lineage/", "lineage/")
+            .replace(
+                "../../../examples/traces/",
+                &format!("{}/", repo().join("examples/traces").display()),
+            ),
+    )
+    .unwrap();
+    let out = d.join("out");
+    let o = sloscope(
+        &[
+            "run",
+            "--plan",
+            plan.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(validate_runs_against_schema(&out), 9);
+    out
+}
+
+/// Both candidates compared on real evidence, the float baseline beside them, no repeat
+/// systematically faster than the first.
+fn every_profile_compares_two_real_candidates(p: &serde_json::Value) {
+    let d = p["decision"].as_str().unwrap();
+    assert!(["accept", "tune", "reject"].contains(&d));
+    assert!(!p["reason"].as_str().unwrap().is_empty());
+    assert_eq!(
+        p["candidates"].as_array().unwrap().len(),
+        2,
+        "{}",
+        p["profile"]
+    );
+    for c in p["candidates"].as_array().unwrap() {
+        assert_eq!(c["evidence_level"], "real_backend_profile");
+        assert!(c["summary"]["ttft"]["p95_ms"].as_f64().unwrap() > 0.0);
+        assert!(
+            c["summary"]["peak_rss_mb"].as_f64().unwrap() > 50.0,
+            "server RSS sampled"
+        );
+    }
+    assert!(p["baseline"]["rows"].is_array(), "float baseline compared");
+    // Every repeat sends prompts no earlier request sent, so llama-server's prompt cache
+    // cannot serve later repeats: no repeat is systematically faster than the first.
+    for f in p["flags"].as_array().unwrap() {
+        assert_ne!(f["code"], "later_repeats_faster", "{}", f["message"]);
+    }
+    for c in p["candidates"].as_array().unwrap() {
+        let per: Vec<f64> = c["per_repeat"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["ttft"]["p50_ms"].as_f64().unwrap())
+            .collect();
+        let (lo, hi) = per
+            .iter()
+            .fold((f64::MAX, 0f64), |(l, h), &v| (l.min(v), h.max(v)));
+        assert!(
+            hi < 3.0 * lo,
+            "{} {}: per-repeat TTFT p50 {per:?} differ more than threefold",
+            p["profile"],
+            c["name"]
+        );
+    }
 }

@@ -268,6 +268,14 @@ impl std::fmt::Display for Metric {
     }
 }
 
+/// Non-metric keys accepted in `reported` summaries.
+pub fn is_reported_extra(key: &str) -> bool {
+    matches!(
+        key,
+        "requests_sent" | "requests_ok" | "requests_failed" | "output_tokens_total" | "duration_s"
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -298,12 +306,4 @@ mod tests {
         assert_eq!(l.margin(380.0, 500.0), 120.0);
         assert!(Metric::parse("failure_rate").unwrap().meets(0.0, 0.0));
     }
-}
-
-/// Non-metric keys accepted in `reported` summaries.
-pub fn is_reported_extra(key: &str) -> bool {
-    matches!(
-        key,
-        "requests_sent" | "requests_ok" | "requests_failed" | "output_tokens_total" | "duration_s"
-    )
 }

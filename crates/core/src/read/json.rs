@@ -9,48 +9,9 @@
 use serde::de::{DeserializeOwned, IgnoredAny};
 
 use crate::read::checked_run;
+pub use crate::read::document::{Document, LoadedFile};
 use crate::read::error::{LoadError, LoadErrorKind};
-use crate::schema::{Deployment, FloatBaseline, Kind, Plan, QualityGate, Run, SCHEMA_MAJOR};
-
-/// A parsed sloscope file.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Document {
-    /// Quality-gate record.
-    QualityGate(QualityGate),
-    /// Float baseline record.
-    FloatBaseline(FloatBaseline),
-    /// Deployment record.
-    Deployment(Deployment),
-    /// Plan.
-    Plan(Plan),
-    /// Run.
-    Run(Box<Run>),
-    /// Another tool's result file, imported without a plan: one run per benchmark it holds,
-    /// each with the name it is reported under (`FILE`, or `FILE#N` when there are several).
-    Imported(Vec<(String, Run)>),
-}
-
-impl Document {
-    /// The document's kind.
-    pub fn kind(&self) -> Kind {
-        match self {
-            Document::QualityGate(_) => Kind::QualityGate,
-            Document::FloatBaseline(_) => Kind::FloatBaseline,
-            Document::Deployment(_) => Kind::Deployment,
-            Document::Plan(_) => Kind::Plan,
-            Document::Run(_) | Document::Imported(_) => Kind::Run,
-        }
-    }
-}
-
-/// A file that was read, with the name it is reported under.
-#[derive(Debug, Clone, PartialEq)]
-pub struct LoadedFile {
-    /// File name or path as the user gave it.
-    pub name: String,
-    /// Its contents.
-    pub doc: Document,
-}
+use crate::schema::{Kind, Plan, Run, SCHEMA_MAJOR};
 
 pub(crate) struct Envelope {
     kind: Option<serde_json::Value>,
@@ -417,10 +378,12 @@ fn typed<T: DeserializeOwned>(file: &str, bytes: &[u8]) -> Result<T, LoadError> 
                     let inner = e.into_inner();
                     if matches!(inner.classify(), serde_json::error::Category::Data) {
                         let mut msg = strip_position(&inner.to_string());
-                        if msg.starts_with("duplicate field") || msg.starts_with("duplicate key") {
-                            if !msg.contains("[unique_keys]") {
-                                msg.push_str(": expected each key once, never first- or last-wins [unique_keys]");
-                            }
+                        let duplicate =
+                            msg.starts_with("duplicate field") || msg.starts_with("duplicate key");
+                        if duplicate && !msg.contains("[unique_keys]") {
+                            msg.push_str(
+                                ": expected each key once, never first- or last-wins [unique_keys]",
+                            );
                         }
                         Err(LoadError::new(file, path, msg, LoadErrorKind::Field))
                     } else {

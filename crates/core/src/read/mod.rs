@@ -8,6 +8,7 @@
 //! through the same validation. Anything else is refused with what it looks like (a byte-order
 //! mark, UTF-16, JSON Lines, CSV, YAML, binary) and what is accepted.
 
+pub mod document;
 pub mod error;
 pub mod import;
 pub mod journal;

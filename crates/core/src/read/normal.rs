@@ -4,8 +4,8 @@
 //! by number: `4` equals `4.0`; see `KnobValue`). And text is bounded (`crate::check::text`).
 
 use crate::check::text;
+use crate::read::document::Document;
 use crate::read::error::LoadError;
-use crate::read::json::Document;
 use crate::schema::{ArtifactIdentity, WorkloadSpec};
 
 /// The document with its spellings made canonical and its text bounded, or the refusal of a

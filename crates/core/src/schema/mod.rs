@@ -116,6 +116,12 @@ impl ProfileName {
     pub fn parse(s: &str) -> Option<ProfileName> {
         ProfileName::ALL.into_iter().find(|p| p.as_str() == s)
     }
+
+    /// The seed of the profile's request sequence: the same for every candidate, so they are
+    /// measured on the same requests.
+    pub fn request_salt(self) -> u64 {
+        (self as u64 + 1).wrapping_mul(0x9E37_79B9)
+    }
 }
 
 impl std::fmt::Display for ProfileName {

@@ -162,83 +162,100 @@ fn case(inv: Invariant) -> Case {
                 *cell(r, 0, "send_offset_us", i) = 0.into();
             }
         }
-        Invariant::ConcurrencyReached => {
-            // One request after another: never two in flight at the two streams it states.
-            for rep in 0..3 {
-                let mut t = 0u64;
-                let n = r["repeats"][rep]["requests"]["send_offset_us"]
-                    .as_array()
-                    .unwrap()
-                    .len();
-                for i in 0..n {
-                    *cell(r, rep, "send_offset_us", i) = t.into();
-                    t += cell(r, rep, "e2e_us", i).as_u64().unwrap_or(1000) + 2000;
-                }
-            }
-        }
-        Invariant::ArrivalMatchesRate => {
-            for v in [s.plan.as_mut().unwrap(), &mut s.run] {
-                let w = if v["kind"] == "plan" {
-                    &mut v["profiles"][0]
-                } else {
-                    &mut v["profile_spec"]
-                };
-                w["workload"]["request_rate_rps"] = 1000.into();
-            }
-            let r = &mut s.run;
-            for rep in 0..3 {
-                let sends = r["repeats"][rep]["requests"]["send_offset_us"].clone();
-                r["repeats"][rep]["requests"]["intended_offset_us"] = sends;
-            }
-        }
+        Invariant::ConcurrencyReached => concurrency_reached(&mut s),
+        Invariant::ArrivalMatchesRate => arrival_matches_rate(&mut s),
         Invariant::WindowCoversRequests => {
             r["started_at"] = "2026-12-01T06:00:00Z".into();
             r["finished_at"] = "2026-12-01T06:00:00Z".into();
         }
         Invariant::OutputsWithinCap => *cell(r, 0, "output_tokens", 2) = 17.into(),
         Invariant::PromptsMatchWorkload => map_col(r, "prompt_tokens", |_| 1000),
-        Invariant::GapsSpanDecode => {
-            for (rep, i) in each(r) {
-                if let Some(g) = r["repeats"][rep]["requests"]["itl_us"][i].as_array_mut() {
-                    g.iter_mut()
-                        .for_each(|x| *x = (x.as_u64().unwrap() / 1000).into());
-                }
-            }
-        }
-        Invariant::Streamed => {
-            for (rep, i) in each(r) {
-                let t = cell(r, rep, "ttft_us", i).clone();
-                *cell(r, rep, "e2e_us", i) = t;
-                if let Some(g) = r["repeats"][rep]["requests"]["itl_us"][i].as_array_mut() {
-                    g.iter_mut().for_each(|x| *x = 0.into());
-                }
-            }
-        }
+        Invariant::GapsSpanDecode => gaps_span_decode(&mut s),
+        Invariant::Streamed => streamed(&mut s),
         Invariant::PlausibleLatency => map_col(r, "ttft_us", |t| t / 1000),
-        Invariant::OneTrialPerLoad => {
-            let plan = s.plan.as_mut().unwrap();
-            plan["profiles"][0]["search"] = json!({"over": "concurrency", "min": 1, "max": 4});
-            r["profile_spec"]["search"] = plan["profiles"][0]["search"].clone();
-            r["trial"] = json!({"over": "concurrency", "load": 2, "index": 0});
-            let mut other = r.clone();
-            other["trial"]["index"] = 1.into();
-            s.extra.push(("trial2.json".into(), other));
-        }
-        Invariant::SentOnce => {
-            let n = r["repeats"][0]["requests"]["send_offset_us"]
-                .as_array()
-                .unwrap()
-                .len();
-            let mut col = vec![false; n];
-            col[3] = true;
-            r["repeats"][0]["requests"]["resent"] = json!(col);
-        }
+        Invariant::OneTrialPerLoad => one_trial_per_load(&mut s),
+        Invariant::SentOnce => sent_once(&mut s),
         Invariant::RepeatsAsPlanned => {
             r["repeats"].as_array_mut().unwrap().pop();
         }
         Invariant::RequestsAsPlanned => drop_request(r, 1, 4),
     }
     Case::Set(s)
+}
+
+fn concurrency_reached(s: &mut Set) {
+    let r = &mut s.run;
+    // One request after another: never two in flight at the two streams it states.
+    for rep in 0..3 {
+        let mut t = 0u64;
+        let n = r["repeats"][rep]["requests"]["send_offset_us"]
+            .as_array()
+            .unwrap()
+            .len();
+        for i in 0..n {
+            *cell(r, rep, "send_offset_us", i) = t.into();
+            t += cell(r, rep, "e2e_us", i).as_u64().unwrap_or(1000) + 2000;
+        }
+    }
+}
+
+fn arrival_matches_rate(s: &mut Set) {
+    for v in [s.plan.as_mut().unwrap(), &mut s.run] {
+        let w = if v["kind"] == "plan" {
+            &mut v["profiles"][0]
+        } else {
+            &mut v["profile_spec"]
+        };
+        w["workload"]["request_rate_rps"] = 1000.into();
+    }
+    let r = &mut s.run;
+    for rep in 0..3 {
+        let sends = r["repeats"][rep]["requests"]["send_offset_us"].clone();
+        r["repeats"][rep]["requests"]["intended_offset_us"] = sends;
+    }
+}
+
+fn gaps_span_decode(s: &mut Set) {
+    let r = &mut s.run;
+    for (rep, i) in each(r) {
+        if let Some(g) = r["repeats"][rep]["requests"]["itl_us"][i].as_array_mut() {
+            g.iter_mut()
+                .for_each(|x| *x = (x.as_u64().unwrap() / 1000).into());
+        }
+    }
+}
+
+fn streamed(s: &mut Set) {
+    let r = &mut s.run;
+    for (rep, i) in each(r) {
+        let t = cell(r, rep, "ttft_us", i).clone();
+        *cell(r, rep, "e2e_us", i) = t;
+        if let Some(g) = r["repeats"][rep]["requests"]["itl_us"][i].as_array_mut() {
+            g.iter_mut().for_each(|x| *x = 0.into());
+        }
+    }
+}
+
+fn one_trial_per_load(s: &mut Set) {
+    let r = &mut s.run;
+    let plan = s.plan.as_mut().unwrap();
+    plan["profiles"][0]["search"] = json!({"over": "concurrency", "min": 1, "max": 4});
+    r["profile_spec"]["search"] = plan["profiles"][0]["search"].clone();
+    r["trial"] = json!({"over": "concurrency", "load": 2, "index": 0});
+    let mut other = r.clone();
+    other["trial"]["index"] = 1.into();
+    s.extra.push(("trial2.json".into(), other));
+}
+
+fn sent_once(s: &mut Set) {
+    let r = &mut s.run;
+    let n = r["repeats"][0]["requests"]["send_offset_us"]
+        .as_array()
+        .unwrap()
+        .len();
+    let mut col = vec![false; n];
+    col[3] = true;
+    r["repeats"][0]["requests"]["resent"] = json!(col);
 }
 
 fn load(name: &str, v: &Value) -> LoadedFile {

@@ -47,128 +47,135 @@ fn scale(x: &mut Value, by: f64) {
     }
 }
 
+type Mutation = (&'static str, &'static dyn Fn(&mut Value));
+
 /// Every semantic mutation of a run: (name, the mutated document as text).
 fn mutations(run: &Value) -> Vec<(&'static str, String)> {
-    let mut out: Vec<(&'static str, Value)> = Vec::new();
-    let mut m = |name: &'static str, f: &dyn Fn(&mut Value)| {
-        let mut v = run.clone();
-        f(&mut v);
-        out.push((name, v));
-    };
-    m("a repeat twice under one index", &|v| {
-        let r0 = v["repeats"][0].clone();
-        v["repeats"].as_array_mut().unwrap().push(r0);
-    });
-    m("a repeat copied under a new index", &|v| {
-        let mut r0 = v["repeats"][0].clone();
-        r0["index"] = 99.into();
-        v["repeats"].as_array_mut().unwrap().push(r0);
-    });
-    m("half the requests of a repeat dropped", &|v| {
-        let n = len(v, 0);
-        for (_, col) in requests(v, 0).iter_mut() {
-            if let Some(a) = col.as_array_mut() {
-                a.truncate(n / 2);
-            }
-        }
-    });
-    m("every request of a repeat duplicated", &|v| {
-        for (_, col) in requests(v, 0).iter_mut() {
-            if let Some(a) = col.as_array_mut() {
-                *a = a.iter().flat_map(|x| [x.clone(), x.clone()]).collect();
-            }
-        }
-    });
-    m("inter-token gaps in ms written as µs", &|v| {
-        for rep in v["repeats"].as_array_mut().unwrap() {
-            for g in rep["requests"]["itl_us"].as_array_mut().unwrap() {
-                for x in g.as_array_mut().unwrap() {
-                    scale(x, 0.001);
-                }
-            }
-        }
-    });
-    m("TTFT in ms written as µs", &|v| {
-        each(v, "ttft_us", &|x| scale(x, 0.001))
-    });
-    m("every time in ns written as µs", &|v| {
-        for col in ["send_offset_us", "ttft_us", "e2e_us"] {
-            each(v, col, &|x| scale(x, 1000.0));
-        }
-        for rep in v["repeats"].as_array_mut().unwrap() {
-            for g in rep["requests"]["itl_us"].as_array_mut().unwrap() {
-                for x in g.as_array_mut().unwrap() {
-                    scale(x, 1000.0);
-                }
-            }
-        }
-    });
-    m("every request sent at once", &|v| {
-        each(v, "send_offset_us", &|x| *x = 0.into())
-    });
-    m("no stream: every token at the first one", &|v| {
-        for rep in v["repeats"].as_array_mut().unwrap() {
-            let r = &mut rep["requests"];
-            let ttft = r["ttft_us"].clone();
-            r["e2e_us"] = ttft;
-            for g in r["itl_us"].as_array_mut().unwrap() {
-                for x in g.as_array_mut().unwrap() {
-                    *x = 0.into();
-                }
-            }
-        }
-    });
-    m("ten times the output tokens", &|v| {
-        each(v, "output_tokens", &|x| scale(x, 10.0))
-    });
-    m("twenty times the prompt tokens", &|v| {
-        each(v, "prompt_tokens", &|x| scale(x, 20.0))
-    });
-    m("another concurrency in its workload", &|v| {
-        let c = v["profile_spec"]["workload"]["concurrency"]
-            .as_u64()
-            .unwrap_or(1);
-        v["profile_spec"]["workload"]["concurrency"] = (c * 4).into();
-    });
-    m("another workload id", &|v| {
-        v["workload_id"] = "burst".into()
-    });
-    m("a finish before its start", &|v| {
-        let start = v["started_at"].clone();
-        v["started_at"] = v["finished_at"].clone();
-        v["finished_at"] = start;
-    });
-    m("a stated window of one second", &|v| {
-        v["finished_at"] = v["started_at"].clone();
-    });
-    m("the candidate name in capitals", &|v| {
-        let n = v["candidate"]["name"].as_str().unwrap().to_uppercase();
-        v["candidate"]["name"] = n.into();
-    });
-    m("a look-alike candidate name", &|v| {
-        let n = v["candidate"]["name"]
-            .as_str()
-            .unwrap()
-            .replace('p', "\u{0440}");
-        v["candidate"]["name"] = n.into();
-    });
-    m("another knob value", &|v| {
-        v["candidate"]["value"] = 96.into()
-    });
-    m("stated counts that are not its rows", &|v| {
-        v["reported"] = json!({"requests_sent": 1000, "requests_failed": 0});
-    });
-    let mut texts: Vec<(&'static str, String)> =
-        out.into_iter().map(|(n, v)| (n, v.to_string())).collect();
+    let mut texts: Vec<(&'static str, String)> = reshaped()
+        .iter()
+        .chain(restated().iter())
+        .map(|(name, f)| {
+            let mut v = run.clone();
+            f(&mut v);
+            (*name, v.to_string())
+        })
+        .collect();
     let text = run.to_string();
-    let i = text.find("\"profile\":").unwrap();
     texts.push((
         "a key written twice",
         format!("{{\"profile\":\"throughput\",{}", &text[1..]),
     ));
-    let _ = i;
     texts.push(("bytes after the document", format!("{text}\n{{}}")));
     texts
+}
+
+fn scale_gaps(v: &mut Value, by: f64) {
+    for rep in v["repeats"].as_array_mut().unwrap() {
+        for g in rep["requests"]["itl_us"].as_array_mut().unwrap() {
+            for x in g.as_array_mut().unwrap() {
+                scale(x, by);
+            }
+        }
+    }
+}
+
+/// Rows that contradict the run's counts, its streams or their own units.
+fn reshaped() -> Vec<Mutation> {
+    vec![
+        ("a repeat twice under one index", &|v| {
+            let r0 = v["repeats"][0].clone();
+            v["repeats"].as_array_mut().unwrap().push(r0);
+        }),
+        ("a repeat copied under a new index", &|v| {
+            let mut r0 = v["repeats"][0].clone();
+            r0["index"] = 99.into();
+            v["repeats"].as_array_mut().unwrap().push(r0);
+        }),
+        ("half the requests of a repeat dropped", &|v| {
+            let n = len(v, 0);
+            for (_, col) in requests(v, 0).iter_mut() {
+                if let Some(a) = col.as_array_mut() {
+                    a.truncate(n / 2);
+                }
+            }
+        }),
+        ("every request of a repeat duplicated", &|v| {
+            for (_, col) in requests(v, 0).iter_mut() {
+                if let Some(a) = col.as_array_mut() {
+                    *a = a.iter().flat_map(|x| [x.clone(), x.clone()]).collect();
+                }
+            }
+        }),
+        ("inter-token gaps in ms written as µs", &|v| {
+            scale_gaps(v, 0.001)
+        }),
+        ("TTFT in ms written as µs", &|v| {
+            each(v, "ttft_us", &|x| scale(x, 0.001))
+        }),
+        ("every time in ns written as µs", &|v| {
+            for col in ["send_offset_us", "ttft_us", "e2e_us"] {
+                each(v, col, &|x| scale(x, 1000.0));
+            }
+            scale_gaps(v, 1000.0);
+        }),
+        ("every request sent at once", &|v| {
+            each(v, "send_offset_us", &|x| *x = 0.into())
+        }),
+        ("no stream: every token at the first one", &|v| {
+            for rep in v["repeats"].as_array_mut().unwrap() {
+                let r = &mut rep["requests"];
+                let ttft = r["ttft_us"].clone();
+                r["e2e_us"] = ttft;
+            }
+            scale_gaps(v, 0.0);
+        }),
+    ]
+}
+
+/// Statements the run's rows, or its plan, contradict.
+fn restated() -> Vec<Mutation> {
+    vec![
+        ("ten times the output tokens", &|v| {
+            each(v, "output_tokens", &|x| scale(x, 10.0))
+        }),
+        ("twenty times the prompt tokens", &|v| {
+            each(v, "prompt_tokens", &|x| scale(x, 20.0))
+        }),
+        ("another concurrency in its workload", &|v| {
+            let c = v["profile_spec"]["workload"]["concurrency"]
+                .as_u64()
+                .unwrap_or(1);
+            v["profile_spec"]["workload"]["concurrency"] = (c * 4).into();
+        }),
+        ("another workload id", &|v| {
+            v["workload_id"] = "burst".into()
+        }),
+        ("a finish before its start", &|v| {
+            let start = v["started_at"].clone();
+            v["started_at"] = v["finished_at"].clone();
+            v["finished_at"] = start;
+        }),
+        ("a stated window of one second", &|v| {
+            v["finished_at"] = v["started_at"].clone();
+        }),
+        ("the candidate name in capitals", &|v| {
+            let n = v["candidate"]["name"].as_str().unwrap().to_uppercase();
+            v["candidate"]["name"] = n.into();
+        }),
+        ("a look-alike candidate name", &|v| {
+            let n = v["candidate"]["name"]
+                .as_str()
+                .unwrap()
+                .replace('p', "\u{0440}");
+            v["candidate"]["name"] = n.into();
+        }),
+        ("another knob value", &|v| {
+            v["candidate"]["value"] = 96.into()
+        }),
+        ("stated counts that are not its rows", &|v| {
+            v["reported"] = json!({"requests_sent": 1000, "requests_failed": 0});
+        }),
+    ]
 }
 
 /// The run as the journal the collector would have left, read back (origin: recovered).

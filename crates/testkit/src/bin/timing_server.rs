@@ -83,7 +83,7 @@ fn main() {
         coalesce: (num("--coalesce", 1.0) as u32).max(1),
     };
     let port = num("--port", 0.0) as u16;
-    let mut log = get("--log").and_then(|p| {
+    let log = get("--log").and_then(|p| {
         std::fs::OpenOptions::new()
             .create(true)
             .append(true)
@@ -103,90 +103,128 @@ fn main() {
     if let Ok(a) = listener.local_addr() {
         println!("listening on http://{a}");
     }
-    let mut conns: HashMap<u64, Conn> = HashMap::new();
-    let mut next_id = 0u64;
-    // (due, conn) as a min-heap
-    let mut due: BinaryHeap<std::cmp::Reverse<(i64, u64)>> = BinaryHeap::new();
-    let mut finished: Vec<String> = Vec::new();
+    let mut server = Server {
+        opts,
+        listener,
+        conns: HashMap::new(),
+        next_id: 0,
+        due: BinaryHeap::new(),
+        finished: Vec::new(),
+        log,
+    };
     loop {
-        // wait for readiness or the next due write
-        let now = now_ns();
-        let timeout = due
-            .peek()
-            .map(|d| TimeSpec::from(Duration::from_nanos((d.0 .0 - now).max(0) as u64)));
-        let keys: Vec<u64> = conns.keys().copied().collect();
-        let ready: Vec<(u64, bool, bool)> = {
-            let mut fds = vec![PollFd::new(listener.as_fd(), PollFlags::POLLIN)];
-            for k in &keys {
-                let c = &conns[k];
-                let mut f = PollFlags::POLLIN;
-                if !c.out.is_empty() {
-                    f |= PollFlags::POLLOUT;
-                }
-                fds.push(PollFd::new(c.io.as_fd(), f));
-            }
-            if nix::poll::ppoll(&mut fds, timeout, None).is_err() {
-                continue;
-            }
-            let ev = |f: &PollFd| f.revents().unwrap_or(PollFlags::empty());
-            let accept = ev(&fds[0]).contains(PollFlags::POLLIN);
-            let mut r: Vec<(u64, bool, bool)> = keys
-                .iter()
-                .zip(&fds[1..])
-                .map(|(k, f)| {
-                    let e = ev(f);
-                    (
-                        *k,
-                        e.intersects(PollFlags::POLLIN | PollFlags::POLLHUP | PollFlags::POLLERR),
-                        e.contains(PollFlags::POLLOUT),
-                    )
-                })
-                .collect();
-            if accept {
-                r.push((u64::MAX, true, false));
-            }
-            r
+        server.turn();
+    }
+}
+
+/// The one thread's state: connections, what is due when, the log.
+struct Server {
+    opts: Opts,
+    listener: TcpListener,
+    conns: HashMap<u64, Conn>,
+    next_id: u64,
+    /// (due, conn) as a min-heap.
+    due: BinaryHeap<std::cmp::Reverse<(i64, u64)>>,
+    finished: Vec<String>,
+    log: Option<std::fs::File>,
+}
+
+impl Server {
+    /// One turn: wait for readiness or the next due write, serve both, log finished streams.
+    fn turn(&mut self) {
+        let Some(ready) = self.poll() else {
+            return;
         };
         for (k, readable, writable) in ready {
             if k == u64::MAX {
-                while let Ok((s, _)) = listener.accept() {
-                    let _ = s.set_nodelay(true);
-                    let _ = nix::sys::socket::setsockopt(
-                        &s,
-                        nix::sys::socket::sockopt::ReceiveTimestampns,
-                        &true,
-                    );
-                    let _ = s.set_nonblocking(true);
-                    conns.insert(
-                        next_id,
-                        Conn {
-                            io: s,
-                            inbuf: Vec::new(),
-                            out: Vec::new(),
-                            stream: None,
-                            closed: false,
-                        },
-                    );
-                    next_id += 1;
-                }
+                self.accept_all();
                 continue;
             }
-            let Some(c) = conns.get_mut(&k) else { continue };
+            let Some(c) = self.conns.get_mut(&k) else {
+                continue;
+            };
             if readable {
-                read_requests(c, &opts, k, &mut due);
+                read_requests(c, &self.opts, k, &mut self.due);
             }
             if writable && !c.out.is_empty() {
-                flush(c, &opts, k, &mut due);
+                flush(c, &self.opts, k, &mut self.due);
             }
         }
-        // write what is due
+        self.write_due();
+        self.collect_finished();
+    }
+
+    /// (connection, readable, writable) of each ready connection; `u64::MAX` for the
+    /// listener. `None` when the wait failed.
+    fn poll(&self) -> Option<Vec<(u64, bool, bool)>> {
         let now = now_ns();
-        while let Some(std::cmp::Reverse((at, k))) = due.peek().copied() {
+        let timeout = self
+            .due
+            .peek()
+            .map(|d| TimeSpec::from(Duration::from_nanos((d.0 .0 - now).max(0) as u64)));
+        let keys: Vec<u64> = self.conns.keys().copied().collect();
+        let mut fds = vec![PollFd::new(self.listener.as_fd(), PollFlags::POLLIN)];
+        for k in &keys {
+            let c = &self.conns[k];
+            let mut f = PollFlags::POLLIN;
+            if !c.out.is_empty() {
+                f |= PollFlags::POLLOUT;
+            }
+            fds.push(PollFd::new(c.io.as_fd(), f));
+        }
+        nix::poll::ppoll(&mut fds, timeout, None).ok()?;
+        let ev = |f: &PollFd| f.revents().unwrap_or(PollFlags::empty());
+        let accept = ev(&fds[0]).contains(PollFlags::POLLIN);
+        let mut r: Vec<(u64, bool, bool)> = keys
+            .iter()
+            .zip(&fds[1..])
+            .map(|(k, f)| {
+                let e = ev(f);
+                (
+                    *k,
+                    e.intersects(PollFlags::POLLIN | PollFlags::POLLHUP | PollFlags::POLLERR),
+                    e.contains(PollFlags::POLLOUT),
+                )
+            })
+            .collect();
+        if accept {
+            r.push((u64::MAX, true, false));
+        }
+        Some(r)
+    }
+
+    fn accept_all(&mut self) {
+        while let Ok((s, _)) = self.listener.accept() {
+            let _ = s.set_nodelay(true);
+            let _ = nix::sys::socket::setsockopt(
+                &s,
+                nix::sys::socket::sockopt::ReceiveTimestampns,
+                &true,
+            );
+            let _ = s.set_nonblocking(true);
+            let conn = Conn {
+                io: s,
+                inbuf: Vec::new(),
+                out: Vec::new(),
+                stream: None,
+                closed: false,
+            };
+            self.conns.insert(self.next_id, conn);
+            self.next_id += 1;
+        }
+    }
+
+    /// Writes every event that is due.
+    fn write_due(&mut self) {
+        let (opts, now) = (&self.opts, now_ns());
+        while let Some(std::cmp::Reverse((at, k))) = self.due.peek().copied() {
             if at > now {
                 break;
             }
-            due.pop();
-            let Some(c) = conns.get_mut(&k) else { continue };
+            self.due.pop();
+            let Some(c) = self.conns.get_mut(&k) else {
+                continue;
+            };
             let Some(s) = c.stream.as_mut() else { continue };
             if s.finished || !c.out.is_empty() {
                 continue;
@@ -206,10 +244,15 @@ fn main() {
             if s.finished {
                 c.out.extend_from_slice(b"0\r\n\r\n");
             }
-            flush(c, &opts, k, &mut due);
+            flush(c, opts, k, &mut self.due);
         }
-        // collect finished streams and closed connections
-        conns.retain(|_, c| {
+    }
+
+    /// Logs finished streams (once none is in flight, so logging never delays a write) and
+    /// drops closed connections.
+    fn collect_finished(&mut self) {
+        let finished = &mut self.finished;
+        self.conns.retain(|_, c| {
             if let Some(s) = &c.stream {
                 if let (Some(done), true) = (s.done_ns, c.out.is_empty()) {
                     let events: Vec<String> =
@@ -226,12 +269,12 @@ fn main() {
             }
             !c.closed
         });
-        if conns.values().all(|c| c.stream.is_none()) && !finished.is_empty() {
-            if let Some(f) = log.as_mut() {
-                let _ = f.write_all(finished.concat().as_bytes());
+        if self.conns.values().all(|c| c.stream.is_none()) && !self.finished.is_empty() {
+            if let Some(f) = self.log.as_mut() {
+                let _ = f.write_all(self.finished.concat().as_bytes());
                 let _ = f.flush();
             }
-            finished.clear();
+            self.finished.clear();
         }
     }
 }

@@ -95,6 +95,29 @@ pub fn validate_profile(spec: &ProfileSpec) -> Result<Profile, Vec<Problem>> {
             None
         }
     };
+    workload_problems(&workload, &mut issues);
+    replay_problems(&workload, &mut issues);
+    let primary = primary_metric(spec, &mut issues);
+    let slo = slo_limits(spec, &mut issues);
+    let search = spec
+        .search
+        .as_ref()
+        .and_then(|s| search::validate_search(s, &workload, &mut issues));
+    match (name, workload_id, primary) {
+        (Some(name), Some(workload_id), Some(primary_metric)) if issues.is_empty() => Ok(Profile {
+            name,
+            workload,
+            workload_id,
+            primary_metric,
+            slo,
+            search,
+        }),
+        _ => Err(issues),
+    }
+}
+
+/// The workload's counts, rate, length distributions and arrival process.
+fn workload_problems(workload: &WorkloadSpec, issues: &mut Vec<Problem>) {
     let counts = [
         ("concurrency", workload.concurrency, true),
         ("prompt_tokens", workload.prompt_tokens, true),
@@ -156,24 +179,6 @@ pub fn validate_profile(spec: &ProfileSpec) -> Result<Profile, Vec<Problem>> {
                 "workload.arrival is set but workload.request_rate_rps is not: arrivals need a rate (without one the load is closed-loop)",
             ));
         }
-    }
-    replay_problems(&workload, &mut issues);
-    let primary = primary_metric(spec, &mut issues);
-    let slo = slo_limits(spec, &mut issues);
-    let search = spec
-        .search
-        .as_ref()
-        .and_then(|s| search::validate_search(s, &workload, &mut issues));
-    match (name, workload_id, primary) {
-        (Some(name), Some(workload_id), Some(primary_metric)) if issues.is_empty() => Ok(Profile {
-            name,
-            workload,
-            workload_id,
-            primary_metric,
-            slo,
-            search,
-        }),
-        _ => Err(issues),
     }
 }
 

@@ -129,6 +129,10 @@ pub fn load_text(axis: LoadAxis, v: f64) -> String {
     format!("{} {unit}", fmt_num(v))
 }
 
+fn bad(field: &str, message: String) -> Problem {
+    Problem::new(ProblemCode::OutOfRange, format!("search.{field}"), message)
+}
+
 /// Checks `spec.search` against the workload; problems go to `issues` with `search.*` fields.
 pub(crate) fn validate_search(
     spec: &SearchSpec,
@@ -136,9 +140,59 @@ pub(crate) fn validate_search(
     issues: &mut Vec<Problem>,
 ) -> Option<Search> {
     let before = issues.len();
-    let bad = |field: &str, message: String| {
-        Problem::new(ProblemCode::OutOfRange, format!("search.{field}"), message)
-    };
+    let over = axis(spec, workload, issues);
+    let (min, max) = range(spec, over, issues);
+    let tolerance = tolerance(spec, over, issues);
+    let count =
+        |issues: &mut Vec<Problem>, field: &str, v: Option<i64>, default: u32, most: i64| match v {
+            None => Some(default),
+            Some(v) if v < 1 || v > most => {
+                issues.push(bad(
+                    field,
+                    format!("search.{field} is {v}: expected 1 to {most}"),
+                ));
+                None
+            }
+            Some(v) => Some(v as u32),
+        };
+    let max_trials = count(
+        issues,
+        "max_trials",
+        spec.max_trials,
+        DEFAULT_MAX_TRIALS,
+        100,
+    );
+    let per_repeat = workload.requests_per_repeat.unwrap_or(1).max(1);
+    let max_requests = count(
+        issues,
+        "max_requests_per_trial",
+        spec.max_requests_per_trial,
+        (per_repeat as u32).saturating_mul(DEFAULT_MAX_REPEATS_PER_TRIAL),
+        10_000_000,
+    );
+    if let Some(t) = spec.time_budget_s.filter(|t| !(t.is_finite() && *t > 0.0)) {
+        issues.push(bad(
+            "time_budget_s",
+            format!("search.time_budget_s is {t}: expected a positive number of seconds"),
+        ));
+    }
+    let rank_by = rank_by(spec, issues);
+    if issues.len() > before {
+        return None;
+    }
+    Some(Search {
+        over: over?,
+        min: min?,
+        max: max?,
+        tolerance: tolerance?,
+        max_trials: max_trials?,
+        max_requests_per_trial: max_requests?,
+        time_budget_s: spec.time_budget_s,
+        rank_by: rank_by?,
+    })
+}
+
+fn axis(spec: &SearchSpec, workload: &WorkloadSpec, issues: &mut Vec<Problem>) -> Option<LoadAxis> {
     let over = match spec.over.as_deref() {
         None => {
             issues.push(Problem::new(
@@ -169,6 +223,15 @@ pub(crate) fn validate_search(
             "search.over = request_rate_rps needs an open-loop workload: set workload.request_rate_rps (the fixed-load rate)",
         ));
     }
+    over
+}
+
+/// `min` and `max`: positive loads, whole streams on the concurrency axis, `max` above `min`.
+fn range(
+    spec: &SearchSpec,
+    over: Option<LoadAxis>,
+    issues: &mut Vec<Problem>,
+) -> (Option<f64>, Option<f64>) {
     let mut bound = |field: &str, v: Option<f64>| match v {
         None => {
             issues.push(Problem::new(
@@ -210,7 +273,11 @@ pub(crate) fn validate_search(
             ));
         }
     }
-    let tolerance = match (spec.tolerance, over) {
+    (min, max)
+}
+
+fn tolerance(spec: &SearchSpec, over: Option<LoadAxis>, issues: &mut Vec<Problem>) -> Option<f64> {
+    match (spec.tolerance, over) {
         (None, Some(LoadAxis::Concurrency)) => Some(1.0),
         (None, _) => {
             issues.push(Problem::new(
@@ -235,41 +302,11 @@ pub(crate) fn validate_search(
             None
         }
         (Some(t), _) => Some(t),
-    };
-    let count =
-        |issues: &mut Vec<Problem>, field: &str, v: Option<i64>, default: u32, most: i64| match v {
-            None => Some(default),
-            Some(v) if v < 1 || v > most => {
-                issues.push(bad(
-                    field,
-                    format!("search.{field} is {v}: expected 1 to {most}"),
-                ));
-                None
-            }
-            Some(v) => Some(v as u32),
-        };
-    let max_trials = count(
-        issues,
-        "max_trials",
-        spec.max_trials,
-        DEFAULT_MAX_TRIALS,
-        100,
-    );
-    let per_repeat = workload.requests_per_repeat.unwrap_or(1).max(1);
-    let max_requests = count(
-        issues,
-        "max_requests_per_trial",
-        spec.max_requests_per_trial,
-        (per_repeat as u32).saturating_mul(DEFAULT_MAX_REPEATS_PER_TRIAL),
-        10_000_000,
-    );
-    if let Some(t) = spec.time_budget_s.filter(|t| !(t.is_finite() && *t > 0.0)) {
-        issues.push(bad(
-            "time_budget_s",
-            format!("search.time_budget_s is {t}: expected a positive number of seconds"),
-        ));
     }
-    let rank_by = match spec.rank_by.as_deref() {
+}
+
+fn rank_by(spec: &SearchSpec, issues: &mut Vec<Problem>) -> Option<RankBy> {
+    match spec.rank_by.as_deref() {
         None | Some("fixed_load") => Some(RankBy::FixedLoad),
         Some("capacity") => Some(RankBy::Capacity),
         Some("goodput") => Some(RankBy::Goodput),
@@ -283,18 +320,5 @@ pub(crate) fn validate_search(
             ));
             None
         }
-    };
-    if issues.len() > before {
-        return None;
     }
-    Some(Search {
-        over: over?,
-        min: min?,
-        max: max?,
-        tolerance: tolerance?,
-        max_trials: max_trials?,
-        max_requests_per_trial: max_requests?,
-        time_budget_s: spec.time_budget_s,
-        rank_by: rank_by?,
-    })
 }

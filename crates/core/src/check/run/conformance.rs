@@ -5,7 +5,7 @@
 use super::{is_candidate, Expect};
 use crate::check::contract::search::{trial_requests, LoadAxis, Search};
 use crate::check::invariant::{Invariant, Violation};
-use crate::schema::{Plan, ProfileSpec, Run, WorkloadSpec};
+use crate::schema::{ForeignWorkload, Plan, ProfileSpec, Run, WorkloadSpec};
 
 pub(crate) fn check(run: &Run, expect: &Expect<'_>, out: &mut Vec<Violation>) {
     if is_candidate(run) {
@@ -97,7 +97,7 @@ fn same_workload(spec: &ProfileSpec, run: &Run, out: &mut Vec<Violation>) {
         }
     }
     if let Some(imp) = run.import.as_ref() {
-        let diffs = crate::read::import::workload_diffs(want, &imp.workload);
+        let diffs = foreign_workload_diffs(want, &imp.workload);
         if !diffs.is_empty() {
             mismatch(
                 "$.import.workload",
@@ -192,6 +192,8 @@ fn counts(spec: &ProfileSpec, search: Option<&Search>, run: &Run, out: &mut Vec<
     }
 }
 
+/// Where a run's own statement of its workload differs from the profile's: counts, rate,
+/// traffic shape and replayed files; only what the profile states is compared.
 fn workload_diffs(want: &WorkloadSpec, got: &WorkloadSpec) -> Vec<String> {
     let mut d = Vec::new();
     let mut cmp = |name: &str, a: Option<String>, b: Option<String>| {
@@ -221,6 +223,21 @@ fn workload_diffs(want: &WorkloadSpec, got: &WorkloadSpec) -> Vec<String> {
         want.request_rate_rps.map(|x| x.to_string()),
         got.request_rate_rps.map(|x| x.to_string()),
     );
+    shape_diffs(want, got, &mut d);
+    replay_diffs(want, got, &mut d);
+    d
+}
+
+fn shape_diffs(want: &WorkloadSpec, got: &WorkloadSpec, d: &mut Vec<String>) {
+    let mut cmp = |name: &str, a: Option<String>, b: Option<String>| {
+        if a.is_some() && a != b {
+            d.push(format!(
+                "{name} {} (profile {})",
+                b.unwrap_or_else(|| "unset".into()),
+                a.unwrap_or_default()
+            ));
+        }
+    };
     // The traffic shape: a profile that names one compares only runs sent with exactly it.
     // An unstated arrival process under a rate is Poisson.
     let arrival = |a: &Option<crate::base::traffic::Arrival>| {
@@ -241,6 +258,9 @@ fn workload_diffs(want: &WorkloadSpec, got: &WorkloadSpec) -> Vec<String> {
             ));
         }
     }
+}
+
+fn replay_diffs(want: &WorkloadSpec, got: &WorkloadSpec, d: &mut Vec<String>) {
     // Replayed files compare by name, layout and parameters, and by content where both sides
     // state a hash; present on one side only is a difference too (synthetic vs replayed).
     let label = |x: Option<String>| x.unwrap_or_else(|| "unset".into());
@@ -299,6 +319,39 @@ fn workload_diffs(want: &WorkloadSpec, got: &WorkloadSpec) -> Vec<String> {
             label(got.shared_prefix.map(|x| x.label())),
             label(want.shared_prefix.map(|x| x.label()))
         ));
+    }
+}
+
+/// Where a foreign workload differs from the profile's, in words. Only what the tool states is
+/// compared; a stated value that differs excludes the run.
+pub fn foreign_workload_diffs(spec: &WorkloadSpec, w: &ForeignWorkload) -> Vec<String> {
+    let mut d = Vec::new();
+    let int = |name: &str, want: Option<i64>, got: Option<u32>, d: &mut Vec<String>| {
+        if let (Some(want), Some(got)) = (want, got) {
+            if want != i64::from(got) {
+                d.push(format!("{name} {got} (the profile's is {want})"));
+            }
+        }
+    };
+    int("concurrency", spec.concurrency, w.concurrency, &mut d);
+    int("prompt_tokens", spec.prompt_tokens, w.prompt_tokens, &mut d);
+    int(
+        "max_output_tokens",
+        spec.max_output_tokens,
+        w.max_output_tokens,
+        &mut d,
+    );
+    match (spec.request_rate_rps, w.request_rate_rps) {
+        (Some(want), Some(got)) if (want - got).abs() > 1e-9 * want.abs().max(1.0) => {
+            d.push(format!("request rate {got} rps (the profile's is {want})"))
+        }
+        (Some(want), None) => d.push(format!(
+            "no arrival rate stated (the profile's is {want} rps)"
+        )),
+        (None, Some(got)) => d.push(format!(
+            "arrival rate {got} rps (the profile is closed loop)"
+        )),
+        _ => {}
     }
     d
 }

@@ -286,15 +286,37 @@ pub(crate) fn csv(bytes: &[u8]) -> Result<Benchmark, Fail> {
         .map_err(|e| ("$".to_string(), format!("not UTF-8 text: {e}")))?;
     let mut b = Benchmark::default();
     let mut header: Vec<&str> = Vec::new();
+    let mut seen: Vec<&str> = Vec::new();
     for (n, line) in text.lines().enumerate() {
         let cells: Vec<&str> = line.split(',').map(str::trim).collect();
         if cells.first() == Some(&"Metric") || cells.contains(&"Metric") {
+            if let Some(dup) = cells
+                .iter()
+                .enumerate()
+                .find(|(i, c)| !c.is_empty() && cells[..*i].contains(c))
+            {
+                return super::fail(
+                    format!("line {}", n + 1),
+                    format!(
+                        "the column {:?} appears twice: expected each once [unique_keys]",
+                        dup.1
+                    ),
+                );
+            }
             header = cells;
+            seen.clear();
             continue;
         }
         let Some(name) = cells.first().filter(|c| !c.is_empty()) else {
             continue;
         };
+        if seen.contains(name) {
+            return super::fail(
+                format!("line {}", n + 1),
+                format!("the metric {name:?} appears twice: expected each once, never the first or last [unique_keys]"),
+            );
+        }
+        seen.push(name);
         let col = |h: &str| {
             header
                 .iter()

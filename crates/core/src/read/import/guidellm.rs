@@ -289,102 +289,149 @@ pub(crate) fn csv(bytes: &[u8]) -> Result<Vec<Benchmark>, Fail> {
             "expected three header rows and a row per benchmark (a truncated file?)",
         );
     }
-    let (g, n, st) = (&rows[0], &rows[1], &rows[2]);
-    let col = |group: &str, name: &str, stat: &str| {
-        (0..g.len()).find(|&i| {
-            g[i] == group
-                && n.get(i).map(String::as_str) == Some(name)
-                && st.get(i).map(String::as_str).unwrap_or("") == stat
-        })
+    let header = Header {
+        group: &rows[0],
+        name: &rows[1],
+        stat: &rows[2],
     };
+    header.unique()?;
     let mut out = Vec::new();
     for (r, row) in rows.iter().enumerate().skip(3) {
         if row.iter().all(|c| c.trim().is_empty()) {
             continue;
         }
-        if row.len() != g.len() {
+        if row.len() != header.group.len() {
             return super::fail(
                 format!("row {}", r + 1),
                 format!(
                     "{} fields for {} header columns (a truncated file?)",
                     row.len(),
-                    g.len()
+                    header.group.len()
                 ),
             );
         }
-        let cell = |i: Option<usize>| i.and_then(|i| row.get(i)).map(|s| s.trim());
-        let number = |i: Option<usize>, what: &str| -> Result<Option<f64>, Fail> {
-            match cell(i).filter(|c| !c.is_empty()) {
-                None => Ok(None),
-                Some(c) => c.parse::<f64>().map(Some).map_err(|_| {
-                    (
-                        format!("row {}: {what}", r + 1),
-                        format!("expected a number, found {c:?}"),
-                    )
-                }),
-            }
+        out.push(csv_benchmark(&header, r, row)?);
+    }
+    Ok(out)
+}
+
+/// The CSV's three header rows: a column is named by its group, name and statistic.
+struct Header<'a> {
+    group: &'a [String],
+    name: &'a [String],
+    stat: &'a [String],
+}
+
+impl Header<'_> {
+    fn col(&self, group: &str, name: &str, stat: &str) -> Option<usize> {
+        (0..self.group.len()).find(|&i| {
+            self.group[i] == group
+                && self.name.get(i).map(String::as_str) == Some(name)
+                && self.stat.get(i).map(String::as_str).unwrap_or("") == stat
+        })
+    }
+
+    /// A column named twice is refused: which one to read is not for column order to decide.
+    fn unique(&self) -> Result<(), Fail> {
+        let key = |i: usize| {
+            (
+                self.group[i].as_str(),
+                self.name.get(i).map_or("", String::as_str),
+                self.stat.get(i).map_or("", String::as_str),
+            )
         };
-        let mut b = Benchmark::default();
-        for (group, unit, ours, scale) in [
-            ("Time to First Token", "Successful ms", "ttft", 1.0),
-            ("Request Latency", "Successful Sec", "e2e", 1000.0),
-        ] {
-            let ms = |x: Option<f64>| x.map(|x| x * scale);
-            put(
-                &mut b,
-                &format!("{ours}_mean_ms"),
-                ms(number(col(group, unit, "Mean"), group)?),
-            );
-            put(
-                &mut b,
-                &format!("{ours}_p50_ms"),
-                ms(number(col(group, unit, "Median"), group)?),
-            );
-            if let Some(list) = cell(col(group, unit, "Percentiles")).filter(|c| !c.is_empty()) {
-                let ps: Vec<f64> = serde_json::from_str(list).map_err(|_| {
-                    (
-                        format!("row {}: {group} Percentiles", r + 1),
-                        format!("expected a list of 11 numbers, found {list:?}"),
-                    )
-                })?;
-                if ps.len() == 11 {
-                    for (p, idx) in [("90", 7), ("95", 8), ("99", 9)] {
-                        put(&mut b, &format!("{ours}_p{p}_ms"), ms(Some(ps[idx])));
-                    }
+        for i in 0..self.group.len() {
+            if key(i).0.is_empty() && key(i).1.is_empty() {
+                continue;
+            }
+            if let Some(j) = (0..i).find(|&j| key(j) == key(i)) {
+                return super::fail(
+                    format!("header column {}", i + 1),
+                    format!(
+                        "the column {:?} appears twice (columns {} and {}): expected each once \
+                         [unique_keys]",
+                        key(i),
+                        j + 1,
+                        i + 1
+                    ),
+                );
+            }
+        }
+        Ok(())
+    }
+}
+
+fn csv_benchmark(header: &Header<'_>, r: usize, row: &[String]) -> Result<Benchmark, Fail> {
+    let cell = |i: Option<usize>| i.and_then(|i| row.get(i)).map(|s| s.trim());
+    let number = |i: Option<usize>, what: &str| -> Result<Option<f64>, Fail> {
+        match cell(i).filter(|c| !c.is_empty()) {
+            None => Ok(None),
+            Some(c) => c.parse::<f64>().map(Some).map_err(|_| {
+                (
+                    format!("row {}: {what}", r + 1),
+                    format!("expected a number, found {c:?}"),
+                )
+            }),
+        }
+    };
+    let mut b = Benchmark::default();
+    for (group, unit, ours, scale) in [
+        ("Time to First Token", "Successful ms", "ttft", 1.0),
+        ("Request Latency", "Successful Sec", "e2e", 1000.0),
+    ] {
+        let ms = |x: Option<f64>| x.map(|x| x * scale);
+        let mean = number(header.col(group, unit, "Mean"), group)?;
+        put(&mut b, &format!("{ours}_mean_ms"), ms(mean));
+        let median = number(header.col(group, unit, "Median"), group)?;
+        put(&mut b, &format!("{ours}_p50_ms"), ms(median));
+        let list = cell(header.col(group, unit, "Percentiles")).filter(|c| !c.is_empty());
+        if let Some(list) = list {
+            let ps: Vec<f64> = serde_json::from_str(list).map_err(|_| {
+                (
+                    format!("row {}: {group} Percentiles", r + 1),
+                    format!("expected a list of 11 numbers, found {list:?}"),
+                )
+            })?;
+            if ps.len() == 11 {
+                for (p, idx) in [("90", 7), ("95", 8), ("99", 9)] {
+                    put(&mut b, &format!("{ours}_p{p}_ms"), ms(Some(ps[idx])));
                 }
             }
         }
-        let ok = number(col("Request Counts", "Successful", ""), "Successful")?;
-        let err = number(col("Request Counts", "Errored", ""), "Errored")?;
-        if let (Some(ok), Some(err)) = (ok, err) {
-            put(&mut b, "requests_sent", Some(ok + err));
-            put(&mut b, "requests_failed", Some(err));
-            if ok + err > 0.0 {
-                put(&mut b, "failure_rate", Some(err / (ok + err)));
-            }
-        }
-        let strategy = cell(col("Benchmark", "Strategy", "")).unwrap_or("?");
-        let (kind, arg) = strategy.split_once('@').unwrap_or((strategy, ""));
-        let arg_num = arg.parse::<f64>().ok();
-        b.workload = ForeignWorkload {
-            concurrency: match kind {
-                "synchronous" => Some(1),
-                "concurrent" => arg_num
-                    .filter(|x| x.fract() == 0.0 && *x >= 1.0)
-                    .map(|x| x as u32),
-                _ => None,
-            },
-            request_rate_rps: match kind {
-                "constant" | "poisson" | "async" => arg_num.filter(|x| *x > 0.0),
-                _ => None,
-            },
-            description: Some(format!("guidellm csv: strategy {strategy}")),
-            ..Default::default()
-        };
-        b.notes.push("GuideLLM CSV without per-request data: summaries used as reported (its benchmarks.json holds every request)".into());
-        out.push(b);
     }
-    Ok(out)
+    let ok = number(header.col("Request Counts", "Successful", ""), "Successful")?;
+    let err = number(header.col("Request Counts", "Errored", ""), "Errored")?;
+    if let (Some(ok), Some(err)) = (ok, err) {
+        put(&mut b, "requests_sent", Some(ok + err));
+        put(&mut b, "requests_failed", Some(err));
+        if ok + err > 0.0 {
+            put(&mut b, "failure_rate", Some(err / (ok + err)));
+        }
+    }
+    let strategy = cell(header.col("Benchmark", "Strategy", "")).unwrap_or("?");
+    b.workload = csv_workload(strategy);
+    b.notes.push("GuideLLM CSV without per-request data: summaries used as reported (its benchmarks.json holds every request)".into());
+    Ok(b)
+}
+
+fn csv_workload(strategy: &str) -> ForeignWorkload {
+    let (kind, arg) = strategy.split_once('@').unwrap_or((strategy, ""));
+    let arg_num = arg.parse::<f64>().ok();
+    ForeignWorkload {
+        concurrency: match kind {
+            "synchronous" => Some(1),
+            "concurrent" => arg_num
+                .filter(|x| x.fract() == 0.0 && *x >= 1.0)
+                .map(|x| x as u32),
+            _ => None,
+        },
+        request_rate_rps: match kind {
+            "constant" | "poisson" | "async" => arg_num.filter(|x| *x > 0.0),
+            _ => None,
+        },
+        description: Some(format!("guidellm csv: strategy {strategy}")),
+        ..Default::default()
+    }
 }
 
 #[cfg(test)]

@@ -20,7 +20,8 @@ mod workload;
 
 use std::collections::BTreeMap;
 
-pub use workload::{guess_profile, workload_diffs, workload_label};
+pub use crate::check::run::conformance::foreign_workload_diffs as workload_diffs;
+pub use workload::{guess_profile, workload_label};
 
 use serde_json::Value;
 use sha2::{Digest, Sha256};

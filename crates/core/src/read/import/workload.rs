@@ -1,7 +1,7 @@
 //! Another tool's workload, as it described it: a label, the profile it is shown under without
 //! a plan, and where it differs from a profile's.
 
-use crate::schema::{ForeignWorkload, WorkloadSpec};
+use crate::schema::ForeignWorkload;
 
 /// The profile a foreign benchmark is shown under when no plan assigns one: concurrency 1
 /// without a rate is `latency`; 256 or more output tokens is `throughput`; anything else
@@ -34,38 +34,4 @@ pub fn workload_label(w: &ForeignWorkload) -> String {
     };
     let n = |x: Option<u32>| x.map_or("?".to_string(), |x| x.to_string());
     format!("{load} {}→{}", n(w.prompt_tokens), n(w.max_output_tokens))
-}
-
-/// Where a foreign workload differs from the profile's, in words. Only what the tool states is
-/// compared; a stated value that differs excludes the run.
-pub fn workload_diffs(spec: &WorkloadSpec, w: &ForeignWorkload) -> Vec<String> {
-    let mut d = Vec::new();
-    let int = |name: &str, want: Option<i64>, got: Option<u32>, d: &mut Vec<String>| {
-        if let (Some(want), Some(got)) = (want, got) {
-            if want != i64::from(got) {
-                d.push(format!("{name} {got} (the profile's is {want})"));
-            }
-        }
-    };
-    int("concurrency", spec.concurrency, w.concurrency, &mut d);
-    int("prompt_tokens", spec.prompt_tokens, w.prompt_tokens, &mut d);
-    int(
-        "max_output_tokens",
-        spec.max_output_tokens,
-        w.max_output_tokens,
-        &mut d,
-    );
-    match (spec.request_rate_rps, w.request_rate_rps) {
-        (Some(want), Some(got)) if (want - got).abs() > 1e-9 * want.abs().max(1.0) => {
-            d.push(format!("request rate {got} rps (the profile's is {want})"))
-        }
-        (Some(want), None) => d.push(format!(
-            "no arrival rate stated (the profile's is {want} rps)"
-        )),
-        (None, Some(got)) => d.push(format!(
-            "arrival rate {got} rps (the profile is closed loop)"
-        )),
-        _ => {}
-    }
-    d
 }

@@ -1,0 +1,173 @@
+//! Request bodies: one JSON template per profile, the prompt of request `i` generated from the
+//! profile's salt and `i`. Under a prompt length distribution, request `i` gets its drawn
+//! length in words at the calibrated words per token; under an output length distribution, its
+//! drawn `max_tokens`. A trace sets both lengths per request; a dataset sends its sampled
+//! record's prompt (and output cap, unless the workload draws one); a shared prefix goes in
+//! front of the synthetic prompt. Serializing a `serde_json::Value` cannot fail, so no body is
+//! ever empty.
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use serde_json::{json, Map, Value};
+use sloscope_core::base::traffic::LengthDist;
+use sloscope_core::read::replay::Prompt;
+
+use crate::api::Api;
+use crate::collect::ProfileCtx;
+use crate::load::BodyFn;
+use crate::prompt;
+use crate::replay::Replay;
+
+/// What every body of a profile shares.
+pub(crate) struct Bodies {
+    base: Map<String, Value>,
+    api: Api,
+    prompt_length: Option<LengthDist>,
+    output_length: Option<LengthDist>,
+    /// Words of a prompt at the workload's length (calibrated).
+    words: usize,
+    words_per_token: f64,
+    replay: Option<Arc<Replay>>,
+    has_trace: bool,
+    /// One prefix text per group, seeded by the group.
+    prefixes: Vec<String>,
+    salt: u64,
+}
+
+/// Request `i`'s index within its repeat (measured and warm-up indices carry their repeat in
+/// the high bits, see [`crate::load::measured_base`]).
+fn within_repeat(i: u64) -> u64 {
+    i & 0xFFFF_FFFF
+}
+
+impl Bodies {
+    /// The bodies of `ctx`'s profile: `words` is the calibrated length for `target_tokens`.
+    pub(crate) fn new(ctx: &ProfileCtx<'_>, words: usize, target_tokens: u32, salt: u64) -> Bodies {
+        let w = &ctx.profile.workload;
+        let mut base = Map::new();
+        if let Some(m) = &ctx.target.model {
+            base.insert("model".into(), m.clone().into());
+        }
+        base.insert(
+            "max_tokens".into(),
+            w.max_output_tokens.unwrap_or(16).into(),
+        );
+        base.insert("stream".into(), true.into());
+        base.insert("stream_options".into(), json!({"include_usage": true}));
+        base.insert("temperature".into(), 0.into());
+        if ctx.ignore_eos {
+            base.insert("ignore_eos".into(), true.into());
+        }
+        for (k, v) in ctx.extra {
+            base.insert(k.clone(), v.clone());
+        }
+        let mut b = Bodies {
+            base,
+            api: ctx.api,
+            prompt_length: w.prompt_length.clone(),
+            output_length: w.output_length.clone(),
+            words,
+            words_per_token: words as f64 / f64::from(target_tokens.max(1)),
+            replay: ctx.replay.clone(),
+            has_trace: w.trace.is_some(),
+            prefixes: Vec::new(),
+            salt,
+        };
+        if let Some(p) = w.shared_prefix {
+            b.prefixes = (0..p.groups)
+                .map(|g| {
+                    prompt::text(
+                        b.to_words(p.tokens),
+                        salt ^ 0x7072_6566 ^ (u64::from(g) << 20),
+                    )
+                })
+                .collect();
+        }
+        b
+    }
+
+    /// As the load loop takes them.
+    pub(crate) fn into_fn(self) -> BodyFn {
+        Arc::new(move |i| self.body(i))
+    }
+
+    fn to_words(&self, tokens: u32) -> usize {
+        ((f64::from(tokens) * self.words_per_token).round() as usize).max(1)
+    }
+
+    /// The body of request `i`.
+    fn body(&self, i: u64) -> Bytes {
+        let mut b = self.base.clone();
+        let entry = self
+            .replay
+            .as_ref()
+            .filter(|_| self.has_trace)
+            .and_then(|r| r.entry(within_repeat(i)));
+        let message = match self.replay.as_ref().and_then(|r| r.record(self.salt, i)) {
+            Some(rec) => {
+                if self.output_length.is_none() {
+                    let cap = rec.output_tokens.or_else(|| {
+                        rec.output_words.map(|w| {
+                            ((f64::from(w) / self.words_per_token.max(1e-9)).round() as u32).max(1)
+                        })
+                    });
+                    if let Some(cap) = cap {
+                        b.insert("max_tokens".into(), cap.into());
+                    }
+                }
+                rec.prompt.clone()
+            }
+            None => Prompt::Text(self.synthetic(i, entry.map(|e| e.input_tokens))),
+        };
+        if let Some(e) = entry {
+            b.insert("max_tokens".into(), e.output_tokens.into());
+        } else if let Some(d) = &self.output_length {
+            b.insert(
+                "max_tokens".into(),
+                d.sample(self.salt ^ 0x6F75_7470, i).into(),
+            );
+        }
+        self.insert_message(&mut b, message);
+        Bytes::from(Value::Object(b).to_string())
+    }
+
+    /// The synthetic prompt of request `i`: a trace's length, a drawn one or the workload's,
+    /// behind its group's shared prefix.
+    fn synthetic(&self, i: u64, trace_tokens: Option<u32>) -> String {
+        let words = match (trace_tokens, &self.prompt_length) {
+            (Some(t), _) => self.to_words(t),
+            (None, Some(d)) => self.to_words(d.sample(self.salt, i)),
+            (None, None) => self.words,
+        };
+        let text = prompt::text(words, self.salt ^ i.wrapping_mul(0x2545_F491_4F6C_DD1D));
+        match self
+            .prefixes
+            .get((i % self.prefixes.len().max(1) as u64) as usize)
+        {
+            Some(p) => format!("{p} {text}"),
+            None => text,
+        }
+    }
+
+    fn insert_message(&self, b: &mut Map<String, Value>, message: Prompt) {
+        match (self.api, message) {
+            (Api::Completions, Prompt::Text(text)) => b.insert("prompt".into(), text.into()),
+            (Api::Completions, Prompt::Messages(msgs)) => {
+                let joined: Vec<String> = msgs.into_iter().map(|(_, c)| c).collect();
+                b.insert("prompt".into(), joined.join("\n").into())
+            }
+            (Api::Chat, Prompt::Text(text)) => b.insert(
+                "messages".into(),
+                json!([{"role": "user", "content": text}]),
+            ),
+            (Api::Chat, Prompt::Messages(msgs)) => b.insert(
+                "messages".into(),
+                msgs.into_iter()
+                    .map(|(role, content)| json!({"role": role, "content": content}))
+                    .collect::<Vec<_>>()
+                    .into(),
+            ),
+        };
+    }
+}

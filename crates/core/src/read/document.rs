@@ -1,0 +1,43 @@
+//! What reading a file gives: a typed document, and the name it is reported under.
+
+use crate::schema::{Deployment, FloatBaseline, Kind, Plan, QualityGate, Run};
+
+/// A parsed sloscope file.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Document {
+    /// Quality-gate record.
+    QualityGate(QualityGate),
+    /// Float baseline record.
+    FloatBaseline(FloatBaseline),
+    /// Deployment record.
+    Deployment(Deployment),
+    /// Plan.
+    Plan(Plan),
+    /// Run.
+    Run(Box<Run>),
+    /// Another tool's result file, imported without a plan: one run per benchmark it holds,
+    /// each with the name it is reported under (`FILE`, or `FILE#N` when there are several).
+    Imported(Vec<(String, Run)>),
+}
+
+impl Document {
+    /// The document's kind.
+    pub fn kind(&self) -> Kind {
+        match self {
+            Document::QualityGate(_) => Kind::QualityGate,
+            Document::FloatBaseline(_) => Kind::FloatBaseline,
+            Document::Deployment(_) => Kind::Deployment,
+            Document::Plan(_) => Kind::Plan,
+            Document::Run(_) | Document::Imported(_) => Kind::Run,
+        }
+    }
+}
+
+/// A file that was read, with the name it is reported under.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadedFile {
+    /// File name or path as the user gave it.
+    pub name: String,
+    /// Its contents.
+    pub doc: Document,
+}
