@@ -14,10 +14,25 @@ use sloscope_core::base::traffic::LengthDist;
 use sloscope_core::read::replay::Prompt;
 
 use crate::api::Api;
-use crate::collect::ProfileCtx;
 use crate::load::BodyFn;
 use crate::prompt;
 use crate::replay::Replay;
+
+/// What a profile's requests carry besides their prompts.
+pub(crate) struct Template<'a> {
+    /// The profile's workload.
+    pub(crate) workload: &'a sloscope_core::schema::WorkloadSpec,
+    /// `model` of every request.
+    pub(crate) model: Option<&'a str>,
+    /// Which API.
+    pub(crate) api: Api,
+    /// Send `ignore_eos`.
+    pub(crate) ignore_eos: bool,
+    /// Extra fields of every body.
+    pub(crate) extra: &'a std::collections::BTreeMap<String, Value>,
+    /// What the profile replays.
+    pub(crate) replay: Option<Arc<Replay>>,
+}
 
 /// What every body of a profile shares.
 pub(crate) struct Bodies {
@@ -42,12 +57,12 @@ fn within_repeat(i: u64) -> u64 {
 }
 
 impl Bodies {
-    /// The bodies of `ctx`'s profile: `words` is the calibrated length for `target_tokens`.
-    pub(crate) fn new(ctx: &ProfileCtx<'_>, words: usize, target_tokens: u32, salt: u64) -> Bodies {
-        let w = &ctx.profile.workload;
+    /// The bodies of a profile: `words` is the calibrated length for `target_tokens`.
+    pub(crate) fn new(ctx: Template<'_>, words: usize, target_tokens: u32, salt: u64) -> Bodies {
+        let w = ctx.workload;
         let mut base = Map::new();
-        if let Some(m) = &ctx.target.model {
-            base.insert("model".into(), m.clone().into());
+        if let Some(m) = ctx.model {
+            base.insert("model".into(), m.into());
         }
         base.insert(
             "max_tokens".into(),
@@ -69,7 +84,7 @@ impl Bodies {
             output_length: w.output_length.clone(),
             words,
             words_per_token: words as f64 / f64::from(target_tokens.max(1)),
-            replay: ctx.replay.clone(),
+            replay: ctx.replay,
             has_trace: w.trace.is_some(),
             prefixes: Vec::new(),
             salt,

@@ -105,7 +105,15 @@ pub(crate) async fn collect_profile(
     }
     // The same salt for every candidate: they are measured on the same request sequence.
     let salt = ctx.profile.name.request_salt();
-    let body = crate::body::Bodies::new(ctx, prompts.words, target_tokens, salt).into_fn();
+    let template = crate::body::Template {
+        workload: w,
+        model: ctx.target.model.as_deref(),
+        api: ctx.api,
+        ignore_eos: ctx.ignore_eos,
+        extra: ctx.extra,
+        replay: ctx.replay.clone(),
+    };
+    let body = crate::body::Bodies::new(template, prompts.words, target_tokens, salt).into_fn();
     let mut simulation = false;
     let repeats = w.repeats.unwrap_or(1) as u32;
     for r in ctx.first_repeat..ctx.first_repeat + repeats {
