@@ -1,9 +1,8 @@
 //! `sloscope analyze`: find the files (I/O only), read each through the core's one read path,
 //! analyse them together, print the report.
 
-use std::collections::BTreeSet;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use sloscope_collector::write;
@@ -52,107 +51,6 @@ pub struct Args {
     pool_reruns: bool,
 }
 
-/// Files found under the given paths, and what could not be read.
-#[derive(Debug, Default)]
-pub struct Found {
-    /// Files to read, each once (by its resolved path), in argument order, sorted per directory.
-    pub files: Vec<PathBuf>,
-    /// Paths that could not be listed or resolved, with why.
-    pub errors: Vec<String>,
-    /// Paths seen more than once (an alias, a symlink, a repeated argument), skipped.
-    pub duplicates: Vec<String>,
-}
-
-/// Whether a directory walk picks up this file. Explicitly named files are always read.
-fn wanted(path: &Path) -> bool {
-    path.extension()
-        .is_some_and(|e| e == "json" || e == "jsonl")
-}
-
-/// Collects files under `paths`. Symlinks are resolved; every file and directory is visited
-/// once, so a link to a parent or an alias (`latest -> 2026-11-30`) cannot repeat files;
-/// unreadable entries are reported by name and the rest is still collected.
-pub fn find_files(paths: &[PathBuf]) -> Found {
-    let mut found = Found::default();
-    let mut seen_files = BTreeSet::new();
-    let mut seen_dirs = BTreeSet::new();
-    for p in paths {
-        let real = match std::fs::canonicalize(p) {
-            Ok(r) => r,
-            Err(e) => {
-                found
-                    .errors
-                    .push(format!("{}: cannot read: {e}", p.display()));
-                continue;
-            }
-        };
-        if real.is_dir() {
-            let (files_before, errors_before) = (found.files.len(), found.errors.len());
-            let new = !seen_dirs.contains(&real);
-            walk(p, &real, &mut seen_dirs, &mut seen_files, &mut found);
-            if new && found.files.len() == files_before && found.errors.len() == errors_before {
-                found.errors.push(format!(
-                    "{}: no *.json files in this directory",
-                    p.display()
-                ));
-            }
-        } else if seen_files.insert(real) {
-            found.files.push(p.clone());
-        } else {
-            found.duplicates.push(p.display().to_string());
-        }
-    }
-    found
-}
-
-fn walk(
-    shown: &Path,
-    real: &Path,
-    seen_dirs: &mut BTreeSet<PathBuf>,
-    seen_files: &mut BTreeSet<PathBuf>,
-    found: &mut Found,
-) {
-    if !seen_dirs.insert(real.to_path_buf()) {
-        found.duplicates.push(shown.display().to_string());
-        return;
-    }
-    let entries = match std::fs::read_dir(real) {
-        Ok(e) => e,
-        Err(e) => {
-            found
-                .errors
-                .push(format!("{}: cannot list: {e}", shown.display()));
-            return;
-        }
-    };
-    let mut names: Vec<_> = entries
-        .filter_map(Result::ok)
-        .map(|e| e.file_name())
-        .collect();
-    names.sort();
-    for name in names {
-        let shown_child = shown.join(&name);
-        let real_child = match std::fs::canonicalize(real.join(&name)) {
-            Ok(r) => r,
-            Err(e) => {
-                found
-                    .errors
-                    .push(format!("{}: cannot resolve: {e}", shown_child.display()));
-                continue;
-            }
-        };
-        if real_child.is_dir() {
-            walk(&shown_child, &real_child, seen_dirs, seen_files, found);
-        } else if wanted(&shown_child) {
-            if seen_files.insert(real_child) {
-                found.files.push(shown_child);
-            } else {
-                found.duplicates.push(shown_child.display().to_string());
-            }
-        }
-    }
-}
-
 /// Reads and parses every file through the core's read path (a large run file in chunks);
 /// bad files are returned as messages, good ones as documents.
 pub fn load_all(files: &[PathBuf]) -> (Vec<LoadedFile>, Vec<String>) {
@@ -160,7 +58,7 @@ pub fn load_all(files: &[PathBuf]) -> (Vec<LoadedFile>, Vec<String>) {
     let mut errors = Vec::new();
     for f in files {
         let name = f.display().to_string();
-        match sloscope_collector::read_file::read_file(f, &name) {
+        match crate::files::read_file(f, &name) {
             Ok(doc) => {
                 if let Document::Run(r) = &doc {
                     if r.status == RunStatus::Partial {
@@ -178,7 +76,7 @@ pub fn load_all(files: &[PathBuf]) -> (Vec<LoadedFile>, Vec<String>) {
 
 /// Runs the command.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let found = find_files(&args.paths);
+    let found = crate::files::find_files(&args.paths);
     for d in &found.duplicates {
         eprintln!("sloscope: {d}: already read through another path; read once");
     }

@@ -6,6 +6,7 @@
 //! SIGHUP/Ctrl-C/SIGTERM (partial results kept). `run::exit` holds the collector's codes.
 
 mod analyze;
+mod files;
 mod import;
 mod run;
 

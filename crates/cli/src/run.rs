@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use sloscope_collector::cancel::Cancel;
 use sloscope_collector::config::{load_plan, Overrides, RunPlan};
 use sloscope_collector::error::CollectError;
-use sloscope_collector::failure::StopReason;
+use sloscope_collector::failure::{Signal, StopReason};
 use sloscope_collector::runner::{self, Options};
 use sloscope_collector::secret::{Redactor, Secret};
 
@@ -74,13 +74,8 @@ pub mod exit {
     /// Output could not be written (a full disk): stderr says exactly which finished requests
     /// reached the journal.
     pub const OUTPUT: u8 = 4;
-    /// Interrupted by SIGHUP (128 + 1), Ctrl-C (128 + 2) or SIGTERM (128 + 15); finished
-    /// requests are kept and runs marked partial.
-    pub const SIGHUP: u8 = 129;
-    /// See [`SIGHUP`].
-    pub const SIGINT: u8 = 130;
-    /// See [`SIGHUP`].
-    pub const SIGTERM: u8 = 143;
+    // Interrupted: 128 + the signal's number (`Signal::exit_code`): 129 SIGHUP, 130 Ctrl-C,
+    // 143 SIGTERM; finished requests kept, runs marked partial, the server stopped.
 }
 
 /// Ctrl-C, SIGTERM (`timeout`, a pod's stop) and SIGHUP (a closed terminal) all stop the
@@ -93,15 +88,16 @@ fn watch_signals(cancel: Cancel) -> std::io::Result<()> {
     let mut int = signal(SignalKind::interrupt())?;
     tokio::spawn(async move {
         for round in 0.. {
-            let (name, code) = tokio::select! {
-                _ = int.recv() => ("Ctrl-C", exit::SIGINT),
-                _ = term.recv() => ("SIGTERM", exit::SIGTERM),
-                _ = hup.recv() => ("SIGHUP", exit::SIGHUP),
+            let signal = tokio::select! {
+                _ = int.recv() => Signal::Interrupt,
+                _ = term.recv() => Signal::Terminate,
+                _ = hup.recv() => Signal::Hangup,
             };
+            let name = signal.name();
             if round > 0 {
-                std::process::exit(i32::from(code));
+                std::process::exit(i32::from(signal.exit_code()));
             }
-            cancel.cancel_all(StopReason::Interrupted(name.into()));
+            cancel.cancel_all(StopReason::Interrupted(signal));
             eprintln!(
                 "\nsloscope: interrupted by {name}; writing what was collected and stopping the server ({name} again to abort)"
             );
@@ -200,11 +196,7 @@ fn report(args: &Args, outcome: &runner::Outcome, stop: Option<StopReason>) -> u
         eprintln!("sloscope: {r}");
     }
     match stop {
-        Some(StopReason::Interrupted(how)) => match how.as_str() {
-            "SIGTERM" => exit::SIGTERM,
-            "SIGHUP" => exit::SIGHUP,
-            _ => exit::SIGINT,
-        },
+        Some(StopReason::Interrupted(signal)) => signal.exit_code(),
         Some(r) if r.is_output_failure() => {
             eprintln!("sloscope: {}", r.message());
             exit::OUTPUT

@@ -124,9 +124,12 @@ mod tests {
         let b = all.child();
         a.cancel(StopReason::ServerExited("signal 9".into()));
         assert!(a.is_cancelled() && !b.is_cancelled() && !all.is_cancelled());
-        all.cancel(StopReason::Interrupted("Ctrl-C".into()));
+        all.cancel(StopReason::Interrupted(crate::failure::Signal::Interrupt));
         assert!(b.is_cancelled());
-        assert_eq!(b.reason(), Some(StopReason::Interrupted("Ctrl-C".into())));
+        assert_eq!(
+            b.reason(),
+            Some(StopReason::Interrupted(crate::failure::Signal::Interrupt))
+        );
         // The first reason wins: a's server exit came before the interruption.
         assert_eq!(
             a.reason(),
@@ -134,7 +137,10 @@ mod tests {
         );
         // Once the whole collection is cancelled, a child keeps the parent's reason.
         b.cancel(StopReason::EndpointUnreachable(8));
-        assert_eq!(b.reason(), Some(StopReason::Interrupted("Ctrl-C".into())));
+        assert_eq!(
+            b.reason(),
+            Some(StopReason::Interrupted(crate::failure::Signal::Interrupt))
+        );
     }
 
     #[test]

@@ -37,11 +37,45 @@ impl FailureKind {
     }
 }
 
+/// A signal that interrupts a collection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Signal {
+    /// Ctrl-C (SIGINT).
+    Interrupt,
+    /// SIGTERM (`timeout`, a pod's stop).
+    Terminate,
+    /// SIGHUP (a closed terminal).
+    Hangup,
+    /// A test's or a caller's own stop.
+    Other,
+}
+
+impl Signal {
+    /// How messages name it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Signal::Interrupt => "Ctrl-C",
+            Signal::Terminate => "SIGTERM",
+            Signal::Hangup => "SIGHUP",
+            Signal::Other => "a stop request",
+        }
+    }
+
+    /// The exit status a process stopped by it gives (128 + its number).
+    pub fn exit_code(self) -> u8 {
+        match self {
+            Signal::Hangup => 129,
+            Signal::Terminate => 143,
+            Signal::Interrupt | Signal::Other => 130,
+        }
+    }
+}
+
 /// Why a collection was cancelled. The first reason given wins.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum StopReason {
     /// Ctrl-C, SIGTERM or SIGHUP.
-    Interrupted(String),
+    Interrupted(Signal),
     /// The launched server process exited while a run was in flight.
     ServerExited(String),
     /// The endpoint refused every connection for a while.
@@ -59,7 +93,7 @@ impl StopReason {
     /// The run file's `failure` text.
     pub fn message(&self) -> String {
         match self {
-            StopReason::Interrupted(how) => format!("interrupted by {how}"),
+            StopReason::Interrupted(how) => format!("interrupted by {}", how.name()),
             StopReason::ServerExited(status) => {
                 format!("the server process exited during the run ({status})")
             }

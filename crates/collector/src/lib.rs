@@ -27,7 +27,6 @@ pub mod load;
 pub mod progress;
 pub mod prometheus;
 pub mod prompt;
-pub mod read_file;
 pub mod replay;
 pub mod runner;
 pub mod sampler;

@@ -132,8 +132,15 @@ fn measure(path: &Path) -> anyhow::Result<()> {
     let t0 = Instant::now();
     let file_bytes = std::fs::metadata(path)?.len();
     let name = path.display().to_string();
-    // The way `sloscope analyze` reads it: a large run file in chunks.
-    let doc = sloscope_collector::read_file::read_file(path, &name)
+    // The way `sloscope analyze` reads it: through the core's reader, a large run file in
+    // chunks.
+    let mut f = std::fs::File::open(path)?;
+    let read = |at: u64, buf: &mut [u8]| -> std::io::Result<usize> {
+        use std::io::{Read, Seek, SeekFrom};
+        f.seek(SeekFrom::Start(at))?;
+        f.read(buf)
+    };
+    let doc = sloscope_core::read::reader::read_with(&name, file_bytes, None, 8 << 20, read)?
         .map_err(|e| anyhow::anyhow!("{e}"))?;
     let t1 = Instant::now();
     let files = vec![sloscope_core::LoadedFile { name, doc }];

@@ -5,6 +5,7 @@ use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use sloscope_core::analyse::report::ProfileReport;
+use sloscope_core::base::metric::Metric;
 
 use super::{empty, label_offset_within, marker, tick, upper, Drawn, Rect, FONT, PALETTE, SLO};
 
@@ -20,7 +21,7 @@ pub enum CapacityY {
 
 /// The SLO metric a capacity chart shows: the one that bound at the best candidate's first
 /// failing load, else the first checked.
-pub fn capacity_metric(p: &ProfileReport) -> Option<(String, f64)> {
+pub fn capacity_metric(p: &ProfileReport) -> Option<(Metric, f64)> {
     let cap = p.capacity.as_ref()?;
     let best = cap
         .best
@@ -30,18 +31,18 @@ pub fn capacity_metric(p: &ProfileReport) -> Option<(String, f64)> {
     let failing = best
         .first_fail
         .and_then(|ff| best.trials.iter().find(|t| t.load == ff && !t.pass))
-        .and_then(|t| t.binding.clone());
+        .and_then(|t| t.binding);
     let name = failing.or_else(|| {
         best.trials
             .first()
-            .and_then(|t| t.checks.first().map(|k| k.metric.clone()))
+            .and_then(|t| t.checks.first().map(|k| k.metric))
     })?;
     let limit = p.slo.iter().find(|s| s.metric == name)?.limit;
     Some((name, limit))
 }
 
 /// One candidate's trials: (load, value, passed, the SLO it failed on).
-type Trials<'a> = Vec<(f64, f64, bool, Option<&'a str>)>;
+type Trials<'a> = Vec<(f64, f64, bool, Option<Metric>)>;
 /// Per candidate: its name, its knee (last passing load) and its trials.
 type Series<'a> = Vec<(&'a str, Option<f64>, Trials<'a>)>;
 type Chart<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
@@ -59,8 +60,8 @@ pub fn capacity<DB: DrawingBackend + 'static>(
     };
     let metric = capacity_metric(p);
     let (y_name, limit) = match (y, &metric) {
-        (CapacityY::Throughput, _) => ("throughput_tps".to_string(), None),
-        (CapacityY::Slo, Some((m, l))) => (m.clone(), Some(*l)),
+        (CapacityY::Throughput, _) => (Metric::THROUGHPUT, None),
+        (CapacityY::Slo, Some((m, l))) => (*m, Some(*l)),
         (CapacityY::Slo, None) => {
             return empty(
                 root,
@@ -68,7 +69,7 @@ pub fn capacity<DB: DrawingBackend + 'static>(
             )
         }
     };
-    let series = series(cap, y, &y_name);
+    let series = series(cap, y, y_name);
     let unit = cap.over.unit();
     let title = match y {
         CapacityY::Slo => format!("{}: {y_name} against load ({unit})", p.profile),
@@ -92,7 +93,7 @@ pub fn capacity<DB: DrawingBackend + 'static>(
         .y_label_area_size(64)
         .build_cartesian_2d(0f64..xmax, 0f64..ymax)?;
     let y_desc = match y {
-        CapacityY::Slo => y_name.clone(),
+        CapacityY::Slo => y_name.name(),
         CapacityY::Throughput => "output throughput (tokens/s)".to_string(),
     };
     chart
@@ -103,9 +104,9 @@ pub fn capacity<DB: DrawingBackend + 'static>(
         .y_label_formatter(&tick)
         .draw()?;
     if let Some(l) = limit {
-        slo_limit(&mut chart, p, &y_name, l, xmax)?;
+        slo_limit(&mut chart, p, y_name, l, xmax)?;
     }
-    candidates(&mut chart, &series, y, &y_name)?;
+    candidates(&mut chart, &series, y, y_name)?;
     chart
         .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())?
         .label("failing trial (ringed)")
@@ -127,7 +128,7 @@ pub fn capacity<DB: DrawingBackend + 'static>(
 fn series<'a>(
     cap: &'a sloscope_core::analyse::capacity::CapacityReport,
     y: CapacityY,
-    y_name: &str,
+    y_name: Metric,
 ) -> Series<'a> {
     let value = |t: &sloscope_core::analyse::capacity::TrialReport| match y {
         CapacityY::Throughput => t.throughput_tps,
@@ -144,7 +145,7 @@ fn series<'a>(
                 .trials
                 .iter()
                 .filter_map(|t| {
-                    let failed_on = (!t.pass).then_some(t.binding.as_deref()).flatten();
+                    let failed_on = (!t.pass).then_some(t.binding).flatten();
                     Some((t.load, value(t)?, t.pass, failed_on))
                 })
                 .collect();
@@ -157,7 +158,7 @@ fn series<'a>(
 fn slo_limit<DB: DrawingBackend + 'static>(
     chart: &mut Chart<'_, DB>,
     p: &ProfileReport,
-    y_name: &str,
+    y_name: Metric,
     l: f64,
     xmax: f64,
 ) -> Drawn<DB> {
@@ -188,7 +189,7 @@ fn candidates<DB: DrawingBackend + 'static>(
     chart: &mut Chart<'_, DB>,
     series: &Series<'_>,
     y: CapacityY,
-    y_name: &str,
+    y_name: Metric,
 ) -> Drawn<DB> {
     let markers: Vec<(i32, i32)> = series
         .iter()

@@ -138,12 +138,12 @@ pub fn tradeoff<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, p: &ProfileRe
     let slo_y = p
         .slo
         .iter()
-        .find(|s| s.metric == "ttft_p95_ms")
+        .find(|s| s.metric == Metric::TTFT_P95)
         .map(|s| s.limit);
     let slo_x = p
         .slo
         .iter()
-        .find(|s| s.metric == "throughput_tps")
+        .find(|s| s.metric == Metric::THROUGHPUT)
         .map(|s| s.limit);
     let xmax = upper(pts.iter().map(|p| p.1).chain(slo_x));
     let ymax = upper(pts.iter().map(|p| p.2).chain(slo_y));
@@ -403,7 +403,7 @@ pub fn baseline_ratios<DB: DrawingBackend>(
     let bars: Vec<(String, f64)> = b
         .rows
         .iter()
-        .filter_map(|r| Some((r.metric.clone(), r.ratio?)))
+        .filter_map(|r| Some((r.metric.name(), r.ratio?)))
         .filter(|(_, r)| r.is_finite() && *r > 0.0)
         .collect();
     if bars.is_empty() {

@@ -2,6 +2,7 @@
 //! excluded runs with reasons, the float-baseline comparison and the charts. Every word and
 //! number comes from the core's view-model ([`sloscope_core::show::view`]); this only lays it out.
 
+use sloscope_core::base::metric::Metric;
 use std::rc::Rc;
 
 use sloscope_core::analyse::report::ProfileReport;
@@ -45,7 +46,7 @@ pub fn table(t: &TableView, id: String, class: &'static str) -> Html {
                         if i == 0 {
                             html! { <th scope="row" class={class}>{ c.text.clone() }</th> }
                         } else {
-                            html! { <td class={class} data-metric={c.metric.clone()}>{ c.text.clone() }</td> }
+                            html! { <td class={class} data-metric={c.metric.map(|m| m.name())}>{ c.text.clone() }</td> }
                         }
                     }) }
                 </tr>
@@ -62,8 +63,8 @@ fn tradeoff_caption(p: &sloscope_core::analyse::report::ProfileReport) -> String
     let lines: Vec<String> = p
         .slo
         .iter()
-        .filter(|s| s.metric == "ttft_p95_ms" || s.metric == "throughput_tps")
-        .map(|s| s.metric.clone())
+        .filter(|s| s.metric == Metric::TTFT_P95 || s.metric == Metric::THROUGHPUT)
+        .map(|s| s.metric.name())
         .collect();
     let slo = if lines.is_empty() {
         "no SLO on either axis".to_string()

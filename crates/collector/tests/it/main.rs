@@ -303,7 +303,9 @@ fn cancellation_ends_streams_in_flight_as_failures() {
         let c2 = cancel.clone();
         tokio::spawn(async move {
             tokio::time::sleep(Duration::from_millis(300)).await;
-            c2.cancel(StopReason::Interrupted("test".into()));
+            c2.cancel(StopReason::Interrupted(
+                sloscope_collector::failure::Signal::Other,
+            ));
         });
         let mut rows = Vec::new();
         load::measure(&client, &spec, &body(), &cancel, Instant::now(), |r, _| {
@@ -321,7 +323,7 @@ fn cancellation_ends_streams_in_flight_as_failures() {
     );
     assert!(rows
         .iter()
-        .all(|r| r.error.as_deref() == Some("cancelled: interrupted by test")));
+        .all(|r| r.error.as_deref() == Some("cancelled: interrupted by a stop request")));
     assert!(rows.iter().all(|r| r.ttft_us.is_some()));
 }
 

@@ -23,7 +23,7 @@ pub const BASELINE_METRICS: [Metric; 5] = [
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct BaselineRow {
     /// Metric name.
-    pub metric: String,
+    pub metric: Metric,
     /// The chosen quantized candidate's value.
     pub quantized: Option<f64>,
     /// The float baseline's value.
@@ -72,7 +72,7 @@ pub fn compare(
                     .flatten()
             });
             BaselineRow {
-                metric: m.name(),
+                metric: m,
                 quantized: q,
                 baseline: b,
                 difference: q.zip(b).map(|(q, b)| q - b),

@@ -346,7 +346,7 @@ fn disagreements(reported: &BTreeMap<String, Option<f64>>, s: &Summary) -> Vec<D
         let tol = (0.005 * c.abs().max(r.abs())).max(abs_tol);
         if (r - c).abs() > tol {
             out.push(Disagreement {
-                metric: m.name(),
+                metric: m,
                 reported: r,
                 recomputed: c,
             });

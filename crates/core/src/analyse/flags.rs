@@ -113,6 +113,17 @@ fn cheaper_equivalent(report: &ProfileReport) -> Option<Flag> {
     ))
 }
 
+/// A kind of pressure the data shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Pressure {
+    /// Requests wait for a slot.
+    Queue,
+    /// Requests fail.
+    Failures,
+    /// Memory is near its limit.
+    Memory,
+}
+
 /// The pressure behind a `tune` and a concrete retest path.
 fn next_step(report: &ProfileReport) -> Option<Flag> {
     let knob = report.knob.as_deref().unwrap_or("the knob");
@@ -121,37 +132,45 @@ fn next_step(report: &ProfileReport) -> Option<Flag> {
         return None;
     };
     let c = report.candidates.iter().find(|c| c.name == b.candidate)?;
-    let mut pressure = Vec::new();
+    // What the data shows, each kind with its words: the retest path follows the kind.
+    let mut pressure: Vec<(Pressure, String)> = Vec::new();
     let queue = c.metric(Metric::QUEUE_WAIT_P95);
     let ttft = c.metric(Metric::TTFT_P95);
     if let (Some(q), Some(t)) = (queue, ttft) {
         if t > 0.0 && q >= 0.5 * t {
-            pressure.push(format!(
-                "queue wait p95 {} ms is {}% of TTFT p95: requests wait for a slot",
-                format_number(q),
-                format_number(100.0 * q / t)
+            pressure.push((
+                Pressure::Queue,
+                format!(
+                    "queue wait p95 {} ms is {}% of TTFT p95: requests wait for a slot",
+                    format_number(q),
+                    format_number(100.0 * q / t)
+                ),
             ));
         }
     }
     if let Some(f) = c.metric(Metric::FAILURE_RATE).filter(|&f| f > 0.0) {
-        pressure.push(format!("failure rate {}", format_number(f)));
+        pressure.push((
+            Pressure::Failures,
+            format!("failure rate {}", format_number(f)),
+        ));
     }
-    let memory_limit = report
-        .slo
-        .iter()
-        .find(|s| s.metric == Metric::PEAK_MEMORY.name());
+    let memory_limit = report.slo.iter().find(|s| s.metric == Metric::PEAK_MEMORY);
     if let (Some(l), Some(m)) = (memory_limit, c.metric(Metric::PEAK_MEMORY)) {
         if m >= 0.9 * l.limit {
-            pressure.push(format!(
-                "peak memory {} MB is near its limit {} MB",
-                format_number(m),
-                format_number(l.limit)
+            pressure.push((
+                Pressure::Memory,
+                format!(
+                    "peak memory {} MB is near its limit {} MB",
+                    format_number(m),
+                    format_number(l.limit)
+                ),
             ));
         }
     }
-    let retest = if pressure.iter().any(|p| p.contains("queue wait")) {
+    let has = |k: Pressure| pressure.iter().any(|(p, _)| *p == k);
+    let retest = if has(Pressure::Queue) {
         format!("retest with a larger {knob} (more parallel slots) or a lower load")
-    } else if pressure.iter().any(|p| p.contains("memory")) {
+    } else if has(Pressure::Memory) {
         format!("retest with a smaller {knob} or KV-cache budget")
     } else if b.missed_by_ratio.is_some_and(|r| r < 0.1) {
         "the miss is under 10%: retest with more repeats before changing the configuration"
@@ -159,6 +178,7 @@ fn next_step(report: &ProfileReport) -> Option<Flag> {
     } else {
         format!("retest with other {knob} values around {}", b.candidate)
     };
+    let pressure: Vec<String> = pressure.into_iter().map(|(_, words)| words).collect();
     let shown = if pressure.is_empty() {
         "no queueing, memory or failure pressure in the data".to_string()
     } else {

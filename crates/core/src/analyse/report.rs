@@ -33,7 +33,7 @@ pub enum SummarySource {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Disagreement {
     /// Metric name.
-    pub metric: String,
+    pub metric: Metric,
     /// As reported in the file.
     pub reported: f64,
     /// As recomputed.

@@ -23,7 +23,7 @@ use crate::schema::{Decision, EvidenceLevel};
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SloCheck {
     /// Metric name.
-    pub metric: String,
+    pub metric: Metric,
     /// The limit.
     pub limit: f64,
     /// Candidate's value; `null` when not measured (which fails the check).
@@ -39,7 +39,7 @@ pub struct SloCheck {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct BindingSlo {
     /// Metric name.
-    pub metric: String,
+    pub metric: Metric,
     /// The limit.
     pub limit: f64,
     /// Closest candidate.
@@ -57,7 +57,7 @@ pub struct BindingSlo {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Confidence {
     /// Primary metric.
-    pub metric: String,
+    pub metric: Metric,
     /// Winner's 95% interval over repeats.
     pub winner: Option<Interval>,
     /// Runner-up's name.
@@ -105,7 +105,7 @@ pub fn slo_checks(profile: &Profile, value: &dyn Fn(Metric) -> Option<f64>) -> V
         .map(|&(m, limit)| {
             let v = value(m);
             SloCheck {
-                metric: m.name(),
+                metric: m,
                 limit,
                 value: v,
                 pass: v.is_some_and(|v| m.meets(v, limit)),
@@ -302,7 +302,7 @@ fn confidence(
         ),
     };
     Some(Confidence {
-        metric: pm.name(),
+        metric: pm,
         winner: Some(w),
         runner_up,
         runner_up_interval,

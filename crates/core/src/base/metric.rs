@@ -262,6 +262,37 @@ impl Metric {
     }
 }
 
+impl Serialize for Metric {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for Metric {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = std::borrow::Cow::<'de, str>::deserialize(d)?;
+        Metric::parse(&s).ok_or_else(|| {
+            serde::de::Error::custom(format!(
+                "unknown metric {s:?}; see the metric list in the README"
+            ))
+        })
+    }
+}
+
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for Metric {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Metric".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "A metric by its name: `{quantity}_{stat}_ms` (quantity ttft, tpot, itl, e2e or queue_wait; stat mean, p50, p90, p95, p99 or max), or a run-level metric such as `throughput_tps`.",
+            "type": "string",
+        })
+    }
+}
+
 impl std::fmt::Display for Metric {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.name())

@@ -14,6 +14,7 @@ pub mod import;
 pub mod journal;
 pub mod json;
 pub mod normal;
+pub mod reader;
 pub mod replay;
 pub mod strict;
 

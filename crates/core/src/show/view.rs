@@ -187,7 +187,7 @@ fn verdict_table(a: &Analysis) -> TableView {
                     Cell::text(p.primary_metric.as_deref().unwrap_or(MISSING)),
                     Cell {
                         text: with_unit(value, pm.map_or("", Metric::unit)),
-                        metric: pm.map(Metric::name),
+                        metric: pm,
                         value,
                         mark: Mark::None,
                     },
@@ -214,7 +214,7 @@ pub const CANDIDATE_METRICS: [Metric; 10] = [
 ];
 
 fn candidate_table(p: &ProfileReport) -> TableView {
-    let in_slo = |m: Metric| p.slo.iter().any(|s| s.metric == m.name());
+    let in_slo = |m: Metric| p.slo.iter().any(|s| s.metric == m);
     let primary = p.primary_metric.as_deref().and_then(Metric::parse);
     // With no SLO and no primary metric (summaries only), the usual four are the decisive ones.
     let undefined = p.slo.is_empty() && primary.is_none();
@@ -258,8 +258,7 @@ fn candidate_row(c: &CandidateReport, no_slo: bool) -> Row {
         ),
     ];
     for m in CANDIDATE_METRICS {
-        let name = m.name();
-        let mark = match c.slo_checks.iter().find(|k| k.metric == name) {
+        let mark = match c.slo_checks.iter().find(|k| k.metric == m) {
             None => Mark::None,
             Some(k) if k.pass => Mark::Pass,
             Some(_) => Mark::Fail,
@@ -360,7 +359,7 @@ fn slo_line(p: &ProfileReport) -> String {
                 Direction::LowerIsBetter => "≤",
                 Direction::HigherIsBetter => "≥",
             };
-            let unit = Metric::parse(&s.metric).map_or("", Metric::unit);
+            let unit = s.metric.unit();
             if s.limit == 0.0 && s.direction == Direction::LowerIsBetter {
                 // `failure_rate ≤ 0` says it less plainly.
                 format!("{} = 0 (none allowed)", s.metric)
@@ -538,16 +537,16 @@ fn baseline_table(rows: &[BaselineRow]) -> TableView {
     let rows = rows
         .iter()
         .map(|r| {
-            let m = Metric::parse(&r.metric);
+            let m = Some(r.metric);
             let num = |v: Option<f64>| match m {
                 Some(m) => Cell::number(m, v, Mark::None),
                 None => Cell::text(optional(v)),
             };
             Row {
-                key: r.metric.clone(),
+                key: r.metric.name(),
                 highlighted: false,
                 cells: vec![
-                    Cell::text(&r.metric),
+                    Cell::text(r.metric.name()),
                     num(r.quantized),
                     num(r.baseline),
                     num(r.difference),

@@ -141,7 +141,7 @@ fn failure_rate_is_computed_and_names_the_binding_slo() {
     assert!((s.failure_rate.unwrap() - 0.1).abs() < 1e-12);
     assert_eq!(prof.decision, Decision::Tune);
     let b = prof.binding_slo.as_ref().unwrap();
-    assert_eq!(b.metric, "failure_rate");
+    assert_eq!(b.metric.name(), "failure_rate");
     assert_eq!(b.candidate, "np1");
     assert!((b.missed_by.unwrap() - 0.1).abs() < 1e-12);
 }
@@ -189,7 +189,7 @@ fn binding_slo_reports_the_closest_candidate_and_the_miss() {
     let prof = &analyze(&files).profiles[0];
     let b = prof.binding_slo.as_ref().unwrap();
     assert_eq!(
-        (b.candidate.as_str(), b.metric.as_str()),
+        (b.candidate.as_str(), b.metric.name().as_str()),
         ("a", "ttft_p95_ms")
     );
     assert!((b.missed_by.unwrap() - 4.0).abs() < 1e-9);
@@ -464,14 +464,18 @@ fn baseline_runs_are_the_reference_not_candidates() {
     assert_eq!(prof.candidates.len(), 1);
     let b = prof.baseline.as_ref().expect("baseline comparison");
     assert_eq!(b.compared_with.as_deref(), Some("np1"));
-    let tpot = b.rows.iter().find(|r| r.metric == "tpot_p95_ms").unwrap();
+    let tpot = b
+        .rows
+        .iter()
+        .find(|r| r.metric.name() == "tpot_p95_ms")
+        .unwrap();
     assert!(tpot.ratio.unwrap() < 0.5, "{tpot:?}");
     let iv = tpot.difference_interval.expect("3 repeats each");
     assert!(iv.high < 0.0, "quantized is faster: {iv:?}");
     let mem = b
         .rows
         .iter()
-        .find(|r| r.metric == "peak_memory_mb")
+        .find(|r| r.metric.name() == "peak_memory_mb")
         .unwrap();
     assert_eq!(mem.baseline, Some(700.0));
 }
@@ -495,7 +499,7 @@ fn reported_summaries_disagreeing_with_raw_data_are_flagged() {
     files.push(run_file("np1.json", &run));
     let c = &analyze(&files).profiles[0].candidates[0];
     assert_eq!(c.disagreements.len(), 1);
-    assert_eq!(c.disagreements[0].metric, "ttft_p95_ms");
+    assert_eq!(c.disagreements[0].metric.name(), "ttft_p95_ms");
 }
 
 #[test]

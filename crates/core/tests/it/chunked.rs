@@ -121,3 +121,44 @@ fn bad_or_cut_gap_arrays_are_refused() {
     let e = chunked(bad.as_bytes(), &[11]).unwrap_err();
     assert!(e.contains("is not a gap"), "{e}");
 }
+
+/// The one reader over an in-memory source, `chunk` bytes a read.
+fn read_in_chunks(name: &str, bytes: &[u8], chunk: usize) -> Result<Document, String> {
+    let read = |at: u64, buf: &mut [u8]| -> Result<usize, std::convert::Infallible> {
+        let at = (at as usize).min(bytes.len());
+        let n = buf.len().min(bytes.len() - at);
+        buf[..n].copy_from_slice(&bytes[at..at + n]);
+        Ok(n)
+    };
+    let Ok(doc) =
+        sloscope_core::read::reader::read_with(name, bytes.len() as u64, None, chunk, read);
+    doc.map_err(|e| e.to_string())
+}
+
+/// The reader streams a large run in chunks and gives the whole-file read's document; for a
+/// broken one it starts again whole and gives the whole-file read's precise error.
+#[test]
+fn the_reader_streams_a_large_run_and_errs_as_the_whole_read_does() {
+    let bytes = run_bytes(30_000, 2, 11, false);
+    assert!(bytes.len() > 2 << 20, "{}", bytes.len());
+    let chunked = read_in_chunks("big.json", &bytes, 1 << 20).unwrap();
+    let whole = read_document("big.json", bytes.clone()).unwrap();
+    assert!(matches!(chunked, Document::Run(_)));
+    assert_eq!(chunked, whole);
+    let text = String::from_utf8(bytes).unwrap();
+    let at = text.rfind("\"itl_us\":[[").unwrap();
+    let bad = format!(
+        "{}\"itl_us\":[[1.5{}",
+        &text[..at],
+        &text[at + "\"itl_us\":[[".len()..]
+    );
+    let e = read_in_chunks("bad.json", bad.as_bytes(), 1 << 20).unwrap_err();
+    let plain = read_document("bad.json", bad.into_bytes())
+        .unwrap_err()
+        .to_string();
+    assert_eq!(e, plain);
+    assert!(e.starts_with("bad.json: $.repeats[1]"), "{e}");
+    // Cut short: refused, never a partial document.
+    let cut = &text.as_bytes()[..text.len() / 2];
+    assert!(read_in_chunks("cut.json", cut, 1 << 20).is_err());
+}

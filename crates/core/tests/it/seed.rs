@@ -130,7 +130,7 @@ fn unmeasured_failure_rate_is_not_assumed_zero() {
     let p = &a.profiles[0];
     assert_eq!(p.decision, Decision::Tune);
     let b = p.binding_slo.as_ref().unwrap();
-    assert_eq!(b.metric, "failure_rate");
+    assert_eq!(b.metric.name(), "failure_rate");
     assert_eq!(b.value, None);
     assert!(
         p.reason.contains("failure_rate is not measured"),

@@ -6,7 +6,6 @@ use super::trial::{evaluate_trial, usable};
 use super::types::{CandidateCapacity, CapacityReport, CapacityStatus, TrialReport};
 use super::{load_text, LoadAxis, RankBy, Search, MIN_REQUESTS_PER_STREAM};
 use crate::base::fmt::format_number as fmt_num;
-use crate::base::metric::Metric;
 use crate::check::contract::Profile;
 use crate::schema::{Decision, EvidenceLevel, Run};
 
@@ -30,12 +29,8 @@ pub fn derive(
     };
     let binding_at_fail = first_fail.and_then(|ff| {
         let t = trials.iter().find(|t| t.load == ff && !t.pass)?;
-        let k = t
-            .checks
-            .iter()
-            .find(|k| Some(&k.metric) == t.binding.as_ref())?;
-        let floor = Metric::parse(&k.metric)
-            .is_some_and(|m| m.direction() == crate::base::metric::Direction::HigherIsBetter);
+        let k = t.checks.iter().find(|k| Some(k.metric) == t.binding)?;
+        let floor = k.metric.direction() == crate::base::metric::Direction::HigherIsBetter;
         Some(format!(
             "{} {} {} limit {}",
             k.metric,

@@ -23,7 +23,7 @@ pub fn evaluate_trial(file: &str, run: &Run, profile: &Profile) -> TrialReport {
         let pass = value.is_some_and(|v| m.meets(v, *limit));
         let unsure = interval.is_some_and(|iv| m.meets(iv.low, *limit) != m.meets(iv.high, *limit));
         checks.push(TrialCheck {
-            metric: m.name(),
+            metric: *m,
             limit: *limit,
             value,
             interval,
@@ -61,9 +61,9 @@ pub fn evaluate_trial(file: &str, run: &Run, profile: &Profile) -> TrialReport {
 
 /// The failing check with the largest relative miss; when all pass, the one with the smallest
 /// relative margin.
-fn binding_check(checks: &[TrialCheck], slo: &[(Metric, f64)]) -> Option<String> {
+fn binding_check(checks: &[TrialCheck], slo: &[(Metric, f64)]) -> Option<Metric> {
     let rel = |k: &TrialCheck| -> f64 {
-        let m = slo.iter().find(|(m, _)| m.name() == k.metric).map(|p| p.0);
+        let m = slo.iter().find(|(m, _)| *m == k.metric).map(|p| p.0);
         match (k.value, m) {
             (Some(v), Some(m)) => m.margin(v, k.limit) / k.limit.abs().max(1e-9),
             _ => f64::NEG_INFINITY,
@@ -72,7 +72,7 @@ fn binding_check(checks: &[TrialCheck], slo: &[(Metric, f64)]) -> Option<String>
     checks
         .iter()
         .min_by(|a, b| rel(a).total_cmp(&rel(b)))
-        .map(|k| k.metric.clone())
+        .map(|k| k.metric)
 }
 
 /// Whether the collector should give a trial more requests: an SLO interval straddles its

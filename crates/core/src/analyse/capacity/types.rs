@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::base::metric::Metric;
+
 use crate::base::stats::Interval;
 use crate::check::contract::search::{LoadAxis, RankBy};
 use crate::schema::EvidenceLevel;
@@ -12,7 +14,7 @@ use crate::schema::EvidenceLevel;
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct TrialCheck {
     /// Metric name.
-    pub metric: String,
+    pub metric: Metric,
     /// The limit.
     pub limit: f64,
     /// The trial's value (`null`: not measured, which fails).
@@ -48,7 +50,7 @@ pub struct TrialReport {
     /// Every SLO check.
     pub checks: Vec<TrialCheck>,
     /// The check that decided a failure (the largest relative miss), or the tightest pass.
-    pub binding: Option<String>,
+    pub binding: Option<Metric>,
     /// Evidence level of the run.
     pub evidence_level: EvidenceLevel,
 }

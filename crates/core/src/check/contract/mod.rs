@@ -14,7 +14,7 @@ use crate::schema::{ProfileName, ProfileSpec, WorkloadSpec};
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SloLimit {
     /// Metric name.
-    pub metric: String,
+    pub metric: Metric,
     /// The limit.
     pub limit: f64,
     /// Which side of the limit passes.
@@ -44,7 +44,7 @@ impl Profile {
         self.slo
             .iter()
             .map(|(m, l)| SloLimit {
-                metric: m.name(),
+                metric: *m,
                 limit: *l,
                 direction: m.direction(),
             })

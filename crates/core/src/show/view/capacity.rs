@@ -5,6 +5,7 @@ use crate::analyse::capacity::{
     load_text, CandidateCapacity, CapacityReport, CapacityStatus, RankBy,
 };
 use crate::base::fmt::format_number;
+use crate::base::metric::Metric;
 
 use super::{column, Cell, Row, TableView};
 
@@ -82,7 +83,7 @@ pub(super) fn table(c: &CapacityReport) -> TableView {
                         }
                         _ => crate::base::fmt::MISSING.to_string(),
                     },
-                    metric: Some("throughput_tps".into()),
+                    metric: Some(Metric::THROUGHPUT),
                     value: k.goodput_tps,
                     mark: super::Mark::None,
                 },

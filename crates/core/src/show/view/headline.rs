@@ -60,7 +60,7 @@ pub(super) fn headline(p: &ProfileReport) -> String {
         parts.push(format!("{} {}", c.name, setting(c)));
         parts.extend(primary_with_interval(p, c));
         if let Some(k) = tightest(c) {
-            let unit = Metric::parse(&k.metric).map_or("", Metric::unit);
+            let unit = k.metric.unit();
             let rel = k
                 .margin
                 .filter(|_| k.limit != 0.0)
@@ -78,7 +78,7 @@ pub(super) fn headline(p: &ProfileReport) -> String {
         let closest = p.candidates.iter().find(|c| c.name == b.candidate);
         parts.push(format!("none meets every SLO; closest {}", b.candidate));
         parts.extend(closest.and_then(|c| primary_with_interval(p, c)));
-        let unit = Metric::parse(&b.metric).map_or("", Metric::unit);
+        let unit = b.metric.unit();
         parts.push(format!(
             "binding SLO {} {} against {}{}",
             b.metric,

@@ -39,7 +39,7 @@ pub struct Cell {
     /// Shown text, mark included.
     pub text: String,
     /// The metric this cell shows, when it shows one.
-    pub metric: Option<String>,
+    pub metric: Option<Metric>,
     /// The number, unrounded (`null` when missing or not a number).
     pub value: Option<f64>,
     /// SLO mark.
@@ -59,7 +59,7 @@ impl Cell {
     pub(crate) fn number(m: Metric, v: Option<f64>, mark: Mark) -> Cell {
         Cell {
             text: format!("{}{}", optional(v), mark.suffix()),
-            metric: Some(m.name()),
+            metric: Some(m),
             value: v,
             mark,
         }
