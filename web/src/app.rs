@@ -175,7 +175,7 @@ pub fn app() -> Html {
             }
             <FileList entries={state.entries.clone()} on_cancel={on_cancel} analysing={state.analysing} />
             if let (Some(a), Some(v)) = (analysis.clone(), state.view.clone()) {
-                <Lineage report={a.lineage.clone()} view={v.lineage.clone()} />
+                <Lineage view={v.lineage.clone()} />
                 { for a.profiles.iter().zip(&v.profiles).map(|(p, pv)| html! {
                     <Profile report={Rc::new(p.clone())} view={Rc::new(pv.clone())} generation={generation} />
                 }) }
@@ -315,16 +315,16 @@ fn overview(a: &Rc<Analysis>, v: &ReportView, generation: usize) -> Html {
             { for a.profiles.iter().zip(&v.profiles).map(|(p, pv)| html! {
                 <a class={classes!("card", if p.summaries_only { "none" } else { p.decision.as_str() })} href={format!("#profile-{}", p.profile)} data-profile={p.profile.clone()}>
                     <span class="profile-name">{ p.profile.clone() }</span>
-                    <span class="decision">{ pv.decision_label.clone() }</span>
-                    <span class="recommended">{ p.recommended_name.clone().unwrap_or_else(|| "—".into()) }</span>
-                    <span class="headline">{ pv.headline.clone() }</span>
+                    <span class="decision">{ pv.decision_label.to_string() }</span>
+                    <span class="recommended">{ pv.recommended.to_string() }</span>
+                    <span class="headline">{ pv.headline.to_string() }</span>
                     if !pv.caveats.is_empty() {
                         <ul class="caveats">{ for pv.caveats.iter().map(|c| html! { <li>{ format!("! {c}") }</li> }) }</ul>
                     }
                 </a>
             }) }
             </div>
-            { for a.notes.iter().map(|n| html! { <p class="warn">{ format!("note: {n}") }</p> }) }
+            { for v.notes.iter().map(|n| html! { <p class="warn">{ format!("note: {n}") }</p> }) }
             if a.profiles.len() > 1 {
                 { {
                     let a2 = a.clone();

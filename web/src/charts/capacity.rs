@@ -7,7 +7,9 @@ use plotters::prelude::*;
 use sloscope_core::analyse::report::ProfileReport;
 use sloscope_core::base::metric::Metric;
 
-use super::{empty, label_offset_within, marker, tick, upper, Drawn, Rect, FONT, PALETTE, SLO};
+use super::{
+    empty, label_offset_within, marker, shown, tick, upper, Drawn, Rect, FONT, PALETTE, SLO,
+};
 
 /// What a capacity chart puts on its y axis.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,7 +46,7 @@ pub fn capacity_metric(p: &ProfileReport) -> Option<(Metric, f64)> {
 /// One candidate's trials: (load, value, passed, the SLO it failed on).
 type Trials<'a> = Vec<(f64, f64, bool, Option<Metric>)>;
 /// Per candidate: its name, its knee (last passing load) and its trials.
-type Series<'a> = Vec<(&'a str, Option<f64>, Trials<'a>)>;
+type Series<'a> = Vec<(String, Option<f64>, Trials<'a>)>;
 type Chart<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
 
 /// Per candidate, a capacity search's trials against load (a sweep of one workload, so each
@@ -150,7 +152,7 @@ fn series<'a>(
                 })
                 .collect();
             pts.sort_by(|a, b| a.0.total_cmp(&b.0));
-            (c.name.as_str(), c.last_pass, pts)
+            (shown(&c.name), c.last_pass, pts)
         })
         .collect()
 }

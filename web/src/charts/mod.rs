@@ -12,6 +12,12 @@ mod traffic;
 pub use capacity::{capacity, capacity_metric, CapacityY};
 pub use traffic::{histogram, prefill, shares, Traffic, BINS};
 
+/// A name from a file as a chart shows it (legends, labels): made inert by the view-model's one
+/// constructor, like every other string the page shows.
+pub fn shown(name: &str) -> String {
+    sloscope_core::show::view::Shown::new(name).to_string()
+}
+
 /// Result of a drawing function.
 pub type Drawn<DB> = Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
 
@@ -129,7 +135,7 @@ pub fn tradeoff<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, p: &ProfileRe
     let pts: Vec<(String, f64, f64)> = p
         .candidates
         .iter()
-        .filter_map(|c| Some((c.name.clone(), c.metric(tps)?, c.metric(ttft)?)))
+        .filter_map(|c| Some((shown(&c.name), c.metric(tps)?, c.metric(ttft)?)))
         .collect();
     let title = format!("{}: TTFT p95 vs output throughput", p.profile);
     if pts.is_empty() {
@@ -236,17 +242,14 @@ pub fn tpot_by_concurrency<DB: DrawingBackend + 'static>(
         let Some(conc) = w.concurrency else {
             continue;
         };
-        workloads.push((
-            conc as f64,
-            w.id.clone().unwrap_or_else(|| p.profile.clone()),
-        ));
+        workloads.push((conc as f64, shown(w.id.as_deref().unwrap_or(&p.profile))));
         let mut add = |name: String, v: f64| match series.iter_mut().find(|s| s.0 == name) {
             Some(s) => s.1.push((conc as f64, v)),
             None => series.push((name, vec![(conc as f64, v)])),
         };
         for c in &p.candidates {
             if let Some(v) = c.metric(tpot) {
-                add(c.name.clone(), v);
+                add(shown(&c.name), v);
             }
         }
         if let Some(b) = &p.baseline {
@@ -338,7 +341,7 @@ pub fn cdf<DB: DrawingBackend>(
     let mut lines: Vec<(String, Vec<f64>)> = p
         .candidates
         .iter()
-        .filter_map(|c| Some((c.name.clone(), pick(c.summary.as_ref()?.curves.as_ref()?))))
+        .filter_map(|c| Some((shown(&c.name), pick(c.summary.as_ref()?.curves.as_ref()?))))
         .filter(|l| !l.1.is_empty())
         .collect();
     if let Some(b) = &p.baseline {

@@ -8,7 +8,7 @@ use plotters::prelude::*;
 use sloscope_core::analyse::report::ProfileReport;
 use sloscope_core::analyse::summary::Curves;
 
-use super::{empty, marker, tick, upper, Drawn, FONT, PALETTE};
+use super::{empty, marker, shown, tick, upper, Drawn, FONT, PALETTE};
 
 /// Which measured quantity a traffic histogram shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,7 +45,7 @@ fn series(p: &ProfileReport) -> Vec<(String, &Curves)> {
     let mut out: Vec<(String, &Curves)> = p
         .candidates
         .iter()
-        .filter_map(|c| Some((c.name.clone(), c.summary.as_ref()?.curves.as_ref()?)))
+        .filter_map(|c| Some((shown(&c.name), c.summary.as_ref()?.curves.as_ref()?)))
         .collect();
     if let Some(b) = &p.baseline {
         if let Some(c) = &b.summary.curves {

@@ -1,6 +1,7 @@
 //! The loaded files with their kind and ✓, or their specific error; while a file is read, its
 //! progress (bytes read, requests parsed) and a Cancel button.
 
+use sloscope_core::show::view::Shown;
 use yew::prelude::*;
 
 use crate::state::{Entry, Status};
@@ -62,18 +63,21 @@ pub fn file_list(props: &Props) -> Html {
                         Status::Failed(err) => ("bad", "✗", err.clone()),
                         Status::Cancelled => ("cancelled", "–", "cancelled: not analysed".to_string()),
                     };
+                    // The name and the error come from the file: shown inert, as every string is.
+                    let name = Shown::new(&e.name).to_string();
+                    let detail = Shown::new(detail).to_string();
                     let id = e.id;
                     let cancel = props.on_cancel.reform(move |_: MouseEvent| id);
                     html! {
                         <li class={classes!("file", class)} data-name={e.name.clone()}>
                             <span class="mark" aria-hidden="true">{ mark }</span>
-                            <span class="name">{ e.name.clone() }</span>
+                            <span class="name">{ name.clone() }</span>
                             <span class="detail">{ detail }</span>
                             if e.status == Status::Loading {
                                 if let Some(p) = e.progress {
-                                    <progress max={p.total.to_string()} value={p.bytes.to_string()} aria-label={format!("reading {}", e.name)}></progress>
+                                    <progress max={p.total.to_string()} value={p.bytes.to_string()} aria-label={format!("reading {name}")}></progress>
                                 }
-                                <button class="cancel quiet" onclick={cancel} aria-label={format!("Cancel reading {}", e.name)}>{ "Cancel" }</button>
+                                <button class="cancel quiet" onclick={cancel} aria-label={format!("Cancel reading {name}")}>{ "Cancel" }</button>
                             }
                         </li>
                     }

@@ -31,12 +31,12 @@ pub fn table(t: &TableView, id: String, class: &'static str) -> Html {
         <table class={class} id={id}>
             <thead><tr>
                 { for t.columns.iter().map(|c| html! {
-                    <th class={classes!(c.numeric.then_some("num"), (!c.decisive).then_some("extra"))}>{ c.title.clone() }</th>
+                    <th class={classes!(c.numeric.then_some("num"), (!c.decisive).then_some("extra"))}>{ c.title.to_string() }</th>
                 }) }
             </tr></thead>
             <tbody>
             { for t.rows.iter().map(|r| html! {
-                <tr class={classes!(r.highlighted.then_some("chosen"))} data-candidate={r.key.clone()}>
+                <tr class={classes!(r.highlighted.then_some("chosen"))} data-candidate={r.key.to_string()}>
                     { for r.cells.iter().zip(&t.columns).enumerate().map(|(i, (c, col))| {
                         let class = classes!(
                             col.numeric.then_some("num"),
@@ -44,9 +44,9 @@ pub fn table(t: &TableView, id: String, class: &'static str) -> Html {
                             match c.mark { Mark::Pass => Some("pass"), Mark::Fail => Some("fail"), Mark::None => None },
                         );
                         if i == 0 {
-                            html! { <th scope="row" class={class}>{ c.text.clone() }</th> }
+                            html! { <th scope="row" class={class}>{ c.text.to_string() }</th> }
                         } else {
-                            html! { <td class={class} data-metric={c.metric.map(|m| m.name())}>{ c.text.clone() }</td> }
+                            html! { <td class={class} data-metric={c.metric.map(|m| m.name())}>{ c.text.to_string() }</td> }
                         }
                     }) }
                 </tr>
@@ -122,22 +122,22 @@ pub fn profile(props: &Props) -> Html {
     html! {
         <section class="profile" id={format!("profile-{}", v.profile)} aria-label={format!("{} profile", v.profile)}>
             <h2>{ format!("{} profile", v.profile) }</h2>
-            <div class={classes!("verdict", decision)} data-profile={v.profile.clone()}>
-                <div class="decision" data-decision={decision}>{ v.decision_label.clone() }</div>
+            <div class={classes!("verdict", decision)} data-profile={v.profile.to_string()}>
+                <div class="decision" data-decision={decision}>{ v.decision_label.to_string() }</div>
                 <div class="what">
                     <div class="chosen">
                         { "Recommended: " }
-                        <strong class="recommended">{ v.recommended.clone() }</strong>
+                        <strong class="recommended">{ v.recommended.to_string() }</strong>
                         if !v.recommended_setting.is_empty() { { format!(" {}", v.recommended_setting) } }
                     </div>
-                    <div class="reason">{ v.reason.clone() }</div>
-                    if let Some(b) = &v.binding_line { <div class="binding">{ b.clone() }</div> }
-                    if let Some(c) = &v.confidence_line { <div class="confidence">{ c.clone() }</div> }
-                    if let Some(m) = &v.margins_line { <div class="margins">{ m.clone() }</div> }
+                    <div class="reason">{ v.reason.to_string() }</div>
+                    if let Some(b) = &v.binding_line { <div class="binding">{ b.to_string() }</div> }
+                    if let Some(c) = &v.confidence_line { <div class="confidence">{ c.to_string() }</div> }
+                    if let Some(m) = &v.margins_line { <div class="margins">{ m.to_string() }</div> }
                 </div>
             </div>
-            <p class="workload">{ v.workload_line.clone() }</p>
-            <p class="slo">{ v.slo_line.clone() }</p>
+            <p class="workload">{ v.workload_line.to_string() }</p>
+            <p class="slo">{ v.slo_line.to_string() }</p>
             if !v.contract_issues.is_empty() {
                 <ul class="issues">{ for v.contract_issues.iter().map(|i| html! { <li>{ "✗ profile: " }{ i.clone() }</li> }) }</ul>
             }
@@ -156,23 +156,23 @@ pub fn profile(props: &Props) -> Html {
             { for v.warnings.iter().map(|w| html! { <p class="warn">{ format!("! {w}") }</p> }) }
             if !v.notes.is_empty() {
                 <ul class="run-notes" aria-label="Notes of the compared runs">
-                    { for v.notes.iter().map(|n| html! { <li>{ n.clone() }</li> }) }
+                    { for v.notes.iter().map(|n| html! { <li>{ n.to_string() }</li> }) }
                 </ul>
             }
             if !v.excluded.is_empty() {
                 <ul class="excluded" aria-label="Runs not compared">
-                    { for v.excluded.iter().map(|e| html! { <li>{ e.clone() }</li> }) }
+                    { for v.excluded.iter().map(|e| html! { <li>{ e.to_string() }</li> }) }
                 </ul>
             }
             if let (Some(title), Some(t)) = (&v.capacity_title, &v.capacity) {
                 <section class="capacity" aria-label={format!("{} capacity", v.profile)}>
-                    <h3>{ title.clone() }</h3>
+                    <h3>{ title.to_string() }</h3>
                     <div class="table-wrap">{ table(t, format!("capacity-{}", v.profile), "capacity") }</div>
-                    <ul class="capacity-lines">{ for v.capacity_lines.iter().map(|l| html! { <li>{ l.clone() }</li> }) }</ul>
+                    <ul class="capacity-lines">{ for v.capacity_lines.iter().map(|l| html! { <li>{ l.to_string() }</li> }) }</ul>
                 </section>
             }
             if let (Some(title), Some(t)) = (&v.baseline_title, &v.baseline) {
-                <h3>{ title.clone() }</h3>
+                <h3>{ title.to_string() }</h3>
                 { table(t, format!("baseline-{}", v.profile), "baseline") }
             }
             <div class="charts">

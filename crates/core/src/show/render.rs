@@ -84,18 +84,18 @@ fn table(t: &TableView, style: Style) -> String {
 
 /// Lines that must stay separate when Markdown is rendered: a hard line break in Markdown, a
 /// plain newline in text.
-fn lines(items: &[String], style: Style) -> String {
+fn lines<S: AsRef<str>>(items: &[S], style: Style) -> String {
     match style {
-        Style::Text => items.iter().map(|l| format!("{l}\n")).collect(),
+        Style::Text => items.iter().map(|l| format!("{}\n", l.as_ref())).collect(),
         Style::Markdown => items
             .iter()
-            .map(|l| format!("{}  \n", md_escape(l)))
+            .map(|l| format!("{}  \n", md_escape(l.as_ref())))
             .collect(),
     }
 }
 
 fn lineage(v: &ReportView, style: Style) -> String {
-    let mut items = vec![v.lineage.status_line.clone()];
+    let mut items = vec![v.lineage.status_line.to_string()];
     items.extend(v.lineage.issues.iter().map(|i| format!("  ✗ {i}")));
     items.extend(v.lineage.warnings.iter().map(|w| format!("  ! {w}")));
     items.extend(v.lineage.notes.iter().map(|n| format!("  note: {n}")));
@@ -106,7 +106,7 @@ fn lineage(v: &ReportView, style: Style) -> String {
 fn headlines(v: &ReportView, style: Style) -> String {
     let mut items: Vec<String> = v.caveats.iter().map(|c| format!("! {c}")).collect();
     for p in &v.profiles {
-        items.push(p.headline.clone());
+        items.push(p.headline.to_string());
         items.extend(p.caveats.iter().map(|c| format!("  ! {c}")));
     }
     lines(&items, style)
@@ -117,15 +117,15 @@ fn profile(p: &ProfileView, style: Style) -> String {
         Style::Markdown => format!("\n### {} — {}\n\n", md_escape(&p.profile), p.decision_label),
         Style::Text => format!("\n== {} — {} ==\n", p.profile, p.decision_label),
     };
-    let mut head = vec![p.workload_line.clone(), p.slo_line.clone()];
+    let mut head = vec![p.workload_line.to_string(), p.slo_line.to_string()];
     head.extend(
         p.contract_issues
             .iter()
             .map(|i| format!("  ✗ profile: {i}")),
     );
-    head.push(p.verdict_line.clone());
-    head.extend(p.binding_line.iter().cloned());
-    head.extend(p.margins_line.iter().cloned());
+    head.push(p.verdict_line.to_string());
+    head.extend(p.binding_line.iter().map(|b| b.to_string()));
+    head.extend(p.margins_line.iter().map(|m| m.to_string()));
     out += &lines(&head, style);
     if !p.candidates.rows.is_empty() {
         out += "\n";

@@ -5,6 +5,7 @@
 
 mod capacity;
 mod headline;
+mod shown;
 mod types;
 
 pub use types::*;
@@ -15,114 +16,23 @@ use crate::base::fmt::{format_number, optional, with_unit, MISSING};
 use crate::base::metric::{Direction, Metric};
 use crate::schema::WorkloadSpec;
 
-/// Longest text a view echoes from a file (names, ids, notes); longer is cut, with the
-/// number of characters left out said.
-pub const MAX_ECHO_CHARS: usize = 300;
-
-/// A string from a file made inert for every printer: control, escape and bidirectional
-/// formatting characters shown as visible `\u{…}` escapes (they cannot move the cursor,
-/// colour a terminal or reorder a line), and cut to [`MAX_ECHO_CHARS`].
-pub fn inert(s: &str) -> String {
-    let mut out = String::with_capacity(s.len().min(MAX_ECHO_CHARS * 2));
-    for (n, ch) in s.chars().enumerate() {
-        if n == MAX_ECHO_CHARS {
-            let rest = s.chars().count() - n;
-            out.push_str(&format!("… ({rest} more characters)"));
-            break;
-        }
-        if inert_char(ch) {
-            out.push_str(&format!("\\u{{{:04x}}}", ch as u32));
-        } else {
-            out.push(ch);
-        }
-    }
-    out
+/// Every string of `items`, made inert.
+fn all<S: AsRef<str>>(items: impl IntoIterator<Item = S>) -> Vec<Shown> {
+    items.into_iter().map(Shown::new).collect()
 }
 
-fn inert_all(v: &mut ReportView) {
-    let fix = |s: &mut String| {
-        if s.chars().count() > MAX_ECHO_CHARS || s.chars().any(inert_char) {
-            *s = inert(s);
-        }
-    };
-    let table = |t: &mut TableView| {
-        t.columns.iter_mut().for_each(|c| fix(&mut c.title));
-        for r in &mut t.rows {
-            fix(&mut r.key);
-            r.cells.iter_mut().for_each(|c| fix(&mut c.text));
-        }
-    };
-    fix(&mut v.lineage.status_line);
-    v.lineage.issues.iter_mut().for_each(fix);
-    v.lineage.warnings.iter_mut().for_each(fix);
-    v.lineage.notes.iter_mut().for_each(fix);
-    table(&mut v.verdicts);
-    v.notes.iter_mut().for_each(fix);
-    v.caveats.iter_mut().for_each(fix);
-    for p in &mut v.profiles {
-        for s in [
-            &mut p.profile,
-            &mut p.recommended,
-            &mut p.recommended_setting,
-            &mut p.workload_line,
-            &mut p.slo_line,
-            &mut p.headline,
-            &mut p.verdict_line,
-            &mut p.reason,
-        ] {
-            fix(s);
-        }
-        for s in [
-            &mut p.binding_line,
-            &mut p.confidence_line,
-            &mut p.margins_line,
-            &mut p.baseline_title,
-            &mut p.capacity_title,
-        ]
-        .into_iter()
-        .flatten()
-        {
-            fix(s);
-        }
-        p.contract_issues.iter_mut().for_each(fix);
-        p.caveats.iter_mut().for_each(fix);
-        p.warnings.iter_mut().for_each(fix);
-        p.notes.iter_mut().for_each(fix);
-        p.excluded.iter_mut().for_each(fix);
-        table(&mut p.candidates);
-        if let Some(t) = &mut p.baseline {
-            table(t);
-        }
-        if let Some(t) = &mut p.capacity {
-            table(t);
-        }
-        p.capacity_lines.iter_mut().for_each(fix);
-    }
-}
-
-fn inert_char(ch: char) -> bool {
-    ch.is_control()
-        || matches!(ch, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2069}' | '\u{061C}' | '\u{FEFF}')
-}
-
-/// Builds the view of an analysis; every string taken from a file is made [`inert`].
+/// Builds the view of an analysis; every string of it is [`Shown`], made inert.
 pub fn report_view(a: &Analysis) -> ReportView {
-    let mut v = raw_view(a);
-    inert_all(&mut v);
-    v
-}
-
-fn raw_view(a: &Analysis) -> ReportView {
     ReportView {
         lineage: lineage_view(a),
         verdicts: verdict_table(a),
         profiles: a.profiles.iter().map(profile_view).collect(),
-        caveats: headline::report_caveats(a),
-        notes: a.notes.clone(),
-        footer: format!(
+        caveats: all(headline::report_caveats(a)),
+        notes: all(&a.notes),
+        footer: Shown::new(format!(
             "recomputed from raw per-request data by sloscope {}",
             a.sloscope_version
-        ),
+        )),
     }
 }
 
@@ -146,16 +56,70 @@ fn lineage_view(a: &Analysis) -> LineageView {
     };
     LineageView {
         ready: l.ready,
-        status_line,
-        issues: l.issues.iter().map(|p| p.message.clone()).collect(),
-        warnings: l.warnings.iter().map(|p| p.message.clone()).collect(),
-        notes: l.notes.clone(),
+        status_line: Shown::new(status_line),
+        issues: all(l.issues.iter().map(|p| &p.message)),
+        warnings: all(l.warnings.iter().map(|p| &p.message)),
+        notes: all(&l.notes),
+        table: lineage_table(l),
     }
+}
+
+/// The lineage field by field: each record's value whole (the page wraps it; no value is
+/// shortened out of sight), the check with its mark.
+fn lineage_table(l: &crate::check::lineage::LineageReport) -> TableView {
+    use crate::check::lineage::FieldStatus;
+    if l.fields.is_empty() {
+        return TableView::default();
+    }
+    let file = |what: &str, f: &Option<String>| match f {
+        Some(f) => format!("{what} ({f})"),
+        None => what.to_string(),
+    };
+    let columns = vec![
+        column("field", true, false),
+        column(&file("quality gate", &l.gate_file), true, false),
+        column(&file("float baseline", &l.baseline_file), true, false),
+        column(&file("deployment", &l.deployment_file), true, false),
+        column("check", true, false),
+    ];
+    let value = |v: &Option<String>| Cell::text(v.as_deref().unwrap_or(MISSING));
+    let rows = l
+        .fields
+        .iter()
+        .map(|f| {
+            let (mark, words) = match f.status {
+                FieldStatus::Match => (Mark::Pass, "✓ same"),
+                FieldStatus::ExpectedDifference => (Mark::Pass, "✓ differs as expected"),
+                FieldStatus::NotRecorded => (Mark::None, "! not recorded"),
+                FieldStatus::Mismatch => (Mark::Fail, "✗"),
+            };
+            let note = f
+                .note
+                .as_deref()
+                .map(|n| format!(" {n}"))
+                .unwrap_or_default();
+            Row {
+                key: Shown::new(&f.field),
+                highlighted: false,
+                cells: vec![
+                    Cell::text(&f.field),
+                    value(&f.gate),
+                    value(&f.baseline),
+                    value(&f.deployment),
+                    Cell {
+                        mark,
+                        ..Cell::text(format!("{words}{note}"))
+                    },
+                ],
+            }
+        })
+        .collect();
+    TableView { columns, rows }
 }
 
 fn column(title: &str, decisive: bool, numeric: bool) -> Column {
     Column {
-        title: title.to_string(),
+        title: Shown::new(title),
         decisive,
         numeric,
     }
@@ -178,7 +142,7 @@ fn verdict_table(a: &Analysis) -> TableView {
             let pm = p.primary_metric.as_deref().and_then(Metric::parse);
             let value = chosen.and_then(|c| c.primary_value);
             Row {
-                key: p.profile.clone(),
+                key: Shown::new(&p.profile),
                 highlighted: false,
                 cells: vec![
                     Cell::text(&p.profile),
@@ -186,7 +150,7 @@ fn verdict_table(a: &Analysis) -> TableView {
                     Cell::text(p.recommended_name.as_deref().unwrap_or(MISSING)),
                     Cell::text(p.primary_metric.as_deref().unwrap_or(MISSING)),
                     Cell {
-                        text: with_unit(value, pm.map_or("", Metric::unit)),
+                        text: Shown::new(with_unit(value, pm.map_or("", Metric::unit))),
                         metric: pm,
                         value,
                         mark: Mark::None,
@@ -283,7 +247,7 @@ fn candidate_row(c: &CandidateReport, no_slo: bool) -> Row {
         }
     });
     Row {
-        key: c.name.clone(),
+        key: Shown::new(&c.name),
         highlighted: c.chosen,
         cells,
     }
@@ -414,38 +378,33 @@ fn profile_view(p: &ProfileReport) -> ProfileView {
         None => (None, None),
     };
     ProfileView {
-        profile: p.profile.clone(),
+        profile: Shown::new(&p.profile),
         decision: p.decision,
-        decision_label,
-        recommended,
-        recommended_setting: chosen.map(setting).unwrap_or_default(),
-        workload_line: workload_line(p.workload.as_ref()),
-        slo_line: slo_line(p),
-        headline: headline::headline(p),
-        caveats: headline::caveats(p),
-        verdict_line,
-        reason: p.reason.clone(),
-        binding_line: binding_line(p),
-        confidence_line: p.confidence.as_ref().map(|c| c.statement.clone()),
-        margins_line: chosen.map(margins_line),
-        contract_issues: p
-            .contract_issues
-            .iter()
-            .map(|i| i.message.clone())
-            .collect(),
+        decision_label: Shown::new(decision_label),
+        recommended: Shown::new(recommended),
+        recommended_setting: Shown::new(chosen.map(setting).unwrap_or_default()),
+        workload_line: Shown::new(workload_line(p.workload.as_ref())),
+        slo_line: Shown::new(slo_line(p)),
+        headline: Shown::new(headline::headline(p)),
+        caveats: all(headline::caveats(p)),
+        verdict_line: Shown::new(verdict_line),
+        reason: Shown::new(&p.reason),
+        binding_line: binding_line(p).map(Shown::new),
+        confidence_line: p.confidence.as_ref().map(|c| Shown::new(&c.statement)),
+        margins_line: chosen.map(margins_line).map(Shown::new),
+        contract_issues: all(p.contract_issues.iter().map(|i| &i.message)),
         candidates: candidate_table(p),
-        warnings: candidate_warnings(p),
-        notes: run_notes(p),
-        excluded: p
+        warnings: all(candidate_warnings(p)),
+        notes: all(run_notes(p)),
+        excluded: all(p
             .excluded
             .iter()
-            .map(|e| format!("not compared: {} ({}): {}", e.candidate, e.file, e.reason))
-            .collect(),
-        baseline_title,
+            .map(|e| format!("not compared: {} ({}): {}", e.candidate, e.file, e.reason))),
+        baseline_title: baseline_title.map(Shown::new),
         baseline,
-        capacity_title: p.capacity.as_ref().map(capacity::title),
+        capacity_title: p.capacity.as_ref().map(capacity::title).map(Shown::new),
         capacity: p.capacity.as_ref().map(capacity::table),
-        capacity_lines: p.capacity.as_ref().map(capacity::lines).unwrap_or_default(),
+        capacity_lines: all(p.capacity.as_ref().map(capacity::lines).unwrap_or_default()),
     }
 }
 
@@ -543,7 +502,7 @@ fn baseline_table(rows: &[BaselineRow]) -> TableView {
                 None => Cell::text(optional(v)),
             };
             Row {
-                key: r.metric.name(),
+                key: Shown::new(r.metric.name()),
                 highlighted: false,
                 cells: vec![
                     Cell::text(r.metric.name()),

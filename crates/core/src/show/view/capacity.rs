@@ -7,7 +7,7 @@ use crate::analyse::capacity::{
 use crate::base::fmt::format_number;
 use crate::base::metric::Metric;
 
-use super::{column, Cell, Row, TableView};
+use super::{column, Cell, Row, Shown, TableView};
 
 pub(super) fn title(c: &CapacityReport) -> String {
     format!(
@@ -36,7 +36,7 @@ fn status(s: CapacityStatus) -> &'static str {
 
 fn load_cell(v: Option<f64>) -> Cell {
     Cell {
-        text: v.map_or_else(|| crate::base::fmt::MISSING.to_string(), format_number),
+        text: Shown::new(v.map_or_else(|| crate::base::fmt::MISSING.to_string(), format_number)),
         metric: None,
         value: v,
         mark: super::Mark::None,
@@ -64,7 +64,7 @@ pub(super) fn table(c: &CapacityReport) -> TableView {
         .candidates
         .iter()
         .map(|k| Row {
-            key: k.name.clone(),
+            key: Shown::new(&k.name),
             highlighted: c.best.as_deref() == Some(k.name.as_str()),
             cells: vec![
                 Cell::text(if c.best.as_deref() == Some(k.name.as_str()) {
@@ -77,18 +77,18 @@ pub(super) fn table(c: &CapacityReport) -> TableView {
                 load_cell(k.first_fail),
                 Cell::text(k.binding_at_fail.clone().unwrap_or_else(|| "—".into())),
                 Cell {
-                    text: match (k.goodput_tps, k.goodput_load) {
+                    text: Shown::new(match (k.goodput_tps, k.goodput_load) {
                         (Some(g), Some(l)) => {
                             format!("{} tok/s at {}", format_number(g), load_text(c.over, l))
                         }
                         _ => crate::base::fmt::MISSING.to_string(),
-                    },
+                    }),
                     metric: Some(Metric::THROUGHPUT),
                     value: k.goodput_tps,
                     mark: super::Mark::None,
                 },
                 Cell {
-                    text: k.trials.len().to_string(),
+                    text: Shown::new(k.trials.len().to_string()),
                     metric: None,
                     value: Some(k.trials.len() as f64),
                     mark: super::Mark::None,

@@ -8,6 +8,8 @@ use crate::base::fmt::optional;
 use crate::base::metric::Metric;
 use crate::schema::Decision;
 
+pub use super::shown::{inert, Shown, MAX_ECHO_CHARS};
+
 /// Whether a cell passed an SLO.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -32,12 +34,13 @@ impl Mark {
     }
 }
 
-/// One cell: its text as shown (the mark appended), the number behind it and its SLO mark.
+/// One cell: its text as shown (the mark appended), the number behind it and its SLO mark (for
+/// a lineage field: pass when the records agree as they must, fail when they do not).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Cell {
     /// Shown text, mark included.
-    pub text: String,
+    pub text: Shown,
     /// The metric this cell shows, when it shows one.
     pub metric: Option<Metric>,
     /// The number, unrounded (`null` when missing or not a number).
@@ -47,9 +50,9 @@ pub struct Cell {
 }
 
 impl Cell {
-    pub(crate) fn text(t: impl Into<String>) -> Cell {
+    pub(crate) fn text(t: impl AsRef<str>) -> Cell {
         Cell {
-            text: t.into(),
+            text: Shown::new(t),
             metric: None,
             value: None,
             mark: Mark::None,
@@ -58,7 +61,7 @@ impl Cell {
 
     pub(crate) fn number(m: Metric, v: Option<f64>, mark: Mark) -> Cell {
         Cell {
-            text: format!("{}{}", optional(v), mark.suffix()),
+            text: Shown::new(format!("{}{}", optional(v), mark.suffix())),
             metric: Some(m),
             value: v,
             mark,
@@ -71,7 +74,7 @@ impl Cell {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Column {
     /// Heading text.
-    pub title: String,
+    pub title: Shown,
     /// True for the columns that decide the verdict (always shown on narrow screens).
     pub decisive: bool,
     /// True for numeric columns (right-aligned).
@@ -83,7 +86,7 @@ pub struct Column {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Row {
     /// Candidate, metric or profile name.
-    pub key: String,
+    pub key: Shown,
     /// The recommended candidate's row.
     pub highlighted: bool,
     /// Cells, one per column.
@@ -91,7 +94,7 @@ pub struct Row {
 }
 
 /// A table.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct TableView {
     /// Headings.
@@ -105,62 +108,62 @@ pub struct TableView {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ProfileView {
     /// Profile name.
-    pub profile: String,
+    pub profile: Shown,
     /// accept / tune / reject.
     pub decision: Decision,
     /// `ACCEPT`, `TUNE` or `REJECT`.
-    pub decision_label: String,
+    pub decision_label: Shown,
     /// The recommended candidate, or `none`.
-    pub recommended: String,
+    pub recommended: Shown,
     /// `(knob = value)` of the recommended candidate, empty when none.
-    pub recommended_setting: String,
+    pub recommended_setting: Shown,
     /// The workload measured.
-    pub workload_line: String,
+    pub workload_line: Shown,
     /// The SLO limits and the primary metric.
-    pub slo_line: String,
+    pub slo_line: Shown,
     /// The answer in one line, for the top of the report: decision, configuration, the primary
     /// metric with its interval, the binding (or tightest) SLO and its margin or miss.
-    pub headline: String,
+    pub headline: Shown,
     /// What weakens this verdict beyond the report-wide caveats (simulation evidence, fewer
     /// repeats or requests than planned, runs left out, cache artefacts, pooled reruns, a
     /// cheaper equivalent).
-    pub caveats: Vec<String>,
+    pub caveats: Vec<Shown>,
     /// Decision, candidate and reason in one sentence.
-    pub verdict_line: String,
+    pub verdict_line: Shown,
     /// The reason alone.
-    pub reason: String,
+    pub reason: Shown,
     /// For a `tune` with no feasible candidate: the binding SLO and its miss.
-    pub binding_line: Option<String>,
+    pub binding_line: Option<Shown>,
     /// The interval statement.
-    pub confidence_line: Option<String>,
+    pub confidence_line: Option<Shown>,
     /// The recommended candidate's margin to each SLO.
-    pub margins_line: Option<String>,
+    pub margins_line: Option<Shown>,
     /// Problems with the profile definition.
-    pub contract_issues: Vec<String>,
+    pub contract_issues: Vec<Shown>,
     /// The candidates.
     pub candidates: TableView,
     /// Warnings about candidates (reported-only numbers, disagreements).
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Shown>,
     /// Notes of the compared runs (`candidate: note`): an import's provenance and how the
     /// tool's definitions were mapped, what the collector could not measure.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub notes: Vec<String>,
+    pub notes: Vec<Shown>,
     /// Runs left out, with reasons.
-    pub excluded: Vec<String>,
+    pub excluded: Vec<Shown>,
     /// Heading of the float comparison.
-    pub baseline_title: Option<String>,
+    pub baseline_title: Option<Shown>,
     /// The float comparison.
     pub baseline: Option<TableView>,
     /// Heading of the capacity search, when the profile has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub capacity_title: Option<String>,
+    pub capacity_title: Option<Shown>,
     /// One row per candidate: its capacity, the bracket, the binding SLO, trials used.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub capacity: Option<TableView>,
     /// Who sustains most, by what margin, whether it can be told apart; each candidate's
     /// trials in order; trials left out; marginal or non-monotone trials.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub capacity_lines: Vec<String>,
+    pub capacity_lines: Vec<Shown>,
 }
 
 /// The lineage as lines.
@@ -170,13 +173,17 @@ pub struct LineageView {
     /// True when nothing blocks the comparison.
     pub ready: bool,
     /// One status line.
-    pub status_line: String,
+    pub status_line: Shown,
     /// Blocking problems.
-    pub issues: Vec<String>,
+    pub issues: Vec<Shown>,
     /// What could not be checked.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Shown>,
     /// The records' own notes (an asserted gate decision, a derived baseline).
-    pub notes: Vec<String>,
+    pub notes: Vec<Shown>,
+    /// Field by field: the value in each record (whole, inert) and the check; the columns name
+    /// the records' files. Empty when a record is missing.
+    #[serde(default)]
+    pub table: TableView,
 }
 
 /// What a reader sees of the whole analysis.
@@ -191,11 +198,11 @@ pub struct ReportView {
     pub profiles: Vec<ProfileView>,
     /// What weakens every verdict (lineage warnings: an asserted gate, fields not recorded),
     /// said once above the per-profile lines.
-    pub caveats: Vec<String>,
+    pub caveats: Vec<Shown>,
     /// Problems that belong to no profile.
-    pub notes: Vec<String>,
+    pub notes: Vec<Shown>,
     /// Where the numbers come from.
-    pub footer: String,
+    pub footer: Shown,
 }
 
 /// `sloscope analyze --format json`: the analysis (numbers) and its view (what the text,
