@@ -14,7 +14,7 @@ use sloscope_core::base::traffic::LengthDist;
 use sloscope_core::read::replay::Prompt;
 
 use crate::api::Api;
-use crate::load::BodyFn;
+use crate::drive::BodyFn;
 use crate::prompt;
 use crate::replay::Replay;
 
@@ -51,7 +51,7 @@ pub(crate) struct Bodies {
 }
 
 /// Request `i`'s index within its repeat (measured and warm-up indices carry their repeat in
-/// the high bits, see [`crate::load::measured_base`]).
+/// the high bits, see [`crate::drive::measured_base`]).
 fn within_repeat(i: u64) -> u64 {
     i & 0xFFFF_FFFF
 }

@@ -18,9 +18,9 @@ use crate::api::Api;
 use crate::cancel::Cancel;
 use crate::client::Client;
 use crate::clock::rfc3339_now;
+use crate::drive::{self, BodyFn, RepeatSpec};
 use crate::failure::{FailureKind, StopReason};
 use crate::journal::Journal;
-use crate::load::{self, BodyFn, RepeatSpec};
 use crate::progress::Progress;
 use crate::prompt;
 use crate::sampler::{Sampler, Samples, Watch};
@@ -215,7 +215,7 @@ async fn one_repeat(
     progress: &mut Progress,
 ) -> (Option<(Repeat, RepeatRows)>, bool) {
     let r = spec.index;
-    load::warmup(ctx.client, spec, body, cancel).await;
+    drive::warmup(ctx.client, spec, body, cancel).await;
     progress.skip(spec.warmup as u64);
     let res = journal.repeat(r, spec.warmup as u32);
     journaled(cancel, journal, res);
@@ -242,7 +242,7 @@ async fn one_repeat(
     // An endpoint that refuses (or rejects) this many in a row is down (or the key is wrong):
     // eight, or as many as the concurrency, or every request of a short repeat.
     let give_up = spec.concurrency.max(8).min(spec.requests.max(1));
-    let obs = load::measure(ctx.client, spec, body, cancel, t0, |mut row, mut kind| {
+    let obs = drive::measure(ctx.client, spec, body, cancel, t0, |mut row, mut kind| {
         physically_possible(&mut row, &mut kind);
         count(&mut tally, &row, kind, give_up, cancel);
         if let Some(e) = row.error.as_mut().filter(|_| !ctx.redactor.is_empty()) {

@@ -5,10 +5,12 @@
 //! its bytes arrive. Everything computed from those stamps lives in `sloscope-core`.
 //!
 //! Modules, from the top: `runner` (the whole plan: targets, servers, output [`layout`]) →
-//! `collect` (one profile: calibration, repeats, journal) → `load` (one repeat's closed or
-//! open loop) → `client` (one request: send, stream, stamp) → `stream`, `sse`. Beside them:
+//! `collect` (one profile: calibration, bodies, repeats, journal) → `drive` (one repeat's
+//! closed or open loop) → `client` (one request: send, stream, stamp; over `http1`) →
+//! `stream`, `sse`. Beside them: `spill` (the rows on disk, the run file streamed from there),
 //! `sampler` and `telemetry` (memory, `/metrics`), `server` (launch and stop), `journal` and
-//! `write` (nothing lost), `failure` and `error` (typed reasons), `config` (the plan).
+//! `write` (nothing lost), `failure` and `error` (typed reasons), `config`, `api` and
+//! `template` (the plan).
 
 pub mod api;
 mod body;
@@ -17,13 +19,13 @@ pub mod client;
 pub mod clock;
 pub mod collect;
 pub mod config;
+pub mod drive;
 pub mod error;
 pub mod external;
 pub mod failure;
 mod http1;
 pub mod journal;
 pub mod layout;
-pub mod load;
 pub mod progress;
 pub mod prometheus;
 pub mod prompt;

@@ -20,7 +20,7 @@ use bytes::Bytes;
 use sloscope_collector::cancel::Cancel;
 use sloscope_collector::client::Client;
 use sloscope_collector::config::Api;
-use sloscope_collector::load::{measure, Arrival, RepeatSpec};
+use sloscope_collector::drive::{measure, Arrival, RepeatSpec};
 use sloscope_core::read::replay::{Dataset, DatasetFormat, Trace, TraceFormat};
 use sloscope_core::schema::WorkloadSpec;
 
@@ -174,7 +174,7 @@ fn replay_rows(
             seed: 1,
             schedule: Some(Arc::new(offsets.to_vec())),
         };
-        let body: sloscope_collector::load::BodyFn = Arc::new(|i| {
+        let body: sloscope_collector::drive::BodyFn = Arc::new(|i| {
             Bytes::from(format!(
                 "{{\"prompt\":\"request {i}\",\"max_tokens\":4,\"stream\":true}}"
             ))

@@ -92,13 +92,19 @@ fn bench_analyze(args: &[String]) -> anyhow::Result<()> {
 }
 
 fn generate(path: &PathBuf, n: usize, tokens: u32) -> anyhow::Result<()> {
-    let profile = synth::profile(
+    let mut profile = synth::profile(
         "throughput",
         "bench",
         64,
         "throughput_tps",
         json!({"ttft_p95_ms": 5000, "failure_rate": 0.01}),
     );
+    // The run states the workload it ran: every request's cap is its output length.
+    if let Some(w) = profile.workload.as_mut() {
+        w.max_output_tokens = Some(i64::from(tokens));
+        w.requests_per_repeat = Some(n as i64);
+        w.repeats = Some(1);
+    }
     let shape = Shape {
         requests: n,
         repeats: 1,

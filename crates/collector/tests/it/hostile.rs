@@ -11,7 +11,7 @@ use bytes::Bytes;
 use sloscope_collector::cancel::Cancel;
 use sloscope_collector::client::Client;
 use sloscope_collector::config::Api;
-use sloscope_collector::load::{self, Arrival, BodyFn, RepeatSpec};
+use sloscope_collector::drive::{self, Arrival, BodyFn, RepeatSpec};
 use sloscope_core::schema::RequestRow;
 use sloscope_testkit::hostile::{HostileServer, Misbehavior};
 
@@ -103,7 +103,7 @@ fn repeat(how: Misbehavior) -> (Vec<RequestRow>, (usize, usize)) {
             schedule: None,
         };
         let mut rows = Vec::new();
-        load::measure(
+        drive::measure(
             &c,
             &spec,
             &body(),

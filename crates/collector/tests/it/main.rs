@@ -10,8 +10,8 @@ use bytes::Bytes;
 use sloscope_collector::cancel::Cancel;
 use sloscope_collector::client::{Client, Observed};
 use sloscope_collector::config::Api;
+use sloscope_collector::drive::{self, Arrival, BodyFn, RepeatSpec};
 use sloscope_collector::failure::StopReason;
-use sloscope_collector::load::{self, Arrival, BodyFn, RepeatSpec};
 use sloscope_core::schema::RequestRow;
 use sloscope_testkit::server::{Fault, Script, ScriptedServer};
 
@@ -89,7 +89,7 @@ async fn run_repeat(
         schedule: None,
     };
     let mut rows = Vec::new();
-    let obs = load::measure(
+    let obs = drive::measure(
         &client,
         &spec,
         &body(),
@@ -308,7 +308,7 @@ fn cancellation_ends_streams_in_flight_as_failures() {
             ));
         });
         let mut rows = Vec::new();
-        load::measure(&client, &spec, &body(), &cancel, Instant::now(), |r, _| {
+        drive::measure(&client, &spec, &body(), &cancel, Instant::now(), |r, _| {
             rows.push(r)
         })
         .await;
@@ -363,7 +363,7 @@ fn open_loop_records_intended_send_times() {
             schedule: None,
         };
         let mut rows = Vec::new();
-        load::measure(
+        drive::measure(
             &client,
             &spec,
             &body(),

@@ -1,4 +1,4 @@
-//! The load loop of one repeat: closed loop at a fixed concurrency, or open loop with Poisson
+//! Driving one repeat's load: closed loop at a fixed concurrency, or open loop with Poisson
 //! arrivals under a concurrency cap, plus warm-up requests that are not measured.
 //!
 //! Every request that is sent ends in exactly one row (success or failure), so sent = ok +
