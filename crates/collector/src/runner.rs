@@ -3,15 +3,14 @@
 //! the plan and the lineage records. Requests are journaled as they finish; run files are
 //! written atomically; an interruption leaves every finished request on disk, marked partial.
 
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use sloscope_core::analyse::capacity::{self, Search};
+use sloscope_core::analyse::capacity::{self};
 use sloscope_core::check::contract::Profile;
 use sloscope_core::schema::{
-    CandidateRef, EndpointInfo, EvidenceLevel, Kind, Role, Run, RunSource, RunStatus, ServerInfo,
-    ToolInfo, Trial, SCHEMA_VERSION,
+    CandidateRef, EndpointInfo, EvidenceLevel, Kind, Role, Run, RunSource, RunStatus, ToolInfo,
+    SCHEMA_VERSION,
 };
 
 use crate::cancel::Cancel;
@@ -19,16 +18,17 @@ use crate::client::Client;
 use crate::clock::rfc3339_now;
 use crate::config::RunPlan;
 use crate::error::CollectError;
-use crate::failure::StopReason;
-use crate::journal::Journal;
 use crate::layout::{Layout, LINEAGE_COPIES};
 use crate::progress::Progress;
-use crate::secret::{redact_run, redact_url, Redactor, Secret};
-use crate::server::{self, LaunchError, Launched};
+use crate::secret::{redact_url, Redactor, Secret};
+use crate::server::{self, Launched};
 use crate::target::TargetSpec;
 use crate::telemetry::Gpu;
 use crate::write;
 
+mod launch;
+use launch::Reached;
+mod measure;
 mod search;
 
 /// Settings that are not in the plan.
@@ -193,16 +193,6 @@ struct RunCtx<'a> {
     outcome: Outcome,
 }
 
-/// How a target's server was reached.
-enum Reached {
-    /// At this base URL; `Some` when sloscope launched it.
-    Up(String, Option<Launched>),
-    /// The launch failed (failed run files are written).
-    Failed,
-    /// Cancelled before the server was healthy.
-    Cancelled,
-}
-
 impl RunCtx<'_> {
     /// Lists every profile of `t` as not run.
     fn not_run(&mut self, t: &TargetSpec, why: &str) {
@@ -340,267 +330,6 @@ impl RunCtx<'_> {
                 l.log_path.display()
             ));
         }
-    }
-
-    /// Rewrites the server's log with every credential redacted (a server may echo its
-    /// command line).
-    fn redact_log(&self, log: &std::path::Path) {
-        if self.opts.redactor.is_empty() {
-            return;
-        }
-        if let Ok(bytes) = std::fs::read(log) {
-            let text = String::from_utf8_lossy(&bytes);
-            let clean = self.opts.redactor.text(&text);
-            if clean != text {
-                let _ = write::atomic(log, clean.as_bytes());
-            }
-        }
-    }
-
-    /// The base URL of the target's server, launching it when the plan says so.
-    async fn reach(&mut self, t: &TargetSpec, tc: &Cancel) -> Result<Reached, CollectError> {
-        let cmd = match (&t.command, &t.endpoint) {
-            (Some(cmd), _) => cmd,
-            (None, Some(ep)) => return Ok(Reached::Up(ep.clone(), None)),
-            (None, None) => {
-                return Err(CollectError::Plan(format!(
-                    "target {}: no endpoint and no server command",
-                    t.name
-                )))
-            }
-        };
-        let knob = &self.plan.raw.plan.knob;
-        let mut vars: BTreeMap<String, String> = self.plan.raw.vars.clone();
-        vars.insert("value".into(), t.value.to_string());
-        vars.insert(knob.clone(), t.value.to_string());
-        vars.insert("name".into(), t.name.clone());
-        if let Some(m) = &t.model_path {
-            vars.insert("model_path".into(), m.clone());
-        }
-        if let Some(k) = &self.opts.api_key {
-            vars.insert("api_key".into(), k.expose().to_string());
-        }
-        let log = self.layout.server_log(&t.name);
-        self.progress.say(&format!(
-            "starting server for {} ({knob} = {})",
-            t.name, t.value
-        ));
-        let tgt = &self.plan.raw.target;
-        let spec = server::LaunchSpec {
-            template: cmd,
-            vars: &vars,
-            log_path: &log,
-            health_path: &tgt.health_path,
-            health_timeout: Duration::from_secs_f64(tgt.health_timeout_s),
-            api_key: self.opts.api_key.as_ref(),
-        };
-        match server::launch(&spec, self.cancel, tc).await {
-            Ok(mut l) => {
-                l.command = l
-                    .command
-                    .iter()
-                    .map(|a| self.opts.redactor.text(a))
-                    .collect();
-                self.progress.say(&format!(
-                    "  healthy after {:.1}s at {} (pid {})",
-                    l.startup_s, l.base_url, l.pid
-                ));
-                Ok(Reached::Up(l.base_url.clone(), Some(l)))
-            }
-            Err(LaunchError::Cancelled) => Ok(Reached::Cancelled),
-            Err(LaunchError::Failed(e)) => {
-                self.redact_log(&log);
-                let e = self.opts.redactor.text(&e);
-                self.progress
-                    .warn(&format!("the server for {} did not start: {e}", t.name));
-                self.record_failed_start(t, cmd, &log, &e)?;
-                Ok(Reached::Failed)
-            }
-        }
-    }
-
-    fn record_failed_start(
-        &mut self,
-        t: &TargetSpec,
-        cmd: &str,
-        log: &std::path::Path,
-        why: &str,
-    ) -> Result<(), CollectError> {
-        for p in &self.plan.profiles {
-            let mut run = skeleton(self.plan, t, p, None);
-            run.status = RunStatus::Failed;
-            run.evidence_level = EvidenceLevel::FailedBackendProfile;
-            run.failure = Some(format!("server did not start: {why}"));
-            run.server = Some(ServerInfo {
-                command: shell_words::split(cmd).unwrap_or_default(),
-                exit_status: None,
-                startup_s: None,
-                log_tail: server::log_tail(log, 20),
-            });
-            redact_run(&self.opts.redactor, &mut run);
-            let path = self.layout.run(p.name.as_str(), t.role, &t.name);
-            write::json_compact(&path, &run).map_err(CollectError::write(path.clone()))?;
-            self.outcome.incomplete.push(path.display().to_string());
-            self.outcome.runs.push(path);
-        }
-        Ok(())
-    }
-
-    /// One profile of one target: journal, collect, write the run file, drop the journal.
-    async fn run_profile(
-        &mut self,
-        t: &TargetSpec,
-        p: &Profile,
-        client: &Client,
-        base: &str,
-        launched: Option<&Launched>,
-        tc: &Cancel,
-    ) -> Result<(PathBuf, Run), CollectError> {
-        let m = Measure {
-            t,
-            client,
-            base,
-            launched,
-            tc,
-        };
-        self.measure(&m, p, None).await
-    }
-
-    /// Collects `p` (the profile, or one trial's version of it) into a run file. A trial
-    /// (`Some((trial, search))`) runs one repeat at a time, and more while its SLO interval
-    /// straddles a limit, up to the search's request cap.
-    async fn measure(
-        &mut self,
-        m: &Measure<'_>,
-        p: &Profile,
-        trial: Option<(Trial, &Search, &Profile)>,
-    ) -> Result<(PathBuf, Run), CollectError> {
-        let (mut run, path, mut journal) =
-            self.open_run(m, p, trial.as_ref().map(|x| x.0.clone()))?;
-        let mut ctx = profile_ctx(self.plan, self.gpu, self.opts, m, p);
-        let mut rows = Vec::new();
-        crate::collect::collect_profile(
-            &ctx,
-            &mut run,
-            &mut rows,
-            &mut journal,
-            m.tc,
-            self.progress,
-        )
-        .await;
-        if let Some((_, search, planned)) = &trial {
-            let file = path.display().to_string();
-            while run.status == RunStatus::Ok && !m.tc.is_cancelled() {
-                let full = crate::spill::materialize(&run, &rows, journal.path())
-                    .map_err(CollectError::write(journal.path()))?;
-                let report = capacity::evaluate_trial(&file, &full, planned);
-                if !capacity::needs_more_requests(&report, search) {
-                    break;
-                }
-                ctx.first_repeat = run.repeats.len() as u32;
-                self.progress.say(&format!(
-                    "  {} / {}: an SLO interval straddles its limit at {}; {} more requests",
-                    p.name,
-                    m.t.name,
-                    capacity::load_text(search.over, run.trial.as_ref().map_or(0.0, |x| x.load)),
-                    p.workload.requests_per_repeat.unwrap_or(1)
-                ));
-                let (c, tc) = (&ctx, m.tc);
-                crate::collect::collect_profile(
-                    c,
-                    &mut run,
-                    &mut rows,
-                    &mut journal,
-                    tc,
-                    self.progress,
-                )
-                .await;
-            }
-            let mut seen = std::collections::BTreeSet::new();
-            run.notes.retain(|n| seen.insert(n.clone()));
-        }
-        redact_run(&self.opts.redactor, &mut run);
-        self.close_run(m.tc, path, run, &rows, journal, trial.is_some())
-    }
-
-    /// The run's header, its file's path and its journal, opened.
-    fn open_run(
-        &self,
-        m: &Measure<'_>,
-        p: &Profile,
-        trial: Option<Trial>,
-    ) -> Result<(Run, PathBuf, Journal), CollectError> {
-        let mut run = skeleton(self.plan, m.t, p, Some(m.base));
-        if let Some(l) = m.launched {
-            run.server = Some(ServerInfo {
-                command: l.command.clone(),
-                exit_status: None,
-                startup_s: Some(l.startup_s),
-                log_tail: None,
-            });
-        }
-        run.notes.extend(self.gpu.note.clone());
-        let (name, t) = (p.name.as_str(), m.t);
-        let (path, journal_path) = match &trial {
-            None => (
-                self.layout.run(name, t.role, &t.name),
-                self.layout.journal(name, &t.name),
-            ),
-            Some(tr) => (
-                self.layout
-                    .trial(name, &t.name, tr.index, &tr.over, tr.load),
-                self.layout.trial_journal(name, &t.name, tr.index),
-            ),
-        };
-        run.trial = trial;
-        let journal =
-            Journal::create(&journal_path, &run).map_err(CollectError::write(&journal_path))?;
-        Ok((run, path, journal))
-    }
-
-    /// Writes the run file from the journal, then drops the journal. A trial's run is returned
-    /// with its requests (its search judges it by them); a fixed-load run as its header.
-    fn close_run(
-        &mut self,
-        tc: &Cancel,
-        path: PathBuf,
-        run: Run,
-        rows: &[crate::spill::RepeatRows],
-        journal: Journal,
-        with_requests: bool,
-    ) -> Result<(PathBuf, Run), CollectError> {
-        if run.status != RunStatus::Ok {
-            self.outcome.incomplete.push(path.display().to_string());
-        }
-        let total: u64 = rows.iter().map(|r| r.len() as u64).sum();
-        // Written from the journal in a stream: the collector never holds the run's requests.
-        if let Err(source) = crate::spill::write_run(&path, &run, rows, journal.path()) {
-            let e = CollectError::RunFile {
-                path,
-                journal: journal.path().to_path_buf(),
-                journaled: journal.requests(),
-                total,
-                source,
-            };
-            self.cancel
-                .cancel_all(StopReason::RunFileWrite(e.to_string()));
-            return Err(e);
-        }
-        if matches!(tc.reason(), Some(StopReason::JournalWrite(_))) {
-            self.progress.warn(&format!(
-                "{}: the run file was written after all, with all {total} finished requests; its journal ({} of them) is removed",
-                path.display(),
-                journal.requests()
-            ));
-        }
-        let run = match with_requests {
-            true => crate::spill::materialize(&run, rows, journal.path())
-                .map_err(CollectError::write(journal.path()))?,
-            false => run,
-        };
-        journal.remove();
-        self.outcome.runs.push(path.clone());
-        Ok((path, run))
     }
 }
 

@@ -11,12 +11,13 @@ use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use crate::common::{files_under, journal_requests, repo, scratch, sloscope, sloscope_bin, stderr};
+use crate::endpoint::own_server;
 
 /// The direct server command; `{tag}` marks its processes for the test to find.
-const SERVER: &str = "{llama_server} -m {model_path} --parallel {parallel} -c 2048 -t 1 --host 127.0.0.1 --port {port} --metrics --no-webui --alias {tag}";
+pub(crate) const SERVER: &str = "{llama_server} -m {model_path} --parallel {parallel} -c 2048 -t 1 --host 127.0.0.1 --port {port} --metrics --no-webui --alias {tag}";
 
 /// Lineage records for the embedded default, made once per test run.
-fn lineage() -> &'static Path {
+pub(crate) fn lineage() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
         for var in ["LLAMA_SERVER", "SLOSCOPE_Q4_GGUF", "SLOSCOPE_F16_GGUF"] {
@@ -39,14 +40,20 @@ fn lineage() -> &'static Path {
 /// A scratch directory with a plan: `server` is the command template (`{tag}` filled),
 /// `target_extra` more `[target]` lines, `head` lines before `[lineage]`, every profile sized
 /// `requests` × 1 repeat.
-struct Setup {
-    dir: PathBuf,
-    plan: PathBuf,
-    out: PathBuf,
-    tag: String,
+pub(crate) struct Setup {
+    pub(crate) dir: PathBuf,
+    pub(crate) plan: PathBuf,
+    pub(crate) out: PathBuf,
+    pub(crate) tag: String,
 }
 
-fn setup(name: &str, server: &str, target_extra: &str, head: &str, requests: u32) -> Setup {
+pub(crate) fn setup(
+    name: &str,
+    server: &str,
+    target_extra: &str,
+    head: &str,
+    requests: u32,
+) -> Setup {
     let dir = scratch(name);
     let tag = format!("sloscope-fault-{}-{name}", std::process::id());
     let lin = lineage();
@@ -115,7 +122,7 @@ workload = {{ id = "batch", concurrency = 2, prompt_tokens = 16, max_output_toke
 
 impl Setup {
     /// `sloscope run` on this plan, not waited for; stderr goes to `stderr.txt`.
-    fn spawn(&self, extra: &[&str], env: &[(&str, &str)]) -> Child {
+    pub(crate) fn spawn(&self, extra: &[&str], env: &[(&str, &str)]) -> Child {
         let err = std::fs::File::create(self.dir.join("stderr.txt")).unwrap();
         let mut c = Command::new(sloscope_bin());
         c.args(["run", "--plan", self.plan.to_str().unwrap()])
@@ -134,11 +141,11 @@ impl Setup {
         c.spawn().unwrap()
     }
 
-    fn stderr(&self) -> String {
+    pub(crate) fn stderr(&self) -> String {
         std::fs::read_to_string(self.dir.join("stderr.txt")).unwrap_or_default()
     }
 
-    fn run_file(&self, profile: &str, candidate: &str) -> serde_json::Value {
+    pub(crate) fn run_file(&self, profile: &str, candidate: &str) -> serde_json::Value {
         let p = self.out.join(format!("runs/{profile}--{candidate}.json"));
         let bytes =
             std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}\n{}", p.display(), self.stderr()));
@@ -147,7 +154,11 @@ impl Setup {
 }
 
 /// Waits for `child` at most `limit`; kills it and fails the test past that.
-fn wait_bounded(child: &mut Child, limit: Duration, what: &str) -> std::process::ExitStatus {
+pub(crate) fn wait_bounded(
+    child: &mut Child,
+    limit: Duration,
+    what: &str,
+) -> std::process::ExitStatus {
     let deadline = Instant::now() + limit;
     loop {
         if let Some(s) = child.try_wait().unwrap() {
@@ -162,7 +173,7 @@ fn wait_bounded(child: &mut Child, limit: Duration, what: &str) -> std::process:
 }
 
 /// Polls `cond` every 50 ms for at most `limit`.
-fn wait_for(limit: Duration, what: &str, mut cond: impl FnMut() -> bool) {
+pub(crate) fn wait_for(limit: Duration, what: &str, mut cond: impl FnMut() -> bool) {
     let deadline = Instant::now() + limit;
     while !cond() {
         assert!(Instant::now() < deadline, "{what}: not within {limit:?}");
@@ -171,7 +182,7 @@ fn wait_for(limit: Duration, what: &str, mut cond: impl FnMut() -> bool) {
 }
 
 /// Live (not zombie) processes whose command line contains `tag`, as (pid, command line).
-fn tagged(tag: &str) -> Vec<(i32, String)> {
+pub(crate) fn tagged(tag: &str) -> Vec<(i32, String)> {
     let mut out = Vec::new();
     for e in std::fs::read_dir("/proc").unwrap().flatten() {
         let Ok(pid) = e.file_name().to_string_lossy().parse::<i32>() else {
@@ -194,7 +205,7 @@ fn tagged(tag: &str) -> Vec<(i32, String)> {
 }
 
 /// The llama-server process (not a wrapper shell) carrying `tag`.
-fn server_pid(tag: &str) -> i32 {
+pub(crate) fn server_pid(tag: &str) -> i32 {
     let mut found = None;
     wait_for(Duration::from_secs(60), "llama-server started", || {
         found = tagged(tag)
@@ -206,7 +217,7 @@ fn server_pid(tag: &str) -> i32 {
     found.unwrap()
 }
 
-fn signal(pid: i32, sig: &str) {
+pub(crate) fn signal(pid: i32, sig: &str) {
     let st = Command::new("kill")
         .args([&format!("-{sig}"), &pid.to_string()])
         .status()
@@ -214,13 +225,13 @@ fn signal(pid: i32, sig: &str) {
     assert!(st.success(), "kill -{sig} {pid}");
 }
 
-fn journal_exists(out: &Path) -> bool {
+pub(crate) fn journal_exists(out: &Path) -> bool {
     files_under(out)
         .iter()
         .any(|f| f.to_string_lossy().ends_with(".journal.jsonl"))
 }
 
-fn rows(run: &serde_json::Value) -> Vec<Option<String>> {
+pub(crate) fn rows(run: &serde_json::Value) -> Vec<Option<String>> {
     run["repeats"]
         .as_array()
         .unwrap()
@@ -231,7 +242,7 @@ fn rows(run: &serde_json::Value) -> Vec<Option<String>> {
 }
 
 /// No process of the test's server is left (a watchdog may need a moment after a SIGKILL).
-fn assert_no_server_left(tag: &str, within: Duration) {
+pub(crate) fn assert_no_server_left(tag: &str, within: Duration) {
     let deadline = Instant::now() + within;
     loop {
         let left = tagged(tag);
@@ -248,7 +259,7 @@ fn assert_no_server_left(tag: &str, within: Duration) {
     }
 }
 
-fn wrapper() -> String {
+pub(crate) fn wrapper() -> String {
     // Not `exec`: the shell stays the direct child and llama-server is its child.
     format!("sh -c '{SERVER}; echo wrapper done'")
 }
@@ -574,219 +585,4 @@ fn a_full_disk_loses_nothing_the_message_claims() {
         );
     }
     assert!(claim > 0 && claim < 60, "{claim}");
-}
-
-/// A llama-server the test starts itself (the collector reaches it with `--endpoint`), healthy.
-fn own_server(s: &Setup) -> (Child, String) {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let log = std::fs::File::create(s.dir.join("server.log")).unwrap();
-    let server = Command::new(std::env::var("LLAMA_SERVER").unwrap())
-        .args(["-m", &std::env::var("SLOSCOPE_Q4_GGUF").unwrap()])
-        .args(["--parallel", "2", "-c", "2048", "-t", "1"])
-        .args(["--host", "127.0.0.1", "--port", &port.to_string()])
-        .args(["--alias", &s.tag])
-        .stdout(log.try_clone().unwrap())
-        .stderr(log)
-        .spawn()
-        .unwrap();
-    wait_for(Duration::from_secs(60), "server healthy", || healthy(port));
-    (server, format!("http://127.0.0.1:{port}"))
-}
-
-/// Whether `GET /health` answers 200 (llama-server answers 503 while it loads the model).
-fn healthy(port: u16) -> bool {
-    use std::io::{Read, Write};
-    let Ok(mut c) = std::net::TcpStream::connect(("127.0.0.1", port)) else {
-        return false;
-    };
-    let _ = c.set_read_timeout(Some(Duration::from_secs(2)));
-    if c.write_all(b"GET /health HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
-        .is_err()
-    {
-        return false;
-    }
-    let mut head = [0u8; 12];
-    c.read_exact(&mut head).is_ok() && head.ends_with(b"200")
-}
-
-fn all_output(s: &Setup) -> String {
-    let mut all = s.stderr();
-    for f in files_under(&s.out) {
-        all.push_str(&String::from_utf8_lossy(&std::fs::read(f).unwrap()));
-    }
-    all
-}
-
-#[test]
-#[ignore = "needs llama-server and the models: run through scripts/test.sh"]
-fn the_key_reaches_every_endpoint_and_no_output() {
-    let key = "sk-sloscope-fault-3c9e7b21";
-    let s = setup(
-        "auth-right",
-        &format!("{SERVER} --api-key {{api_key}}"),
-        "request_timeout_s = 60",
-        "",
-        3,
-    );
-    let mut c = s.spawn(
-        &[
-            "--profiles",
-            "latency",
-            "--candidates",
-            "np1",
-            "--api-key-env",
-            "SLOSCOPE_FAULT_KEY",
-        ],
-        &[("SLOSCOPE_FAULT_KEY", key)],
-    );
-    let st = wait_bounded(&mut c, Duration::from_secs(120), "collector");
-    assert_eq!(st.code(), Some(0), "{}", s.stderr());
-    let run = s.run_file("latency", "np1");
-    assert!(
-        run["notes"]
-            .to_string()
-            .contains("by the server's /tokenize"),
-        "calibrated with the key: {}",
-        run["notes"]
-    );
-    assert!(
-        !run["repeats"][0]["server_metrics"]
-            .as_array()
-            .unwrap()
-            .is_empty(),
-        "/metrics scraped with the key"
-    );
-    assert!(run["server"]["command"]
-        .to_string()
-        .contains("--api-key\",\"***"));
-    assert!(!all_output(&s).contains(key), "the key is in an output");
-}
-
-#[test]
-#[ignore = "needs llama-server and the models: run through scripts/test.sh"]
-fn a_wrong_key_is_said_out_loud_and_no_key_is_written() {
-    let server_key = "sk-sloscope-server-91d0a4f2";
-    let client_key = "sk-sloscope-client-5be81c07";
-    let s = setup(
-        "auth-wrong",
-        &format!("{SERVER} --api-key {{server_key}}"),
-        "request_timeout_s = 60",
-        "secret_vars = [\"server_key\"]",
-        10,
-    );
-    let plan = std::fs::read_to_string(&s.plan).unwrap().replace(
-        "[vars]\n",
-        "[vars]\nserver_key = \"$SLOSCOPE_FAULT_SERVER_KEY\"\n",
-    );
-    std::fs::write(&s.plan, plan).unwrap();
-    let mut c = s.spawn(
-        &[
-            "--profiles",
-            "latency",
-            "--candidates",
-            "np1",
-            "--api-key-env",
-            "SLOSCOPE_FAULT_KEY",
-        ],
-        &[
-            ("SLOSCOPE_FAULT_KEY", client_key),
-            ("SLOSCOPE_FAULT_SERVER_KEY", server_key),
-        ],
-    );
-    let st = wait_bounded(&mut c, Duration::from_secs(120), "collector");
-    let err = s.stderr();
-    assert_eq!(st.code(), Some(3), "{err}");
-    assert!(err.contains("rejected the credentials (HTTP 401"), "{err}");
-    let run = s.run_file("latency", "np1");
-    assert_ne!(run["status"], "ok");
-    let all = all_output(&s);
-    assert!(
-        !all.contains(server_key) && !all.contains(client_key),
-        "a key is in an output"
-    );
-    assert!(std::fs::read_to_string(s.out.join("plan.json"))
-        .unwrap()
-        .contains("\"server_key\": \"***\""));
-}
-
-/// A copy of the scripted fixture plan (no server needed for these two).
-fn scripted_plan(name: &str) -> (PathBuf, PathBuf) {
-    let d = scratch(name);
-    let src = repo().join("tests/fixtures/scripted");
-    for f in ["gate.json", "baseline.json", "deployment.json", "plan.toml"] {
-        std::fs::copy(src.join(f), d.join(f)).unwrap();
-    }
-    (d.join("plan.toml"), d.join("out"))
-}
-
-#[test]
-fn a_dead_endpoint_is_said_out_loud() {
-    let (plan, out) = scripted_plan("dead-endpoint");
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let started = Instant::now();
-    let o = sloscope(
-        &[
-            "run",
-            "--plan",
-            plan.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--endpoint",
-            &format!("http://127.0.0.1:{port}"),
-            "--candidates",
-            "slots1",
-            "--no-baseline",
-            "--quiet",
-        ],
-        &[],
-    );
-    let err = stderr(&o);
-    assert_eq!(o.status.code(), Some(3), "{err}");
-    assert!(started.elapsed() < Duration::from_secs(60));
-    assert!(
-        err.contains("latency / slots1: partial run: the endpoint stopped answering"),
-        "{err}"
-    );
-    assert!(
-        err.contains("balanced / slots1: not run: the endpoint stopped answering"),
-        "{err}"
-    );
-    let run: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(out.join("runs/latency--slots1.json")).unwrap())
-            .unwrap();
-    assert_eq!(run["evidence_level"], "failed_backend_profile");
-}
-
-#[test]
-fn one_endpoint_measures_one_configuration() {
-    let (plan, out) = scripted_plan("one-endpoint");
-    let args = |extra: &[&str]| {
-        let mut a = vec![
-            "run",
-            "--plan",
-            plan.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--endpoint",
-            "http://127.0.0.1:9",
-        ];
-        a.extend_from_slice(extra);
-        sloscope(&a, &[])
-    };
-    let o = args(&[]);
-    let err = stderr(&o);
-    assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(
-        err.contains("one running server is one configuration, but 2 would be measured there (slots1, slots4)"),
-        "{err}"
-    );
-    assert!(!out.exists(), "nothing is run or written");
 }

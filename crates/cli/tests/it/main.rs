@@ -5,6 +5,8 @@ mod analyze;
 mod capacity;
 mod collect;
 mod common;
+mod endpoint;
 mod faults;
 mod import;
 mod llama;
+mod traffic;

@@ -238,7 +238,7 @@ fn binding_slo(contenders: &[Contender<'_>], checks: &[Vec<SloCheck>]) -> Option
         .filter_map(|(i, cs)| worst(cs).map(|w| (i, w)))
         .min_by(|a, b| a.1 .0.total_cmp(&b.1 .0))?;
     Some(BindingSlo {
-        metric: check.metric.clone(),
+        metric: check.metric,
         limit: check.limit,
         candidate: contenders[ci].name.to_string(),
         value: check.value,

@@ -18,6 +18,9 @@ use sloscope_core::schema::{RequestRow as RequestRecord, TokenSource};
 use crate::api::Api;
 use crate::sse::Field;
 
+mod scan;
+use scan::scan_event;
+
 #[derive(Deserialize)]
 struct Usage {
     prompt_tokens: Option<u32>,
@@ -307,115 +310,9 @@ pub(crate) fn body_cap(body: &[u8]) -> Option<u32> {
     None
 }
 
-/// Whether an event has a `finish_reason` other than `null` (the parser reads it: `abort` and
-/// `error` fail the request).
-fn finishes(data: &[u8]) -> bool {
-    let Some(p) = FINDERS.finish.find(data) else {
-        return false;
-    };
-    let rest = data[p + 15..].trim_ascii_start();
-    let rest = rest.strip_prefix(b":").unwrap_or(rest).trim_ascii_start();
-    !rest.starts_with(b"null")
-}
-
-/// What the fast scanner learned about an event.
-#[derive(Debug, PartialEq, Eq)]
-struct Scan {
-    content: bool,
-    needs_parse: bool,
-}
-
-/// Classifies an event without parsing it: a plain content chunk is recognised by its content
-/// key followed by a non-empty string. Events with `usage`, `timings` or `error`, and anything
-/// unusual, go to the full parser.
-/// Searchers built once: building one per event cost more than the search itself.
-struct Finders {
-    choices: memmem::Finder<'static>,
-    finish: memmem::Finder<'static>,
-    usage: memmem::Finder<'static>,
-    error: memmem::Finder<'static>,
-    timings: memmem::Finder<'static>,
-    text: memmem::Finder<'static>,
-    content: memmem::Finder<'static>,
-    reasoning: memmem::Finder<'static>,
-}
-
-static FINDERS: std::sync::LazyLock<Finders> = std::sync::LazyLock::new(|| Finders {
-    choices: memmem::Finder::new(b"\"choices\""),
-    finish: memmem::Finder::new(b"\"finish_reason\""),
-    usage: memmem::Finder::new(b"\"usage\""),
-    error: memmem::Finder::new(b"\"error\""),
-    timings: memmem::Finder::new(b"\"timings\""),
-    text: memmem::Finder::new(b"\"text\""),
-    content: memmem::Finder::new(b"\"content\""),
-    reasoning: memmem::Finder::new(b"\"reasoning_content\""),
-});
-
-fn scan_event(data: &[u8], api: Api) -> Scan {
-    let f = &*FINDERS;
-    // Only a whole object with choices is classified here: anything cut short or of another
-    // shape goes to the parser, which fails what it cannot read.
-    let whole = data.first() == Some(&b'{') && data.last() == Some(&b'}');
-    if !whole
-        || f.choices.find(data).is_none()
-        || f.usage.find(data).is_some()
-        || f.error.find(data).is_some()
-        || f.timings.find(data).is_some()
-        || finishes(data)
-    {
-        return Scan {
-            content: false,
-            needs_parse: true,
-        };
-    }
-    let keys: &[&memmem::Finder<'static>] = match api {
-        Api::Completions => &[&f.text],
-        Api::Chat => &[&f.content, &f.reasoning],
-    };
-    let mut content = false;
-    for key in keys {
-        let Some(pos) = key.find(data) else { continue };
-        let mut i = pos + key.needle().len();
-        while data.get(i).is_some_and(|c| c.is_ascii_whitespace()) {
-            i += 1;
-        }
-        if data.get(i) != Some(&b':') {
-            return Scan {
-                content: false,
-                needs_parse: true,
-            };
-        }
-        i += 1;
-        while data.get(i).is_some_and(|c| c.is_ascii_whitespace()) {
-            i += 1;
-        }
-        match data.get(i) {
-            Some(b'"') if data.get(i + 1) == Some(&b'"') => {}
-            Some(b'"') => content = true,
-            Some(b'n') => {} // null
-            _ => {
-                return Scan {
-                    content: false,
-                    needs_parse: true,
-                }
-            }
-        }
-        // a second occurrence of the key (several choices) needs the parser
-        if key.find(&data[i..]).is_some() {
-            return Scan {
-                content: false,
-                needs_parse: true,
-            };
-        }
-    }
-    Scan {
-        content,
-        needs_parse: false,
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use super::scan::Scan;
     use super::*;
 
     #[test]

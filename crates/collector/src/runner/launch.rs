@@ -1,0 +1,136 @@
+//! Reaching a target: its endpoint, or the server sloscope launches for it (the command filled
+//! per word, credentials redacted from its log), and the failed runs a server that did not
+//! start leaves.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use sloscope_core::schema::{EvidenceLevel, RunStatus, ServerInfo};
+
+use super::{skeleton, RunCtx};
+use crate::cancel::Cancel;
+use crate::error::CollectError;
+use crate::secret::redact_run;
+use crate::server::{self, LaunchError, Launched};
+use crate::target::TargetSpec;
+use crate::write;
+
+/// How a target's server was reached.
+pub(super) enum Reached {
+    /// At this base URL; `Some` when sloscope launched it.
+    Up(String, Option<Launched>),
+    /// The launch failed (failed run files are written).
+    Failed,
+    /// Cancelled before the server was healthy.
+    Cancelled,
+}
+
+impl RunCtx<'_> {
+    /// Rewrites the server's log with every credential redacted (a server may echo its
+    /// command line).
+    pub(super) fn redact_log(&self, log: &std::path::Path) {
+        if self.opts.redactor.is_empty() {
+            return;
+        }
+        if let Ok(bytes) = std::fs::read(log) {
+            let text = String::from_utf8_lossy(&bytes);
+            let clean = self.opts.redactor.text(&text);
+            if clean != text {
+                let _ = write::atomic(log, clean.as_bytes());
+            }
+        }
+    }
+
+    /// The base URL of the target's server, launching it when the plan says so.
+    pub(super) async fn reach(
+        &mut self,
+        t: &TargetSpec,
+        tc: &Cancel,
+    ) -> Result<Reached, CollectError> {
+        let cmd = match (&t.command, &t.endpoint) {
+            (Some(cmd), _) => cmd,
+            (None, Some(ep)) => return Ok(Reached::Up(ep.clone(), None)),
+            (None, None) => {
+                return Err(CollectError::Plan(format!(
+                    "target {}: no endpoint and no server command",
+                    t.name
+                )))
+            }
+        };
+        let knob = &self.plan.raw.plan.knob;
+        let mut vars: BTreeMap<String, String> = self.plan.raw.vars.clone();
+        vars.insert("value".into(), t.value.to_string());
+        vars.insert(knob.clone(), t.value.to_string());
+        vars.insert("name".into(), t.name.clone());
+        if let Some(m) = &t.model_path {
+            vars.insert("model_path".into(), m.clone());
+        }
+        if let Some(k) = &self.opts.api_key {
+            vars.insert("api_key".into(), k.expose().to_string());
+        }
+        let log = self.layout.server_log(&t.name);
+        self.progress.say(&format!(
+            "starting server for {} ({knob} = {})",
+            t.name, t.value
+        ));
+        let tgt = &self.plan.raw.target;
+        let spec = server::LaunchSpec {
+            template: cmd,
+            vars: &vars,
+            log_path: &log,
+            health_path: &tgt.health_path,
+            health_timeout: Duration::from_secs_f64(tgt.health_timeout_s),
+            api_key: self.opts.api_key.as_ref(),
+        };
+        match server::launch(&spec, self.cancel, tc).await {
+            Ok(mut l) => {
+                l.command = l
+                    .command
+                    .iter()
+                    .map(|a| self.opts.redactor.text(a))
+                    .collect();
+                self.progress.say(&format!(
+                    "  healthy after {:.1}s at {} (pid {})",
+                    l.startup_s, l.base_url, l.pid
+                ));
+                Ok(Reached::Up(l.base_url.clone(), Some(l)))
+            }
+            Err(LaunchError::Cancelled) => Ok(Reached::Cancelled),
+            Err(LaunchError::Failed(e)) => {
+                self.redact_log(&log);
+                let e = self.opts.redactor.text(&e);
+                self.progress
+                    .warn(&format!("the server for {} did not start: {e}", t.name));
+                self.record_failed_start(t, cmd, &log, &e)?;
+                Ok(Reached::Failed)
+            }
+        }
+    }
+
+    pub(super) fn record_failed_start(
+        &mut self,
+        t: &TargetSpec,
+        cmd: &str,
+        log: &std::path::Path,
+        why: &str,
+    ) -> Result<(), CollectError> {
+        for p in &self.plan.profiles {
+            let mut run = skeleton(self.plan, t, p, None);
+            run.status = RunStatus::Failed;
+            run.evidence_level = EvidenceLevel::FailedBackendProfile;
+            run.failure = Some(format!("server did not start: {why}"));
+            run.server = Some(ServerInfo {
+                command: shell_words::split(cmd).unwrap_or_default(),
+                exit_status: None,
+                startup_s: None,
+                log_tail: server::log_tail(log, 20),
+            });
+            redact_run(&self.opts.redactor, &mut run);
+            let path = self.layout.run(p.name.as_str(), t.role, &t.name);
+            write::json_compact(&path, &run).map_err(CollectError::write(path.clone()))?;
+            self.outcome.incomplete.push(path.display().to_string());
+            self.outcome.runs.push(path);
+        }
+        Ok(())
+    }
+}
