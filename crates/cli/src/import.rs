@@ -12,16 +12,7 @@ use crate::run::exit;
 /// Arguments of `sloscope import`.
 #[derive(clap::Args)]
 #[command(
-    after_help = "Formats (recognised by content, never by file name): vLLM `bench serve \
---save-result` JSON (with or without --save-detailed), SGLang `bench_serving --output-file` JSON \
-Lines, GuideLLM benchmarks.json, AIPerf profile_export.jsonl and profile_export_aiperf.json, \
-llmperf *_individual_responses.json and *_summary.json.\n\n\
-With --plan and --profile, each benchmark becomes a run of the plan's candidate under that \
-profile, its workload checked against the profile's when analysed, and the plan and lineage \
-copies are written beside it: `sloscope analyze DIR` then gives a verdict. Without a plan, each \
-benchmark is shown under a profile guessed from its load, with summaries only.\n\n\
-Exit codes: 0 every file imported · 2 bad arguments or plan, or a file could not be imported \
-(each named on stderr; the others are still written) · 4 output could not be written"
+    after_help = after_help()
 )]
 pub struct Args {
     /// The result files.
@@ -136,4 +127,18 @@ fn standalone(args: &Args) -> std::io::Result<(Vec<PathBuf>, Vec<String>)> {
         }
     }
     Ok((written, failed))
+}
+
+/// The import help: the formats from the core's registry, then how runs are made.
+fn after_help() -> String {
+    format!(
+        "Formats (recognised by content, never by file name): {}.\n\n\
+With --plan and --profile, each benchmark becomes a run of the plan's candidate under that \
+profile, its workload checked against the profile's when analysed, and the plan and lineage \
+copies are written beside it: `sloscope analyze DIR` then gives a verdict. Without a plan, each \
+benchmark is shown under a profile guessed from its load, with summaries only.\n\n\
+Exit codes: 0 every file imported · 2 bad arguments or plan, or a file could not be imported \
+(each named on stderr; the others are still written) · 4 output could not be written",
+        sloscope_core::read::import::registry::importable()
+    )
 }

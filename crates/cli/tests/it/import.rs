@@ -294,3 +294,13 @@ fn import_without_a_plan_writes_the_runs_analyze_would_make() {
     );
     assert_eq!(validate_runs_against_schema(&d.join("out2")), 1);
 }
+
+#[test]
+fn the_import_help_names_every_format_the_core_imports() {
+    let o = sloscope(&["import", "--help"], &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let help = String::from_utf8_lossy(&o.stdout).replace('\n', " ");
+    for e in sloscope_core::read::import::registry::FORMATS {
+        assert_eq!(help.contains(e.name), e.imported, "{}: {help}", e.name);
+    }
+}

@@ -210,7 +210,7 @@ pub(crate) fn candidate_report(
     };
     let disagreements = summary
         .as_ref()
-        .map(|s| disagreements(&reported, s))
+        .map(|s| disagreements(&reported, s, run))
         .unwrap_or_default();
     let mut c = CandidateReport {
         name: run.candidate.name.clone(),
@@ -330,9 +330,20 @@ fn request_values(r: &crate::schema::RequestColumns, q: crate::base::metric::Qua
 }
 
 /// Reported values further from the recomputed ones than rounding explains: 0.5% relative, or
-/// half a unit of the usual last decimal (0.05 ms, tok/s, req/s; 0.5 MB; 0.0005 for ratios).
-fn disagreements(reported: &BTreeMap<String, Option<f64>>, s: &Summary) -> Vec<Disagreement> {
+/// half a unit of the usual last decimal (0.05 ms, tok/s, req/s; 0.5 MB; 0.0005 for ratios). A
+/// tool whose percentiles follow another rule than numpy's linear interpolation has its figure
+/// checked by its own rule too (on the same requests): only a figure neither rule gives is a
+/// disagreement.
+fn disagreements(
+    reported: &BTreeMap<String, Option<f64>>,
+    s: &Summary,
+    run: &Run,
+) -> Vec<Disagreement> {
     let mut out = Vec::new();
+    let rule = run
+        .import
+        .as_ref()
+        .map(|i| crate::read::import::registry::percentile_rule(&i.tool));
     for (k, v) in reported {
         let (Some(m), Some(r)) = (Metric::parse(k), *v) else {
             continue;
@@ -343,8 +354,11 @@ fn disagreements(reported: &BTreeMap<String, Option<f64>>, s: &Summary) -> Vec<D
             "" => 0.000_51,
             _ => 0.051,
         };
-        let tol = (0.005 * c.abs().max(r.abs())).max(abs_tol);
-        if (r - c).abs() > tol {
+        let off = |c: f64| (r - c).abs() > (0.005 * c.abs().max(r.abs())).max(abs_tol);
+        let by_tool = rule
+            .and_then(|rule| tool_percentile(run, m, rule))
+            .is_some_and(|t| !off(t));
+        if off(c) && !by_tool {
             out.push(Disagreement {
                 metric: m,
                 reported: r,
@@ -353,6 +367,33 @@ fn disagreements(reported: &BTreeMap<String, Option<f64>>, s: &Summary) -> Vec<D
         }
     }
     out
+}
+
+/// A latency percentile of `m` over every successful request of `run`, by `rule` (for a tool
+/// that does not interpolate); `None` for other metrics and for numpy's own rule.
+fn tool_percentile(
+    run: &Run,
+    m: Metric,
+    rule: crate::read::import::registry::PercentileRule,
+) -> Option<f64> {
+    use crate::base::metric::Stat;
+    let Metric::Latency(q, stat) = m else {
+        return None;
+    };
+    let p = match stat {
+        Stat::P50 => 50.0,
+        Stat::P90 => 90.0,
+        Stat::P95 => 95.0,
+        Stat::P99 => 99.0,
+        Stat::Mean | Stat::Max => return None,
+    };
+    let mut values: Vec<f64> = run
+        .repeats
+        .iter()
+        .flat_map(|r| request_values(&r.requests, q))
+        .collect();
+    values.sort_by(f64::total_cmp);
+    rule.percentile(&values, p)
 }
 
 /// The float baseline's report: its one usable run (the invariants passed, pooled reruns

@@ -172,7 +172,7 @@ fn envelope(file: &str, bytes: &[u8]) -> Result<(Kind, u32), LoadError> {
                 format!(
                     "missing field `kind`: expected one of {kinds} (is this a sloscope file?), \
                      or a result file of {}",
-                    crate::read::import::IMPORTABLE
+                    crate::read::import::registry::importable()
                 ),
                 LoadErrorKind::Kind,
             ))

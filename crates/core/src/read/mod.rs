@@ -82,9 +82,14 @@ impl Shape {
 }
 
 /// What sloscope reads, for refusals.
-pub const ACCEPTED: &str = "a sloscope JSON file (plan, run, quality_gate, float_baseline or \
-     deployment; UTF-8 without a byte-order mark), a collector journal (*.journal.jsonl), or \
-     another tool's result file (vLLM, SGLang, GuideLLM, AIPerf, llmperf)";
+pub fn accepted() -> String {
+    format!(
+        "a sloscope JSON file (plan, run, quality_gate, float_baseline or deployment; UTF-8 \
+         without a byte-order mark), a collector journal (*.journal.jsonl), or another tool's \
+         result file ({})",
+        import::registry::tools()
+    )
+}
 
 /// Bytes the sniff looks at.
 const SNIFF_BYTES: usize = 8192;
@@ -205,8 +210,10 @@ fn read_any(file: &str, bytes: Vec<u8>) -> Result<Document, LoadError> {
             file,
             "$",
             format!(
-                "this is {}'s result file, not a sloscope file: {}. sloscope reads {ACCEPTED}",
-                f.tool, f.how
+                "this is {}'s result file, not a sloscope file: {}. sloscope reads {}",
+                f.tool,
+                f.how,
+                accepted()
             ),
             LoadErrorKind::Syntax,
         ));
@@ -222,8 +229,9 @@ fn read_any(file: &str, bytes: Vec<u8>) -> Result<Document, LoadError> {
             file,
             "$",
             format!(
-                "this is {}, not a file sloscope reads: expected {ACCEPTED}",
-                other.described()
+                "this is {}, not a file sloscope reads: expected {}",
+                other.described(),
+                accepted()
             ),
             LoadErrorKind::Syntax,
         )),

@@ -346,12 +346,33 @@ fn each_invariant_has_a_violation_with_the_promised_outcome() {
 
 #[test]
 fn the_readme_lists_the_catalogue() {
+    readme_section(
+        "invariants",
+        &sloscope_core::check::invariant::catalogue_markdown(),
+    );
+}
+
+#[test]
+fn the_readme_lists_the_importers() {
+    readme_section(
+        "peers",
+        &sloscope_core::read::import::registry::readme_table(),
+    );
+}
+
+/// The README's generated section between `<!-- NAME:begin -->` and `<!-- NAME:end -->` is
+/// `want` (rewritten instead with `SLOSCOPE_UPDATE_README=1`).
+fn readme_section(name: &str, want: &str) {
+    static README: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one_at_a_time = README.lock().unwrap_or_else(|e| e.into_inner());
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md");
     let readme = std::fs::read_to_string(&path).unwrap();
-    let (begin, end) = ("<!-- invariants:begin -->\n", "<!-- invariants:end -->");
-    let a = readme.find(begin).expect("begin marker") + begin.len();
-    let b = readme.find(end).expect("end marker");
-    let want = sloscope_core::check::invariant::catalogue_markdown();
+    let (begin, end) = (
+        format!("<!-- {name}:begin -->\n"),
+        format!("<!-- {name}:end -->"),
+    );
+    let a = readme.find(&begin).expect("begin marker") + begin.len();
+    let b = readme.find(&end).expect("end marker");
     if std::env::var_os("SLOSCOPE_UPDATE_README").is_some() {
         let updated = format!("{}{want}{}", &readme[..a], &readme[b..]);
         std::fs::write(&path, updated).unwrap();
@@ -360,6 +381,6 @@ fn the_readme_lists_the_catalogue() {
     assert_eq!(
         &readme[a..b],
         want,
-        "README's invariant table is stale: SLOSCOPE_UPDATE_README=1 cargo test -p sloscope-core readme"
+        "README's {name} table is stale: SLOSCOPE_UPDATE_README=1 cargo test -p sloscope-core readme"
     );
 }

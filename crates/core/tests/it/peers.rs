@@ -19,7 +19,13 @@ pub(crate) fn fixture(rel: &str) -> (String, Vec<u8>) {
 /// Every candidate sloscope makes of the file, in file order.
 fn candidates(rel: &str) -> Vec<CandidateReport> {
     let (name, bytes) = fixture(rel);
-    let doc = read_document(&name, bytes).unwrap_or_else(|e| panic!("{e}"));
+    candidates_of(&name, &bytes)
+}
+
+/// Every candidate sloscope makes of these bytes, named `name`, in file order.
+fn candidates_of(name: &str, bytes: &[u8]) -> Vec<CandidateReport> {
+    let (name, rel) = (name.to_string(), name);
+    let doc = read_document(&name, bytes.to_vec()).unwrap_or_else(|e| panic!("{e}"));
     assert!(matches!(doc, Document::Imported(_)), "{rel}: not imported");
     let a = analyze(&[LoadedFile { name, doc }]);
     let mut out: Vec<CandidateReport> = a
@@ -192,7 +198,22 @@ fn guidellm_benchmarks_are_recomputed_and_its_percentile_method_shows() {
             !c.reported.contains_key("tpot_p95_ms"),
             "its TPOT includes TTFT: not taken over"
         );
+        // Every reported percentile is GuideLLM's own rule (the nearest rank) on the same
+        // requests: no disagreement is said, though the interpolated figures differ.
+        assert!(c.disagreements.is_empty(), "{:?}", c.disagreements);
     }
+    // …and a figure that neither rule gives still is one.
+    let (name, bytes) = fixture("guidellm/benchmarks.json");
+    let text = String::from_utf8(bytes).unwrap();
+    let p50 = reported(&cs[0], "ttft_p50_ms");
+    let needle = format!("{p50}");
+    assert!(text.contains(&needle), "{needle}");
+    let doctored = text.replacen(&needle, &format!("{}", p50 * 1.5), 1);
+    let cs = candidates_of(&name, doctored.as_bytes());
+    assert!(
+        cs.iter().any(|c| !c.disagreements.is_empty()),
+        "a doctored median must disagree"
+    );
 }
 
 #[test]

@@ -35,31 +35,12 @@ pub enum Format {
 impl Format {
     /// The tool.
     pub fn tool(self) -> &'static str {
-        match self {
-            Format::Vllm => "vLLM",
-            Format::Sglang => "SGLang",
-            Format::GuideLlm | Format::GuideLlmYaml | Format::GuideLlmCsv => "GuideLLM",
-            Format::AiperfSummary | Format::AiperfRecords | Format::AiperfCsv => "AIPerf",
-            Format::GenaiPerf => "GenAI-Perf",
-            Format::LlmperfIndividual | Format::LlmperfSummary => "llmperf",
-        }
+        super::registry::of(self).tool
     }
 
     /// The file, as the tool's users call it.
     pub fn name(self) -> &'static str {
-        match self {
-            Format::Vllm => "vllm bench serve --save-result",
-            Format::Sglang => "sglang bench_serving --output-file",
-            Format::GuideLlm => "guidellm benchmarks.json",
-            Format::AiperfSummary => "aiperf profile_export_aiperf.json",
-            Format::AiperfRecords => "aiperf profile_export.jsonl",
-            Format::AiperfCsv => "aiperf profile_export_aiperf.csv",
-            Format::GuideLlmYaml => "guidellm benchmarks.yaml",
-            Format::GuideLlmCsv => "guidellm benchmarks.csv",
-            Format::GenaiPerf => "genai-perf profile_export_genai_perf.json",
-            Format::LlmperfIndividual => "llmperf individual_responses.json",
-            Format::LlmperfSummary => "llmperf summary.json",
-        }
+        super::registry::of(self).name
     }
 }
 

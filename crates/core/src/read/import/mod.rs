@@ -14,6 +14,7 @@ mod columns;
 pub mod detect;
 mod guidellm;
 mod llmperf;
+pub mod registry;
 mod sglang;
 pub mod vllm;
 mod workload;
@@ -78,11 +79,6 @@ pub(crate) fn fail<T>(path: impl Into<String>, msg: impl Into<String>) -> Result
     Err((path.into(), msg.into()))
 }
 
-/// The formats sloscope imports, for refusals.
-pub const IMPORTABLE: &str = "vLLM `bench serve --save-result` JSON, SGLang `bench_serving \
-     --output-file` JSON Lines, GuideLLM benchmarks.json, .yaml or .csv, AIPerf profile_export.jsonl, \
-     profile_export_aiperf.json or .csv, llmperf *_individual_responses.json or *_summary.json";
-
 /// sha256 of `bytes`, lowercase hex.
 pub fn sha256_hex(bytes: &[u8]) -> String {
     let d = Sha256::digest(bytes);
@@ -95,7 +91,7 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 
 /// Whether sloscope imports this format (GenAI-Perf's files are only named).
 pub fn importable_format(f: Format) -> bool {
-    f != Format::GenaiPerf
+    registry::of(f).imported
 }
 
 /// Reads another tool's result file. Errors name the file, the JSON path and what was expected.
@@ -107,8 +103,9 @@ pub fn import(file: &str, original: &[u8]) -> Result<Imported, LoadError> {
             file,
             "$",
             format!(
-                "this is {}, not a result file of a tool sloscope imports: expected {IMPORTABLE}",
-                looks_like(bytes)
+                "this is {}, not a result file of a tool sloscope imports: expected {}",
+                looks_like(bytes),
+                registry::importable()
             ),
             LoadErrorKind::Syntax,
         ));
