@@ -1,11 +1,13 @@
 //! `sloscope`: a thin command-line front over the sloscope libraries.
 //!
-//! Exit codes: 0 analysed (or collected); 1 `--check` found a profile that is not `accept`;
+//! Exit codes: 0 analysed (or collected); 1 `--check` found a profile that is not `accept`, or
+//! `compare` found a regression;
 //! 2 bad input (a file could not be read or parsed, a bad plan, or bad arguments); 3 a run is
 //! partial, failed or not run; 4 output could not be written; 129/130/143 interrupted by
 //! SIGHUP/Ctrl-C/SIGTERM (partial results kept). `run::exit` holds the collector's codes.
 
 mod analyze;
+mod compare;
 mod files;
 mod import;
 mod run;
@@ -30,6 +32,9 @@ enum Command {
     Analyze(analyze::Args),
     /// Import other tools' result files (vLLM, SGLang, GuideLLM, AIPerf, llmperf) as run files.
     Import(import::Args),
+    /// Compare two collections (before and after a change): what changed, verdict flips, and
+    /// per cell and metric the change with a 95% interval; exit 1 on a regression.
+    Compare(compare::Args),
 }
 
 fn main() -> ExitCode {
@@ -45,6 +50,7 @@ fn main() -> ExitCode {
         Command::Analyze(args) => analyze::run(args),
         Command::Run(args) => run::run(args),
         Command::Import(args) => import::run(args),
+        Command::Compare(args) => compare::run(args),
     };
     match result {
         Ok(code) => code,

@@ -8,7 +8,7 @@ fn one<T: JsonSchema>(file: &'static str) -> (&'static str, String) {
     (file, text)
 }
 
-/// `(file name, schema text)` for every file kind and for the analysis output.
+/// `(file name, schema text)` for every file kind and for the analysis and comparison outputs.
 pub fn all() -> Vec<(&'static str, String)> {
     use crate::schema::*;
     vec![
@@ -18,5 +18,6 @@ pub fn all() -> Vec<(&'static str, String)> {
         one::<Plan>("plan.schema.json"),
         one::<Run>("run.schema.json"),
         one::<crate::show::view::AnalysisOutput>("analysis.schema.json"),
+        one::<crate::analyse::regression::types::Comparison>("comparison.schema.json"),
     ]
 }

@@ -211,3 +211,72 @@ fn every_profile_compares_two_real_candidates(p: &serde_json::Value) {
         );
     }
 }
+
+#[test]
+#[ignore = "needs llama-server and the models: run through scripts/test.sh (it runs scripts/setup-llama.sh)"]
+fn compare_finds_a_serving_flag_that_made_the_real_server_worse() {
+    // Before: the np4 candidate served with --parallel 4; after: the same candidate, the same
+    // balanced workload (4 streams), served with --parallel 1 — a changed serving flag.
+    let d = scratch("llama-compare");
+    let lineage = d.join("lineage");
+    let st = std::process::Command::new("bash")
+        .arg(repo().join("scripts/make-lineage.sh"))
+        .arg(&lineage)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let text = std::fs::read_to_string(repo().join("tests/fixtures/llama/plan.toml"))
+        .unwrap()
+        .replace("../../../examples/llama-cpu/lineage/", "lineage/")
+        .replace(
+            "../../../examples/traces/",
+            &format!("{}/", repo().join("examples/traces").display()),
+        );
+    let collect = |name: &str, parallel: &str| {
+        let plan = d.join(format!("{name}.toml"));
+        std::fs::write(&plan, text.replace("--parallel {parallel}", parallel)).unwrap();
+        let out = d.join(name);
+        let o = sloscope(
+            &[
+                "run",
+                "--plan",
+                plan.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+                "--profiles",
+                "balanced",
+                "--candidates",
+                "np4",
+                "--no-baseline",
+            ],
+            &[],
+        );
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        out
+    };
+    let before = collect("before", "--parallel 4");
+    let after = collect("after", "--parallel 1");
+    let o = sloscope(
+        &[
+            "compare",
+            before.to_str().unwrap(),
+            after.to_str().unwrap(),
+            "--format",
+            "json",
+        ],
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["outcome"], "regression");
+    let ttft = v["cells"][0]["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["metric"] == "ttft_p95_ms")
+        .unwrap();
+    assert_eq!(ttft["label"], "regression", "{ttft}");
+    // The serving flag is named as what changed.
+    let changed = v["changed"].to_string();
+    assert!(changed.contains("--parallel 1"), "{changed}");
+}

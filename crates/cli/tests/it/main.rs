@@ -5,6 +5,7 @@ mod analyze;
 mod capacity;
 mod collect;
 mod common;
+mod compare;
 mod endpoint;
 mod faults;
 mod import;

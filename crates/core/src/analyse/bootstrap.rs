@@ -35,7 +35,7 @@ pub enum Statistic {
 /// The statistic of `values` (reordered in place). A percentile needs only the two order
 /// statistics around its rank: found by selection in O(n), then interpolated by the one
 /// percentile function.
-fn compute(stat: Statistic, values: &mut [f64]) -> Option<f64> {
+pub(crate) fn compute(stat: Statistic, values: &mut [f64]) -> Option<f64> {
     let n = values.len();
     if n == 0 {
         return None;

@@ -27,6 +27,19 @@ pub(crate) struct Ctx<'a> {
     pub(crate) plan_conflict: Option<String>,
     /// No lineage record was loaded at all.
     pub(crate) no_records: bool,
+    /// Where the runs each candidate report rests on are kept, when asked (by `compare`).
+    pub(crate) kept: Option<&'a std::cell::RefCell<Vec<Kept>>>,
+}
+
+/// The run a candidate's report rests on (a pooled run as pooled), kept for `compare`.
+#[derive(Debug, Clone)]
+pub(crate) struct Kept {
+    /// Profile.
+    pub(crate) profile: crate::schema::ProfileName,
+    /// Candidate name.
+    pub(crate) candidate: String,
+    /// The run.
+    pub(crate) run: Run,
 }
 
 /// Why a run that passed every invariant still cannot be compared (it did not finish, or

@@ -7,6 +7,7 @@ pub mod bootstrap;
 pub mod capacity;
 pub mod compare;
 pub mod flags;
+pub mod regression;
 pub mod report;
 pub(crate) mod screen;
 pub mod summary;
@@ -43,6 +44,24 @@ pub fn analyze<F: std::borrow::Borrow<LoadedFile>>(files: &[F]) -> Analysis {
 pub fn analyze_with<F: std::borrow::Borrow<LoadedFile>>(
     files: &[F],
     options: AnalyzeOptions,
+) -> Analysis {
+    analyze_inner(files, options, None)
+}
+
+/// [`analyze_with`], also keeping the run each candidate report rests on.
+pub(crate) fn analyze_keeping<F: std::borrow::Borrow<LoadedFile>>(
+    files: &[F],
+    options: AnalyzeOptions,
+) -> (Analysis, Vec<crate::analyse::compare::Kept>) {
+    let kept = std::cell::RefCell::new(Vec::new());
+    let a = analyze_inner(files, options, Some(&kept));
+    (a, kept.into_inner())
+}
+
+fn analyze_inner<F: std::borrow::Borrow<LoadedFile>>(
+    files: &[F],
+    options: AnalyzeOptions,
+    kept: Option<&std::cell::RefCell<Vec<crate::analyse::compare::Kept>>>,
 ) -> Analysis {
     // Every list the analysis builds follows this order, so the order the files were given in
     // never changes a result.
@@ -113,6 +132,7 @@ pub fn analyze_with<F: std::borrow::Borrow<LoadedFile>>(
         lineage: &lineage,
         quantized_artifact,
         pool_reruns: options.pool_reruns,
+        kept,
     };
     let profiles = names
         .into_iter()
@@ -347,11 +367,22 @@ fn candidates(
             }),
             Ok(()) => {
                 let c = crate::analyse::compare::candidate_report(file, run, profile, &thresholds);
+                if let Some(kept) = ctx.kept {
+                    kept.borrow_mut().push(crate::analyse::compare::Kept {
+                        profile: report_name(report),
+                        candidate: c.name.clone(),
+                        run: run.clone(),
+                    });
+                }
                 crate::analyse::flags::repeat_artefact(&c, &mut report.flags);
                 report.candidates.push(c);
             }
         }
     }
+}
+
+fn report_name(report: &ProfileReport) -> ProfileName {
+    ProfileName::parse(&report.profile).unwrap_or(ProfileName::Latency)
 }
 
 fn order_like_plan(plan: Option<&Plan>, cands: &mut [CandidateReport]) {

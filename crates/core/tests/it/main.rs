@@ -9,6 +9,7 @@ mod invariants;
 mod metamorphic;
 mod peers;
 mod peers_hostile;
+mod regression;
 mod schema_files;
 mod seed;
 mod semantic;

@@ -5,44 +5,7 @@
 
 use serde_json::Value;
 
-/// The foreign formats sloscope recognises.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    /// vLLM `bench serve --save-result` JSON.
-    Vllm,
-    /// SGLang `bench_serving --output-file` JSON Lines.
-    Sglang,
-    /// GuideLLM `benchmarks.json`.
-    GuideLlm,
-    /// AIPerf `profile_export_aiperf.json`.
-    AiperfSummary,
-    /// AIPerf `profile_export.jsonl`.
-    AiperfRecords,
-    /// AIPerf `profile_export_aiperf.csv`.
-    AiperfCsv,
-    /// GenAI-Perf `profile_export_genai_perf.json` (recognised, not imported).
-    GenaiPerf,
-    /// GuideLLM `benchmarks.yaml` (the same model as its JSON).
-    GuideLlmYaml,
-    /// GuideLLM `benchmarks.csv` (summaries only).
-    GuideLlmCsv,
-    /// llmperf `*_individual_responses.json`.
-    LlmperfIndividual,
-    /// llmperf `*_summary.json`.
-    LlmperfSummary,
-}
-
-impl Format {
-    /// The tool.
-    pub fn tool(self) -> &'static str {
-        super::registry::of(self).tool
-    }
-
-    /// The file, as the tool's users call it.
-    pub fn name(self) -> &'static str {
-        super::registry::of(self).name
-    }
-}
+pub use super::registry::Format;
 
 /// A recognised foreign result file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

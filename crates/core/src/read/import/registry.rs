@@ -4,7 +4,44 @@
 //! help names its tools, and the README's table is generated from it (a test fails when the two
 //! differ). Adding a format: its importer's module, and one entry here.
 
-use super::detect::Format;
+/// The foreign formats sloscope recognises.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// vLLM `bench serve --save-result` JSON.
+    Vllm,
+    /// SGLang `bench_serving --output-file` JSON Lines.
+    Sglang,
+    /// GuideLLM `benchmarks.json`.
+    GuideLlm,
+    /// AIPerf `profile_export_aiperf.json`.
+    AiperfSummary,
+    /// AIPerf `profile_export.jsonl`.
+    AiperfRecords,
+    /// AIPerf `profile_export_aiperf.csv`.
+    AiperfCsv,
+    /// GenAI-Perf `profile_export_genai_perf.json` (recognised, not imported).
+    GenaiPerf,
+    /// GuideLLM `benchmarks.yaml` (the same model as its JSON).
+    GuideLlmYaml,
+    /// GuideLLM `benchmarks.csv` (summaries only).
+    GuideLlmCsv,
+    /// llmperf `*_individual_responses.json`.
+    LlmperfIndividual,
+    /// llmperf `*_summary.json`.
+    LlmperfSummary,
+}
+
+impl Format {
+    /// The tool.
+    pub fn tool(self) -> &'static str {
+        of(self).tool
+    }
+
+    /// The file, as the tool's users call it.
+    pub fn name(self) -> &'static str {
+        of(self).name
+    }
+}
 
 /// One format.
 #[derive(Debug, Clone, Copy)]

@@ -1,0 +1,111 @@
+//! `sloscope compare` on collections of the scripted server: the same server twice is no
+//! regression, decode 10% slower is one (named, with what changed), and bad input is exit 2.
+
+use std::path::{Path, PathBuf};
+
+use crate::collect::{plan_in, run};
+use crate::common::{scratch, sloscope, stderr};
+
+/// Collects the balanced profile's slots4 candidate with the candidates' server flags `flags`.
+fn collect(dir: &Path, flags: &str) -> PathBuf {
+    std::fs::create_dir_all(dir).unwrap();
+    let plan = plan_in(dir, flags, "--ttft-ms 40 --gap-ms 8 --tokens 64");
+    let out = dir.join("out");
+    let o = run(
+        &[
+            "run",
+            "--plan",
+            plan.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--profiles",
+            "balanced",
+            "--candidates",
+            "slots4",
+            "--no-baseline",
+        ],
+        &[],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    out
+}
+
+fn compare(args: &[&str]) -> (i32, String, String) {
+    let o = sloscope(&[&["compare"], args].concat(), &[]);
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        stderr(&o),
+    )
+}
+
+#[test]
+fn the_same_server_is_no_regression_and_slower_decode_is_one() {
+    let d = scratch("compare");
+    let flags = "--ttft-ms 20 --gap-ms 4 --tokens 64";
+    let a = collect(&d.join("a"), flags);
+    let b = collect(&d.join("b"), flags);
+    let slow = collect(&d.join("slow"), "--ttft-ms 20 --gap-ms 4.4 --tokens 64");
+    let (a, b, slow) = (
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        slow.to_str().unwrap(),
+    );
+
+    let (code, out, err) = compare(&[a, b]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(
+        out.starts_with("sloscope compare: no regression in 1 compared cells"),
+        "{out}"
+    );
+
+    let (code, md, err) = compare(&[a, slow, "--format", "markdown"]);
+    assert_eq!(code, 1, "{md}\n{err}");
+    assert!(
+        md.starts_with("## sloscope compare: regression: 1 of 1"),
+        "{md}"
+    );
+    let tpot = md
+        .lines()
+        .find(|l| l.contains("| tpot_p95_ms |"))
+        .unwrap_or_default();
+    assert!(tpot.contains("REGRESSION"), "{md}");
+    // What changed is listed first: the server's flags.
+    let changed = md.find("### What changed").unwrap();
+    assert!(md[changed..].contains("--gap-ms 4.4"), "{md}");
+
+    // JSON with stable codes.
+    let (code, json, _) = compare(&[a, slow, "--format", "json"]);
+    assert_eq!(code, 1);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["outcome"], "regression");
+    assert_eq!(v["cells"][0]["pairing"], "paired", "{json}");
+
+    // A threshold that forgives 50% makes it no regression.
+    let (code, out, _) = compare(&[
+        a,
+        slow,
+        "--threshold",
+        "tpot_p95_ms=50%,0.2",
+        "--threshold",
+        "itl_p95_ms=50%,0.2",
+        "--threshold",
+        "tpot_p50_ms=50%,0.2",
+        "--threshold",
+        "e2e_p50_ms=50%,5",
+        "--threshold",
+        "e2e_p95_ms=50%,5",
+    ]);
+    assert_eq!(code, 0, "{out}");
+
+    // Bad input: the same collection twice, a bad threshold, one path only.
+    let (code, _, err) = compare(&[a, a]);
+    assert_eq!(code, 2);
+    assert!(err.contains("same runs are on both sides"), "{err}");
+    let (code, _, err) = compare(&[a, b, "--threshold", "ttft_p95=5%,2"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown metric \"ttft_p95\""), "{err}");
+    let (code, _, err) = compare(&[a]);
+    assert_eq!(code, 2);
+    assert!(err.contains("BEFORE AFTER"), "{err}");
+}

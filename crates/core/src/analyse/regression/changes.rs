@@ -1,0 +1,215 @@
+//! What a reviewer reads first: what differs between the collections besides the measurements
+//! (lineage records, run headers, server commands), every profile's verdict before and after
+//! with its binding SLO's margin, and capacity searches before and after.
+
+use std::collections::BTreeSet;
+
+use crate::analyse::report::{Analysis, ProfileReport};
+use crate::read::json::{Document, LoadedFile};
+use crate::schema::Run;
+
+use super::types::{CapacityChange, Change, Margin, VerdictChange};
+
+/// One side: its files and its analysis.
+pub(crate) struct Side<'a> {
+    pub(crate) files: Vec<&'a LoadedFile>,
+    pub(crate) analysis: &'a Analysis,
+}
+
+impl Side<'_> {
+    /// Every run the side holds (imported ones included).
+    pub(crate) fn runs(&self) -> Vec<&Run> {
+        let mut out = Vec::new();
+        for f in &self.files {
+            match &f.doc {
+                Document::Run(r) => out.push(&**r),
+                Document::Imported(runs) => out.extend(runs.iter().map(|(_, r)| r)),
+                _ => {}
+            }
+        }
+        out
+    }
+}
+
+/// Each named property of a side, with its distinct values.
+fn properties(side: &Side<'_>) -> Vec<(String, BTreeSet<String>)> {
+    let mut out: Vec<(String, BTreeSet<String>)> = Vec::new();
+    let mut add = |what: &str, v: String| match out.iter_mut().find(|(w, _)| w == what) {
+        Some((_, set)) => {
+            set.insert(v);
+        }
+        None => out.push((what.to_string(), BTreeSet::from([v]))),
+    };
+    for f in &side.analysis.lineage.fields {
+        if let Some(v) = f
+            .deployment
+            .as_ref()
+            .or(f.gate.as_ref())
+            .or(f.baseline.as_ref())
+        {
+            add(&format!("lineage {}", f.field), v.clone());
+        }
+    }
+    for r in side.runs() {
+        add("run artifact_id", r.artifact_id.clone());
+        add("run backend", r.backend.clone());
+        add("run backend_version", r.backend_version.clone());
+        add("run hardware", r.hardware.clone());
+        add("collector", format!("{} {}", r.tool.name, r.tool.version));
+        add("evidence level", r.evidence_level.as_str().to_string());
+        if let Some(i) = &r.import {
+            add(
+                "imported from",
+                format!("{} {}", i.tool, i.tool_version.as_deref().unwrap_or("")),
+            );
+        }
+        if let Some(s) = &r.server {
+            add("server command", masked_command(r, &s.command));
+        }
+        if let Some(m) = r.endpoint.as_ref().and_then(|e| e.model.clone()) {
+            add("model sent", m);
+        }
+    }
+    out
+}
+
+/// A server command with its port (which changes at every launch) masked.
+fn masked_command(run: &Run, words: &[String]) -> String {
+    let port = run
+        .endpoint
+        .as_ref()
+        .and_then(|e| e.url.rsplit(':').next())
+        .map(|p| p.trim_end_matches('/').to_string());
+    let mut out = Vec::with_capacity(words.len());
+    let mut after_port_flag = false;
+    for w in words {
+        let masked = after_port_flag || port.as_deref() == Some(w.as_str());
+        after_port_flag = w == "--port";
+        out.push(if masked {
+            "{port}".to_string()
+        } else {
+            w.clone()
+        });
+    }
+    out.join(" ")
+}
+
+/// Every property whose values differ between the sides.
+pub(crate) fn changed(before: &Side<'_>, after: &Side<'_>) -> Vec<Change> {
+    let (b, a) = (properties(before), properties(after));
+    let mut whats: Vec<&String> = b.iter().chain(&a).map(|(w, _)| w).collect();
+    whats.dedup();
+    let mut seen = BTreeSet::new();
+    let empty = BTreeSet::new();
+    let mut out = Vec::new();
+    for w in whats {
+        if !seen.insert(w.clone()) {
+            continue;
+        }
+        let get = |side: &[(String, BTreeSet<String>)]| {
+            side.iter()
+                .find(|(x, _)| x == w)
+                .map_or(&empty, |(_, s)| s)
+                .clone()
+        };
+        let (vb, va) = (get(&b), get(&a));
+        if vb != va {
+            out.push(Change {
+                what: w.clone(),
+                before: vb.into_iter().collect(),
+                after: va.into_iter().collect(),
+            });
+        }
+    }
+    out
+}
+
+/// The binding SLO of a profile: the chosen candidate's check with the least margin relative
+/// to its limit, else the SLO the closest candidate missed.
+fn margin(p: &ProfileReport) -> Option<Margin> {
+    let ratio = |m: Option<f64>, limit: f64| m.filter(|_| limit != 0.0).map(|m| m / limit.abs());
+    if let Some(c) = p.candidates.iter().find(|c| c.chosen) {
+        return c
+            .slo_checks
+            .iter()
+            .min_by(|x, y| {
+                // A limit of 0 (no failures) has no relative margin: it binds only when missed.
+                let key = |s: &&crate::analyse::verdict::SloCheck| match ratio(s.margin, s.limit) {
+                    Some(r) => r,
+                    None if s.pass => f64::INFINITY,
+                    None => f64::NEG_INFINITY,
+                };
+                key(x).total_cmp(&key(y))
+            })
+            .map(|s| Margin {
+                metric: s.metric,
+                limit: s.limit,
+                value: s.value,
+                margin_ratio: ratio(s.margin, s.limit),
+            });
+    }
+    p.binding_slo.as_ref().map(|b| Margin {
+        metric: b.metric,
+        limit: b.limit,
+        value: b.value,
+        margin_ratio: b.missed_by_ratio.map(|r| -r),
+    })
+}
+
+fn profile_names(before: &Analysis, after: &Analysis) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for p in before.profiles.iter().chain(&after.profiles) {
+        if !names.contains(&p.profile) {
+            names.push(p.profile.clone());
+        }
+    }
+    names
+}
+
+fn find<'a>(a: &'a Analysis, name: &str) -> Option<&'a ProfileReport> {
+    a.profiles.iter().find(|p| p.profile == name)
+}
+
+/// Every profile's verdict before and after.
+pub(crate) fn verdicts(before: &Analysis, after: &Analysis) -> Vec<VerdictChange> {
+    profile_names(before, after)
+        .into_iter()
+        .map(|name| {
+            let (b, a) = (find(before, &name), find(after, &name));
+            let decision =
+                |p: Option<&ProfileReport>| p.filter(|p| !p.summaries_only).map(|p| p.decision);
+            let rec = |p: Option<&ProfileReport>| p.and_then(|p| p.recommended_name.clone());
+            VerdictChange {
+                flipped: decision(b) != decision(a) || rec(b) != rec(a),
+                before: decision(b),
+                after: decision(a),
+                recommended_before: rec(b),
+                recommended_after: rec(a),
+                binding_before: b.and_then(margin),
+                binding_after: a.and_then(margin),
+                profile: name,
+            }
+        })
+        .collect()
+}
+
+/// Every capacity search before and after.
+pub(crate) fn capacity(before: &Analysis, after: &Analysis) -> Vec<CapacityChange> {
+    profile_names(before, after)
+        .into_iter()
+        .filter_map(|name| {
+            let cap = |a: &Analysis| find(a, &name).and_then(|p| p.capacity.clone());
+            let (b, a) = (cap(before), cap(after));
+            if b.is_none() && a.is_none() {
+                return None;
+            }
+            Some(CapacityChange {
+                before: b.as_ref().map(|c| c.statement.clone()),
+                after: a.as_ref().map(|c| c.statement.clone()),
+                best_before: b.and_then(|c| c.best),
+                best_after: a.and_then(|c| c.best),
+                profile: name,
+            })
+        })
+        .collect()
+}

@@ -1,0 +1,144 @@
+//! `compare`: did it get worse? Two collections (before, after) are each analysed as `analyze`
+//! would, then matched cell by cell — a profile's candidate by knob value, under the same
+//! workload only — and each metric's change is given with a 95% bootstrap interval and labelled
+//! against a threshold in the metric's own direction. What else differs between the
+//! collections (lineage, backend version, hardware, server command) is listed first, with the
+//! verdict flips, capacity changes and binding SLO margins a reviewer reads before the table.
+//!
+//! Labels: `regression` when the whole interval is worse than the threshold (a change counts
+//! only beyond both its relative and its absolute part), `improvement` when it is wholly better
+//! beyond it, `no change` when it lies wholly within it, else `inconclusive`. Only a regression
+//! fails the comparison (one-sided). Under no real change the chance that one metric's
+//! interval lies wholly beyond a positive threshold is below the interval's 2.5% tail, so false
+//! alarms stay under the nominal 5% (measured by the calibration test).
+
+mod cells;
+mod changes;
+pub mod data;
+mod stats;
+pub mod types;
+
+use std::collections::BTreeMap;
+
+use crate::analyse::{analyze_keeping, AnalyzeOptions};
+use crate::base::metric::Metric;
+use crate::read::json::LoadedFile;
+use types::{Comparison, Label, Outcome, Threshold};
+
+/// Choices of a comparison.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CompareOptions {
+    /// As `analyze --pool-reruns`, on both sides.
+    pub pool_reruns: bool,
+    /// Thresholds that replace a metric's default ([`data::default_threshold`]).
+    pub thresholds: BTreeMap<Metric, Threshold>,
+}
+
+impl CompareOptions {
+    /// The threshold of `m`.
+    pub fn threshold(&self, m: Metric) -> Threshold {
+        self.thresholds
+            .get(&m)
+            .copied()
+            .unwrap_or_else(|| data::default_threshold(m))
+    }
+}
+
+/// Compares the `after` collection with the `before` one.
+pub fn compare<F: std::borrow::Borrow<LoadedFile>>(
+    before: &[F],
+    after: &[F],
+    options: &CompareOptions,
+) -> Comparison {
+    let (fb, fa) = (sorted(before), sorted(after));
+    let opts = AnalyzeOptions {
+        pool_reruns: options.pool_reruns,
+    };
+    let (ab, kb) = analyze_keeping(&fb, opts);
+    let (aa, ka) = analyze_keeping(&fa, opts);
+    let sb = changes::Side {
+        files: fb,
+        analysis: &ab,
+    };
+    let sa = changes::Side {
+        files: fa,
+        analysis: &aa,
+    };
+    let mut c = Comparison {
+        sloscope_version: env!("CARGO_PKG_VERSION").to_string(),
+        outcome: Outcome::NothingComparable,
+        refused: refusals(&sb, &sa),
+        changed: changes::changed(&sb, &sa),
+        verdicts: changes::verdicts(&ab, &aa),
+        capacity: changes::capacity(&ab, &aa),
+        cells: Vec::new(),
+        not_comparable: Vec::new(),
+        notes: notes(&ab, &aa),
+    };
+    if !c.refused.is_empty() {
+        c.outcome = Outcome::Refused;
+        return c;
+    }
+    let (cells, nc) = cells::cells((&ab, &kb), (&aa, &ka), &|m| options.threshold(m));
+    c.outcome = if cells.is_empty() {
+        Outcome::NothingComparable
+    } else if cells.iter().any(|x| x.label == Label::Regression) {
+        Outcome::Regression
+    } else {
+        Outcome::NoRegression
+    };
+    c.cells = cells;
+    c.not_comparable = nc;
+    c
+}
+
+fn sorted<F: std::borrow::Borrow<LoadedFile>>(files: &[F]) -> Vec<&LoadedFile> {
+    let mut v: Vec<&LoadedFile> = files.iter().map(std::borrow::Borrow::borrow).collect();
+    v.sort_by(|a, b| a.name.cmp(&b.name));
+    v
+}
+
+/// Why the two collections cannot be compared at all.
+fn refusals(b: &changes::Side<'_>, a: &changes::Side<'_>) -> Vec<String> {
+    let mut out = Vec::new();
+    for (side, s) in [("before", b), ("after", a)] {
+        if s.runs().is_empty() {
+            out.push(format!("the {side} collection holds no run"));
+        }
+        if !s.analysis.lineage.ready && !s.analysis.lineage.issues.is_empty() {
+            let first = &s.analysis.lineage.issues[0].message;
+            out.push(format!(
+                "the {side} collection's lineage is broken: {first} (fix it, or compare the \
+                 runs without the lineage records)"
+            ));
+        }
+    }
+    let (rb, ra) = (b.runs(), a.runs());
+    if !rb.is_empty() && rb.len() == ra.len() && rb.iter().all(|r| ra.contains(r)) {
+        out.push(
+            "the same runs are on both sides: give the collection before the change and the \
+             one after it"
+                .into(),
+        );
+    }
+    out
+}
+
+fn notes(
+    b: &crate::analyse::report::Analysis,
+    a: &crate::analyse::report::Analysis,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    for (side, an) in [("before", b), ("after", a)] {
+        out.extend(an.notes.iter().map(|n| format!("{side}: {n}")));
+        for p in &an.profiles {
+            for e in &p.excluded {
+                out.push(format!(
+                    "{side}: {}: {} ({}) left out: {}",
+                    p.profile, e.candidate, e.file, e.reason
+                ));
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,217 @@
+//! What `compare` reports: what changed between the two collections, what a reviewer reads
+//! first (verdict flips, capacity, the binding SLO's margin), then per cell and metric the
+//! change with its interval and label.
+
+use serde::{Deserialize, Serialize};
+
+use crate::base::metric::Metric;
+use crate::base::stats::Interval;
+use crate::schema::{Decision, KnobValue};
+
+/// The comparison's answer, for CI (exit codes follow it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// Some metric of some cell is worse beyond its threshold, with 95% confidence.
+    Regression,
+    /// Cells were compared and none regressed.
+    NoRegression,
+    /// No cell could be compared (each reason is listed).
+    NothingComparable,
+    /// The input cannot be compared at all (the same files on both sides, a side without
+    /// runs, a side whose lineage is broken): `refused` says why.
+    Refused,
+}
+
+/// A metric change's label, in the metric's own direction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum Label {
+    /// Worse beyond the threshold: the whole interval is past it.
+    Regression,
+    /// Better beyond the threshold: the whole interval is past it.
+    Improvement,
+    /// The whole interval lies within the threshold either way.
+    NoChange,
+    /// The interval reaches past the threshold and not wholly: not enough data to tell (or no
+    /// interval at all; `why` says which).
+    Inconclusive,
+}
+
+/// How large a change must be to count: both a relative and an absolute change (the larger
+/// of the two bounds applies).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Threshold {
+    /// Relative to the before value (0.05 = 5%).
+    pub relative: f64,
+    /// In the metric's unit.
+    pub absolute: f64,
+}
+
+/// How the requests of the two sides were resampled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum Pairing {
+    /// The same request sequence on both sides (same workload, and per request the same
+    /// prompt length and output cap in every repeat): requests paired by index, which cancels
+    /// the workload's own variance.
+    Paired,
+    /// Each side resampled on its own (within repeats).
+    Unpaired,
+}
+
+/// Something that differs between the two collections.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Change {
+    /// What (a lineage field, a run header field, the plan's server command …).
+    pub what: String,
+    /// Its values before (each distinct value once).
+    pub before: Vec<String>,
+    /// Its values after.
+    pub after: Vec<String>,
+}
+
+/// The SLO closest to failing for a profile's chosen candidate (or the one missed).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Margin {
+    /// The SLO's metric.
+    pub metric: Metric,
+    /// Its limit.
+    pub limit: f64,
+    /// The candidate's value.
+    pub value: Option<f64>,
+    /// Distance to the limit on the good side, relative to the limit (negative: missed).
+    pub margin_ratio: Option<f64>,
+}
+
+/// One profile's verdict before and after.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct VerdictChange {
+    /// Profile name.
+    pub profile: String,
+    /// Verdict before (`null`: the profile is not in that collection).
+    pub before: Option<Decision>,
+    /// Verdict after.
+    pub after: Option<Decision>,
+    /// The recommended candidate before.
+    pub recommended_before: Option<String>,
+    /// The recommended candidate after.
+    pub recommended_after: Option<String>,
+    /// Whether the verdict or the recommendation differs.
+    pub flipped: bool,
+    /// The binding SLO's margin before (the chosen candidate's tightest, else the missed one).
+    pub binding_before: Option<Margin>,
+    /// …and after.
+    pub binding_after: Option<Margin>,
+}
+
+/// One profile's capacity search before and after.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct CapacityChange {
+    /// Profile name.
+    pub profile: String,
+    /// The search's statement before.
+    pub before: Option<String>,
+    /// …and after.
+    pub after: Option<String>,
+    /// The best candidate before.
+    pub best_before: Option<String>,
+    /// …and after.
+    pub best_after: Option<String>,
+}
+
+/// One metric of one cell.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct MetricChange {
+    /// The metric.
+    pub metric: Metric,
+    /// Its value before.
+    pub before: Option<f64>,
+    /// …and after.
+    pub after: Option<f64>,
+    /// `after − before`, in the metric's unit.
+    pub difference: Option<f64>,
+    /// 95% interval of the difference.
+    pub difference_interval: Option<Interval>,
+    /// `after / before`.
+    pub ratio: Option<f64>,
+    /// 95% interval of the ratio (low, high).
+    pub ratio_interval: Option<[f64; 2]>,
+    /// The threshold applied.
+    pub threshold: Threshold,
+    /// What the interval says.
+    pub label: Label,
+    /// How the interval was made, or why there is none.
+    pub method: String,
+}
+
+/// One cell: a profile's candidate measured on the same workload on both sides.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Cell {
+    /// Profile name.
+    pub profile: String,
+    /// Candidate name (after's, when the knob value matched under another name).
+    pub candidate: String,
+    /// The knob.
+    pub knob: Option<String>,
+    /// Its value.
+    pub value: Option<KnobValue>,
+    /// How the requests were resampled.
+    pub pairing: Pairing,
+    /// Why the requests could not be paired (when unpaired).
+    pub pairing_note: Option<String>,
+    /// Successful requests before.
+    pub requests_before: u64,
+    /// …and after.
+    pub requests_after: u64,
+    /// The worst label of its metrics (regression first).
+    pub label: Label,
+    /// Each metric compared.
+    pub metrics: Vec<MetricChange>,
+}
+
+/// A cell on one side that has no partner on the other, or whose workload differs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct NotComparable {
+    /// Profile name.
+    pub profile: String,
+    /// Candidate name.
+    pub candidate: String,
+    /// Why.
+    pub reason: String,
+}
+
+/// The whole comparison.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Comparison {
+    /// Version of the sloscope core that computed it.
+    pub sloscope_version: String,
+    /// The answer.
+    pub outcome: Outcome,
+    /// Why the input could not be compared (empty unless `outcome` is `refused`).
+    pub refused: Vec<String>,
+    /// What differs between the collections besides the measurements.
+    pub changed: Vec<Change>,
+    /// Every profile's verdict before and after.
+    pub verdicts: Vec<VerdictChange>,
+    /// Every capacity search before and after.
+    pub capacity: Vec<CapacityChange>,
+    /// The cells compared.
+    pub cells: Vec<Cell>,
+    /// Cells that could not be compared, with why.
+    pub not_comparable: Vec<NotComparable>,
+    /// Notes from either side's analysis (files left out and why), prefixed with the side.
+    pub notes: Vec<String>,
+}

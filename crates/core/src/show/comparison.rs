@@ -1,0 +1,331 @@
+//! Printers of a [`Comparison`]: Markdown for a pull-request comment, plain text for a
+//! terminal. What a reviewer reads first comes first: the answer, what changed, verdict flips
+//! and capacity, then the metrics that changed or could not be told, then what was not
+//! comparable. Every string from a file is made inert (Markdown escaped, or shown literally).
+
+use crate::analyse::regression::types::{
+    Cell, Comparison, Label, Margin, MetricChange, Outcome, VerdictChange,
+};
+use crate::base::fmt::format_number as num;
+use crate::show::render::md_escape;
+use crate::show::view::inert;
+
+/// Which printer.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Style {
+    Text,
+    Markdown,
+}
+
+/// The comparison as Markdown (a pull-request comment).
+pub fn markdown(c: &Comparison) -> String {
+    print(c, Style::Markdown)
+}
+
+/// The comparison as plain text.
+pub fn text(c: &Comparison) -> String {
+    print(c, Style::Text)
+}
+
+/// The one-line answer.
+pub fn headline(c: &Comparison) -> String {
+    let regressed = c
+        .cells
+        .iter()
+        .filter(|x| x.label == Label::Regression)
+        .count();
+    match c.outcome {
+        Outcome::Regression => format!(
+            "regression: {regressed} of {} compared cells got worse beyond their thresholds",
+            c.cells.len()
+        ),
+        Outcome::NoRegression => format!(
+            "no regression in {} compared cells ({} inconclusive)",
+            c.cells.len(),
+            c.cells
+                .iter()
+                .filter(|x| x.label == Label::Inconclusive)
+                .count()
+        ),
+        Outcome::NothingComparable => {
+            "nothing comparable: no cell has the same profile, candidate and workload on both sides"
+                .into()
+        }
+        Outcome::Refused => format!(
+            "not compared: {}",
+            match c.refused.as_slice() {
+                [one] => one.clone(),
+                many => format!("{} reasons, each below", many.len()),
+            }
+        ),
+    }
+}
+
+struct Out {
+    style: Style,
+    s: String,
+}
+
+impl Out {
+    fn esc(&self, v: &str) -> String {
+        match self.style {
+            Style::Markdown => md_escape(&inert(v)),
+            Style::Text => inert(v),
+        }
+    }
+
+    fn heading(&mut self, h: &str) {
+        match self.style {
+            Style::Markdown => self.s.push_str(&format!("\n### {h}\n\n")),
+            Style::Text => self.s.push_str(&format!("\n{h}\n")),
+        }
+    }
+
+    fn row(&mut self, cells: &[String]) {
+        match self.style {
+            Style::Markdown => self.s.push_str(&format!("| {} |\n", cells.join(" | "))),
+            Style::Text => self.s.push_str(&format!("  {}\n", cells.join("  "))),
+        }
+    }
+
+    fn header(&mut self, cells: &[&str]) {
+        let owned: Vec<String> = cells.iter().map(|c| c.to_string()).collect();
+        self.row(&owned);
+        if self.style == Style::Markdown {
+            self.row(&vec!["---".to_string(); cells.len()]);
+        }
+    }
+
+    fn bullet(&mut self, line: &str) {
+        self.s.push_str(&format!("- {line}\n"));
+    }
+}
+
+fn print(c: &Comparison, style: Style) -> String {
+    let mut o = Out {
+        style,
+        s: String::new(),
+    };
+    let title = match style {
+        Style::Markdown => format!("## sloscope compare: {}\n", o.esc(&headline(c))),
+        Style::Text => format!("sloscope compare: {}\n", inert(&headline(c))),
+    };
+    o.s.push_str(&title);
+    if c.refused.len() > 1 {
+        o.heading("Not compared because");
+        for r in &c.refused {
+            let line = o.esc(r);
+            o.bullet(&line);
+        }
+    }
+    changed(c, &mut o);
+    verdicts(c, &mut o);
+    capacity(c, &mut o);
+    changes(c, &mut o);
+    if !c.not_comparable.is_empty() {
+        o.heading("Not comparable");
+        for n in &c.not_comparable {
+            let line = format!(
+                "{} {}: {}",
+                n.profile,
+                o.esc(&n.candidate),
+                o.esc(&n.reason)
+            );
+            o.bullet(&line);
+        }
+    }
+    if !c.notes.is_empty() {
+        o.heading("Notes");
+        for n in &c.notes {
+            let line = o.esc(n);
+            o.bullet(&line);
+        }
+    }
+    o.s
+}
+
+fn changed(c: &Comparison, o: &mut Out) {
+    if c.outcome == Outcome::Refused {
+        return;
+    }
+    o.heading("What changed");
+    if c.changed.is_empty() {
+        o.s.push_str("Nothing but the measurements: the same lineage, backend, hardware and server commands.\n");
+        return;
+    }
+    o.header(&["", "before", "after"]);
+    for ch in &c.changed {
+        let join = |v: &[String]| {
+            if v.is_empty() {
+                "—".to_string()
+            } else {
+                v.join(", ")
+            }
+        };
+        let cells = [
+            o.esc(&ch.what),
+            o.esc(&join(&ch.before)),
+            o.esc(&join(&ch.after)),
+        ];
+        o.row(&cells);
+    }
+}
+
+fn margin(m: &Option<Margin>) -> String {
+    match m {
+        Some(m) => format!(
+            "{} {} (limit {}, margin {})",
+            m.metric.name(),
+            m.value.map_or("—".into(), num),
+            num(m.limit),
+            m.margin_ratio
+                .map_or("—".into(), |r| format!("{}%", num(r * 100.0)))
+        ),
+        None => "—".into(),
+    }
+}
+
+fn verdict(d: Option<crate::schema::Decision>, rec: &Option<String>) -> String {
+    match (d, rec) {
+        (Some(d), Some(r)) => format!("{} ({})", d.as_str(), r),
+        (Some(d), None) => d.as_str().to_string(),
+        (None, _) => "—".into(),
+    }
+}
+
+fn verdicts(c: &Comparison, o: &mut Out) {
+    if c.verdicts.is_empty() {
+        return;
+    }
+    o.heading("Verdicts");
+    o.header(&["profile", "before", "after", "binding SLO before", "after"]);
+    for v in &c.verdicts {
+        let VerdictChange {
+            profile, flipped, ..
+        } = v;
+        let mark = if *flipped { " ⚠ changed" } else { "" };
+        let cells = [
+            profile.clone(),
+            o.esc(&verdict(v.before, &v.recommended_before)),
+            format!("{}{mark}", o.esc(&verdict(v.after, &v.recommended_after))),
+            margin(&v.binding_before),
+            margin(&v.binding_after),
+        ];
+        o.row(&cells);
+    }
+}
+
+fn capacity(c: &Comparison, o: &mut Out) {
+    if c.capacity.is_empty() {
+        return;
+    }
+    o.heading("Capacity");
+    for k in &c.capacity {
+        let line = format!(
+            "{}: before {}; after {}",
+            k.profile,
+            o.esc(k.before.as_deref().unwrap_or("no search")),
+            o.esc(k.after.as_deref().unwrap_or("no search"))
+        );
+        o.bullet(&line);
+    }
+}
+
+fn label(l: Label) -> &'static str {
+    match l {
+        Label::Regression => "REGRESSION",
+        Label::Improvement => "improvement",
+        Label::NoChange => "no change",
+        Label::Inconclusive => "inconclusive",
+    }
+}
+
+fn change_row(cell: &Cell, m: &MetricChange, o: &Out) -> Vec<String> {
+    let unit = m.metric.unit();
+    let pct = |r: f64| format!("{:+}%", num((r - 1.0) * 100.0));
+    let diff = m.difference.map_or("—".into(), |d| {
+        let rel = m.ratio.map_or(String::new(), |r| format!(" ({})", pct(r)));
+        format!("{}{d_unit}{rel}", signed(d), d_unit = spaced(unit))
+    });
+    let iv = m.difference_interval.map_or_else(
+        || "—".into(),
+        |iv| format!("[{}, {}]{}", signed(iv.low), signed(iv.high), spaced(unit)),
+    );
+    let th = format!(
+        "{}% and {}{}",
+        num(m.threshold.relative * 100.0),
+        num(m.threshold.absolute),
+        spaced(unit)
+    );
+    vec![
+        cell.profile.clone(),
+        o.esc(&cell.candidate),
+        m.metric.name(),
+        m.before.map_or("—".into(), num),
+        m.after.map_or("—".into(), num),
+        diff,
+        iv,
+        th,
+        label(m.label).to_string(),
+    ]
+}
+
+fn signed(v: f64) -> String {
+    if v > 0.0 {
+        format!("+{}", num(v))
+    } else {
+        num(v)
+    }
+}
+
+fn spaced(unit: &str) -> String {
+    if unit.is_empty() {
+        String::new()
+    } else {
+        format!(" {unit}")
+    }
+}
+
+fn changes(c: &Comparison, o: &mut Out) {
+    if c.cells.is_empty() {
+        return;
+    }
+    o.heading("Changes (95% intervals; a change counts beyond both parts of its threshold)");
+    o.header(&[
+        "profile",
+        "candidate",
+        "metric",
+        "before",
+        "after",
+        "change",
+        "interval",
+        "threshold",
+        "label",
+    ]);
+    let mut unchanged = 0;
+    for cell in &c.cells {
+        for m in &cell.metrics {
+            if m.label == Label::NoChange {
+                unchanged += 1;
+                continue;
+            }
+            let row = change_row(cell, m, o);
+            o.row(&row);
+        }
+    }
+    o.s.push_str(&format!("\n{unchanged} more metrics show no change.\n"));
+    for cell in &c.cells {
+        let how = match &cell.pairing_note {
+            None => "requests paired by index (the same request sequence)".to_string(),
+            Some(why) => format!("requests not paired: {}", o.esc(why)),
+        };
+        let line = format!(
+            "{} {}: {} requests before, {} after; {how}",
+            cell.profile,
+            o.esc(&cell.candidate),
+            cell.requests_before,
+            cell.requests_after
+        );
+        o.bullet(&line);
+    }
+}

@@ -1,0 +1,269 @@
+//! `compare`: calibrated (no real change raises no more false alarms than the nominal 5%; a known
+//! injected change is found), matched only on the same workload, and every bad input told.
+
+use serde_json::json;
+use sloscope_core::analyse::regression::types::{Comparison, Label, Outcome, Pairing};
+use sloscope_core::analyse::regression::{compare, CompareOptions};
+use sloscope_core::base::metric::Metric;
+use sloscope_core::schema::{EvidenceLevel, ProfileSpec};
+use sloscope_core::{read_document, LoadedFile};
+use sloscope_testkit::synth::{self, Shape};
+
+fn load(name: &str, v: &serde_json::Value) -> LoadedFile {
+    LoadedFile {
+        name: name.into(),
+        doc: read_document(name, v.to_string().into_bytes()).unwrap_or_else(|e| panic!("{e}")),
+    }
+}
+
+fn balanced() -> ProfileSpec {
+    synth::profile(
+        "balanced",
+        "mixed",
+        1,
+        "tpot_p95_ms",
+        json!({"ttft_p95_ms": 200, "tpot_p95_ms": 20, "failure_rate": 0.05}),
+    )
+}
+
+/// A collection: the plan, the lineage records and one run of `shape` per candidate.
+fn collection(shape: &Shape, version: &str) -> Vec<LoadedFile> {
+    let p = balanced();
+    let [mut g, mut b, mut d] = synth::lineage();
+    for r in [&mut g, &mut b, &mut d] {
+        r["backend_version"] = json!(version);
+    }
+    let mut files = vec![
+        load("gate.json", &g),
+        load("baseline.json", &b),
+        load("deployment.json", &d),
+        load("plan.json", &synth::plan(&[&p], &[("np1", 1)])),
+    ];
+    let mut run = synth::run("q4", &p, "np1", 1, EvidenceLevel::RealBackendProfile, shape);
+    run.backend_version = version.into();
+    files.push(load("np1.json", &serde_json::to_value(&run).unwrap()));
+    files
+}
+
+fn shape(seed: u64) -> Shape {
+    Shape {
+        requests: 20,
+        repeats: 3,
+        seed,
+        ..Shape::default()
+    }
+}
+
+fn metric(c: &Comparison, m: Metric) -> &sloscope_core::analyse::regression::types::MetricChange {
+    c.cells[0]
+        .metrics
+        .iter()
+        .find(|x| x.metric == m)
+        .unwrap_or_else(|| panic!("{} not compared", m.name()))
+}
+
+#[test]
+fn no_real_change_raises_at_most_the_nominal_false_alarms() {
+    // 200 pairs of collections of one server with no change, only the noise's seed differs:
+    // a regression in any metric of the cell counts as a false alarm.
+    let opts = CompareOptions::default();
+    let (mut alarms, mut no_change) = (0, 0);
+    let pairs = 200;
+    for i in 0..pairs {
+        let c = compare(
+            &collection(&shape(1000 + i), "b1"),
+            &collection(&shape(5000 + i), "b1"),
+            &opts,
+        );
+        assert_eq!(c.cells.len(), 1, "{:?}", c.not_comparable);
+        alarms += usize::from(c.outcome == Outcome::Regression);
+        no_change += c.cells[0]
+            .metrics
+            .iter()
+            .filter(|m| m.label == Label::NoChange)
+            .count();
+    }
+    eprintln!("calibration: {alarms} false alarms in {pairs} pairs, {no_change} no-change labels");
+    assert!(
+        alarms * 20 <= pairs as usize,
+        "{alarms} false alarms in {pairs}"
+    );
+    // …and the gate is not blind: most metrics are positively shown unchanged.
+    assert!(
+        no_change > pairs as usize * 5,
+        "{no_change} no-change labels"
+    );
+}
+
+#[test]
+fn injected_changes_are_found_in_their_direction() {
+    let opts = CompareOptions::default();
+    let before = collection(&shape(1), "b1");
+    // Decode time +10% (gaps 9–11 ms → 9.9–12.1 ms): TPOT and ITL regress.
+    let slower = Shape {
+        gap_us: (9_900, 12_100),
+        ..shape(2)
+    };
+    let c = compare(&before, &collection(&slower, "b2"), &opts);
+    assert_eq!(c.outcome, Outcome::Regression, "{c:#?}");
+    assert_eq!(metric(&c, Metric::TPOT_P95).label, Label::Regression);
+    assert_eq!(metric(&c, Metric::ITL_P95).label, Label::Regression);
+    assert_ne!(metric(&c, Metric::TTFT_P95).label, Label::Regression);
+    // What changed is said first: the backend version of the records and of the runs.
+    assert!(
+        c.changed
+            .iter()
+            .any(|x| x.what == "run backend_version" && x.before == ["b1"] && x.after == ["b2"]),
+        "{:?}",
+        c.changed
+    );
+    // A TTFT shift of +20 ms.
+    let later = Shape {
+        ttft_us: (60_000, 80_000),
+        ..shape(3)
+    };
+    let c = compare(&before, &collection(&later, "b1"), &opts);
+    assert_eq!(metric(&c, Metric::TTFT_P95).label, Label::Regression);
+    assert_eq!(metric(&c, Metric::TPOT_P95).label, Label::NoChange);
+    // A throughput drop (decode 40% slower): found over the per-repeat values.
+    let drop = Shape {
+        gap_us: (12_600, 15_400),
+        ..shape(4)
+    };
+    let c = compare(&before, &collection(&drop, "b1"), &opts);
+    let t = metric(&c, Metric::THROUGHPUT);
+    assert_eq!(t.label, Label::Regression, "{t:?}");
+    // The reverse is an improvement, and no regression.
+    let c = compare(&collection(&drop, "b1"), &before, &opts);
+    assert_eq!(metric(&c, Metric::THROUGHPUT).label, Label::Improvement);
+    assert_eq!(c.outcome, Outcome::NoRegression);
+}
+
+#[test]
+fn a_threshold_decides_what_counts() {
+    let slower = Shape {
+        gap_us: (9_900, 12_100),
+        ..shape(2)
+    };
+    let mut opts = CompareOptions::default();
+    opts.thresholds.insert(
+        Metric::TPOT_P95,
+        sloscope_core::analyse::regression::types::Threshold {
+            relative: 0.5,
+            absolute: 0.2,
+        },
+    );
+    let c = compare(
+        &collection(&shape(1), "b1"),
+        &collection(&slower, "b1"),
+        &opts,
+    );
+    assert_ne!(metric(&c, Metric::TPOT_P95).label, Label::Regression);
+}
+
+#[test]
+fn the_same_request_sequence_is_paired_by_index() {
+    let c = compare(
+        &collection(&shape(1), "b1"),
+        &collection(&shape(2), "b1"),
+        &CompareOptions::default(),
+    );
+    assert_eq!(
+        c.cells[0].pairing,
+        Pairing::Paired,
+        "{:?}",
+        c.cells[0].pairing_note
+    );
+    // Another number of requests per repeat is another sequence.
+    let more = Shape {
+        requests: 24,
+        ..shape(2)
+    };
+    let c = compare(
+        &collection(&shape(1), "b1"),
+        &collection(&more, "b1"),
+        &CompareOptions::default(),
+    );
+    assert_eq!(c.cells[0].pairing, Pairing::Unpaired);
+    assert!(c.cells[0]
+        .pairing_note
+        .as_deref()
+        .unwrap()
+        .contains("20 requests before, 24 after"));
+}
+
+#[test]
+fn bad_input_is_told_never_an_empty_success() {
+    let opts = CompareOptions::default();
+    let a = collection(&shape(1), "b1");
+    // The same files on both sides.
+    let c = compare(&a, &collection(&shape(1), "b1"), &opts);
+    assert_eq!(c.outcome, Outcome::Refused);
+    assert!(c.refused[0].contains("same runs"), "{:?}", c.refused);
+    // A side with no run.
+    let c = compare(&a, &a[..4], &opts);
+    assert_eq!(c.outcome, Outcome::Refused);
+    assert!(c
+        .refused
+        .iter()
+        .any(|r| r.contains("after collection holds no run")));
+    // A broken lineage.
+    let mut broken = collection(&shape(2), "b1");
+    let [_, _, mut d] = synth::lineage();
+    d["backend_version"] = json!("b1");
+    d["artifact_id"] = json!("some-other-artifact");
+    broken[2] = load("deployment.json", &d);
+    let c = compare(&a, &broken, &opts);
+    assert_eq!(c.outcome, Outcome::Refused);
+    assert!(
+        c.refused.iter().any(|r| r.contains("lineage is broken")),
+        "{:?}",
+        c.refused
+    );
+    // Another workload: not comparable, with the field that differs.
+    let mut other = collection(&shape(2), "b1");
+    let mut p = balanced();
+    if let Some(w) = p.workload.as_mut() {
+        w.concurrency = Some(4);
+    }
+    let four = Shape {
+        concurrency: 4,
+        ..shape(2)
+    };
+    let mut run = synth::run("q4", &p, "np1", 1, EvidenceLevel::RealBackendProfile, &four);
+    run.backend_version = "b1".into();
+    other[3] = load("plan.json", &synth::plan(&[&p], &[("np1", 1)]));
+    other[4] = load("np1.json", &serde_json::to_value(&run).unwrap());
+    let c = compare(&a, &other, &opts);
+    assert_eq!(c.outcome, Outcome::NothingComparable, "{c:#?}");
+    assert!(
+        c.not_comparable[0]
+            .reason
+            .contains("concurrency 1 before, 4 after"),
+        "{:?}",
+        c.not_comparable
+    );
+}
+
+#[test]
+fn markdown_leads_with_the_answer_and_what_changed() {
+    let slower = Shape {
+        gap_us: (9_900, 12_100),
+        ..shape(2)
+    };
+    let c = compare(
+        &collection(&shape(1), "b1"),
+        &collection(&slower, "b2"),
+        &CompareOptions::default(),
+    );
+    let md = sloscope_core::show::comparison::markdown(&c);
+    assert!(
+        md.starts_with("## sloscope compare: regression: 1 of 1"),
+        "{md}"
+    );
+    let changed = md.find("### What changed").unwrap();
+    let table = md.find("### Changes").unwrap();
+    assert!(changed < table, "{md}");
+    assert!(md.contains("| tpot_p95_ms |"), "{md}");
+    assert!(md.contains("REGRESSION"), "{md}");
+}
