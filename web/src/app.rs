@@ -11,6 +11,7 @@ use wasm_bindgen_futures::{spawn_local, JsFuture};
 use yew::prelude::*;
 
 use crate::components::canvas::{drawn, Chart, DrawFn};
+use crate::components::compare::Compare;
 use crate::components::file_list::FileList;
 use crate::components::lineage::Lineage;
 use crate::components::profile::Profile;
@@ -79,6 +80,7 @@ pub fn app() -> Html {
                                 id,
                                 name,
                                 size: 0.0,
+                                side: None,
                             });
                             dispatch.dispatch(Action::Done {
                                 id,
@@ -135,6 +137,10 @@ pub fn app() -> Html {
         let engine = engine.clone();
         Callback::from(move |on: bool| engine.set_pool(on))
     };
+    let on_side = {
+        let engine = engine.clone();
+        Callback::from(move |s| engine.set_side(s))
+    };
     let pool = (state.has_reruns() || state.pool_reruns).then_some(state.pool_reruns);
     let on_copy = copy_summary(state.clone(), status.clone());
     let raw = use_state(|| false);
@@ -152,7 +158,7 @@ pub fn app() -> Html {
             <p class="privacy">{ "Files never leave your browser: this page makes no network requests." }</p>
         </header>
         <Toolbar on_files={on_files} on_example={on_example} on_download={on_download} on_copy={on_copy} on_clear={on_clear}
-            has_report={analysis.is_some()} embedded={embedded.is_some()} status={(*status).clone()}
+            has_report={analysis.is_some()} can_copy={analysis.is_some() || state.comparison.is_some()} side={state.side} on_side={on_side} embedded={embedded.is_some()} status={(*status).clone()}
             pool={pool} on_pool={on_pool} raw={*raw} on_raw={on_raw} />
         if *dragging {
             <div class="drop-overlay" id="drop-overlay" aria-hidden="true"><div>{ "Drop result files to analyse them" }</div></div>
@@ -166,6 +172,9 @@ pub fn app() -> Html {
             }
             if let (Some(a), Some(v)) = (analysis.clone(), state.view.clone()) {
                 { overview(&a, &v, generation) }
+            }
+            if state.side.is_some() {
+                <Compare comparison={state.comparison.clone()} counts={state.side_counts()} />
             }
             if let Some(n) = &state.notice {
                 <p class="warn" id="notice">{ n.clone() }</p>
@@ -237,15 +246,16 @@ fn copy_summary(
     status: UseStateHandle<Option<String>>,
 ) -> Callback<()> {
     Callback::from(move |_| {
-        let Some(a) = state.analysis.clone() else {
-            return;
+        let md = match (&state.comparison, &state.analysis) {
+            (Some(c), _) => sloscope_core::show::comparison::markdown(c),
+            (None, Some(a)) => sloscope_core::show::render::markdown(a),
+            (None, None) => return,
         };
-        let md = sloscope_core::show::render::markdown(&a);
         let status = status.clone();
         spawn_local(async move {
             let clip = gloo::utils::window().navigator().clipboard();
             match JsFuture::from(clip.write_text(&md)).await {
-                Ok(_) => status.set(Some("Copied the Markdown verdict table".into())),
+                Ok(_) => status.set(Some("Copied the Markdown summary".into())),
                 Err(e) => status.set(Some(format!(
                     "Clipboard unavailable ({e:?}); use Download report"
                 ))),

@@ -7,14 +7,14 @@
 //! the files already read are handed to it again.
 
 use std::cell::{Cell, RefCell};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::rc::{Rc, Weak};
 
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use yew::UseReducerDispatcher;
 
-use crate::protocol::{FromReader, ToReader};
+use crate::protocol::{FromReader, Side, ToReader};
 use crate::state::{Action, State};
 
 /// The worker's script, next to the page.
@@ -69,6 +69,10 @@ pub struct Engine {
     url: String,
     next_id: Cell<u32>,
     pool: Cell<bool>,
+    /// In Compare mode, the collection new files join.
+    side: Cell<Option<Side>>,
+    /// The collection of each file given in Compare mode.
+    sides: RefCell<HashMap<u32, Side>>,
     me: RefCell<Weak<Engine>>,
 }
 
@@ -83,6 +87,8 @@ impl Engine {
             url: url.clone().unwrap_or_default(),
             next_id: Cell::new(1),
             pool: Cell::new(false),
+            side: Cell::new(None),
+            sides: RefCell::default(),
             me: RefCell::new(Weak::new()),
         });
         *e.me.borrow_mut() = Rc::downgrade(&e);
@@ -173,6 +179,7 @@ impl Engine {
         Some(ToReader::Load {
             id,
             name: name.clone(),
+            side: self.sides.borrow().get(&id).copied(),
         })
     }
 
@@ -181,11 +188,16 @@ impl Engine {
         for (name, size, source) in files {
             let id = self.next_id.get();
             self.next_id.set(id + 1);
+            let side = self.side.get();
             self.dispatch.dispatch(Action::Loading {
                 id,
                 name: name.clone(),
                 size,
+                side,
             });
+            if let Some(s) = side {
+                self.sides.borrow_mut().insert(id, s);
+            }
             self.kept.borrow_mut().push((id, name, source));
             self.reading.borrow_mut().insert(id);
             if let Some(m) = self.load_msg(id) {
@@ -218,8 +230,19 @@ impl Engine {
         self.send(ToReader::Pool { on }, None);
     }
 
+    /// Compare mode on (new files join `side`) or off (`None`); switching it on or off forgets
+    /// every file, since one analysis and one comparison cannot share files.
+    pub fn set_side(&self, side: Option<Side>) {
+        if side.is_some() != self.side.get().is_some() {
+            self.clear();
+        }
+        self.side.set(side);
+        self.dispatch.dispatch(Action::SetSide(side));
+    }
+
     /// Forgets every file.
     pub fn clear(&self) {
+        self.sides.borrow_mut().clear();
         self.kept.borrow_mut().clear();
         self.reading.borrow_mut().clear();
         if let Some(Mode::Starting(_, queue)) = self.mode.borrow_mut().as_mut() {
@@ -296,6 +319,9 @@ impl Engine {
                 self.dispatch.dispatch(Action::Cancelled { id });
             }
             FromReader::Notice { message } => self.dispatch.dispatch(Action::Notice(message)),
+            FromReader::Comparison { comparison } => self
+                .dispatch
+                .dispatch(Action::Compared(comparison.map(|c| Rc::new(*c)))),
             FromReader::Analysis {
                 analysis,
                 memory_bytes,

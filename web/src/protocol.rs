@@ -6,6 +6,26 @@
 
 use serde::{Deserialize, Serialize};
 
+/// Which collection a file belongs to in Compare mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Side {
+    /// Before the change.
+    Before,
+    /// After it.
+    After,
+}
+
+impl Side {
+    /// The word.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Side::Before => "before",
+            Side::After => "after",
+        }
+    }
+}
+
 /// Page → reader.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "snake_case")]
@@ -16,6 +36,9 @@ pub enum ToReader {
         id: u32,
         /// File name, for errors and the report.
         name: String,
+        /// In Compare mode, the collection it belongs to.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        side: Option<Side>,
     },
     /// Stop reading this file (it is dropped if not yet started).
     Cancel {
@@ -72,7 +95,13 @@ pub enum FromReader {
         /// In words.
         message: String,
     },
-    /// The analysis of every file kept (`None` when no file is kept).
+    /// In Compare mode, the comparison of the before and after files (`None` until both sides
+    /// hold a file, and outside Compare mode).
+    Comparison {
+        /// The comparison.
+        comparison: Option<Box<sloscope_core::analyse::regression::types::Comparison>>,
+    },
+    /// The analysis of every file kept (`None` when no file is kept, and in Compare mode).
     Analysis {
         /// The analysis.
         analysis: Option<Box<sloscope_core::Analysis>>,

@@ -3,8 +3,11 @@
 
 use std::rc::Rc;
 
+use sloscope_core::analyse::regression::types::Comparison;
 use sloscope_core::show::view::{report_view, ReportView};
 use sloscope_core::Analysis;
+
+use crate::protocol::Side;
 use yew::Reducible;
 
 /// A file the user gave the page.
@@ -20,6 +23,8 @@ pub struct Entry {
     pub status: Status,
     /// Bytes read and requests parsed so far, while it is read in chunks.
     pub progress: Option<Progress>,
+    /// In Compare mode, its collection.
+    pub side: Option<Side>,
 }
 
 /// How far a streamed read has come.
@@ -65,6 +70,10 @@ pub struct State {
     pub analysing: bool,
     /// The reader's wasm memory at its last analysis, in bytes (what the files cost to keep).
     pub reader_memory_bytes: f64,
+    /// Compare mode: the collection new files join (`None`: one collection, analysed).
+    pub side: Option<Side>,
+    /// In Compare mode, the comparison of the two collections.
+    pub comparison: Option<Rc<Comparison>>,
 }
 
 impl State {
@@ -77,6 +86,17 @@ impl State {
                     || p.flags.iter().any(|f| f.code == Code::PooledRuns)
             })
         })
+    }
+
+    /// Files kept on each side in Compare mode (before, after).
+    pub fn side_counts(&self) -> (usize, usize) {
+        let n = |s: Side| {
+            self.entries
+                .iter()
+                .filter(|e| e.side == Some(s) && matches!(e.status, Status::Loaded(_)))
+                .count()
+        };
+        (n(Side::Before), n(Side::After))
     }
 
     /// Whether any file is still being read.
@@ -101,6 +121,8 @@ pub enum Action {
         name: String,
         /// Size in bytes.
         size: f64,
+        /// In Compare mode, its collection.
+        side: Option<Side>,
     },
     /// A streamed read came further.
     Progress {
@@ -130,6 +152,10 @@ pub enum Action {
     Analyzed(Option<Rc<Analysis>>, f64),
     /// Pool reruns, or not.
     SetPool(bool),
+    /// Compare mode: the collection new files join, or off.
+    SetSide(Option<Side>),
+    /// The reader's comparison (Compare mode).
+    Compared(Option<Rc<Comparison>>),
     /// A message for the reader.
     Notice(String),
     /// Forget every file.
@@ -143,12 +169,18 @@ impl Reducible for State {
         let mut s = (*self).clone();
         let entry = |s: &mut State, id: u32| s.entries.iter_mut().position(|e| e.id == id);
         match action {
-            Action::Loading { id, name, size } => s.entries.push(Entry {
+            Action::Loading {
+                id,
+                name,
+                size,
+                side,
+            } => s.entries.push(Entry {
                 id,
                 name,
                 size,
                 status: Status::Loading,
                 progress: None,
+                side,
             }),
             Action::Progress {
                 id,
@@ -194,10 +226,13 @@ impl Reducible for State {
                 s.pool_reruns = on;
             }
             Action::Notice(n) => s.notice = Some(n),
+            Action::SetSide(side) => s.side = side,
+            Action::Compared(c) => s.comparison = c,
             Action::Clear => {
                 s = State {
                     generation: s.generation + 1,
                     pool_reruns: s.pool_reruns,
+                    side: s.side,
                     ..State::default()
                 }
             }

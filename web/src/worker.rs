@@ -10,12 +10,13 @@ use std::cell::RefCell;
 use std::collections::{HashSet, VecDeque};
 use std::rc::Rc;
 
+use sloscope_core::analyse::regression::{compare, CompareOptions};
 use sloscope_core::{analyze_with, AnalyzeOptions, LoadedFile};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use crate::load::{self, ReadError};
-use crate::protocol::{FromReader, ToReader};
+use crate::protocol::{FromReader, Side, ToReader};
 
 /// A file's content as the page sent it.
 pub enum Payload {
@@ -28,12 +29,13 @@ pub enum Payload {
 struct Job {
     id: u32,
     name: String,
+    side: Option<Side>,
     payload: Payload,
 }
 
 struct Reader {
     sink: Rc<dyn Fn(FromReader)>,
-    docs: Vec<(u32, Rc<LoadedFile>)>,
+    docs: Vec<(u32, Option<Side>, Rc<LoadedFile>)>,
     queue: VecDeque<Job>,
     busy: bool,
     cancelled: HashSet<u32>,
@@ -70,9 +72,41 @@ fn memory_bytes() -> f64 {
         .unwrap_or(0.0)
 }
 
+/// In Compare mode (a file has a side): the comparison once both sides hold a file.
+fn post_comparison(r: &Reader) -> bool {
+    if r.docs.iter().all(|d| d.1.is_none()) {
+        (r.sink)(FromReader::Comparison { comparison: None });
+        return false;
+    }
+    let side = |s: Side| -> Vec<&LoadedFile> {
+        r.docs
+            .iter()
+            .filter(|d| d.1 == Some(s))
+            .map(|d| d.2.as_ref())
+            .collect()
+    };
+    let (before, after) = (side(Side::Before), side(Side::After));
+    let comparison = (!before.is_empty() && !after.is_empty()).then(|| {
+        let options = CompareOptions {
+            pool_reruns: r.pool,
+            ..CompareOptions::default()
+        };
+        Box::new(compare(&before, &after, &options))
+    });
+    (r.sink)(FromReader::Comparison { comparison });
+    (r.sink)(FromReader::Analysis {
+        analysis: None,
+        memory_bytes: memory_bytes(),
+    });
+    true
+}
+
 fn post_analysis(r: &Reader) {
+    if post_comparison(r) {
+        return;
+    }
     let analysis = (!r.docs.is_empty()).then(|| {
-        let docs: Vec<&Rc<LoadedFile>> = r.docs.iter().map(|(_, d)| d).collect();
+        let docs: Vec<&Rc<LoadedFile>> = r.docs.iter().map(|(_, _, d)| d).collect();
         let files: Vec<&LoadedFile> = docs.iter().map(|d| d.as_ref()).collect();
         let a = analyze_with(
             &files,
@@ -140,7 +174,7 @@ pub fn start() {
 fn handle(reader: &Rc<RefCell<Reader>>, msg: ToReader, payload: Option<Payload>) {
     let mut r = reader.borrow_mut();
     match msg {
-        ToReader::Load { id, name } => {
+        ToReader::Load { id, name, side } => {
             let Some(payload) = payload else {
                 (r.sink)(FromReader::Failed {
                     id,
@@ -148,7 +182,12 @@ fn handle(reader: &Rc<RefCell<Reader>>, msg: ToReader, payload: Option<Payload>)
                 });
                 return;
             };
-            r.queue.push_back(Job { id, name, payload });
+            r.queue.push_back(Job {
+                id,
+                name,
+                side,
+                payload,
+            });
             if !r.busy {
                 r.busy = true;
                 wasm_bindgen_futures::spawn_local(drain(reader.clone()));
@@ -232,6 +271,7 @@ async fn drain(reader: Rc<RefCell<Reader>>) {
                 });
                 r.docs.push((
                     id,
+                    job.side,
                     Rc::new(LoadedFile {
                         name: job.name,
                         doc,

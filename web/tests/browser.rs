@@ -144,6 +144,7 @@ async fn the_reader_reads_blobs_and_sends_one_analysis() {
             ToReader::Load {
                 id,
                 name: name.to_string(),
+                side: None,
             },
             Some(Payload::Blob(blob(text))),
         );
@@ -152,6 +153,7 @@ async fn the_reader_reads_blobs_and_sends_one_analysis() {
         ToReader::Load {
             id: 999,
             name: "broken.json".into(),
+            side: None,
         },
         Some(Payload::Blob(blob("{\"kind\": \"run\", \"repeats\": ["))),
     );
@@ -191,6 +193,117 @@ async fn the_reader_reads_blobs_and_sends_one_analysis() {
         panic!("no analysis: {analyses:?}");
     };
     assert_eq!(**a, example_analysis());
+}
+
+/// Every time of a run stretched by `k` (the same server, slower by that much).
+fn stretch(v: &serde_json::Value, k: f64, scale: bool) -> serde_json::Value {
+    use serde_json::Value;
+    match v {
+        Value::Array(a) => Value::Array(a.iter().map(|x| stretch(x, k, scale)).collect()),
+        Value::Object(o) => Value::Object(
+            o.iter()
+                .map(|(key, x)| {
+                    let y = if key == "started_at" || key == "finished_at" {
+                        Value::Null
+                    } else {
+                        stretch(x, k, scale || key.ends_with("_us"))
+                    };
+                    (key.clone(), y)
+                })
+                .collect(),
+        ),
+        Value::Number(n) if scale => {
+            serde_json::json!((n.as_f64().unwrap_or(0.0) * k).round() as u64)
+        }
+        other => other.clone(),
+    }
+}
+
+/// Compare mode in the reader: files with a side give one comparison — the core's, on the same
+/// documents, as `sloscope compare` computes it — and no single analysis.
+#[wasm_bindgen_test]
+async fn the_reader_compares_the_two_sides() {
+    use sloscope_core::analyse::regression::{compare, CompareOptions};
+    use sloscope_web::protocol::{FromReader, Side, ToReader};
+    use sloscope_web::worker::{Payload, ReaderHandle};
+    use std::cell::RefCell;
+    use std::rc::Rc;
+    let heard: Rc<RefCell<Vec<FromReader>>> = Rc::default();
+    let h = heard.clone();
+    let reader = ReaderHandle::new(Rc::new(move |m| h.borrow_mut().push(m)));
+    let slower: Vec<(String, String)> = load::EXAMPLES
+        .iter()
+        .map(|(n, t)| {
+            let v: serde_json::Value = serde_json::from_str(t).unwrap();
+            let v = if v["kind"] == "run" {
+                stretch(&v, 1.25, false)
+            } else {
+                v
+            };
+            (format!("after/{n}"), v.to_string())
+        })
+        .collect();
+    let mut id = 0;
+    let mut docs = (Vec::new(), Vec::new());
+    for (side, set) in [
+        (
+            Side::Before,
+            load::EXAMPLES
+                .iter()
+                .map(|(n, t)| (n.to_string(), t.to_string()))
+                .collect::<Vec<_>>(),
+        ),
+        (Side::After, slower),
+    ] {
+        for (name, text) in set {
+            id += 1;
+            let doc = sloscope_core::read_document(&name, text.clone().into_bytes()).unwrap();
+            let f = sloscope_core::LoadedFile {
+                name: name.clone(),
+                doc,
+            };
+            if side == Side::Before {
+                docs.0.push(f)
+            } else {
+                docs.1.push(f)
+            }
+            reader.handle(
+                ToReader::Load {
+                    id,
+                    name,
+                    side: Some(side),
+                },
+                Some(Payload::Text(text)),
+            );
+        }
+    }
+    for _ in 0..400 {
+        if heard
+            .borrow()
+            .iter()
+            .any(|m| matches!(m, FromReader::Analysis { .. }))
+        {
+            break;
+        }
+        gloo::timers::future::TimeoutFuture::new(20).await;
+    }
+    let heard = heard.borrow();
+    let Some(FromReader::Comparison {
+        comparison: Some(c),
+    }) = heard
+        .iter()
+        .find(|m| matches!(m, FromReader::Comparison { .. }))
+    else {
+        panic!("no comparison");
+    };
+    assert_eq!(**c, compare(&docs.0, &docs.1, &CompareOptions::default()));
+    assert_eq!(
+        c.outcome,
+        sloscope_core::analyse::regression::types::Outcome::Regression
+    );
+    assert!(heard
+        .iter()
+        .any(|m| matches!(m, FromReader::Analysis { analysis: None, .. })));
 }
 
 #[wasm_bindgen_test]

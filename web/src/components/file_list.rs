@@ -69,8 +69,11 @@ pub fn file_list(props: &Props) -> Html {
                     let id = e.id;
                     let cancel = props.on_cancel.reform(move |_: MouseEvent| id);
                     html! {
-                        <li class={classes!("file", class)} data-name={e.name.clone()}>
+                        <li class={classes!("file", class)} data-name={e.name.clone()} data-side={e.side.map(|s| s.as_str())}>
                             <span class="mark" aria-hidden="true">{ mark }</span>
+                            if let Some(side) = e.side {
+                                <span class={classes!("side", side.as_str())}>{ side.as_str() }</span>
+                            }
                             <span class="name">{ name.clone() }</span>
                             <span class="detail">{ detail }</span>
                             if e.status == Status::Loading {

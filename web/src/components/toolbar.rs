@@ -2,6 +2,8 @@
 
 use yew::prelude::*;
 
+use crate::protocol::Side;
+
 /// Properties of [`Toolbar`].
 #[derive(Properties, PartialEq)]
 pub struct Props {
@@ -11,8 +13,14 @@ pub struct Props {
     pub on_example: Callback<()>,
     /// Save the self-contained report.
     pub on_download: Callback<()>,
-    /// Copy the Markdown verdict table.
+    /// Copy the Markdown verdict table (or the comparison).
     pub on_copy: Callback<()>,
+    /// Whether there is something to copy.
+    pub can_copy: bool,
+    /// Compare mode: the collection new files join (`None`: off).
+    pub side: Option<Side>,
+    /// Compare mode or its side changed.
+    pub on_side: Callback<Option<Side>>,
     /// Forget every file.
     pub on_clear: Callback<()>,
     /// Whether there is an analysis to share.
@@ -64,6 +72,10 @@ pub fn toolbar(props: &Props) -> Html {
     };
     let pool_changed = props.on_pool.reform(checked);
     let raw_changed = props.on_raw.reform(checked);
+    let compare_changed = props
+        .on_side
+        .reform(move |e: Event| checked(e).then_some(Side::Before));
+    let to = |s: Side| props.on_side.reform(move |_: Event| Some(s));
     html! {
         <nav class="toolbar" aria-label="Actions">
             if !props.embedded {
@@ -77,7 +89,18 @@ pub fn toolbar(props: &Props) -> Html {
                     <input type="checkbox" id="report-raw" checked={props.raw} onchange={raw_changed} />{ " with raw files" }
                 </label>
             }
-            <button id="copy-summary" onclick={cp} disabled={!props.has_report}>{ "Copy summary" }</button>
+            <button id="copy-summary" onclick={cp} disabled={!props.can_copy}>{ "Copy summary" }</button>
+            if !props.embedded {
+                <label class="compare-mode" title="Compare two collections, before and after a change (sloscope compare): files join the side chosen here">
+                    <input type="checkbox" id="compare-mode" checked={props.side.is_some()} onchange={compare_changed} />{ " Compare" }
+                </label>
+                if let Some(side) = props.side {
+                    <fieldset class="side" aria-label="New files join">
+                        <label><input type="radio" name="side" id="side-before" checked={side == Side::Before} onchange={to(Side::Before)} />{ " before" }</label>
+                        <label><input type="radio" name="side" id="side-after" checked={side == Side::After} onchange={to(Side::After)} />{ " after" }</label>
+                    </fieldset>
+                }
+            }
             if !props.embedded {
                 <button id="clear" class="quiet" onclick={cl}>{ "Clear" }</button>
             }

@@ -8,6 +8,7 @@ mod common;
 mod compare;
 mod endpoint;
 mod faults;
+mod hostile;
 mod import;
 mod llama;
 mod traffic;

@@ -70,3 +70,69 @@ fn json_analysis_and_view() {
     let out = AnalysisOutput::new(example_analysis());
     insta::assert_snapshot!(redact(&serde_json::to_string_pretty(&out).unwrap()));
 }
+
+/// The runs a peer's file becomes, as a reviewed diff: each run's header (tool, workload as the
+/// tool stated it, notes, reported summaries), its first requests per repeat and how many there
+/// are, and the summary sloscope recomputes from all of them.
+fn peer_snapshot(rel: &str) -> String {
+    use sloscope_core::Document;
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/peers")
+        .join(rel);
+    let doc = read_document(rel, std::fs::read(path).unwrap()).unwrap();
+    let Document::Imported(runs) = &doc else {
+        panic!("{rel}: not imported");
+    };
+    let mut out = Vec::new();
+    for (name, run) in runs {
+        let mut v = serde_json::to_value(run).unwrap();
+        for r in v["repeats"].as_array_mut().into_iter().flatten() {
+            let columns = r["requests"].as_object_mut().unwrap();
+            let n = columns
+                .get("send_offset_us")
+                .and_then(|c| c.as_array())
+                .map_or(0, Vec::len);
+            for c in columns.values_mut() {
+                if let Some(a) = c.as_array_mut() {
+                    a.truncate(3);
+                }
+            }
+            columns.insert("requests_in_repeat".into(), n.into());
+        }
+        out.push(serde_json::json!({ "name": name, "run": v }));
+    }
+    let a = analyze(&[LoadedFile {
+        name: rel.to_string(),
+        doc,
+    }]);
+    let summaries: Vec<serde_json::Value> = a
+        .profiles
+        .iter()
+        .flat_map(|p| &p.candidates)
+        .map(|c| serde_json::json!({ "candidate": c.name, "summary": c.summary, "disagreements": c.disagreements }))
+        .collect();
+    let mut text =
+        serde_json::to_string_pretty(&serde_json::json!({ "runs": out, "recomputed": summaries }))
+            .unwrap();
+    text = redact(&text);
+    text
+}
+
+#[test]
+fn peer_files_become_these_runs() {
+    for rel in [
+        "vllm/save-detailed.json",
+        "vllm/save-result.json",
+        "sglang/python-output-details.jsonl",
+        "sglang/rust-output-details.jsonl",
+        "guidellm/small-benchmarks.json",
+        "guidellm/small-benchmarks.csv",
+        "aiperf/profile_export.jsonl",
+        "aiperf/profile_export_aiperf.json",
+        "llmperf/smollm2-q4_64_32_individual_responses.json",
+        "llmperf/smollm2-q4_64_32_summary.json",
+    ] {
+        let name = rel.replace(['/', '.'], "_");
+        insta::assert_snapshot!(format!("peer_{name}"), peer_snapshot(rel));
+    }
+}

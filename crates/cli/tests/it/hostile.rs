@@ -1,0 +1,110 @@
+//! `sloscope run` against the test kit's hostile server, launched from the plan like any
+//! backend: whatever the server does wrong, the run files are written, `analyze` reads them
+//! without a bad-input error, and no profile is `accept`; a plan whose names would leave the
+//! output directory is refused before anything runs.
+
+use std::path::Path;
+
+use crate::collect::plan_edited;
+use crate::common::{scratch, sloscope, sloscope_bin, stderr};
+
+fn hostile_server() -> String {
+    let p = sloscope_bin().with_file_name("hostile-server");
+    assert!(
+        p.exists(),
+        "{} is missing: cargo test --workspace",
+        p.display()
+    );
+    p.display().to_string()
+}
+
+/// Collects the latency profile's slots1 candidate from a hostile server playing `how`.
+fn collect(dir: &Path, how: &str) -> std::process::Output {
+    std::fs::create_dir_all(dir).unwrap();
+    let server = hostile_server();
+    let plan = plan_edited(dir, |text| {
+        text.replace(
+            "{scripted_server} --port {port} --slots {slots} --ttft-ms 20 --gap-ms 4 --tokens 64",
+            &format!("{server} --misbehave {how} --port {{port}}"),
+        )
+    });
+    let out = dir.join("out");
+    crate::collect::run(
+        &[
+            "run",
+            "--plan",
+            plan.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--profiles",
+            "latency",
+            "--candidates",
+            "slots1",
+            "--no-baseline",
+            "--quiet",
+        ],
+        &[],
+    )
+}
+
+#[test]
+fn a_server_that_errs_or_lies_leaves_readable_runs_and_no_accept() {
+    let d = scratch("hostile-cli");
+    for how in [
+        "llama-error-field",
+        "truncated",
+        "usage-huge",
+        "usage-below-events",
+        "tokenize-zero",
+        "redirect-metrics",
+        "json-body",
+    ] {
+        let dir = d.join(how);
+        let o = collect(&dir, how);
+        assert_ne!(
+            o.status.code(),
+            Some(2),
+            "{how}: the plan was refused: {}",
+            stderr(&o)
+        );
+        let out = dir.join("out");
+        let a = sloscope(&["analyze", out.to_str().unwrap(), "--format", "json"], &[]);
+        assert_eq!(a.status.code(), Some(0), "{how}: {}", stderr(&a));
+        let v: serde_json::Value = serde_json::from_slice(&a.stdout).unwrap();
+        for p in v["profiles"].as_array().unwrap() {
+            assert_ne!(p["decision"], "accept", "{how}: {}", p["reason"]);
+        }
+        let runs = std::fs::read_dir(out.join("runs"))
+            .unwrap()
+            .filter(|e| {
+                let name = e.as_ref().unwrap().file_name();
+                name.to_string_lossy().starts_with("latency--")
+            })
+            .count();
+        assert!(runs >= 1, "{how}: no run file written ({})", stderr(&o));
+    }
+}
+
+#[test]
+fn names_that_would_leave_the_output_directory_are_refused() {
+    let d = scratch("hostile-names");
+    std::fs::create_dir_all(&d).unwrap();
+    let plan = plan_edited(&d, |text| {
+        text.replace("name = \"slots1\"", "name = \"../../x\"")
+    });
+    let out = d.join("out");
+    let o = sloscope(
+        &[
+            "run",
+            "--plan",
+            plan.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &[("SLOSCOPE_SCRIPTED_SERVER", "/bin/false")],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("../../x"), "{}", stderr(&o));
+    assert!(!d.parent().unwrap().join("x").exists());
+    assert!(!out.exists() || std::fs::read_dir(&out).unwrap().next().is_none());
+}

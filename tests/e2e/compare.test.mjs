@@ -1,0 +1,93 @@
+// End to end: Compare mode on the built page. The example collection is loaded as "before";
+// "after" is the same collection with every time stretched by 25 % (each `*_us` value of the run
+// files, wall-clock stamps dropped), written to disk and dropped on the page as real files. The
+// page's headline and every metric's label must equal `sloscope compare --format json` on the
+// same two directories.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { chromium } from 'playwright-core';
+import { serve } from './serve.mjs';
+import { ARGS, newPage, dropFiles, waitLoaded } from './lib.mjs';
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
+const examples = path.join(root, 'static/examples');
+const sloscope = path.resolve(process.env.SLOSCOPE_BIN || path.join(root, 'target/debug/sloscope'));
+
+let server, browser, url;
+before(async () => {
+  server = await serve(path.join(root, 'dist'));
+  url = `http://127.0.0.1:${server.address().port}/`;
+  browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: ARGS });
+});
+after(async () => { await browser?.close(); server?.close(); });
+
+function files(dir) {
+  const out = [];
+  const walk = (d) => { for (const e of fs.readdirSync(d, { withFileTypes: true })) { const p = path.join(d, e.name); if (e.isDirectory()) walk(p); else if (p.endsWith('.json')) out.push(p); } };
+  walk(dir);
+  return out.sort();
+}
+
+// Every time of a run stretched by `k`: the same server, slower by that much.
+function stretch(v, k, scale = false) {
+  if (Array.isArray(v)) return v.map((x) => stretch(x, k, scale));
+  if (v && typeof v === 'object') {
+    const out = {};
+    for (const [key, x] of Object.entries(v)) out[key] = key === 'started_at' || key === 'finished_at' ? null : stretch(x, k, scale || key.endsWith('_us'));
+    return out;
+  }
+  return scale && typeof v === 'number' ? Math.round(v * k) : v;
+}
+
+test('Compare mode: before and after collections dropped on the page read as sloscope compare', async () => {
+  const slower = fs.mkdtempSync(path.join(os.tmpdir(), 'sloscope-compare-'));
+  for (const f of files(examples)) {
+    const doc = JSON.parse(fs.readFileSync(f, 'utf8'));
+    const out = path.join(slower, path.relative(examples, f));
+    fs.mkdirSync(path.dirname(out), { recursive: true });
+    fs.writeFileSync(out, JSON.stringify(doc.kind === 'run' ? stretch(doc, 1.25) : doc));
+  }
+  const cli = spawnSync(sloscope, ['compare', examples, slower, '--format', 'json']);
+  assert.equal(cli.status, 1, cli.stderr.toString());
+  const expected = JSON.parse(cli.stdout.toString());
+  const headline = cli.stderr.toString().trim().split('\n').pop().replace(/^sloscope: /, '');
+
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const { page, errors } = await newPage(ctx, url);
+  await page.goto(url);
+  await page.check('#compare-mode');
+  await page.waitForSelector('#side-before:checked');
+  await page.click('#load-example');
+  const n = files(examples).length;
+  await waitLoaded(page, n);
+  await page.check('#side-after');
+  await dropFiles(page, files(slower).map((f) => ({ name: path.basename(f), text: fs.readFileSync(f, 'utf8') })));
+  await waitLoaded(page, 2 * n);
+  await page.waitForSelector('#compare[data-outcome="regression"]');
+  assert.equal(await page.locator('#file-list li[data-side="before"]').count(), n);
+  assert.equal(await page.locator('#file-list li[data-side="after"]').count(), n);
+  assert.equal((await page.textContent('#compare-headline')).trim(), headline);
+  // Every metric's label, cell by cell, as the CLI gave it ("All metrics" holds every row).
+  const all = page.locator('#compare details table.changes tbody tr');
+  const rows = expected.cells.flatMap((c) => c.metrics.map((m) => [c.profile, c.candidate, m.metric, m.label.replace('_', '-')]));
+  assert.equal(await all.count(), rows.length);
+  for (const [i, [profile, candidate, metric, label]] of rows.entries()) {
+    const row = all.nth(i);
+    const cells = (await row.locator('td').allTextContents()).map((t) => t.trim());
+    assert.deepEqual([cells[0], cells[1], cells[2]], [profile, candidate, metric]);
+    assert.equal(await row.getAttribute('data-label'), label, `${profile} ${candidate} ${metric}`);
+  }
+  // Copy summary copies the comparison's Markdown.
+  await ctx.grantPermissions(['clipboard-read', 'clipboard-write']);
+  await page.click('#copy-summary');
+  await page.waitForSelector('#share-status');
+  const md = await page.evaluate(() => navigator.clipboard.readText());
+  assert.ok(md.startsWith('## sloscope compare: regression'), md.slice(0, 80));
+  assert.deepEqual(errors, []);
+  await ctx.close();
+  fs.rmSync(slower, { recursive: true, force: true });
+});

@@ -1,0 +1,197 @@
+//! Compare mode's result: the answer, what changed, verdicts before and after, then the metric
+//! changes with their intervals (the ones that moved or could not be told first, every metric
+//! under "all metrics"), the cells not comparable and the notes. The same comparison the CLI
+//! prints (`sloscope compare`); every string from a file is shown inert.
+
+use std::rc::Rc;
+
+use sloscope_core::analyse::regression::types::{Cell, Comparison, Label, MetricChange, Outcome};
+use sloscope_core::base::fmt::format_number as num;
+use sloscope_core::show::comparison::headline;
+use sloscope_core::show::view::Shown;
+use yew::prelude::*;
+
+/// Properties of [`Compare`].
+#[derive(Properties, PartialEq)]
+pub struct Props {
+    /// The comparison (`None`: a side holds no file yet).
+    pub comparison: Option<Rc<Comparison>>,
+    /// Files on each side (before, after).
+    pub counts: (usize, usize),
+}
+
+fn shown(s: &str) -> String {
+    Shown::new(s).to_string()
+}
+
+fn label(l: Label) -> (&'static str, &'static str) {
+    match l {
+        Label::Regression => ("regression", "REGRESSION"),
+        Label::Improvement => ("improvement", "improvement"),
+        Label::NoChange => ("no-change", "no change"),
+        Label::Inconclusive => ("inconclusive", "inconclusive"),
+    }
+}
+
+fn signed(v: f64) -> String {
+    if v > 0.0 {
+        format!("+{}", num(v))
+    } else {
+        num(v)
+    }
+}
+
+fn row(cell: &Cell, m: &MetricChange) -> Html {
+    let unit = m.metric.unit();
+    let (class, word) = label(m.label);
+    let iv = m.difference_interval.map_or_else(
+        || "—".to_string(),
+        |iv| format!("[{}, {}] {unit}", signed(iv.low), signed(iv.high)),
+    );
+    let pct = m.ratio.map_or(String::new(), |r| {
+        format!(" ({:+}%)", num((r - 1.0) * 100.0))
+    });
+    html! {
+        <tr class={classes!("change", class)} data-metric={m.metric.name()} data-label={class}>
+            <td>{ cell.profile.clone() }</td>
+            <td>{ shown(&cell.candidate) }</td>
+            <td>{ m.metric.name() }</td>
+            <td class="num">{ m.before.map_or("—".into(), num) }</td>
+            <td class="num">{ m.after.map_or("—".into(), num) }</td>
+            <td class="num">{ format!("{}{pct}", m.difference.map_or("—".into(), signed)) }</td>
+            <td class="num" title={m.method.clone()}>{ iv }</td>
+            <td>{ format!("{}% and {} {unit}", num(m.threshold.relative * 100.0), num(m.threshold.absolute)) }</td>
+            <td class="label">{ word }</td>
+        </tr>
+    }
+}
+
+fn table(c: &Comparison, keep: impl Fn(&MetricChange) -> bool) -> Html {
+    html! {
+        <table class="changes">
+            <thead><tr>
+                <th>{ "profile" }</th><th>{ "candidate" }</th><th>{ "metric" }</th><th>{ "before" }</th>
+                <th>{ "after" }</th><th>{ "change" }</th><th>{ "95% interval" }</th><th>{ "threshold" }</th><th>{ "label" }</th>
+            </tr></thead>
+            <tbody>
+            { for c.cells.iter().flat_map(|cell| cell.metrics.iter().filter(|m| keep(m)).map(move |m| row(cell, m))) }
+            </tbody>
+        </table>
+    }
+}
+
+fn changed(c: &Comparison) -> Html {
+    if c.changed.is_empty() {
+        return html! { <p id="compare-changed">{ "Nothing but the measurements changed: the same lineage, backend, hardware and server commands." }</p> };
+    }
+    html! {
+        <table id="compare-changed" class="changed">
+            <thead><tr><th></th><th>{ "before" }</th><th>{ "after" }</th></tr></thead>
+            <tbody>
+            { for c.changed.iter().map(|ch| html! {
+                <tr><th>{ shown(&ch.what) }</th><td>{ shown(&ch.before.join(", ")) }</td><td>{ shown(&ch.after.join(", ")) }</td></tr>
+            }) }
+            </tbody>
+        </table>
+    }
+}
+
+fn verdicts(c: &Comparison) -> Html {
+    let v = |d: Option<sloscope_core::schema::Decision>, r: &Option<String>| match (d, r) {
+        (Some(d), Some(r)) => format!("{} ({})", d.as_str(), shown(r)),
+        (Some(d), None) => d.as_str().to_string(),
+        (None, _) => "—".into(),
+    };
+    let margin = |m: &Option<sloscope_core::analyse::regression::types::Margin>| {
+        m.as_ref().map_or("—".into(), |m| {
+            format!(
+                "{} {} (limit {}{})",
+                m.metric.name(),
+                m.value.map_or("—".into(), num),
+                num(m.limit),
+                m.margin_ratio
+                    .map_or(String::new(), |r| format!(", margin {}%", num(r * 100.0)))
+            )
+        })
+    };
+    html! {
+        <table id="compare-verdicts">
+            <thead><tr><th>{ "profile" }</th><th>{ "before" }</th><th>{ "after" }</th><th>{ "binding SLO before" }</th><th>{ "after" }</th></tr></thead>
+            <tbody>
+            { for c.verdicts.iter().map(|x| html! {
+                <tr class={classes!(x.flipped.then_some("flipped"))} data-profile={x.profile.clone()}>
+                    <td>{ x.profile.clone() }</td>
+                    <td>{ v(x.before, &x.recommended_before) }</td>
+                    <td>{ v(x.after, &x.recommended_after) }{ if x.flipped { " ⚠ changed" } else { "" } }</td>
+                    <td>{ margin(&x.binding_before) }</td>
+                    <td>{ margin(&x.binding_after) }</td>
+                </tr>
+            }) }
+            </tbody>
+        </table>
+    }
+}
+
+/// The comparison section.
+#[function_component(Compare)]
+pub fn compare(props: &Props) -> Html {
+    let Some(c) = props.comparison.as_ref() else {
+        let (b, a) = props.counts;
+        return html! {
+            <section class="compare" id="compare" aria-label="Comparison">
+                <h2>{ "Compare" }</h2>
+                <p>{ format!("{b} file(s) before, {a} after: give both collections (choose the side in the toolbar, then drop or browse its files).") }</p>
+            </section>
+        };
+    };
+    let outcome = match c.outcome {
+        Outcome::Regression => "regression",
+        Outcome::NoRegression => "no-regression",
+        Outcome::NothingComparable => "nothing-comparable",
+        Outcome::Refused => "refused",
+    };
+    html! {
+        <section class="compare" id="compare" aria-label="Comparison" data-outcome={outcome}>
+            <h2>{ "Compare" }</h2>
+            <p class={classes!("compare-headline", outcome)} id="compare-headline">{ shown(&headline(c)) }</p>
+            if !c.refused.is_empty() {
+                <ul class="warn">{ for c.refused.iter().map(|r| html! { <li>{ shown(r) }</li> }) }</ul>
+            }
+            if c.outcome != Outcome::Refused {
+                <h3>{ "What changed" }</h3>
+                { changed(c) }
+                <h3>{ "Verdicts" }</h3>
+                { verdicts(c) }
+            }
+            if !c.capacity.is_empty() {
+                <h3>{ "Capacity" }</h3>
+                <ul>{ for c.capacity.iter().map(|k| html! {
+                    <li>{ format!("{}: before {}; after {}", k.profile, shown(k.before.as_deref().unwrap_or("no search")), shown(k.after.as_deref().unwrap_or("no search"))) }</li>
+                }) }</ul>
+            }
+            if !c.cells.is_empty() {
+                <h3>{ "Changes (95% intervals; a change counts beyond both parts of its threshold)" }</h3>
+                { table(c, |m| m.label != Label::NoChange) }
+                <details>
+                    <summary>{ "All metrics" }</summary>
+                    { table(c, |_| true) }
+                </details>
+                <ul class="small">{ for c.cells.iter().map(|cell| html! {
+                    <li>{ format!("{} {}: {} requests before, {} after; {}", cell.profile, shown(&cell.candidate), cell.requests_before, cell.requests_after,
+                        cell.pairing_note.as_deref().map_or("requests paired by index (the same request sequence)".to_string(), |w| format!("requests not paired: {}", shown(w)))) }</li>
+                }) }</ul>
+            }
+            if !c.not_comparable.is_empty() {
+                <h3>{ "Not comparable" }</h3>
+                <ul id="compare-not-comparable">{ for c.not_comparable.iter().map(|n| html! {
+                    <li>{ format!("{} {}: {}", n.profile, shown(&n.candidate), shown(&n.reason)) }</li>
+                }) }</ul>
+            }
+            if !c.notes.is_empty() {
+                <details><summary>{ "Notes" }</summary>
+                <ul>{ for c.notes.iter().map(|n| html! { <li>{ shown(n) }</li> }) }</ul>
+                </details>
+            }
+        </section>
+    }
+}
