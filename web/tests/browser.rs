@@ -72,9 +72,11 @@ type Draw<'a> = Box<dyn Fn(&DrawingArea<CanvasBackend, plotters::coord::Shift>) 
 #[wasm_bindgen_test]
 fn every_chart_draws_on_a_canvas() {
     let a = example_analysis();
-    for p in &a.profiles {
+    let view = sloscope_core::show::view::report_view(&a);
+    for (p, pv) in a.profiles.iter().zip(&view.profiles) {
+        let cv = &pv.charts;
         let draws: Vec<Draw<'_>> = vec![
-            Box::new(|r| charts::tradeoff(r, p).unwrap()),
+            Box::new(|r| charts::tradeoff(r, p, cv).unwrap()),
             Box::new(|r| charts::cdf(r, p, Quantity::Ttft).unwrap()),
             Box::new(|r| charts::cdf(r, p, Quantity::Tpot).unwrap()),
             Box::new(|r| charts::cdf(r, p, Quantity::E2e).unwrap()),
@@ -87,10 +89,10 @@ fn every_chart_draws_on_a_canvas() {
         let mut draws = draws;
         if p.capacity.is_some() {
             draws.push(Box::new(|r| {
-                charts::capacity(r, p, charts::CapacityY::Slo).unwrap()
+                charts::capacity(r, p, cv, charts::CapacityY::Slo).unwrap()
             }));
             draws.push(Box::new(|r| {
-                charts::capacity(r, p, charts::CapacityY::Throughput).unwrap()
+                charts::capacity(r, p, cv, charts::CapacityY::Throughput).unwrap()
             }));
         }
         for d in draws {

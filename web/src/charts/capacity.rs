@@ -21,28 +21,6 @@ pub enum CapacityY {
     Throughput,
 }
 
-/// The SLO metric a capacity chart shows: the one that bound at the best candidate's first
-/// failing load, else the first checked.
-pub fn capacity_metric(p: &ProfileReport) -> Option<(Metric, f64)> {
-    let cap = p.capacity.as_ref()?;
-    let best = cap
-        .best
-        .as_ref()
-        .and_then(|b| cap.candidates.iter().find(|c| &c.name == b))
-        .or(cap.candidates.first())?;
-    let failing = best
-        .first_fail
-        .and_then(|ff| best.trials.iter().find(|t| t.load == ff && !t.pass))
-        .and_then(|t| t.binding);
-    let name = failing.or_else(|| {
-        best.trials
-            .first()
-            .and_then(|t| t.checks.first().map(|k| k.metric))
-    })?;
-    let limit = p.slo.iter().find(|s| s.metric == name)?.limit;
-    Some((name, limit))
-}
-
 /// One candidate's trials: (load, value, passed, the SLO it failed on).
 type Trials<'a> = Vec<(f64, f64, bool, Option<Metric>)>;
 /// Per candidate: its name, its knee (last passing load) and its trials.
@@ -55,15 +33,15 @@ type Chart<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoor
 pub fn capacity<DB: DrawingBackend + 'static>(
     root: &DrawingArea<DB, Shift>,
     p: &ProfileReport,
+    cv: &sloscope_core::show::view::ChartsView,
     y: CapacityY,
 ) -> Drawn<DB> {
     let Some(cap) = p.capacity.as_ref() else {
         return empty(root, &format!("{}: no capacity search", p.profile));
     };
-    let metric = capacity_metric(p);
-    let (y_name, limit) = match (y, &metric) {
+    let (y_name, limit) = match (y, &cv.capacity_slo) {
         (CapacityY::Throughput, _) => (Metric::THROUGHPUT, None),
-        (CapacityY::Slo, Some((m, l))) => (*m, Some(*l)),
+        (CapacityY::Slo, Some(l)) => (l.metric, Some(l)),
         (CapacityY::Slo, None) => {
             return empty(
                 root,
@@ -85,7 +63,7 @@ pub fn capacity<DB: DrawingBackend + 'static>(
         series
             .iter()
             .flat_map(|s| s.2.iter().map(|p| p.1))
-            .chain(limit),
+            .chain(limit.map(|l| l.limit)),
     );
     root.fill(&WHITE)?;
     let mut chart = ChartBuilder::on(root)
@@ -106,7 +84,7 @@ pub fn capacity<DB: DrawingBackend + 'static>(
         .y_label_formatter(&tick)
         .draw()?;
     if let Some(l) = limit {
-        slo_limit(&mut chart, p, y_name, l, xmax)?;
+        slo_limit(&mut chart, l, xmax)?;
     }
     candidates(&mut chart, &series, y, y_name)?;
     chart
@@ -159,20 +137,11 @@ fn series<'a>(
 
 fn slo_limit<DB: DrawingBackend + 'static>(
     chart: &mut Chart<'_, DB>,
-    p: &ProfileReport,
-    y_name: Metric,
-    l: f64,
+    line: &sloscope_core::show::view::SloLine,
     xmax: f64,
 ) -> Drawn<DB> {
-    let dir = p
-        .slo
-        .iter()
-        .find(|s| s.metric == y_name)
-        .map(|s| s.direction);
-    let op = match dir {
-        Some(sloscope_core::base::metric::Direction::HigherIsBetter) => "≥",
-        _ => "≤",
-    };
+    let (l, y_name) = (line.limit, line.metric);
+    let op = if line.higher_is_better { "≥" } else { "≤" };
     chart
         .draw_series(DashedLineSeries::new(
             [(0.0, l), (xmax, l)],

@@ -9,7 +9,8 @@ use sloscope_core::base::metric::Metric;
 
 mod capacity;
 mod traffic;
-pub use capacity::{capacity, capacity_metric, CapacityY};
+pub use capacity::{capacity, CapacityY};
+use sloscope_core::show::view::ChartsView;
 pub use traffic::{histogram, prefill, shares, Traffic, BINS};
 
 /// A name from a file as a chart shows it (legends, labels): made inert by the view-model's one
@@ -130,7 +131,11 @@ fn empty<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, title: &str) -> Draw
 // Axes, SLO lines, Pareto front, points and labels of one chart: plotters' builder style
 // makes this one long function (past 80 lines); each block is one layer of the drawing.
 /// TTFT p95 against output throughput per candidate, with the SLO lines and the Pareto front.
-pub fn tradeoff<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, p: &ProfileReport) -> Drawn<DB> {
+pub fn tradeoff<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    p: &ProfileReport,
+    cv: &ChartsView,
+) -> Drawn<DB> {
     let (ttft, tps) = (Metric::TTFT_P95, Metric::THROUGHPUT);
     let pts: Vec<(String, f64, f64)> = p
         .candidates
@@ -141,16 +146,8 @@ pub fn tradeoff<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, p: &ProfileRe
     if pts.is_empty() {
         return empty(root, &title);
     }
-    let slo_y = p
-        .slo
-        .iter()
-        .find(|s| s.metric == Metric::TTFT_P95)
-        .map(|s| s.limit);
-    let slo_x = p
-        .slo
-        .iter()
-        .find(|s| s.metric == Metric::THROUGHPUT)
-        .map(|s| s.limit);
+    let slo_y = cv.tradeoff_ttft.as_ref().map(|s| s.limit);
+    let slo_x = cv.tradeoff_throughput.as_ref().map(|s| s.limit);
     let xmax = upper(pts.iter().map(|p| p.1).chain(slo_x));
     let ymax = upper(pts.iter().map(|p| p.2).chain(slo_y));
     root.fill(&WHITE)?;

@@ -2,7 +2,6 @@
 //! excluded runs with reasons, the float-baseline comparison and the charts. Every word and
 //! number comes from the core's view-model ([`sloscope_core::show::view`]); this only lays it out.
 
-use sloscope_core::base::metric::Metric;
 use std::rc::Rc;
 
 use sloscope_core::analyse::report::ProfileReport;
@@ -57,37 +56,6 @@ pub fn table(t: &TableView, id: String, class: &'static str) -> Html {
     }
 }
 
-/// What the trade-off chart draws, and only that: SLO lines exist only for a TTFT p95 or an
-/// output-throughput limit.
-fn tradeoff_caption(p: &sloscope_core::analyse::report::ProfileReport) -> String {
-    let lines: Vec<String> = p
-        .slo
-        .iter()
-        .filter(|s| s.metric == Metric::TTFT_P95 || s.metric == Metric::THROUGHPUT)
-        .map(|s| s.metric.name())
-        .collect();
-    let slo = if lines.is_empty() {
-        "no SLO on either axis".to_string()
-    } else {
-        format!("SLO line for {}", lines.join(" and "))
-    };
-    format!(
-        "{}: TTFT p95 vs output throughput per candidate, {slo}, Pareto front dashed",
-        p.profile
-    )
-}
-
-/// What the capacity chart draws: the SLO metric against load, its limit, each knee.
-fn capacity_caption(p: &sloscope_core::analyse::report::ProfileReport) -> String {
-    match charts::capacity_metric(p) {
-        Some((m, _)) => format!(
-            "{}: {m} against load per candidate, SLO limit dashed, failing trials ringed, each knee (last passing load) marked",
-            p.profile
-        ),
-        None => format!("{}: capacity search (no SLO metric measured)", p.profile),
-    }
-}
-
 /// One profile section.
 #[function_component(Profile)]
 pub fn profile(props: &Props) -> Html {
@@ -104,6 +72,7 @@ pub fn profile(props: &Props) -> Html {
     };
     let (p1, p2, p3, p4, p5) = (p.clone(), p.clone(), p.clone(), p.clone(), p.clone());
     let (p6, p7) = (p.clone(), p.clone());
+    let (v1, v6, v7) = (v.clone(), v.clone(), v.clone());
     let (t1, t2, t3, t4) = (p.clone(), p.clone(), p.clone(), p.clone());
     let traffic = |c: &sloscope_core::analyse::summary::Curves| {
         !c.prompt_tokens.is_empty() || !c.output_tokens.is_empty()
@@ -176,14 +145,14 @@ pub fn profile(props: &Props) -> Html {
                 { table(t, format!("baseline-{}", v.profile), "baseline") }
             }
             <div class="charts">
-                { chart("tradeoff", tradeoff_caption(&p),
-                    Rc::new(move |root| drawn(charts::tradeoff(root, &p1))), 340) }
+                { chart("tradeoff", v.charts.tradeoff_caption.to_string(),
+                    Rc::new(move |root| drawn(charts::tradeoff(root, &p1, &v1.charts))), 340) }
                 { chart("cdf-ttft", format!("{}: TTFT CDF", p.profile), Rc::new(move |root| drawn(charts::cdf(root, &p2, Quantity::Ttft))), 260) }
                 { chart("cdf-tpot", format!("{}: TPOT CDF", p.profile), Rc::new(move |root| drawn(charts::cdf(root, &p3, Quantity::Tpot))), 260) }
                 { chart("cdf-e2e", format!("{}: end-to-end CDF", p.profile), Rc::new(move |root| drawn(charts::cdf(root, &p4, Quantity::E2e))), 260) }
                 if p.capacity.is_some() {
-                    { chart("capacity-slo", capacity_caption(&p), Rc::new(move |root| drawn(charts::capacity(root, &p6, charts::CapacityY::Slo))), 300) }
-                    { chart("capacity-tps", format!("{}: output throughput against load per candidate, each knee marked", p.profile), Rc::new(move |root| drawn(charts::capacity(root, &p7, charts::CapacityY::Throughput))), 300) }
+                    { chart("capacity-slo", v.charts.capacity_caption.as_ref().map(ToString::to_string).unwrap_or_default(), Rc::new(move |root| drawn(charts::capacity(root, &p6, &v6.charts, charts::CapacityY::Slo))), 300) }
+                    { chart("capacity-tps", v.charts.capacity_throughput_caption.as_ref().map(ToString::to_string).unwrap_or_default(), Rc::new(move |root| drawn(charts::capacity(root, &p7, &v7.charts, charts::CapacityY::Throughput))), 300) }
                 }
                 if p.baseline.is_some() {
                     { chart("baseline", format!("{}: quantized / float ratios", p.profile), Rc::new(move |root| drawn(charts::baseline_ratios(root, &p5))), 260) }

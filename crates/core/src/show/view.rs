@@ -4,6 +4,7 @@
 //! review thread and the browser cannot disagree on a word or a digit.
 
 mod capacity;
+mod charts;
 mod headline;
 mod shown;
 mod types;
@@ -405,6 +406,7 @@ fn profile_view(p: &ProfileReport) -> ProfileView {
         capacity_title: p.capacity.as_ref().map(capacity::title).map(Shown::new),
         capacity: p.capacity.as_ref().map(capacity::table),
         capacity_lines: all(p.capacity.as_ref().map(capacity::lines).unwrap_or_default()),
+        charts: charts::charts(p),
     }
 }
 

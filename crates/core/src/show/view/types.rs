@@ -164,6 +164,8 @@ pub struct ProfileView {
     /// trials in order; trials left out; marginal or non-monotone trials.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub capacity_lines: Vec<Shown>,
+    /// What each chart draws: captions and the SLO lines that apply.
+    pub charts: ChartsView,
 }
 
 /// The lineage as lines.
@@ -215,4 +217,34 @@ pub struct AnalysisOutput {
     pub analysis: Analysis,
     /// What a reader sees of them.
     pub view: ReportView,
+}
+
+/// An SLO limit a chart draws as a line.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct SloLine {
+    /// The SLO's metric.
+    pub metric: Metric,
+    /// Its limit.
+    pub limit: f64,
+    /// A floor (higher is better) rather than a ceiling.
+    pub higher_is_better: bool,
+}
+
+/// What a profile's charts draw, decided by the core: the page only draws it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct ChartsView {
+    /// The TTFT–throughput trade-off chart's caption.
+    pub tradeoff_caption: Shown,
+    /// Its TTFT p95 SLO line, when the profile has that SLO.
+    pub tradeoff_ttft: Option<SloLine>,
+    /// Its output-throughput SLO line, when the profile has that SLO.
+    pub tradeoff_throughput: Option<SloLine>,
+    /// The capacity chart's caption (with a capacity search).
+    pub capacity_caption: Option<Shown>,
+    /// The capacity throughput chart's caption.
+    pub capacity_throughput_caption: Option<Shown>,
+    /// The SLO the capacity chart plots against load, with its limit.
+    pub capacity_slo: Option<SloLine>,
 }

@@ -1,0 +1,77 @@
+//! What each chart of a profile draws, decided here rather than in the page: its caption, and
+//! which SLO limits apply (a line is drawn only for a limit on the chart's own axis; the
+//! capacity chart plots the SLO the best candidate failed on at its first failing load, else
+//! the first one checked).
+
+use crate::analyse::report::ProfileReport;
+use crate::base::metric::{Direction, Metric};
+
+use super::types::{ChartsView, Shown, SloLine};
+
+fn limit(p: &ProfileReport, m: Metric) -> Option<SloLine> {
+    p.slo.iter().find(|s| s.metric == m).map(|s| SloLine {
+        metric: m,
+        limit: s.limit,
+        higher_is_better: s.direction == Direction::HigherIsBetter,
+    })
+}
+
+/// The SLO metric the capacity chart plots against load.
+fn capacity_metric(p: &ProfileReport) -> Option<Metric> {
+    let cap = p.capacity.as_ref()?;
+    let best = cap
+        .best
+        .as_ref()
+        .and_then(|b| cap.candidates.iter().find(|c| &c.name == b))
+        .or(cap.candidates.first())?;
+    let failing = best
+        .first_fail
+        .and_then(|ff| best.trials.iter().find(|t| t.load == ff && !t.pass))
+        .and_then(|t| t.binding);
+    failing.or_else(|| {
+        best.trials
+            .first()
+            .and_then(|t| t.checks.first().map(|k| k.metric))
+    })
+}
+
+/// The profile's charts.
+pub(crate) fn charts(p: &ProfileReport) -> ChartsView {
+    let ttft = limit(p, Metric::TTFT_P95);
+    let tps = limit(p, Metric::THROUGHPUT);
+    let lines: Vec<String> = [&ttft, &tps]
+        .into_iter()
+        .flatten()
+        .map(|l| l.metric.name())
+        .collect();
+    let slo = if lines.is_empty() {
+        "no SLO on either axis".to_string()
+    } else {
+        format!("SLO line for {}", lines.join(" and "))
+    };
+    let capacity_slo = capacity_metric(p).and_then(|m| limit(p, m));
+    let capacity_caption = p.capacity.as_ref().map(|_| match &capacity_slo {
+        Some(l) => format!(
+            "{}: {} against load per candidate, SLO limit dashed, failing trials ringed, each knee (last passing load) marked",
+            p.profile,
+            l.metric.name()
+        ),
+        None => format!("{}: capacity search (no SLO metric measured)", p.profile),
+    });
+    ChartsView {
+        tradeoff_caption: Shown::new(format!(
+            "{}: TTFT p95 vs output throughput per candidate, {slo}, Pareto front dashed",
+            p.profile
+        )),
+        tradeoff_ttft: ttft,
+        tradeoff_throughput: tps,
+        capacity_caption: capacity_caption.map(Shown::new),
+        capacity_throughput_caption: p.capacity.as_ref().map(|_| {
+            Shown::new(format!(
+                "{}: output throughput against load per candidate, each knee marked",
+                p.profile
+            ))
+        }),
+        capacity_slo,
+    }
+}
