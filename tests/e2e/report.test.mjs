@@ -228,3 +228,26 @@ test('phone width: readable, no sideways scrolling of the page', async () => {
   assert.deepEqual(errors, []);
   await ctx.close();
 });
+
+test('print: every folded panel opens (lineage table, file list), light colours even from dark mode, and a PDF is made', async () => {
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: 'dark' });
+  const { page, errors } = await newPage(ctx);
+  await page.goto(url);
+  await page.click('#load-example');
+  await waitLoaded(page, exampleFiles().length);
+  const folded = () => page.$$eval('details', (ds) => ds.filter((d) => !d.open).length);
+  assert.ok((await folded()) > 0, 'something is folded on screen');
+  await page.evaluate(() => window.dispatchEvent(new Event('beforeprint')));
+  assert.equal(await folded(), 0, 'every panel open for print');
+  await page.emulateMedia({ media: 'print', colorScheme: 'dark' });
+  assert.ok(await page.locator('section.lineage table').isVisible(), 'the lineage table prints');
+  assert.ok(await page.locator('#file-list li').first().isVisible(), 'the file list prints');
+  const bg = await page.evaluate(() => getComputedStyle(document.querySelector('.verdict')).backgroundColor);
+  assert.equal(bg, 'rgb(255, 255, 255)', 'a printed verdict is on white');
+  const pdf = await page.pdf({ format: 'A4' });
+  assert.ok(pdf.length > 10000 && pdf.subarray(0, 5).toString() === '%PDF-', 'a PDF');
+  await page.evaluate(() => window.dispatchEvent(new Event('afterprint')));
+  assert.ok((await folded()) > 0, 'folded again after printing');
+  assert.deepEqual(errors, []);
+  await ctx.close();
+});

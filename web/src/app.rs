@@ -107,6 +107,7 @@ pub fn app() -> Html {
         });
     }
     use_window_drop(engine.clone(), dragging.clone(), embedded.is_some());
+    use_print_opens_details();
     let on_files = {
         let engine = engine.clone();
         Callback::from(move |files: web_sys::FileList| load_files(files, &engine))
@@ -193,6 +194,45 @@ pub fn app() -> Html {
         <footer>{ format!("sloscope {} · numbers recomputed in your browser from the raw per-request data", env!("CARGO_PKG_VERSION")) }</footer>
         </>
     }
+}
+
+/// A printed page shows every folded panel (the lineage table, the file list, notes): Chromium
+/// does not open `<details>` for print whatever the CSS says, so they are opened before printing
+/// and folded again after.
+#[hook]
+fn use_print_opens_details() {
+    use_effect_with((), move |_| {
+        let w = gloo::utils::window();
+        let each = |f: &dyn Fn(&web_sys::Element)| {
+            if let Ok(list) = gloo::utils::document().query_selector_all("details") {
+                for i in 0..list.length() {
+                    if let Some(el) = list
+                        .get(i)
+                        .and_then(|n| n.dyn_into::<web_sys::Element>().ok())
+                    {
+                        f(&el);
+                    }
+                }
+            }
+        };
+        let before = EventListener::new(&w, "beforeprint", move |_| {
+            each(&|el| {
+                if !el.has_attribute("open") {
+                    let _ = el.set_attribute("open", "");
+                    let _ = el.set_attribute("data-print-opened", "");
+                }
+            })
+        });
+        let after = EventListener::new(&w, "afterprint", move |_| {
+            each(&|el| {
+                if el.has_attribute("data-print-opened") {
+                    let _ = el.remove_attribute("open");
+                    let _ = el.remove_attribute("data-print-opened");
+                }
+            })
+        });
+        move || drop_all(vec![before, after])
+    });
 }
 
 /// Window-wide drop zone. A depth counter keeps the overlay from flickering as the pointer

@@ -79,7 +79,7 @@ fn picks_the_lowest_primary_metric_among_feasible_candidates() {
         "{h}"
     );
     assert!(
-        h.contains("(95% ") && h.contains("tightest SLO ") && h.contains("margin"),
+        h.contains("(95% ") && h.contains("tightest SLO ") && h.contains("ms below the limit ("),
         "{h}"
     );
     let np1 = &prof.candidates[0];

@@ -26,12 +26,20 @@ pub fn workload_label(w: &ForeignWorkload) -> String {
     {
         return String::new();
     }
+    // A rate as people write it (a sweep's 2.3027270349547733 reads 2.3027).
+    let rate = |r: f64| {
+        let s = format!("{r:.4}");
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    };
     let load = match (w.request_rate_rps, w.concurrency) {
-        (Some(r), Some(c)) => format!("{r} rps ≤{c}"),
-        (Some(r), None) => format!("{r} rps"),
+        (Some(r), Some(c)) => format!("{} rps ≤{c}", rate(r)),
+        (Some(r), None) => format!("{} rps", rate(r)),
         (None, Some(c)) => format!("c{c}"),
         (None, None) => "load ?".into(),
     };
     let n = |x: Option<u32>| x.map_or("?".to_string(), |x| x.to_string());
-    format!("{load} {}→{}", n(w.prompt_tokens), n(w.max_output_tokens))
+    match (w.prompt_tokens, w.max_output_tokens) {
+        (None, None) => format!("{load}, lengths not stated"),
+        (p, o) => format!("{load} {}→{}", n(p), n(o)),
+    }
 }

@@ -2,7 +2,7 @@
 //! its interval, the binding or tightest SLO) and the caveats that weaken it.
 
 use crate::analyse::report::{Analysis, CandidateReport, ProfileReport};
-use crate::base::fmt::{format_number, optional, with_unit};
+use crate::base::fmt::{format_number, with_unit};
 use crate::base::metric::Metric;
 
 use super::setting;
@@ -64,14 +64,18 @@ pub(super) fn headline(p: &ProfileReport) -> String {
             let rel = k
                 .margin
                 .filter(|_| k.limit != 0.0)
-                .map(|m| format!(", {} of the limit", percent(m / k.limit.abs())))
+                .map(|m| format!(" ({} of it)", percent(m / k.limit.abs())))
                 .unwrap_or_default();
+            let side = match k.metric.direction() {
+                crate::base::metric::Direction::LowerIsBetter => "below",
+                crate::base::metric::Direction::HigherIsBetter => "above",
+            };
             parts.push(format!(
-                "tightest SLO {} {} against {}: margin {}{rel}",
+                "tightest SLO {} {} against {}: {} {side} the limit{rel}",
                 k.metric,
                 with_unit(k.value, unit),
                 with_unit(Some(k.limit), unit),
-                optional(k.margin),
+                with_unit(k.margin, unit),
             ));
         }
     } else if let Some(b) = &p.binding_slo {
