@@ -83,7 +83,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let (loaded, mut errors) = load_all(&found.files);
     errors.splice(0..0, found.errors);
     for e in &errors {
-        eprintln!("sloscope: bad input: {e}");
+        eprintln!(
+            "sloscope: bad input: {}",
+            sloscope_core::show::view::escaped(e)
+        );
     }
     let analysis = analyze_with(
         &loaded,

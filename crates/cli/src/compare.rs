@@ -11,6 +11,7 @@ use sloscope_core::analyse::regression::types::{Comparison, Outcome, Threshold};
 use sloscope_core::analyse::regression::{compare, CompareOptions};
 use sloscope_core::base::metric::Metric;
 use sloscope_core::show::comparison;
+use sloscope_core::show::view::escaped;
 
 /// Output formats.
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -99,9 +100,12 @@ fn parse_threshold(s: &str) -> Result<(Metric, Threshold), String> {
 fn thresholds_file(path: &Path) -> Result<BTreeMap<Metric, Threshold>, String> {
     let name = path.display();
     let bytes = std::fs::read(path).map_err(|e| format!("{name}: cannot read: {e}"))?;
-    let map: BTreeMap<String, Threshold> = serde_json::from_slice(&bytes).map_err(|e| {
-        format!("{name}: expected {{\"METRIC\": {{\"relative\": R, \"absolute\": A}}}}: {e}")
-    })?;
+    let expected = "expected {\"METRIC\": {\"relative\": R, \"absolute\": A}}";
+    // The core's strict parser: a key given twice is an error, not the last one silently.
+    let value = sloscope_core::read::strict::value(&bytes)
+        .map_err(|e| format!("{name}: {expected}: {}", e.message))?;
+    let map: BTreeMap<String, Threshold> =
+        serde_json::from_value(value).map_err(|e| format!("{name}: {expected}: {e}"))?;
     let mut out = BTreeMap::new();
     for (k, t) in map {
         let m = Metric::parse(&k).ok_or(format!("{name}: unknown metric {k:?}"))?;
@@ -154,8 +158,9 @@ fn load(side: &str, paths: &[PathBuf]) -> (Vec<sloscope_core::LoadedFile>, Vec<S
     let (loaded, mut errors) = crate::analyze::load_all(&found.files);
     errors.splice(0..0, found.errors);
     for e in &errors {
-        eprintln!("sloscope: bad input ({side}): {e}");
+        eprintln!("sloscope: bad input ({side}): {}", escaped(e));
     }
+    let errors = errors.into_iter().map(|e| format!("{side}: {e}")).collect();
     (loaded, errors)
 }
 
@@ -191,13 +196,22 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let (b, eb) = load("before", &before);
     let (a, ea) = load("after", &after);
-    let c = compare(&b, &a, &options);
+    let mut c = compare(&b, &a, &options);
+    // A file that could not be read leaves its side unknown: the comparison says so itself,
+    // in every format, as its exit code does.
+    if !eb.is_empty() || !ea.is_empty() {
+        c.refused.extend(
+            eb.into_iter().chain(ea).map(|e| {
+                format!("a file could not be read, so its side is not what was given: {e}")
+            }),
+        );
+        c.outcome = Outcome::Refused;
+    }
     emit(&args, &c)?;
-    eprintln!("sloscope: {}", comparison::headline(&c));
+    eprintln!("sloscope: {}", escaped(&comparison::headline(&c)));
     Ok(ExitCode::from(match c.outcome {
-        _ if !eb.is_empty() || !ea.is_empty() => 2,
         Outcome::Regression => 1,
         Outcome::NoRegression => 0,
-        Outcome::NothingComparable | Outcome::Refused => 2,
+        Outcome::NothingComparable | Outcome::Incomplete | Outcome::Refused => 2,
     }))
 }

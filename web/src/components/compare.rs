@@ -98,7 +98,7 @@ fn changed(c: &Comparison) -> Html {
 
 fn verdicts(c: &Comparison) -> Html {
     let v = |d: Option<sloscope_core::schema::Decision>, r: &Option<String>| match (d, r) {
-        (Some(d), Some(r)) => format!("{} ({})", d.as_str(), shown(r)),
+        (Some(d), Some(r)) => format!("{} · {}", d.as_str(), shown(r)),
         (Some(d), None) => d.as_str().to_string(),
         (None, _) => "—".into(),
     };
@@ -148,6 +148,7 @@ pub fn compare(props: &Props) -> Html {
         Outcome::Regression => "regression",
         Outcome::NoRegression => "no-regression",
         Outcome::NothingComparable => "nothing-comparable",
+        Outcome::Incomplete => "incomplete",
         Outcome::Refused => "refused",
     };
     html! {

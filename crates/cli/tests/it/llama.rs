@@ -273,7 +273,7 @@ fn compare_finds_a_serving_flag_that_made_the_real_server_worse() {
         .as_array()
         .unwrap()
         .iter()
-        .find(|m| m["metric"] == "ttft_p95_ms")
+        .find(|m| m["metric"] == "ttft_p50_ms")
         .unwrap();
     assert_eq!(ttft["label"], "regression", "{ttft}");
     // The serving flag is named as what changed.

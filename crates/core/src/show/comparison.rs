@@ -4,7 +4,7 @@
 //! comparable. Every string from a file is made inert (Markdown escaped, or shown literally).
 
 use crate::analyse::regression::types::{
-    Cell, Comparison, Label, Margin, MetricChange, Outcome, VerdictChange,
+    Cell, Comparison, Label, Margin, MetricChange, NotComparableKind, Outcome, VerdictChange,
 };
 use crate::base::fmt::format_number as num;
 use crate::show::render::md_escape;
@@ -35,10 +35,21 @@ pub fn headline(c: &Comparison) -> String {
         .filter(|x| x.label == Label::Regression)
         .count();
     match c.outcome {
-        Outcome::Regression => format!(
-            "regression: {regressed} of {} compared cells got worse beyond their thresholds",
-            c.cells.len()
-        ),
+        Outcome::Regression => {
+            let failed = c
+                .not_comparable
+                .iter()
+                .filter(|n| n.kind == NotComparableKind::FailedAfter)
+                .count();
+            let mut s = format!(
+                "regression: {regressed} of {} compared cells got worse beyond their thresholds",
+                c.cells.len()
+            );
+            if failed > 0 {
+                s.push_str(&format!("; {failed} run(s) failed after the change"));
+            }
+            s
+        }
         Outcome::NoRegression => format!(
             "no regression in {} compared cells ({} inconclusive)",
             c.cells.len(),
@@ -51,6 +62,14 @@ pub fn headline(c: &Comparison) -> String {
             "nothing comparable: no cell has the same profile, candidate and workload on both sides"
                 .into()
         }
+        Outcome::Incomplete => format!(
+            "incomplete: no compared cell regressed, but {} run(s) were left out of a side's \
+             analysis (each below)",
+            c.not_comparable
+                .iter()
+                .filter(|n| n.kind == NotComparableKind::LeftOut)
+                .count()
+        ),
         Outcome::Refused => format!(
             "not compared: {}",
             match c.refused.as_slice() {
@@ -187,7 +206,7 @@ fn margin(m: &Option<Margin>) -> String {
 
 fn verdict(d: Option<crate::schema::Decision>, rec: &Option<String>) -> String {
     match (d, rec) {
-        (Some(d), Some(r)) => format!("{} ({})", d.as_str(), r),
+        (Some(d), Some(r)) => format!("{} · {}", d.as_str(), r),
         (Some(d), None) => d.as_str().to_string(),
         (None, _) => "—".into(),
     }

@@ -267,3 +267,179 @@ fn markdown_leads_with_the_answer_and_what_changed() {
     assert!(md.contains("| tpot_p95_ms |"), "{md}");
     assert!(md.contains("REGRESSION"), "{md}");
 }
+
+#[test]
+fn an_after_run_that_failed_is_a_regression_not_a_missing_cell() {
+    let before = collection(&shape(1), "b1");
+    let failing = Shape {
+        fail_every: 1,
+        ..shape(2)
+    };
+    let c = compare(
+        &before,
+        &collection(&failing, "b1"),
+        &CompareOptions::default(),
+    );
+    assert_eq!(c.outcome, Outcome::Regression, "{c:#?}");
+    let n = &c.not_comparable[0];
+    assert_eq!(
+        n.kind,
+        sloscope_core::analyse::regression::types::NotComparableKind::FailedAfter
+    );
+    assert!(n.reason.contains("every request failed"), "{}", n.reason);
+    // The other way round (fixed after the change) is no regression, and no pass either: the
+    // before side's run was left out.
+    let c = compare(
+        &collection(&failing, "b1"),
+        &before,
+        &CompareOptions::default(),
+    );
+    assert_eq!(c.outcome, Outcome::Incomplete, "{c:#?}");
+}
+
+#[test]
+fn one_repeat_a_side_calls_no_change_either_way() {
+    let one = |seed, gap| Shape {
+        repeats: 1,
+        requests: 60,
+        gap_us: gap,
+        ..shape(seed)
+    };
+    let c = compare(
+        &collection(&one(1, (9_000, 11_000)), "b1"),
+        &collection(&one(2, (18_000, 22_000)), "b1"),
+        &CompareOptions::default(),
+    );
+    assert!(c.cells[0]
+        .metrics
+        .iter()
+        .all(|m| m.label == Label::Inconclusive));
+    assert!(metric(&c, Metric::TPOT_P95)
+        .method
+        .contains("one repeat on a side"));
+    assert_eq!(c.outcome, Outcome::NoRegression);
+}
+
+#[test]
+fn runs_alone_are_compared_and_other_headers_do_not_hide_the_same_measurements() {
+    let runs_only = |files: Vec<LoadedFile>| -> Vec<LoadedFile> {
+        files.into_iter().filter(|f| f.name == "np1.json").collect()
+    };
+    let c = compare(
+        &runs_only(collection(&shape(1), "b1")),
+        &runs_only(collection(&shape(2), "b1")),
+        &CompareOptions::default(),
+    );
+    assert_eq!(c.outcome, Outcome::NoRegression, "{:?}", c.refused);
+    assert!(c.notes.iter().any(|n| n.contains("no lineage records")));
+    // The same requests under another backend version and file name: refused as the same runs.
+    let mut other = collection(&shape(1), "b2");
+    other[4].name = "renamed.json".into();
+    let c = compare(
+        &collection(&shape(1), "b1"),
+        &other,
+        &CompareOptions::default(),
+    );
+    assert_eq!(c.outcome, Outcome::Refused);
+    assert!(
+        c.refused.iter().any(|r| r.contains("same runs")),
+        "{:?}",
+        c.refused
+    );
+}
+
+#[test]
+fn two_plans_on_a_side_are_refused() {
+    let mut after = collection(&shape(2), "b1");
+    let mut p = balanced();
+    p.primary_metric = Some("ttft_p95_ms".into());
+    after.push(load("plan2.json", &synth::plan(&[&p], &[("np1", 1)])));
+    let c = compare(
+        &collection(&shape(1), "b1"),
+        &after,
+        &CompareOptions::default(),
+    );
+    assert_eq!(c.outcome, Outcome::Refused);
+    assert!(
+        c.refused.iter().any(|r| r.contains("2 different plans")),
+        "{:?}",
+        c.refused
+    );
+}
+
+#[test]
+fn what_changed_names_the_slo_and_a_renamed_candidate_is_no_flip() {
+    let before = collection(&shape(1), "b1");
+    // The same configuration (parallel = 1) under another name, and a tighter SLO.
+    let mut p = balanced();
+    p.slo = serde_json::from_value(
+        json!({"ttft_p95_ms": 150, "tpot_p95_ms": 20, "failure_rate": 0.05}),
+    )
+    .unwrap();
+    let run = {
+        let mut r = synth::run(
+            "q4",
+            &p,
+            "one",
+            1,
+            EvidenceLevel::RealBackendProfile,
+            &shape(2),
+        );
+        r.backend_version = "b1".into();
+        r
+    };
+    let mut after = collection(&shape(2), "b1");
+    after[3] = load("plan.json", &synth::plan(&[&p], &[("one", 1)]));
+    after[4] = load("one.json", &serde_json::to_value(&run).unwrap());
+    let c = compare(&before, &after, &CompareOptions::default());
+    assert_eq!(
+        c.cells.len(),
+        1,
+        "matched by knob value: {:?}",
+        c.not_comparable
+    );
+    assert!(
+        c.changed.iter().any(|x| x.what == "balanced SLO"),
+        "{:?}",
+        c.changed
+    );
+    let v = &c.verdicts[0];
+    assert!(!v.flipped, "{v:?}");
+}
+
+#[test]
+fn the_real_servers_own_repeats_against_each_other_are_no_regression() {
+    use sloscope_core::Document;
+    // The example set (llama-server on CPU, 3 repeats per run): every side made of some of its
+    // repeats, against every other such side — no change was made, so none may regress.
+    let subset = |keep: &[u32]| -> Vec<LoadedFile> {
+        crate::snapshots::example_files()
+            .into_iter()
+            .map(|mut f| {
+                if let Document::Run(r) = &mut f.doc {
+                    r.repeats.retain(|x| keep.contains(&x.index));
+                    for (i, x) in r.repeats.iter_mut().enumerate() {
+                        x.index = i as u32;
+                    }
+                }
+                f
+            })
+            .collect()
+    };
+    let sets: [&[u32]; 6] = [&[0], &[1], &[2], &[0, 1], &[1, 2], &[0, 2]];
+    for b in sets {
+        for a in sets {
+            if b == a {
+                continue;
+            }
+            let c = compare(&subset(b), &subset(a), &CompareOptions::default());
+            assert!(!c.cells.is_empty(), "{b:?} vs {a:?}: {:?}", c.refused);
+            assert_ne!(
+                c.outcome,
+                Outcome::Regression,
+                "{b:?} vs {a:?}: {}",
+                sloscope_core::show::comparison::text(&c)
+            );
+        }
+    }
+}

@@ -10,7 +10,9 @@ use crate::schema::Run;
 
 use super::data::{per_request, same_requests, units, METRICS};
 use super::stats::{change, label};
-use super::types::{Cell, Label, MetricChange, NotComparable, Pairing, Threshold};
+use super::types::{
+    Cell, Label, MetricChange, NotComparable, NotComparableKind as Kind, Pairing, Threshold,
+};
 
 /// One side of a profile: its report and the runs its candidates rest on.
 struct Part<'a> {
@@ -59,6 +61,7 @@ pub(crate) fn cells<'a>(
                     nc.push(not_comparable(
                         name,
                         &c.name,
+                        Kind::OneSideOnly,
                         format!("the {name} profile is only in the {side} collection"),
                     ));
                 }
@@ -69,12 +72,41 @@ pub(crate) fn cells<'a>(
     (cells, nc)
 }
 
-fn not_comparable(profile: &str, candidate: &str, reason: String) -> NotComparable {
+fn not_comparable(profile: &str, candidate: &str, kind: Kind, reason: String) -> NotComparable {
     NotComparable {
         profile: profile.to_string(),
         candidate: candidate.to_string(),
+        kind,
         reason,
     }
+}
+
+/// A candidate of one side whose partner on the other side was measured but left out of that
+/// side's analysis: a failure of the after side is a regression, anything else leaves the
+/// comparison incomplete.
+fn left_out(
+    other: &ProfileReport,
+    c: &CandidateReport,
+    other_is_after: bool,
+) -> Option<NotComparable> {
+    use crate::analyse::report::Code;
+    let e = other.excluded.iter().find(|e| e.candidate == c.name)?;
+    let failed = matches!(
+        e.code,
+        Code::AllFailed | Code::FailedRun | Code::FailedBackend | Code::NoData
+    );
+    let side = if other_is_after { "after" } else { "before" };
+    let kind = if failed && other_is_after {
+        Kind::FailedAfter
+    } else {
+        Kind::LeftOut
+    };
+    Some(not_comparable(
+        &other.profile,
+        &c.name,
+        kind,
+        format!("its {side} run ({}) was left out: {}", e.file, e.reason),
+    ))
 }
 
 /// A candidate's key: its knob value, else its name.
@@ -93,8 +125,17 @@ fn profile_cells(
 ) {
     let profile = b.report.profile.as_str();
     if let Some(why) = workload_differs(b.report, a.report) {
+        let mut names: Vec<&str> = Vec::new();
         for c in b.report.candidates.iter().chain(&a.report.candidates) {
-            nc.push(not_comparable(profile, &c.name, why.clone()));
+            if !names.contains(&c.name.as_str()) {
+                names.push(&c.name);
+                nc.push(not_comparable(
+                    profile,
+                    &c.name,
+                    Kind::WorkloadDiffers,
+                    why.clone(),
+                ));
+            }
         }
         return;
     }
@@ -111,22 +152,28 @@ fn profile_cells(
         match partner(c) {
             Some(d) => match cell(b, c, a, d, threshold) {
                 Ok(cell) => cells.push(cell),
-                Err(why) => nc.push(not_comparable(profile, &c.name, why)),
+                Err((kind, why)) => nc.push(not_comparable(profile, &c.name, kind, why)),
             },
-            None => nc.push(not_comparable(
-                profile,
-                &c.name,
-                format!("{} is only in the before collection", describe(c)),
-            )),
+            None => nc.push(left_out(a.report, c, true).unwrap_or_else(|| {
+                not_comparable(
+                    profile,
+                    &c.name,
+                    Kind::OneSideOnly,
+                    format!("{} is only in the before collection", describe(c)),
+                )
+            })),
         }
     }
     for d in ac {
         if !single && !bc.iter().any(|c| key(c) == key(d)) {
-            nc.push(not_comparable(
-                profile,
-                &d.name,
-                format!("{} is only in the after collection", describe(d)),
-            ));
+            nc.push(left_out(b.report, d, false).unwrap_or_else(|| {
+                not_comparable(
+                    profile,
+                    &d.name,
+                    Kind::OneSideOnly,
+                    format!("{} is only in the after collection", describe(d)),
+                )
+            }));
         }
     }
 }
@@ -177,17 +224,21 @@ fn cell(
     a: &Part<'_>,
     ca: &CandidateReport,
     threshold: &dyn Fn(Metric) -> Threshold,
-) -> Result<Cell, String> {
+) -> Result<Cell, (Kind, String)> {
     let (Some(rb), Some(ra)) = (b.run(cb), a.run(ca)) else {
-        return Err("no run found for the candidate's report".into());
+        return Err((
+            Kind::LeftOut,
+            "no run found for the candidate's report".into(),
+        ));
     };
     if cb.summary.is_none() || ca.summary.is_none() {
-        return Err(
+        return Err((
+            Kind::SummariesOnly,
             "summaries only (no per-request data) on a side: no interval can be made".into(),
-        );
+        ));
     }
     if let Some(why) = foreign_workload_differs(rb, ra) {
-        return Err(why);
+        return Err((Kind::WorkloadDiffers, why));
     }
     let paired = same_requests(rb, ra);
     let mut metrics: Vec<Metric> = METRICS.to_vec();
@@ -277,13 +328,27 @@ fn metric_change(
                 None => (
                     None,
                     None,
-                    "fewer than 8 requests with a value on a side: no interval".to_string(),
+                    format!(
+                        "too few values on a side for this statistic's interval (it needs {} \
+                         values and 8 requests a side)",
+                        super::stats::min_values(stat)
+                    ),
                 ),
             }
         }
         None => per_repeat_change(m, cb, ca, before),
     };
-    let label = interval.map_or(Label::Inconclusive, |iv| label(m, before, &iv, threshold));
+    let mut label = interval.map_or(Label::Inconclusive, |iv| label(m, before, &iv, threshold));
+    // One run a side cannot show how much one run differs from the next (on a real server, more
+    // than its requests differ): no change, either way, is called from it.
+    let mut method = method;
+    if rb.repeats.len() < 2 || ra.repeats.len() < 2 {
+        label = Label::Inconclusive;
+        method.push_str(
+            "; one repeat on a side: run-to-run variation is not measured, so no change is called \
+             (plan 2 repeats or more)",
+        );
+    }
     Some(MetricChange {
         metric: m,
         before: Some(before),

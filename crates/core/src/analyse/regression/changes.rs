@@ -50,6 +50,9 @@ fn properties(side: &Side<'_>) -> Vec<(String, BTreeSet<String>)> {
             add(&format!("lineage {}", f.field), v.clone());
         }
     }
+    for p in &side.analysis.profiles {
+        profile_properties(p, &mut add);
+    }
     for r in side.runs() {
         add("run artifact_id", r.artifact_id.clone());
         add("run backend", r.backend.clone());
@@ -71,6 +74,46 @@ fn properties(side: &Side<'_>) -> Vec<(String, BTreeSet<String>)> {
         }
     }
     out
+}
+
+/// What defines a profile: its SLOs, primary metric, workload, knob and candidates' values.
+fn profile_properties(p: &ProfileReport, add: &mut impl FnMut(&str, String)) {
+    let name = &p.profile;
+    let slo: Vec<String> = p
+        .slo
+        .iter()
+        .map(|s| {
+            let op = match s.direction {
+                crate::base::metric::Direction::LowerIsBetter => "≤",
+                crate::base::metric::Direction::HigherIsBetter => "≥",
+            };
+            format!("{} {op} {}", s.metric, s.limit)
+        })
+        .collect();
+    add(&format!("{name} SLO"), slo.join(", "));
+    if let Some(m) = &p.primary_metric {
+        add(&format!("{name} primary metric"), m.clone());
+    }
+    if let Some(w) = &p.workload {
+        add(
+            &format!("{name} workload"),
+            serde_json::to_string(w).unwrap_or_default(),
+        );
+    }
+    if let Some(k) = &p.knob {
+        add(&format!("{name} knob"), k.clone());
+    }
+    for c in &p.candidates {
+        add(&format!("{name} candidates"), candidate_label(c));
+    }
+}
+
+/// A candidate with its knob value: `np4 (parallel = 4)`.
+pub(crate) fn candidate_label(c: &crate::analyse::report::CandidateReport) -> String {
+    match (&c.knob, &c.value) {
+        (Some(k), Some(v)) => format!("{} ({k} = {v})", c.name),
+        _ => c.name.clone(),
+    }
 }
 
 /// A server command with its port (which changes at every launch) masked.
@@ -170,6 +213,10 @@ fn find<'a>(a: &'a Analysis, name: &str) -> Option<&'a ProfileReport> {
     a.profiles.iter().find(|p| p.profile == name)
 }
 
+fn chosen_of(p: Option<&ProfileReport>) -> Option<&crate::analyse::report::CandidateReport> {
+    p.and_then(|p| p.candidates.iter().find(|c| c.chosen))
+}
+
 /// Every profile's verdict before and after.
 pub(crate) fn verdicts(before: &Analysis, after: &Analysis) -> Vec<VerdictChange> {
     profile_names(before, after)
@@ -178,9 +225,14 @@ pub(crate) fn verdicts(before: &Analysis, after: &Analysis) -> Vec<VerdictChange
             let (b, a) = (find(before, &name), find(after, &name));
             let decision =
                 |p: Option<&ProfileReport>| p.filter(|p| !p.summaries_only).map(|p| p.decision);
-            let rec = |p: Option<&ProfileReport>| p.and_then(|p| p.recommended_name.clone());
+            let chosen = chosen_of;
+            let rec = |p: Option<&ProfileReport>| chosen(p).map(candidate_label);
+            // The configuration chosen, by its knob value (a renamed candidate is the same one).
+            let config = |p: Option<&ProfileReport>| {
+                chosen(p).map(|c| c.value.as_ref().map_or(c.name.clone(), |v| format!("={v}")))
+            };
             VerdictChange {
-                flipped: decision(b) != decision(a) || rec(b) != rec(a),
+                flipped: decision(b) != decision(a) || config(b) != config(a),
                 before: decision(b),
                 after: decision(a),
                 recommended_before: rec(b),

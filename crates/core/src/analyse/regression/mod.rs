@@ -75,18 +75,18 @@ pub fn compare<F: std::borrow::Borrow<LoadedFile>>(
         not_comparable: Vec::new(),
         notes: notes(&ab, &aa),
     };
+    c.notes.extend(same_on_both(&sb, &sa));
+    if !has_records(&sb) && !has_records(&sa) {
+        c.notes.push(
+            "no lineage records on either side: what changed is read from the runs only".into(),
+        );
+    }
     if !c.refused.is_empty() {
         c.outcome = Outcome::Refused;
         return c;
     }
     let (cells, nc) = cells::cells((&ab, &kb), (&aa, &ka), &|m| options.threshold(m));
-    c.outcome = if cells.is_empty() {
-        Outcome::NothingComparable
-    } else if cells.iter().any(|x| x.label == Label::Regression) {
-        Outcome::Regression
-    } else {
-        Outcome::NoRegression
-    };
+    c.outcome = outcome(&cells, &nc);
     c.cells = cells;
     c.not_comparable = nc;
     c
@@ -98,6 +98,54 @@ fn sorted<F: std::borrow::Borrow<LoadedFile>>(files: &[F]) -> Vec<&LoadedFile> {
     v
 }
 
+/// The answer: a regression (a metric, or an after run that failed), else incomplete (a run
+/// of a side left out), else no regression, or nothing comparable.
+fn outcome(cells: &[types::Cell], nc: &[types::NotComparable]) -> Outcome {
+    use types::NotComparableKind as K;
+    if cells.iter().any(|x| x.label == Label::Regression)
+        || nc.iter().any(|n| n.kind == K::FailedAfter)
+    {
+        Outcome::Regression
+    } else if nc.iter().any(|n| n.kind == K::LeftOut) {
+        Outcome::Incomplete
+    } else if cells.is_empty() {
+        Outcome::NothingComparable
+    } else {
+        Outcome::NoRegression
+    }
+}
+
+/// Whether a side holds lineage records (without any, its lineage is not checked: the runs
+/// alone are compared).
+fn has_records(s: &changes::Side<'_>) -> bool {
+    use crate::read::json::Document;
+    s.files.iter().any(|f| {
+        matches!(
+            f.doc,
+            Document::QualityGate(_) | Document::FloatBaseline(_) | Document::Deployment(_)
+        )
+    })
+}
+
+/// How many different plans a side holds.
+fn plans(s: &changes::Side<'_>) -> usize {
+    use crate::read::json::Document;
+    let mut seen: Vec<&crate::schema::Plan> = Vec::new();
+    for f in &s.files {
+        if let Document::Plan(p) = &f.doc {
+            if !seen.contains(&p) {
+                seen.push(p);
+            }
+        }
+    }
+    seen.len()
+}
+
+/// What a run measured: its requests, repeat by repeat (headers aside).
+fn measured(r: &crate::schema::Run) -> Vec<&crate::schema::RequestColumns> {
+    r.repeats.iter().map(|x| &x.requests).collect()
+}
+
 /// Why the two collections cannot be compared at all.
 fn refusals(b: &changes::Side<'_>, a: &changes::Side<'_>) -> Vec<String> {
     let mut out = Vec::new();
@@ -105,7 +153,14 @@ fn refusals(b: &changes::Side<'_>, a: &changes::Side<'_>) -> Vec<String> {
         if s.runs().is_empty() {
             out.push(format!("the {side} collection holds no run"));
         }
-        if !s.analysis.lineage.ready && !s.analysis.lineage.issues.is_empty() {
+        if plans(s) > 1 {
+            out.push(format!(
+                "the {side} collection holds {} different plans: no verdict or cell can say \
+                 which one its runs are measured against; keep one",
+                plans(s)
+            ));
+        }
+        if has_records(s) && !s.analysis.lineage.ready && !s.analysis.lineage.issues.is_empty() {
             let first = &s.analysis.lineage.issues[0].message;
             out.push(format!(
                 "the {side} collection's lineage is broken: {first} (fix it, or compare the \
@@ -113,8 +168,13 @@ fn refusals(b: &changes::Side<'_>, a: &changes::Side<'_>) -> Vec<String> {
             ));
         }
     }
+    // The same measurements on both sides, whatever the headers say (a port, a stamp).
     let (rb, ra) = (b.runs(), a.runs());
-    if !rb.is_empty() && rb.len() == ra.len() && rb.iter().all(|r| ra.contains(r)) {
+    let (mb, ma): (Vec<_>, Vec<_>) = (
+        rb.iter().map(|r| measured(r)).collect(),
+        ra.iter().map(|r| measured(r)).collect(),
+    );
+    if !rb.is_empty() && mb.len() == ma.len() && mb.iter().all(|m| ma.contains(m)) {
         out.push(
             "the same runs are on both sides: give the collection before the change and the \
              one after it"
@@ -122,6 +182,21 @@ fn refusals(b: &changes::Side<'_>, a: &changes::Side<'_>) -> Vec<String> {
         );
     }
     out
+}
+
+/// Runs whose measurements are on both sides (one identical file among changed ones).
+fn same_on_both(b: &changes::Side<'_>, a: &changes::Side<'_>) -> Vec<String> {
+    let ra = a.runs();
+    b.runs()
+        .into_iter()
+        .filter(|r| !r.repeats.is_empty() && ra.iter().any(|x| measured(x) == measured(r)))
+        .map(|r| {
+            format!(
+                "{} / {}: the same measurements are on both sides (no change can show there)",
+                r.profile, r.candidate.name
+            )
+        })
+        .collect()
 }
 
 fn notes(

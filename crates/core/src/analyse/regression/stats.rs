@@ -2,11 +2,14 @@
 //! label against a threshold.
 //!
 //! Each side's data are requests grouped by repeat; a request contributes its values (one TTFT,
-//! all its gaps, a failure indicator, or none when it failed). A resample draws, from every
-//! repeat, as many requests as it holds, with replacement: each side on its own (unpaired), or
-//! the same request indices on both sides when they sent the same request sequence (paired, which
-//! cancels the workload's own variance). A request's values stay together, so the gaps of one
-//! stream are never treated as independent. The interval of `after − before` (and of
+//! all its gaps, a failure indicator, or none when it failed). A resample is two-stage: it draws
+//! as many repeats as the side has, with replacement (so that one run's difference from another —
+//! a warm cache, a noisy neighbour — counts as the variation it is), then from each drawn repeat
+//! as many requests as it holds, with replacement: each side on its own (unpaired), or the same
+//! repeat and request indices on both sides when they sent the same request sequence (paired,
+//! which cancels the workload's own variance). A request's values stay together, so the gaps of
+//! one stream are never treated as independent. A tail percentile needs values beyond it: p95
+//! needs 40 values a side, p99 200 (two values past the percentile), else there is no interval. The interval of `after − before` (and of
 //! `after / before`) is the 2.5th–97.5th percentile of the resampled differences, with a fixed
 //! seed: the same files give the same interval in the CLI and the page.
 
@@ -18,7 +21,9 @@ use crate::base::stats::{percentile_sorted, Interval};
 use super::types::{Label, Threshold};
 
 /// One side's data: per repeat, per request, the values the request contributes.
-pub(crate) type Units = Vec<Vec<Vec<f64>>>;
+pub(crate) type Units = Vec<Repeat>;
+/// One repeat's requests, each with its values.
+pub(crate) type Repeat = Vec<Vec<f64>>;
 
 /// Fewest resamples of a difference (its tails need more than one statistic's).
 const MIN_RESAMPLES: usize = 200;
@@ -59,11 +64,8 @@ pub(crate) fn change(
     paired: bool,
 ) -> Option<Change> {
     let finite = |s: &Units| s.iter().flatten().flatten().all(|v| v.is_finite());
-    if requests_with_values(before) < MIN_VALUES
-        || requests_with_values(after) < MIN_VALUES
-        || !finite(before)
-        || !finite(after)
-    {
+    let enough = |s: &Units| requests_with_values(s) >= MIN_VALUES && values(s) >= min_values(stat);
+    if !enough(before) || !enough(after) || !finite(before) || !finite(after) {
         return None;
     }
     let (b0, a0) = (whole(before, stat)?, whole(after, stat)?);
@@ -108,18 +110,42 @@ pub(crate) fn change(
     })
 }
 
-/// One resample of `side` into `out`: per repeat, as many requests as it holds.
+/// Fewest values a percentile's interval rests on: two values beyond it.
+pub(crate) fn min_values(stat: Statistic) -> usize {
+    match stat {
+        Statistic::Mean => MIN_VALUES,
+        Statistic::Percentile(q) => {
+            let beyond = (100.0 - q.clamp(0.0, 100.0)).min(q.clamp(0.0, 100.0)) / 100.0;
+            if beyond <= 0.0 {
+                usize::MAX
+            } else {
+                ((2.0 / beyond).ceil() as usize).max(MIN_VALUES)
+            }
+        }
+    }
+}
+
+/// One two-stage resample of `side` into `out`: as many repeats as it has, then from each drawn
+/// repeat as many requests as it holds.
 fn draw(side: &Units, rng: &mut Rng, out: &mut Vec<f64>) {
-    for repeat in side.iter().filter(|r| !r.is_empty()) {
+    let repeats: Vec<&Repeat> = side.iter().filter(|r| !r.is_empty()).collect();
+    for _ in 0..repeats.len() {
+        let repeat = repeats[rng.below(repeats.len() as u64) as usize];
         for _ in 0..repeat.len() {
             out.extend_from_slice(&repeat[rng.below(repeat.len() as u64) as usize]);
         }
     }
 }
 
-/// One paired resample: the same request indices on both sides.
+/// One paired two-stage resample: the same repeat and request indices on both sides.
 fn draw_paired(before: &Units, after: &Units, rng: &mut Rng, b: &mut Vec<f64>, a: &mut Vec<f64>) {
-    for (rb, ra) in before.iter().zip(after).filter(|(r, _)| !r.is_empty()) {
+    let pairs: Vec<(&Repeat, &Repeat)> = before
+        .iter()
+        .zip(after)
+        .filter(|(r, _)| !r.is_empty())
+        .collect();
+    for _ in 0..pairs.len() {
+        let (rb, ra) = pairs[rng.below(pairs.len() as u64) as usize];
         for _ in 0..rb.len() {
             let i = rng.below(rb.len() as u64) as usize;
             b.extend_from_slice(&rb[i]);

@@ -19,6 +19,10 @@ pub enum Outcome {
     NoRegression,
     /// No cell could be compared (each reason is listed).
     NothingComparable,
+    /// No compared cell regressed, but a run of one side was left out of its analysis (a
+    /// contradiction, a partial run): the comparison cannot vouch for that cell, so it does not
+    /// pass.
+    Incomplete,
     /// The input cannot be compared at all (the same files on both sides, a side without
     /// runs, a side whose lineage is broken): `refused` says why.
     Refused,
@@ -44,6 +48,7 @@ pub enum Label {
 /// of the two bounds applies).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
 pub struct Threshold {
     /// Relative to the before value (0.05 = 5%).
     pub relative: f64,
@@ -180,6 +185,25 @@ pub struct Cell {
     pub metrics: Vec<MetricChange>,
 }
 
+/// Why a cell could not be compared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum NotComparableKind {
+    /// Measured on one side only.
+    OneSideOnly,
+    /// The workloads differ.
+    WorkloadDiffers,
+    /// A side holds summaries only (no per-request data).
+    SummariesOnly,
+    /// Its run on the after side failed (every request failed, or the run failed) where the
+    /// before side's did not: counted as a regression.
+    FailedAfter,
+    /// Its run on a side was left out of that side's analysis for another reason: the
+    /// comparison is incomplete.
+    LeftOut,
+}
+
 /// A cell on one side that has no partner on the other, or whose workload differs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -188,6 +212,8 @@ pub struct NotComparable {
     pub profile: String,
     /// Candidate name.
     pub candidate: String,
+    /// Kind of reason.
+    pub kind: NotComparableKind,
     /// Why.
     pub reason: String,
 }

@@ -65,7 +65,17 @@ impl AsRef<str> for Shown {
 
 /// A string from a file made inert for every printer (see the module).
 pub fn inert(s: &str) -> String {
-    let mut out = String::with_capacity(s.len().min(MAX_ECHO_CHARS * 2));
+    escape(s, MAX_ECHO_CHARS)
+}
+
+/// [`inert`] without the length cut, for a terminal's error lines (which must say everything):
+/// control, escape and bidirectional characters escaped, combining marks capped.
+pub fn escaped(s: &str) -> String {
+    escape(s, usize::MAX)
+}
+
+fn escape(s: &str, max_chars: usize) -> String {
+    let mut out = String::with_capacity(s.len().min(max_chars.saturating_mul(2)));
     let mut marks = 0usize;
     let mut dropped = 0usize;
     let mut kept = 0usize;
@@ -79,7 +89,7 @@ pub fn inert(s: &str) -> String {
         } else {
             marks = 0;
         }
-        if kept == MAX_ECHO_CHARS {
+        if kept == max_chars {
             let rest = s.chars().count() - n;
             out.push_str(&format!("… ({rest} more characters)"));
             break;

@@ -8,7 +8,7 @@ use crate::base::fmt::optional;
 use crate::base::metric::Metric;
 use crate::schema::Decision;
 
-pub use super::shown::{inert, Shown, MAX_ECHO_CHARS};
+pub use super::shown::{escaped, inert, Shown, MAX_ECHO_CHARS};
 
 /// Whether a cell passed an SLO.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
