@@ -62,7 +62,7 @@ pub fn load_all(files: &[PathBuf]) -> (Vec<LoadedFile>, Vec<String>) {
             Ok(doc) => {
                 if let Document::Run(r) = &doc {
                     if r.status == RunStatus::Partial {
-                        let why = r.failure.as_deref().unwrap_or("no reason given");
+                        let why = r.failure.as_deref().unwrap_or("no reason recorded");
                         eprintln!("sloscope: {name}: partial run, read as partial: {why}");
                     }
                 }

@@ -166,8 +166,13 @@ pub fn compare(props: &Props) -> Html {
             }
             if !c.capacity.is_empty() {
                 <h3>{ "Capacity" }</h3>
-                <ul>{ for c.capacity.iter().map(|k| html! {
-                    <li>{ format!("{}: before {}; after {}", k.profile, shown(k.before.as_deref().unwrap_or("no search")), shown(k.after.as_deref().unwrap_or("no search"))) }</li>
+                                <ul id="compare-capacity">{ for c.capacity.iter().map(|k| html! {
+                    <li>{ format!("{}: before {}; after {}", k.profile, shown(k.before.as_deref().unwrap_or("no search")), shown(k.after.as_deref().unwrap_or("no search"))) }
+                        <ul>{ for k.candidates.iter().map(|x| {
+                            let load = |v: Option<f64>| v.map_or("nothing".to_string(), num);
+                            html! { <li class={classes!(x.worse.then_some("regression"))}>{ format!("{}: sustained {} before, {} after{}", shown(&x.candidate), load(x.before), load(x.after), if x.worse { " — REGRESSION" } else { "" }) }</li> }
+                        }) }</ul>
+                    </li>
                 }) }</ul>
             }
             if !c.cells.is_empty() {

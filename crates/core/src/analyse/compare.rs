@@ -78,7 +78,7 @@ fn status_ok(run: &Run) -> Result<(), (Code, String)> {
                 Code::PartialRun,
                 format!(
                     "partial run ({n} requests kept): {}",
-                    run.failure.as_deref().unwrap_or("interrupted")
+                    run.failure.as_deref().unwrap_or("no reason recorded")
                 ),
             ));
         }

@@ -48,6 +48,17 @@ pub fn headline(c: &Comparison) -> String {
             if failed > 0 {
                 s.push_str(&format!("; {failed} run(s) failed after the change"));
             }
+            let fell = c
+                .capacity
+                .iter()
+                .flat_map(|k| &k.candidates)
+                .filter(|x| x.worse)
+                .count();
+            if fell > 0 {
+                s.push_str(&format!(
+                    "; the sustained load fell for {fell} candidate(s)"
+                ));
+            }
             s
         }
         Outcome::NoRegression => format!(
@@ -247,6 +258,18 @@ fn capacity(c: &Comparison, o: &mut Out) {
             o.esc(k.after.as_deref().unwrap_or("no search"))
         );
         o.bullet(&line);
+        for x in &k.candidates {
+            let load = |v: Option<f64>| v.map_or("nothing".to_string(), num);
+            let line = format!(
+                "{} {}: sustained {} before, {} after{}",
+                k.profile,
+                o.esc(&x.candidate),
+                load(x.before),
+                load(x.after),
+                if x.worse { " — REGRESSION" } else { "" }
+            );
+            o.bullet(&line);
+        }
     }
 }
 

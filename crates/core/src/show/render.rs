@@ -17,8 +17,8 @@ fn cell_text(t: &TableView, row: usize, col: usize) -> &str {
 }
 
 /// Text from the view made literal in Markdown: no raw HTML reaches a review page (`<`, `>`
-/// and `&` become entities) and no character is read as emphasis, code, a link or a table
-/// border.
+/// and `&` become entities) and no character is read as emphasis, code, a link, a table
+/// border or a mention (`@team` pings nobody from a comment).
 pub fn md_escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 8);
     for ch in s.chars() {
@@ -26,7 +26,7 @@ pub fn md_escape(s: &str) -> String {
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
             '&' => out.push_str("&amp;"),
-            '\\' | '`' | '*' | '_' | '[' | ']' | '|' | '#' | '~' => {
+            '\\' | '`' | '*' | '_' | '[' | ']' | '|' | '#' | '~' | '@' => {
                 out.push('\\');
                 out.push(ch);
             }

@@ -443,3 +443,56 @@ fn the_real_servers_own_repeats_against_each_other_are_no_regression() {
         }
     }
 }
+
+/// Every time of a value stretched by `k` (each number under a `*_us` key), wall-clock stamps
+/// dropped: the same server, slower by that much.
+fn stretch(v: &serde_json::Value, k: f64, scale: bool) -> serde_json::Value {
+    use serde_json::Value;
+    match v {
+        Value::Array(a) => Value::Array(a.iter().map(|x| stretch(x, k, scale)).collect()),
+        Value::Object(o) => Value::Object(
+            o.iter()
+                .map(|(key, x)| {
+                    let y = if key == "started_at" || key == "finished_at" {
+                        Value::Null
+                    } else {
+                        stretch(x, k, scale || key.ends_with("_us"))
+                    };
+                    (key.clone(), y)
+                })
+                .collect(),
+        ),
+        Value::Number(n) if scale => json!((n.as_f64().unwrap_or(0.0) * k).round() as u64),
+        other => other.clone(),
+    }
+}
+
+#[test]
+fn a_capacity_that_fell_is_a_regression() {
+    use sloscope_core::Document;
+    // Only the capacity search's trials are slower after: the fixed-load cells are unchanged,
+    // the sustained load falls.
+    let before = crate::snapshots::example_files();
+    let after: Vec<LoadedFile> = before
+        .iter()
+        .map(|f| match &f.doc {
+            Document::Run(r) if r.trial.is_some() => {
+                let v = stretch(&serde_json::to_value(&**r).unwrap(), 3.0, false);
+                load(&f.name, &v)
+            }
+            _ => LoadedFile {
+                name: f.name.clone(),
+                doc: f.doc.clone(),
+            },
+        })
+        .collect();
+    let c = compare(&before, &after, &CompareOptions::default());
+    let k = &c.capacity[0];
+    assert!(k.candidates.iter().any(|x| x.worse), "{k:?}");
+    assert_eq!(c.outcome, Outcome::Regression);
+    assert!(
+        sloscope_core::show::comparison::headline(&c).contains("sustained load fell"),
+        "{}",
+        sloscope_core::show::comparison::headline(&c)
+    );
+}

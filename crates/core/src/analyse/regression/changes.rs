@@ -8,7 +8,7 @@ use crate::analyse::report::{Analysis, ProfileReport};
 use crate::read::json::{Document, LoadedFile};
 use crate::schema::Run;
 
-use super::types::{CapacityChange, Change, Margin, VerdictChange};
+use super::types::{CapacityChange, Change, Margin, SustainedChange, VerdictChange};
 
 /// One side: its files and its analysis.
 pub(crate) struct Side<'a> {
@@ -256,11 +256,41 @@ pub(crate) fn capacity(before: &Analysis, after: &Analysis) -> Vec<CapacityChang
                 return None;
             }
             Some(CapacityChange {
+                candidates: sustained(b.as_ref(), a.as_ref()),
                 before: b.as_ref().map(|c| c.statement.clone()),
                 after: a.as_ref().map(|c| c.statement.clone()),
                 best_before: b.and_then(|c| c.best),
                 best_after: a.and_then(|c| c.best),
                 profile: name,
+            })
+        })
+        .collect()
+}
+
+/// Per candidate searched on both sides: the load sustained before and after, and whether it
+/// fell by more than the searches can resolve.
+fn sustained(
+    b: Option<&crate::analyse::capacity::types::CapacityReport>,
+    a: Option<&crate::analyse::capacity::types::CapacityReport>,
+) -> Vec<SustainedChange> {
+    let (Some(b), Some(a)) = (b, a) else {
+        return Vec::new();
+    };
+    let tolerance = b.tolerance.max(a.tolerance);
+    b.candidates
+        .iter()
+        .filter_map(|cb| {
+            let ca = a.candidates.iter().find(|x| x.name == cb.name)?;
+            let worse = match (cb.last_pass, ca.last_pass) {
+                (Some(x), Some(y)) => y < x - tolerance,
+                (Some(_), None) => true,
+                _ => false,
+            };
+            Some(SustainedChange {
+                candidate: cb.name.clone(),
+                before: cb.last_pass,
+                after: ca.last_pass,
+                worse,
             })
         })
         .collect()

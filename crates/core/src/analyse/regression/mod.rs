@@ -87,6 +87,12 @@ pub fn compare<F: std::borrow::Borrow<LoadedFile>>(
     }
     let (cells, nc) = cells::cells((&ab, &kb), (&aa, &ka), &|m| options.threshold(m));
     c.outcome = outcome(&cells, &nc);
+    if c.capacity
+        .iter()
+        .any(|k| k.candidates.iter().any(|x| x.worse))
+    {
+        c.outcome = Outcome::Regression;
+    }
     c.cells = cells;
     c.not_comparable = nc;
     c

@@ -131,6 +131,23 @@ pub struct CapacityChange {
     pub best_before: Option<String>,
     /// …and after.
     pub best_after: Option<String>,
+    /// Each candidate searched on both sides: the load it sustained before and after.
+    pub candidates: Vec<SustainedChange>,
+}
+
+/// The highest load one candidate sustained under every SLO, before and after.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct SustainedChange {
+    /// Candidate name.
+    pub candidate: String,
+    /// Sustained before (`null`: no load passed).
+    pub before: Option<f64>,
+    /// …and after.
+    pub after: Option<f64>,
+    /// Lower after by more than the searches' tolerance (or nothing sustained after where
+    /// something was before): counted as a regression.
+    pub worse: bool,
 }
 
 /// One metric of one cell.
