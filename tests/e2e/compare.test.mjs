@@ -11,7 +11,7 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { chromium } from 'playwright-core';
 import { serve } from './serve.mjs';
-import { ARGS, newPage, dropFiles, waitLoaded } from './lib.mjs';
+import { ARGS, newPage, dropFiles, waitLoaded, stretch } from './lib.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 const examples = path.join(root, 'static/examples');
@@ -30,17 +30,6 @@ function files(dir) {
   const walk = (d) => { for (const e of fs.readdirSync(d, { withFileTypes: true })) { const p = path.join(d, e.name); if (e.isDirectory()) walk(p); else if (p.endsWith('.json')) out.push(p); } };
   walk(dir);
   return out.sort();
-}
-
-// Every time of a run stretched by `k`: the same server, slower by that much.
-function stretch(v, k, scale = false) {
-  if (Array.isArray(v)) return v.map((x) => stretch(x, k, scale));
-  if (v && typeof v === 'object') {
-    const out = {};
-    for (const [key, x] of Object.entries(v)) out[key] = key === 'started_at' || key === 'finished_at' ? null : stretch(x, k, scale || key.endsWith('_us'));
-    return out;
-  }
-  return scale && typeof v === 'number' ? Math.round(v * k) : v;
 }
 
 test('Compare mode: before and after collections dropped on the page read as sloscope compare', async () => {

@@ -25,7 +25,46 @@ pub(crate) fn screen<'a>(
         }
     }
     let kept = distinct_names(kept, excluded);
+    let kept = measured_once(kept, excluded);
     one_trial_per_load(kept, excluded, flags)
+}
+
+/// Two different runs that hold the same requests (a repeat whose every column is equal, two
+/// requests or more): one measurement labelled twice. Both are left out; an identical copy of
+/// one run is not this (it is counted once, later).
+fn measured_once<'a>(
+    runs: Vec<(&'a str, &'a Run)>,
+    excluded: &mut Vec<Excluded>,
+) -> Vec<(&'a str, &'a Run)> {
+    let shares = |a: &Run, b: &Run| {
+        a != b
+            && a.repeats.iter().any(|x| {
+                x.requests.len() >= 2 && b.repeats.iter().any(|y| y.requests == x.requests)
+            })
+    };
+    let mut kept = Vec::new();
+    for &(file, run) in &runs {
+        let others: Vec<String> = runs
+            .iter()
+            .filter(|(f, r)| *f != file && shares(run, r))
+            .map(|(f, r)| format!("{f} ({})", r.candidate.name))
+            .collect();
+        if others.is_empty() {
+            kept.push((file, run));
+            continue;
+        }
+        excluded.push(Excluded {
+            file: file.to_string(),
+            candidate: run.candidate.name.clone(),
+            code: Code::Invariant(Invariant::MeasuredOnce),
+            reason: format!(
+                "the same requests are in {}: one measurement cannot be two runs (one of them \
+                 is mislabelled)",
+                others.join(", ")
+            ),
+        });
+    }
+    kept
 }
 
 /// Turns one run's violations into its exclusion (all the reasons, the first one's code) and

@@ -162,9 +162,12 @@ catalogue! {
     /// Latencies an HTTP round trip can produce.
     PlausibleLatency = "implausible_latency", Exclude,
         "a run's times to first token are ones an HTTP round trip and a model step can produce (median at least 100 µs, and at least a tenth of the median gap between tokens)";
-    /// One trial per load.
+        /// One trial per load.
     OneTrialPerLoad = "trials_conflict", Exclude,
         "a candidate's capacity search has one trial per load";
+    /// One measurement is one run.
+    MeasuredOnce = "measurements_reused", Exclude,
+        "a repeat's requests belong to one run: the same requests (every column equal) in two different runs — another candidate, the baseline, a trial — mean one of them is mislabelled, and both are left out";
     /// Each measured request was sent once.
     SentOnce = "request_resent", Flag,
         "each measured request was sent once (one sent again after the server closed a reused connection as it went out is flagged: the server may have received it twice)";

@@ -262,7 +262,10 @@ fn non_comparable_runs_are_listed_with_reasons() {
         "partial",
         2,
         EvidenceLevel::RealBackendProfile,
-        &shape,
+        &Shape {
+            seed: 2,
+            ..Shape::default()
+        },
     );
     partial.status = RunStatus::Partial;
     partial.failure = Some("interrupted by Ctrl-C".into());
@@ -283,7 +286,10 @@ fn non_comparable_runs_are_listed_with_reasons() {
             "wl",
             3,
             EvidenceLevel::RealBackendProfile,
-            &shape,
+            &Shape {
+                seed: 3,
+                ..Shape::default()
+            },
         ),
     ));
     files.push(run_file(
@@ -294,7 +300,10 @@ fn non_comparable_runs_are_listed_with_reasons() {
             "conc",
             4,
             EvidenceLevel::RealBackendProfile,
-            &shape,
+            &Shape {
+                seed: 4,
+                ..Shape::default()
+            },
         ),
     ));
     files.push(run_file("partial.json", &partial));

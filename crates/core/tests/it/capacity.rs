@@ -132,7 +132,8 @@ fn trial(
         } else {
             (150_000, 300_000)
         },
-        seed: index as u64 + 7,
+        // Each candidate's trials are its own measurements.
+        seed: index as u64 + 7 + cand.bytes().map(u64::from).sum::<u64>() * 1000,
         ..Shape::default()
     };
     let mut run = synth::run("q4", spec, cand, 1, evidence, &shape);

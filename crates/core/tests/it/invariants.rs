@@ -174,6 +174,13 @@ fn case(inv: Invariant) -> Case {
         Invariant::Streamed => streamed(&mut s),
         Invariant::PlausibleLatency => map_col(r, "ttft_us", |t| t / 1000),
         Invariant::OneTrialPerLoad => one_trial_per_load(&mut s),
+        Invariant::MeasuredOnce => {
+            // np4's requests relabelled as np1's run.
+            let mut other = r.clone();
+            other["candidate"]["name"] = "np1".into();
+            other["candidate"]["value"] = 1.into();
+            s.extra.push(("np1.json".into(), other));
+        }
         Invariant::SentOnce => sent_once(&mut s),
         Invariant::RepeatsAsPlanned => {
             r["repeats"].as_array_mut().unwrap().pop();
@@ -244,6 +251,8 @@ fn one_trial_per_load(s: &mut Set) {
     r["trial"] = json!({"over": "concurrency", "load": 2, "index": 0});
     let mut other = r.clone();
     other["trial"]["index"] = 1.into();
+    // Another measurement at the same load (not the same requests relabelled).
+    map_col(&mut other, "prompt_tokens", |p| p + 1);
     s.extra.push(("trial2.json".into(), other));
 }
 
