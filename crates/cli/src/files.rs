@@ -112,10 +112,20 @@ pub fn find_files(paths: &[PathBuf]) -> Found {
             continue;
         }
         if real.is_dir() {
-            let (files_before, errors_before) = (found.files.len(), found.errors.len());
+            let before = (
+                found.files.len(),
+                found.errors.len(),
+                found.duplicates.len(),
+            );
             let new = !seen_dirs.contains(&real);
             walk(p, &real, &mut seen_dirs, &mut seen_files, &mut found);
-            if new && found.files.len() == files_before && found.errors.len() == errors_before {
+            // Files already read through another path (hard links) are files found.
+            let after = (
+                found.files.len(),
+                found.errors.len(),
+                found.duplicates.len(),
+            );
+            if new && after == before {
                 found.errors.push(format!(
                     "{}: no *.json files in this directory",
                     p.display()

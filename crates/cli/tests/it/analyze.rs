@@ -213,3 +213,67 @@ fn non_json_files_are_named_for_what_they_are() {
         assert!(!line.contains("NaN"), "{line}");
     }
 }
+
+/// The same files however they are given: one directory, its parts as several arguments, or
+/// reached again through hard links and symlinks give the same analysis; a named pipe among
+/// them is named and skipped, never read (no hang).
+#[test]
+fn the_same_files_however_given_give_the_same_analysis() {
+    let d = dir("analyze-metamorphic");
+    let ex = d.join("ex");
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../static/examples");
+    let mut files = Vec::new();
+    for sub in ["", "lineage", "runs"] {
+        std::fs::create_dir_all(ex.join(sub)).unwrap();
+        for e in std::fs::read_dir(src.join(sub)).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_file() {
+                let to = ex.join(sub).join(p.file_name().unwrap());
+                std::fs::copy(&p, &to).unwrap();
+                files.push(to);
+            }
+        }
+    }
+    let json = |args: &[&str]| -> (i32, serde_json::Value, String) {
+        let (code, out, err) = sloscope(&[&["analyze"], args, &["--format", "json"]].concat());
+        let mut v: serde_json::Value = serde_json::from_str(&out).unwrap_or_default();
+        v["view"] = serde_json::Value::Null;
+        (code, v, err)
+    };
+    let s = |p: &std::path::Path| p.to_str().unwrap().to_string();
+    let (code, whole, err) = json(&[&s(&ex)]);
+    assert_eq!(code, 0, "{err}");
+    // Its parts as arguments, in another order.
+    let (code, split, err) = json(&[
+        &s(&ex.join("runs")),
+        &s(&ex.join("plan.json")),
+        &s(&ex.join("lineage")),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(split, whole);
+    // Hard links and a symlinked directory beside the originals: each file read once.
+    let hard = d.join("hard");
+    std::fs::create_dir_all(&hard).unwrap();
+    for (i, f) in files.iter().enumerate() {
+        std::fs::hard_link(f, hard.join(format!("{i}.json"))).unwrap();
+    }
+    std::os::unix::fs::symlink(&ex, d.join("alias")).unwrap();
+    let (code, linked, err) = json(&[&s(&ex), &s(&hard), &s(&d.join("alias"))]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(linked, whole, "{err}");
+    assert!(err.contains("already read through another path"), "{err}");
+    // A named pipe: named and skipped, the rest analysed, and the command ends.
+    let fifo = ex.join("runs").join("pipe.json");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let (code, piped, err) = json(&[&s(&ex)]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("pipe.json") && err.contains("not a regular file"),
+        "{err}"
+    );
+    assert_eq!(piped["profiles"], whole["profiles"]);
+}
