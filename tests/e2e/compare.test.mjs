@@ -11,7 +11,7 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { chromium } from 'playwright-core';
 import { serve } from './serve.mjs';
-import { ARGS, newPage, dropFiles, waitLoaded, stretch } from './lib.mjs';
+import { ARGS, newPage, dropFiles, waitLoaded, stretch, chartsDrew } from './lib.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 const examples = path.join(root, 'static/examples');
@@ -70,6 +70,10 @@ test('Compare mode: before and after collections dropped on the page read as slo
     assert.deepEqual([cells[0], cells[1], cells[2]], [profile, candidate, metric]);
     assert.equal(await row.getAttribute('data-label'), label, `${profile} ${candidate} ${metric}`);
   }
+  // Overlaid charts: per profile the trade-off before → after, per cell TTFT and TPOT CDFs.
+  const profiles = new Set(expected.cells.map((c) => c.profile)).size;
+  const drew = await chartsDrew(page);
+  assert.equal(drew, profiles + 2 * expected.cells.length, 'every compare chart drew, with ink');
   // Copy summary copies the comparison's Markdown.
   await ctx.grantPermissions(['clipboard-read', 'clipboard-write']);
   await page.click('#copy-summary');

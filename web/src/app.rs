@@ -175,7 +175,7 @@ pub fn app() -> Html {
                 { overview(&a, &v, generation) }
             }
             if state.side.is_some() {
-                <Compare comparison={state.comparison.clone()} counts={state.side_counts()} />
+                <Compare comparison={state.comparison.clone()} counts={state.side_counts()} generation={generation} />
             }
             if let Some(n) = &state.notice {
                 <p class="warn" id="notice">{ n.clone() }</p>

@@ -8,8 +8,10 @@ use sloscope_core::analyse::report::{Analysis, ProfileReport};
 use sloscope_core::base::metric::Metric;
 
 mod capacity;
+mod compare;
 mod traffic;
 pub use capacity::{capacity, CapacityY};
+pub use compare::{cdf_pair, tradeoff_shift};
 use sloscope_core::show::view::ChartsView;
 pub use traffic::{histogram, prefill, shares, Traffic, BINS};
 

@@ -18,6 +18,8 @@ pub struct Props {
     pub comparison: Option<Rc<Comparison>>,
     /// Files on each side (before, after).
     pub counts: (usize, usize),
+    /// Bumped at every new comparison (charts redraw).
+    pub generation: usize,
 }
 
 fn shown(s: &str) -> String {
@@ -132,6 +134,35 @@ fn verdicts(c: &Comparison) -> Html {
     }
 }
 
+/// Per profile the trade-off before → after, per cell its TTFT and TPOT distributions overlaid.
+fn charts(c: &Rc<Comparison>, generation: usize) -> Html {
+    use crate::charts::{cdf_pair, tradeoff_shift, Quantity};
+    use crate::components::canvas::{drawn, Chart, DrawFn};
+    let mut profiles: Vec<String> = Vec::new();
+    for cell in &c.cells {
+        if !profiles.contains(&cell.profile) {
+            profiles.push(cell.profile.clone());
+        }
+    }
+    html! {
+        <div class="charts" id="compare-charts">
+        { for profiles.into_iter().map(|p| {
+            let (c1, p1) = (c.clone(), p.clone());
+            let draw: DrawFn = Rc::new(move |root| {
+                let cells: Vec<&Cell> = c1.cells.iter().filter(|x| x.profile == p1).collect();
+                drawn(tradeoff_shift(root, &p1, &cells))
+            });
+            html! { <Chart id={format!("chart-compare-{p}-tradeoff")} label={format!("{p}: TTFT p95 vs output throughput per candidate, before (hollow) → after (filled)")} draw={draw} generation={generation} height={320} /> }
+        }) }
+        { for c.cells.iter().enumerate().flat_map(|(i, cell)| [(Quantity::Ttft, "ttft"), (Quantity::Tpot, "tpot")].into_iter().map(move |(q, name)| (i, cell, q, name))).map(|(i, cell, q, name)| {
+            let c2 = c.clone();
+            let draw: DrawFn = Rc::new(move |root| drawn(cdf_pair(root, &c2.cells[i], q)));
+            html! { <Chart id={format!("chart-compare-{i}-{name}")} label={format!("{} {}: {} CDF before (dashed) and after (solid)", cell.profile, shown(&cell.candidate), q.label())} draw={draw} generation={generation} height={240} /> }
+        }) }
+        </div>
+    }
+}
+
 /// The comparison section.
 #[function_component(Compare)]
 pub fn compare(props: &Props) -> Html {
@@ -186,6 +217,9 @@ pub fn compare(props: &Props) -> Html {
                     <li>{ format!("{} {}: {} requests before, {} after; {}", cell.profile, shown(&cell.candidate), cell.requests_before, cell.requests_after,
                         cell.pairing_note.as_deref().map_or("requests paired by index (the same request sequence)".to_string(), |w| format!("requests not paired: {}", shown(w)))) }</li>
                 }) }</ul>
+            }
+            if !c.cells.is_empty() {
+                { charts(c, props.generation) }
             }
             if !c.not_comparable.is_empty() {
                 <h3>{ "Not comparable" }</h3>

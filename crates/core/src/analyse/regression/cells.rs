@@ -11,7 +11,8 @@ use crate::schema::Run;
 use super::data::{per_request, same_requests, units, METRICS};
 use super::stats::{change, label};
 use super::types::{
-    Cell, Label, MetricChange, NotComparable, NotComparableKind as Kind, Pairing, Threshold,
+    Cell, CellCurves, Label, MetricChange, NotComparable, NotComparableKind as Kind, Pairing,
+    Threshold,
 };
 
 /// One side of a profile: its report and the runs its candidates rest on.
@@ -273,6 +274,7 @@ fn cell(
         requests_after: ok(ca),
         label: worst(&changes),
         metrics: changes,
+        curves: curves(cb, ca),
     })
 }
 
@@ -404,4 +406,17 @@ fn per_repeat_change(
             va.len()
         ),
     )
+}
+
+/// Both sides' distributions, when both have them.
+fn curves(cb: &CandidateReport, ca: &CandidateReport) -> Option<CellCurves> {
+    let (b, a) = (
+        cb.summary.as_ref()?.curves.as_ref()?,
+        ca.summary.as_ref()?.curves.as_ref()?,
+    );
+    Some(CellCurves {
+        ttft_ms: [b.ttft_ms.clone(), a.ttft_ms.clone()],
+        tpot_ms: [b.tpot_ms.clone(), a.tpot_ms.clone()],
+        e2e_ms: [b.e2e_ms.clone(), a.e2e_ms.clone()],
+    })
 }

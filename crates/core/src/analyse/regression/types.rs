@@ -200,6 +200,22 @@ pub struct Cell {
     pub label: Label,
     /// Each metric compared.
     pub metrics: Vec<MetricChange>,
+    /// Its distributions before and after, for overlaid charts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub curves: Option<CellCurves>,
+}
+
+/// A cell's distributions on both sides: percentiles 0, 1, …, 100 (numpy-linear) of each
+/// per-request quantity, in ms; `[before, after]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct CellCurves {
+    /// TTFT.
+    pub ttft_ms: [Vec<f64>; 2],
+    /// TPOT.
+    pub tpot_ms: [Vec<f64>; 2],
+    /// End-to-end.
+    pub e2e_ms: [Vec<f64>; 2],
 }
 
 /// Why a cell could not be compared.

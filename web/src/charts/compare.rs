@@ -1,0 +1,137 @@
+//! Compare mode's charts: per profile, each candidate's TTFT p95 against output throughput
+//! before (hollow) and after (filled), joined by an arrow; per cell, a distribution before
+//! (dashed) and after (solid) on one axis.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use sloscope_core::analyse::regression::types::Cell;
+use sloscope_core::base::metric::Metric;
+
+use super::{empty, shown, tick, upper, Drawn, Quantity, FONT, PALETTE};
+
+/// (throughput, TTFT p95) of one side.
+type Point = (f64, f64);
+
+fn value(cell: &Cell, m: Metric) -> Option<(f64, f64)> {
+    let c = cell.metrics.iter().find(|x| x.metric == m)?;
+    Some((c.before?, c.after?))
+}
+
+/// One profile's cells on the TTFT–throughput plane, before and after.
+pub fn tradeoff_shift<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    profile: &str,
+    cells: &[&Cell],
+) -> Drawn<DB> {
+    let pts: Vec<(String, Point, Point)> = cells
+        .iter()
+        .filter_map(|c| {
+            let (tb, ta) = value(c, Metric::THROUGHPUT)?;
+            let (fb, fa) = value(c, Metric::TTFT_P95)?;
+            Some((shown(&c.candidate), (tb, fb), (ta, fa)))
+        })
+        .collect();
+    let title = format!("{profile}: TTFT p95 vs output throughput, before → after");
+    if pts.is_empty() {
+        return empty(root, &format!("{title}: no cell has both"));
+    }
+    let xmax = upper(pts.iter().flat_map(|p| [p.1 .0, p.2 .0]));
+    let ymax = upper(pts.iter().flat_map(|p| [p.1 .1, p.2 .1]));
+    root.fill(&WHITE)?;
+    let mut chart = ChartBuilder::on(root)
+        .caption(&title, (FONT, 15))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(64)
+        .build_cartesian_2d(0f64..xmax, 0f64..ymax)?;
+    chart
+        .configure_mesh()
+        .x_desc("output throughput (tokens/s)")
+        .y_desc("TTFT p95 (ms)")
+        .x_label_formatter(&tick)
+        .y_label_formatter(&tick)
+        .draw()?;
+    for (i, (name, b, a)) in pts.iter().enumerate() {
+        let color = PALETTE[i % PALETTE.len()];
+        chart.draw_series(LineSeries::new([*b, *a], color.stroke_width(2)))?;
+        chart.draw_series([Circle::new(*b, 5, color.stroke_width(2))])?;
+        chart
+            .draw_series([Circle::new(*a, 5, color.filled())])?
+            .label(format!("{name}: before ○ → after ●"))
+            .legend(move |(x, y)| Circle::new((x + 8, y), 5, color.filled()));
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK.mix(0.3))
+        .position(SeriesLabelPosition::UpperRight)
+        .draw()?;
+    root.present()
+}
+
+/// One cell's distribution of `q` before (dashed) and after (solid).
+pub fn cdf_pair<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    cell: &Cell,
+    q: Quantity,
+) -> Drawn<DB> {
+    let title = format!(
+        "{} {}: {} CDF, before and after",
+        cell.profile,
+        shown(&cell.candidate),
+        q.label()
+    );
+    let Some(curves) = &cell.curves else {
+        return empty(root, &format!("{title}: no distributions"));
+    };
+    let [before, after] = match q {
+        Quantity::Ttft => &curves.ttft_ms,
+        Quantity::Tpot => &curves.tpot_ms,
+        Quantity::E2e => &curves.e2e_ms,
+    };
+    if before.is_empty() || after.is_empty() {
+        return empty(root, &format!("{title}: no values"));
+    }
+    let xmax = upper(before.iter().chain(after).copied());
+    root.fill(&WHITE)?;
+    let mut chart = ChartBuilder::on(root)
+        .caption(&title, (FONT, 15))
+        .margin(10)
+        .x_label_area_size(36)
+        .y_label_area_size(48)
+        .build_cartesian_2d(0f64..xmax, 0f64..1.0f64)?;
+    chart
+        .configure_mesh()
+        .x_desc(format!("{} (ms)", q.label()))
+        .y_desc("fraction of requests")
+        .x_label_formatter(&tick)
+        .y_label_formatter(&tick)
+        .draw()?;
+    let line = |v: &[f64]| -> Vec<(f64, f64)> {
+        v.iter()
+            .enumerate()
+            .map(|(k, x)| (*x, k as f64 / 100.0))
+            .collect()
+    };
+    let (cb, ca) = (PALETTE[0], PALETTE[5]);
+    chart
+        .draw_series(DashedLineSeries::new(
+            line(before),
+            6,
+            4,
+            cb.stroke_width(2),
+        ))?
+        .label("before (dashed)")
+        .legend(move |(x, y)| PathElement::new([(x, y), (x + 16, y)], cb.stroke_width(2)));
+    chart
+        .draw_series(LineSeries::new(line(after), ca.stroke_width(2)))?
+        .label("after (solid)")
+        .legend(move |(x, y)| PathElement::new([(x, y), (x + 16, y)], ca.stroke_width(2)));
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK.mix(0.3))
+        .position(SeriesLabelPosition::LowerRight)
+        .draw()?;
+    root.present()
+}
