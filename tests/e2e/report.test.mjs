@@ -133,6 +133,10 @@ test('other tools\' files dropped as they are: the same summaries as sloscope an
   assert.ok(list.includes('GuideLLM result (2 runs)'), list);
   await checkAgainstCli(page, expected);
   assert.ok((await page.locator('.verdict .decision').allTextContents()).every((t) => t.trim() === 'NO VERDICT'));
+  // No lineage record loaded is a state, not a failure: no red badge, no list of errors.
+  assert.equal((await page.textContent('#lineage-status')).trim(), 'none loaded — summaries only');
+  assert.equal(expected.view.lineage.absent, true);
+  assert.equal(await page.locator('section.lineage ul.issues li').count(), 0);
   await page.screenshot({ path: path.join(shots, 'peers-1280.png'), fullPage: true });
   assert.deepEqual(errors, []);
   await ctx.close();

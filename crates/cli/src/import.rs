@@ -27,7 +27,7 @@ pub struct Args {
     /// The profile (latency, balanced or throughput) the files measured.
     #[arg(long, value_name = "NAME", requires = "plan")]
     profile: Option<String>,
-    /// The plan candidate the files measured (default: the plan's first).
+    /// The plan candidate the files measured (required when the plan has several).
     #[arg(long, value_name = "NAME", requires = "plan")]
     candidate: Option<String>,
 }

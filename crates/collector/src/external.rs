@@ -82,8 +82,10 @@ pub fn run(
 fn candidate<'a>(plan: &'a RunPlan, name: Option<&str>) -> Result<&'a Candidate, CollectError> {
     match name {
         Some(n) => plan.candidates.iter().find(|c| c.name == n).ok_or_else(|| {
+            let names: Vec<&str> = plan.candidates.iter().map(|c| c.name.as_str()).collect();
             CollectError::Plan(format!(
-                "--import-candidate {n:?} is not a candidate of the plan"
+                "{n:?} is not a candidate of the plan (its candidates: {})",
+                names.join(", ")
             ))
         }),
         None => plan
@@ -234,6 +236,17 @@ pub fn import_files(
     candidate: Option<&str>,
     out: &Path,
 ) -> Result<ImportOutcome, CollectError> {
+    // Which configuration measured the files is the user's to say: a default would label them
+    // silently.
+    if candidate.is_none() && plan.candidates.len() > 1 {
+        let names: Vec<&str> = plan.candidates.iter().map(|c| c.name.as_str()).collect();
+        return Err(CollectError::Plan(format!(
+            "the plan has {} candidates ({}): say which one the files measured with \
+             --candidate NAME",
+            names.len(),
+            names.join(", ")
+        )));
+    }
     let layout = Layout::new(out);
     write_copies(plan, &layout, &crate::secret::Redactor::default())?;
     let cand = self::candidate(plan, candidate)?;

@@ -19,13 +19,17 @@ pub fn lineage(props: &Props) -> Html {
     html! {
         <section class="lineage" aria-label="Artifact lineage">
             // One status line when the lineage holds; open by itself when it is broken.
-            <details open={!v.ready}>
+            <details open={!v.ready && !v.absent}>
             <summary><h2>
                 { "Artifact lineage " }
-                if v.ready { <span class="badge accept" id="lineage-status">{ "ready" }</span> }
+                                if v.ready { <span class="badge accept" id="lineage-status">{ "ready" }</span> }
+                else if v.absent { <span class="badge none" id="lineage-status">{ "none loaded — summaries only" }</span> }
                 else { <span class="badge reject" id="lineage-status">{ "broken — comparison stopped" }</span> }
                 if !v.warnings.is_empty() { <span class="badge tune">{ format!("{} warning(s)", v.warnings.len()) }</span> }
             </h2></summary>
+            if v.absent {
+                <p class="small" id="lineage-absent">{ v.status_line.to_string() }</p>
+            }
             if !v.issues.is_empty() {
                 <ul class="issues">{ for v.issues.iter().map(|i| html! { <li>{ format!("✗ {i}") }</li> }) }</ul>
             }

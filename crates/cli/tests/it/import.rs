@@ -304,3 +304,32 @@ fn the_import_help_names_every_format_the_core_imports() {
         assert_eq!(help.contains(e.name), e.imported, "{}: {help}", e.name);
     }
 }
+
+#[test]
+fn a_plan_with_several_candidates_needs_the_candidate_said() {
+    let d = scratch("import-which");
+    std::fs::create_dir_all(&d).unwrap();
+    let p = plan(&d);
+    let file = peer("vllm/save-detailed.json");
+    let o = sloscope(
+        &[
+            "import",
+            file.to_str().unwrap(),
+            "--plan",
+            p.to_str().unwrap(),
+            "--profile",
+            "latency",
+            "--out",
+            d.join("out").to_str().unwrap(),
+        ],
+        &[("SLOSCOPE_SCRIPTED_SERVER", &env())],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("the plan has 2 candidates (slots1, slots4)")
+            && stderr(&o).contains("--candidate NAME"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!d.join("out").join("runs").exists(), "nothing written");
+}

@@ -46,19 +46,31 @@ fn lineage_view(a: &Analysis) -> LineageView {
             .and_then(|f| f.deployment.clone())
             .unwrap_or_else(|| MISSING.into())
     };
+    // Nothing loaded is not something broken: another tool's file read alone has summaries
+    // only, and says what a verdict needs.
+    let absent = l.gate_file.is_none() && l.baseline_file.is_none() && l.deployment_file.is_none();
     let status_line = if l.ready {
         format!(
             "Lineage: ready — artifact {} on backend version {}",
             field("artifact_id"),
             field("backend_version")
         )
+    } else if absent {
+        "Lineage: no records loaded — summaries only; a verdict needs the quality-gate, \
+         float-baseline and deployment records"
+            .to_string()
     } else {
         "Lineage: BROKEN — the comparison stops here".to_string()
     };
     LineageView {
         ready: l.ready,
+        absent,
         status_line: Shown::new(status_line),
-        issues: all(l.issues.iter().map(|p| &p.message)),
+        issues: if absent {
+            Vec::new()
+        } else {
+            all(l.issues.iter().map(|p| &p.message))
+        },
         warnings: all(l.warnings.iter().map(|p| &p.message)),
         notes: all(&l.notes),
         table: lineage_table(l),

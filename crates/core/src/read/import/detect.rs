@@ -19,7 +19,7 @@ pub struct Foreign {
 }
 
 const IMPORT_HOW: &str = "give it to `sloscope analyze` (or drop it on the page) for its \
-     summaries, or `sloscope import FILE --out DIR --plan PLAN --profile NAME` for a verdict";
+     summaries, or `sloscope import FILE --out DIR --plan PLAN --profile NAME --candidate NAME` for a verdict";
 const GENAI_PERF_HOW: &str = "sloscope has no importer for GenAI-Perf (replaced by AIPerf, whose \
      profile_export.jsonl it imports); run the profile with `sloscope run` against the same \
      server instead";

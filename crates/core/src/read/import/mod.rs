@@ -315,7 +315,7 @@ pub fn standalone_runs(file: &str, bytes: &[u8]) -> Result<Vec<(String, Run)>, L
             finished_at: None,
             server: None,
             notes: vec![format!(
-                "{} file read without a plan: shown under the {profile} profile (guessed from its workload) with summaries only; for a verdict, import it into a plan's profile with `sloscope import FILE --out DIR --plan PLAN --profile NAME` and analyse it with the lineage records",
+                "{} file read without a plan: shown under the {profile} profile (guessed from its workload) with summaries only; for a verdict, import it into a plan's profile with `sloscope import FILE --out DIR --plan PLAN --profile NAME --candidate NAME` and analyse it with the lineage records",
                 im.tool
             )],
             repeats: Vec::new(),

@@ -174,6 +174,10 @@ pub struct ProfileView {
 pub struct LineageView {
     /// True when nothing blocks the comparison.
     pub ready: bool,
+    /// No lineage record was loaded at all (another tool's file read alone): summaries only,
+    /// which is a state, not a failure.
+    #[serde(default)]
+    pub absent: bool,
     /// One status line.
     pub status_line: Shown,
     /// Blocking problems.
