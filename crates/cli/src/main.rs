@@ -10,6 +10,7 @@ mod analyze;
 mod compare;
 mod files;
 mod import;
+mod k8s;
 mod run;
 
 use std::process::ExitCode;
@@ -35,6 +36,9 @@ enum Command {
     /// Compare two collections (before and after a change): what changed, verdict flips, and
     /// per cell and metric the change with a 95% interval; exit 1 on a regression.
     Compare(compare::Args),
+    /// Render a plan as a Kubernetes Indexed Job: one pod per shard (`run --shard-from-env`),
+    /// the plan as a ConfigMap, a shared results volume; merge with `analyze RESULTS`.
+    K8s(k8s::Args),
 }
 
 fn main() -> ExitCode {
@@ -51,6 +55,7 @@ fn main() -> ExitCode {
         Command::Run(args) => run::run(args),
         Command::Import(args) => import::run(args),
         Command::Compare(args) => compare::run(args),
+        Command::K8s(args) => k8s::run(args),
     };
     match result {
         Ok(code) => code,

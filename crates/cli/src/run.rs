@@ -57,6 +57,21 @@ pub struct Args {
     /// Which plan candidate the external benchmark measures (default: the first).
     #[arg(long, value_name = "NAME")]
     import_candidate: Option<String>,
+    /// Run only shard K of N (`0 ≤ K < N`): the plan's cells (a candidate with every profile,
+    /// or the baseline) are assigned longest first onto the least loaded shard, the same on
+    /// every host. Results go to `OUT/<plan sha256>/shard-K-of-N/attempt-<id>/`; analyse OUT.
+    #[arg(long, value_name = "K/N", conflicts_with_all = ["shard_from_env", "command_template"])]
+    shard: Option<String>,
+    /// Run the shard a Kubernetes Indexed Job's pod is given: `JOB_COMPLETION_INDEX` of
+    /// `--shards N`.
+    #[arg(long, requires = "shards", conflicts_with = "command_template")]
+    shard_from_env: bool,
+    /// How many shards, with `--shard-from-env`.
+    #[arg(long, value_name = "N", requires = "shard_from_env")]
+    shards: Option<u32>,
+    /// Print which cells each shard runs, and run nothing.
+    #[arg(long)]
+    dry_run: bool,
     /// No progress on stderr.
     #[arg(long, short)]
     quiet: bool,
@@ -150,6 +165,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         return external(&args, &plan, cmd, res);
     }
     let redactor = redactor(&plan, api_key.as_ref());
+    let mut plan = plan;
+    let attempt = match sharded(&args, &mut plan, &redactor) {
+        Ok(Some(a)) => Some(a),
+        Ok(None) if args.dry_run => return Ok(ExitCode::SUCCESS),
+        Ok(None) => None,
+        Err(code) => return Ok(ExitCode::from(code)),
+    };
+    let out = attempt
+        .as_ref()
+        .map_or_else(|| args.out.clone(), |a| a.dir.clone());
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
@@ -157,7 +182,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let result = rt.block_on(async {
         watch_signals(cancel.clone())?;
         let opts = Options {
-            out: args.out.clone(),
+            out,
             api_key,
             redactor,
             quiet: args.quiet,
@@ -176,7 +201,90 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(code));
         }
     };
-    Ok(ExitCode::from(report(&args, &outcome, cancel.reason())))
+    let code = report(&args, &outcome, cancel.reason());
+    Ok(ExitCode::from(finish_shard(attempt, &outcome, code)))
+}
+
+/// With `--shard` or `--shard-from-env`: the plan's cells, this shard's attempt started and
+/// the plan narrowed to its cells. `Ok(None)` without a shard (or after `--dry-run`);
+/// `Err(exit code)` on bad arguments or an unwritable output.
+fn sharded(
+    args: &Args,
+    plan: &mut RunPlan,
+    redactor: &Redactor,
+) -> Result<Option<sloscope_collector::shard::Attempt>, u8> {
+    use sloscope_collector::shard;
+    let split = match (&args.shard, args.shards) {
+        (Some(s), _) => shard::parse_split(s),
+        (None, Some(n)) => shard::split_from_env(n),
+        (None, None) => Ok(shard::Split { index: 0, count: 1 }),
+    };
+    let split = split.map_err(|e| {
+        eprintln!("sloscope: {e}");
+        exit::BAD_PLAN
+    })?;
+    let cells = shard::plan_cells(plan, split.count);
+    if args.dry_run {
+        print!("{}", shard::describe(&cells, split));
+        return Ok(None);
+    }
+    if args.shard.is_none() && args.shards.is_none() {
+        return Ok(None);
+    }
+    let sha = shard::plan_sha256(plan, redactor).map_err(|e| {
+        eprintln!("sloscope: cannot write the plan copy: {e}");
+        exit::OUTPUT
+    })?;
+    let hardware = sloscope_collector::telemetry::Gpu::init().describe();
+    let attempt = shard::Attempt::start(&args.out, sha, split, cells, hardware).map_err(|e| {
+        eprintln!("sloscope: {}: cannot write: {e}", args.out.display());
+        exit::OUTPUT
+    })?;
+    if !args.quiet {
+        eprintln!(
+            "sloscope: shard {} of {}: {} cells, writing to {}",
+            split.index,
+            split.count,
+            attempt.mine().len(),
+            attempt.dir.display()
+        );
+    }
+    plan.shard = Some(attempt.reference());
+    plan.only = Some(attempt.mine());
+    Ok(Some(attempt))
+}
+
+/// A shard's attempt that ran to its end (every run finished, or some partial, failed or not
+/// run) writes its end and completion marker; an interrupted one or one that could not write
+/// stays without the marker: partial.
+fn finish_shard(
+    attempt: Option<sloscope_collector::shard::Attempt>,
+    outcome: &runner::Outcome,
+    code: u8,
+) -> u8 {
+    let Some(a) = attempt else {
+        return code;
+    };
+    if code != exit::OK && code != exit::INCOMPLETE {
+        return code;
+    }
+    let dir = a.dir.clone();
+    let incomplete = outcome
+        .incomplete
+        .iter()
+        .chain(&outcome.not_run)
+        .cloned()
+        .collect();
+    match a.finish(incomplete) {
+        Ok(()) => code,
+        Err(e) => {
+            eprintln!(
+                "sloscope: {}: cannot write the completion marker: {e}",
+                dir.display()
+            );
+            exit::OUTPUT
+        }
+    }
 }
 
 /// The closing lines on stderr and the exit code.

@@ -169,6 +169,10 @@ pub struct RunPlan {
     pub baseline: Option<BaselineTarget>,
     /// What each profile replays from files (datasets, traces), read when the plan loads.
     pub replays: BTreeMap<ProfileName, Arc<Replay>>,
+    /// When this process runs one shard of the plan (`--shard`): which, stamped on every run.
+    pub shard: Option<sloscope_core::schema::ShardRef>,
+    /// With a shard: the cells (role, name) it runs; the other targets belong to other shards.
+    pub only: Option<Vec<(sloscope_core::schema::Role, String)>>,
 }
 
 /// A plan problem, naming the file and the field.
@@ -233,6 +237,8 @@ pub fn load_plan(path: &Path, o: &Overrides) -> Result<RunPlan, PlanError> {
         lineage_files: files,
         baseline,
         replays,
+        shard: None,
+        only: None,
     })
 }
 

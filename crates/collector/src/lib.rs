@@ -34,6 +34,7 @@ pub mod runner;
 pub mod sampler;
 pub mod secret;
 pub mod server;
+pub mod shard;
 pub mod spill;
 pub mod sse;
 pub mod stream;

@@ -62,6 +62,21 @@ pub fn write_copies(
     redactor: &Redactor,
 ) -> Result<(), CollectError> {
     layout.create()?;
+    let path = layout.plan();
+    let value = plan_copy(plan, redactor)
+        .map_err(|e| CollectError::write(path.clone())(std::io::Error::other(e)))?;
+    write::json(&path, &value).map_err(CollectError::write(path))?;
+    for ((_, bytes), kind) in plan.lineage_files.iter().zip(LINEAGE_COPIES) {
+        let path = layout.lineage(kind);
+        write::atomic(&path, bytes).map_err(CollectError::write(path))?;
+    }
+    Ok(())
+}
+
+/// The plan as run: only the selected profiles and candidates, credentials redacted. Every
+/// shard of one split writes the same copy (all the split's candidates), so its sha256 names
+/// the split.
+pub fn plan_copy(plan: &RunPlan, redactor: &Redactor) -> Result<serde_json::Value, String> {
     let mut effective = plan.raw.clone();
     effective.plan.profiles.retain(|s| {
         plan.profiles
@@ -75,16 +90,7 @@ pub fn write_copies(
     if plan.baseline.is_none() {
         effective.baseline = None;
     }
-    let path = layout.plan();
-    let value = redactor
-        .to_value(&effective)
-        .map_err(|e| CollectError::write(path.clone())(std::io::Error::other(e)))?;
-    write::json(&path, &value).map_err(CollectError::write(path))?;
-    for ((_, bytes), kind) in plan.lineage_files.iter().zip(LINEAGE_COPIES) {
-        let path = layout.lineage(kind);
-        write::atomic(&path, bytes).map_err(CollectError::write(path))?;
-    }
-    Ok(())
+    redactor.to_value(&effective).map_err(|e| e.to_string())
 }
 
 /// The candidates, then the float baseline when it is run.
@@ -121,6 +127,9 @@ fn targets(plan: &RunPlan) -> Vec<TargetSpec> {
             model_path: b.model_path.clone(),
             model: b.model.clone().or_else(|| t.model.clone()),
         });
+    }
+    if let Some(only) = &plan.only {
+        out.retain(|t| only.iter().any(|(r, n)| *r == t.role && *n == t.name));
     }
     out
 }
@@ -432,5 +441,6 @@ fn skeleton(plan: &RunPlan, t: &TargetSpec, p: &Profile, base: Option<&str>) -> 
         repeats: Vec::new(),
         reported: None,
         trial: None,
+        shard: plan.shard.clone(),
     }
 }

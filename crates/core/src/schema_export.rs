@@ -17,6 +17,8 @@ pub fn all() -> Vec<(&'static str, String)> {
         one::<Deployment>("deployment.schema.json"),
         one::<Plan>("plan.schema.json"),
         one::<Run>("run.schema.json"),
+        one::<ShardRecord>("shard.schema.json"),
+        one::<ShardDone>("shard_done.schema.json"),
         one::<crate::show::view::AnalysisOutput>("analysis.schema.json"),
         one::<crate::analyse::regression::types::Comparison>("comparison.schema.json"),
     ]

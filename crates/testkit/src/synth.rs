@@ -177,6 +177,7 @@ pub fn run(
         repeats,
         reported: None,
         trial: None,
+        shard: None,
     }
 }
 

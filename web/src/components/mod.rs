@@ -5,4 +5,5 @@ pub mod compare;
 pub mod file_list;
 pub mod lineage;
 pub mod profile;
+pub mod shards;
 pub mod toolbar;

@@ -43,14 +43,17 @@ pub struct Props {
 #[function_component(Toolbar)]
 pub fn toolbar(props: &Props) -> Html {
     let input = use_node_ref();
-    let browse = {
-        let input = input.clone();
+    let folder = use_node_ref();
+    let click = |r: &NodeRef| {
+        let r = r.clone();
         Callback::from(move |_| {
-            if let Some(el) = input.cast::<web_sys::HtmlInputElement>() {
+            if let Some(el) = r.cast::<web_sys::HtmlInputElement>() {
                 el.click();
             }
         })
     };
+    let browse = click(&input);
+    let browse_folder = click(&folder);
     let changed = {
         let on_files = props.on_files.clone();
         Callback::from(move |e: Event| {
@@ -79,8 +82,12 @@ pub fn toolbar(props: &Props) -> Html {
     html! {
         <nav class="toolbar" aria-label="Actions">
             if !props.embedded {
-                <input type="file" id="file-input" ref={input} multiple=true accept=".json,.jsonl,.csv,.yaml,.yml" onchange={changed} hidden=true />
+                <input type="file" id="file-input" ref={input} multiple=true accept=".json,.jsonl,.csv,.yaml,.yml" onchange={changed.clone()} hidden=true />
                 <button id="browse" onclick={browse}>{ "Browse…" }</button>
+                // A whole results directory (a sharded run's tree, an AIPerf artifact
+                // directory): its *.json and *.jsonl files, each named by its path in it.
+                <input type="file" id="folder-input" ref={folder} webkitdirectory=true multiple=true onchange={changed} hidden=true />
+                <button id="browse-folder" onclick={browse_folder} title="Load every *.json and *.jsonl file under a directory">{ "Folder…" }</button>
                 <button id="load-example" onclick={ex}>{ "Load example" }</button>
             }
             <button id="download-report" onclick={dl} disabled={!props.has_report}>{ "Download report" }</button>

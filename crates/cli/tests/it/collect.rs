@@ -191,7 +191,8 @@ fn a_server_killed_mid_run_leaves_a_readable_partial_result() {
     assert_eq!(v["profiles"][0]["decision"], "reject");
 }
 
-fn kill_tagged(tag: &str) {
+/// Kills every process whose command line holds `tag` (servers a killed collector left).
+pub(crate) fn kill_tagged(tag: &str) {
     for e in std::fs::read_dir("/proc").unwrap().flatten() {
         let cmd = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
         if String::from_utf8_lossy(&cmd).contains(tag) {

@@ -122,9 +122,9 @@ fn capacity_search_on_llama_server_brackets_each_candidate() {
     );
 }
 
-/// Lineage records made from the models, the plan of `tests/fixtures/llama` run against
-/// llama-server: the output directory.
-fn run_the_llama_plan() -> std::path::PathBuf {
+/// Lineage records made from the models and the plan of `tests/fixtures/llama` in a scratch
+/// directory: the plan's path.
+pub(crate) fn llama_plan(name: &str) -> std::path::PathBuf {
     for var in [
         "LLAMA_SERVER",
         "SLOSCOPE_Q4_GGUF",
@@ -136,7 +136,7 @@ fn run_the_llama_plan() -> std::path::PathBuf {
             "{var} is not set: source the output of scripts/setup-llama.sh"
         );
     }
-    let d = scratch("llama");
+    let d = scratch(name);
     let lineage = d.join("lineage");
     let st = std::process::Command::new("bash")
         .arg(repo().join("scripts/make-lineage.sh"))
@@ -155,6 +155,13 @@ fn run_the_llama_plan() -> std::path::PathBuf {
             ),
     )
     .unwrap();
+    plan
+}
+
+/// The plan of `tests/fixtures/llama` run against llama-server: the output directory.
+fn run_the_llama_plan() -> std::path::PathBuf {
+    let plan = llama_plan("llama");
+    let d = plan.parent().unwrap();
     let out = d.join("out");
     let o = sloscope(
         &[

@@ -11,4 +11,5 @@ mod faults;
 mod hostile;
 mod import;
 mod llama;
+mod shard;
 mod traffic;

@@ -25,6 +25,8 @@ pub(crate) struct Ctx<'a> {
     pub(crate) pool_reruns: bool,
     /// Different plans were loaded: why no verdict is given.
     pub(crate) plan_conflict: Option<String>,
+    /// A sharded results tree does not stand for the whole plan: why no verdict is given.
+    pub(crate) held: Option<String>,
     /// No lineage record was loaded at all.
     pub(crate) no_records: bool,
     /// Where the runs each candidate report rests on are kept, when asked (by `compare`).

@@ -10,6 +10,7 @@ pub mod flags;
 pub mod regression;
 pub mod report;
 pub(crate) mod screen;
+pub mod shard;
 pub mod summary;
 pub mod verdict;
 
@@ -67,6 +68,8 @@ fn analyze_inner<F: std::borrow::Borrow<LoadedFile>>(
     // never changes a result.
     let mut files: Vec<&LoadedFile> = files.iter().map(std::borrow::Borrow::borrow).collect();
     files.sort_by(|a, b| a.name.cmp(&b.name));
+    let (files, shards) = shard::merge::merge(files);
+    let held = shards.as_ref().filter(|s| !s.complete).map(shard_hold);
     let mut inputs = LineageInputs::default();
     let mut plans: Vec<(&str, &Plan)> = Vec::new();
     let mut notes = Vec::new();
@@ -79,6 +82,7 @@ fn analyze_inner<F: std::borrow::Borrow<LoadedFile>>(
             Document::Plan(p) => plans.push((&f.name, p)),
             Document::Run(r) => inputs.runs.push((&f.name, r)),
             Document::Imported(runs) => imported.push((&f.name, runs)),
+            Document::Shard(_) | Document::ShardDone(_) => {}
         }
     }
     // Another tool's file read directly belongs to no deployment: it is compared (and, beside a
@@ -124,6 +128,7 @@ fn analyze_inner<F: std::borrow::Borrow<LoadedFile>>(
         });
     let ctx = Ctx {
         plan_conflict,
+        held,
         no_records: inputs.gates.is_empty()
             && inputs.baselines.is_empty()
             && inputs.deployments.is_empty(),
@@ -143,7 +148,24 @@ fn analyze_inner<F: std::borrow::Borrow<LoadedFile>>(
         lineage,
         profiles,
         notes,
+        shards,
     }
+}
+
+/// Why a sharded results tree that does not stand for the whole plan gives no verdict.
+fn shard_hold(s: &shard::types::ShardReport) -> String {
+    let first = s
+        .problems
+        .first()
+        .cloned()
+        .unwrap_or_else(|| "not every shard finished".to_string());
+    let more = match s.problems.len().saturating_sub(1) {
+        0 => String::new(),
+        n => format!(" (and {n} more)"),
+    };
+    format!(
+        "the sharded run does not stand for the whole plan: {first}{more}; no verdict until every shard finished once, on the same lineage"
+    )
 }
 
 /// The plan every file is measured against: copies of one plan are one plan; two different
@@ -398,7 +420,7 @@ fn order_like_plan(plan: Option<&Plan>, cands: &mut [CandidateReport]) {
 }
 
 fn decide_profile(ctx: &Ctx<'_>, profile: Option<&Profile>, report: &mut ProfileReport) {
-    if let Some(why) = &ctx.plan_conflict {
+    if let Some(why) = ctx.plan_conflict.as_ref().or(ctx.held.as_ref()) {
         report.reason = why.clone();
         return;
     }

@@ -275,6 +275,9 @@ pub struct Analysis {
     pub profiles: Vec<ProfileReport>,
     /// Problems that belong to no profile.
     pub notes: Vec<String>,
+    /// The merge of a sharded results tree, when the files came from `sloscope run --shard`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shards: Option<crate::analyse::shard::types::ShardReport>,
 }
 
 impl Analysis {

@@ -145,7 +145,10 @@ pub fn check_lineage(inp: &LineageInputs<'_>) -> LineageReport {
     rep
 }
 
-fn one<'a, T>(
+/// The one record of a kind. Identical copies (every shard's attempt, every output directory
+/// copies the plan's records) are one record, the first by file name; two that differ are a
+/// conflict no file order may settle.
+fn one<'a, T: PartialEq>(
     list: &[(&'a str, &'a T)],
     kind: &str,
     issues: &mut Vec<Problem>,
@@ -160,13 +163,16 @@ fn one<'a, T>(
             None
         }
         [x] => Some(*x),
+        [first, rest @ ..] if rest.iter().all(|(_, r)| *r == first.1) => {
+            list.iter().min_by_key(|(f, _)| *f).copied()
+        }
         many => {
             let files: Vec<&str> = many.iter().map(|(f, _)| *f).collect();
             issues.push(Problem::new(
                 ProblemCode::DuplicateRecords,
                 kind,
                 format!(
-                    "{} {kind} records loaded ({}): expected exactly one",
+                    "{} different {kind} records loaded ({}): expected exactly one (identical copies count once)",
                     many.len(),
                     files.join(", ")
                 ),

@@ -5,7 +5,7 @@
 //! memory stays a small multiple of the input.
 
 use crate::check::invariant::{Invariant, Violation};
-use crate::schema::{ArtifactIdentity, Plan, Run};
+use crate::schema::{ArtifactIdentity, Plan, Run, ShardRecord, ShardRef};
 
 /// Longest name or identifier.
 pub const MAX_NAME_CHARS: usize = 1024;
@@ -44,6 +44,11 @@ pub fn run(r: &mut Run) -> Result<(), Violation> {
         ("$.hardware", Some(&r.hardware)),
         ("$.candidate.name", Some(&r.candidate.name)),
         ("$.candidate.knob", r.candidate.knob.as_ref()),
+        (
+            "$.shard.plan_sha256",
+            r.shard.as_ref().map(|s| &s.plan_sha256),
+        ),
+        ("$.shard.attempt", r.shard.as_ref().map(|s| &s.attempt)),
     ] {
         if let Some(s) = s {
             name(path, s)?;
@@ -95,5 +100,31 @@ pub fn plan(p: &Plan) -> Result<(), Violation> {
             name(&format!("$.profiles[{i}].workload.id"), id)?;
         }
     }
+    Ok(())
+}
+
+/// A shard reference's names are bounded.
+pub fn shard_ref(at: &str, r: &ShardRef) -> Result<(), Violation> {
+    name(&format!("{at}.plan_sha256"), &r.plan_sha256)?;
+    name(&format!("{at}.attempt"), &r.attempt)
+}
+
+/// A shard record's names are bounded; its free text is cut.
+pub fn shard(r: &mut ShardRecord) -> Result<(), Violation> {
+    shard_ref("$.shard", &r.shard)?;
+    for (path, s) in [
+        ("$.node", r.node.as_ref()),
+        ("$.pod", r.pod.as_ref()),
+        ("$.hardware", r.hardware.as_ref()),
+    ] {
+        if let Some(s) = s {
+            name(path, s)?;
+        }
+    }
+    for (i, c) in r.cells.iter().enumerate() {
+        name(&format!("$.cells[{i}].id"), &c.id)?;
+        name(&format!("$.cells[{i}].name"), &c.name)?;
+    }
+    r.incomplete.iter_mut().for_each(cut);
     Ok(())
 }

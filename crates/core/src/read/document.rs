@@ -1,6 +1,8 @@
 //! What reading a file gives: a typed document, and the name it is reported under.
 
-use crate::schema::{Deployment, FloatBaseline, Kind, Plan, QualityGate, Run};
+use crate::schema::{
+    Deployment, FloatBaseline, Kind, Plan, QualityGate, Run, ShardDone, ShardRecord,
+};
 
 /// A parsed sloscope file.
 #[derive(Debug, Clone, PartialEq)]
@@ -18,6 +20,10 @@ pub enum Document {
     /// Another tool's result file, imported without a plan: one run per benchmark it holds,
     /// each with the name it is reported under (`FILE`, or `FILE#N` when there are several).
     Imported(Vec<(String, Run)>),
+    /// One attempt of a shard (`shard.json`).
+    Shard(Box<ShardRecord>),
+    /// A shard attempt's completion marker (`done.json`).
+    ShardDone(ShardDone),
 }
 
 impl Document {
@@ -29,6 +35,8 @@ impl Document {
             Document::Deployment(_) => Kind::Deployment,
             Document::Plan(_) => Kind::Plan,
             Document::Run(_) | Document::Imported(_) => Kind::Run,
+            Document::Shard(_) => Kind::Shard,
+            Document::ShardDone(_) => Kind::ShardDone,
         }
     }
 }

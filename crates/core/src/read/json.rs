@@ -156,6 +156,8 @@ pub fn parse_document(file: &str, bytes: &[u8]) -> Result<Document, LoadError> {
             checked_run(file, &run)?;
             Document::Run(Box::new(run))
         }
+        Kind::Shard => Document::Shard(Box::new(typed(file, bytes)?)),
+        Kind::ShardDone => Document::ShardDone(typed(file, bytes)?),
     };
     Ok(doc)
 }

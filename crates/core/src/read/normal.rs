@@ -18,6 +18,8 @@ pub fn finish(file: &str, mut doc: Document) -> Result<Document, LoadError> {
         Document::Plan(p) => text::plan(p),
         Document::Run(r) => text::run(r),
         Document::Imported(runs) => runs.iter_mut().try_for_each(|(_, r)| text::run(r)),
+        Document::Shard(s) => text::shard(s),
+        Document::ShardDone(d) => text::shard_ref("$.shard", &d.shard),
     };
     bounded.map_err(|v| crate::read::refused(file, v))?;
     match &mut doc {
@@ -31,6 +33,8 @@ pub fn finish(file: &str, mut doc: Document) -> Result<Document, LoadError> {
         }
         Document::Run(r) => run(r),
         Document::Imported(runs) => runs.iter_mut().for_each(|(_, r)| run(r)),
+        Document::Shard(s) => s.shard.plan_sha256.make_ascii_lowercase(),
+        Document::ShardDone(d) => d.shard.plan_sha256.make_ascii_lowercase(),
     }
     Ok(doc)
 }
@@ -56,6 +60,9 @@ fn workload(w: &mut WorkloadSpec) {
 }
 
 fn run(r: &mut crate::schema::Run) {
+    if let Some(s) = r.shard.as_mut() {
+        s.plan_sha256.make_ascii_lowercase();
+    }
     if let Some(i) = r.import.as_mut() {
         i.sha256.make_ascii_lowercase();
     }

@@ -10,6 +10,7 @@ mod lineage;
 mod plan;
 pub mod replay;
 mod run;
+mod shard;
 mod unique;
 
 pub use gaps::{
@@ -21,8 +22,9 @@ pub use plan::{Candidate, KnobValue, Plan, ProfileSpec, SearchSpec, WorkloadSpec
 pub use run::{
     CandidateRef, EndpointInfo, EvidenceLevel, ForeignWorkload, HistogramBucket, HistogramDelta,
     ImportSource, MemorySample, MetricSample, Repeat, RequestColumns, Role, Run, RunSource,
-    RunStatus, ServerInfo, TokenSource, ToolInfo, Trial,
+    RunStatus, ServerInfo, ShardRef, TokenSource, ToolInfo, Trial,
 };
+pub use shard::{Cell, ClockAnchor, NtpState, ShardDone, ShardOutcome, ShardRecord};
 
 use serde::{Deserialize, Serialize};
 
@@ -47,16 +49,22 @@ pub enum Kind {
     Plan,
     /// One candidate under one profile: raw per-request data.
     Run,
+    /// One attempt of one shard of a plan run over several processes (`shard.json`).
+    Shard,
+    /// The marker a shard's attempt writes last (`done.json`).
+    ShardDone,
 }
 
 impl Kind {
     /// All kinds, in the order they are listed in messages.
-    pub const ALL: [Kind; 5] = [
+    pub const ALL: [Kind; 7] = [
         Kind::QualityGate,
         Kind::FloatBaseline,
         Kind::Deployment,
         Kind::Plan,
         Kind::Run,
+        Kind::Shard,
+        Kind::ShardDone,
     ];
 
     /// The snake_case name used in files.
@@ -67,6 +75,8 @@ impl Kind {
             Kind::Deployment => "deployment",
             Kind::Plan => "plan",
             Kind::Run => "run",
+            Kind::Shard => "shard",
+            Kind::ShardDone => "shard_done",
         }
     }
 

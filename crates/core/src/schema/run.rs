@@ -360,6 +360,10 @@ pub struct Run {
     /// Set when this run is one trial of a capacity search (the profile's `search`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trial: Option<Trial>,
+    /// Set when the run was collected by one shard of a plan split over several processes
+    /// (`sloscope run --shard`): which plan, shard and attempt.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<ShardRef>,
 }
 
 /// Where an imported run came from.
@@ -424,4 +428,30 @@ pub struct Trial {
     pub load: f64,
     /// 0-based position in the candidate's search.
     pub index: u32,
+}
+
+/// Which attempt of which shard of which plan a file belongs to.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct ShardRef {
+    /// sha256 of the plan as run (the `plan.json` copy every attempt writes), lower-case hex.
+    pub plan_sha256: String,
+    /// This shard's index, `0 ≤ index < count` (Kubernetes' `JOB_COMPLETION_INDEX`).
+    pub index: u32,
+    /// How many shards the plan was split into.
+    pub count: u32,
+    /// This attempt's id: unique per process that ran the shard (a retried pod is another
+    /// attempt).
+    pub attempt: String,
+}
+
+impl ShardRef {
+    /// `shard K of N, attempt A` for messages.
+    pub fn describe(&self) -> String {
+        format!(
+            "shard {} of {} (attempt {})",
+            self.index, self.count, self.attempt
+        )
+    }
 }

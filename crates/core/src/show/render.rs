@@ -102,6 +102,18 @@ fn lineage(v: &ReportView, style: Style) -> String {
     lines(&items, style)
 }
 
+/// The shards of a sharded results tree: whether they stand for the plan, a row per shard.
+fn shards(v: &ReportView, style: Style) -> String {
+    let Some(s) = &v.shards else {
+        return String::new();
+    };
+    let mut items = vec![s.status_line.to_string()];
+    items.extend(s.problems.iter().map(|p| format!("  ✗ {p}")));
+    items.extend(s.left_out.iter().map(|l| format!("  – {l}")));
+    let gap = if style == Style::Markdown { "\n" } else { "" };
+    format!("\n{}{gap}{}", lines(&items, style), table(&s.table, style))
+}
+
 /// The answer first: one line per profile, with what weakens it indented below.
 fn headlines(v: &ReportView, style: Style) -> String {
     let mut items: Vec<String> = v.caveats.iter().map(|c| format!("! {c}")).collect();
@@ -176,6 +188,7 @@ pub fn markdown(a: &Analysis) -> String {
     out += &headlines(&v, Style::Markdown);
     out += "\n";
     out += &lineage(&v, Style::Markdown);
+    out += &shards(&v, Style::Markdown);
     out += "\n";
     out += &table(&v.verdicts, Style::Markdown);
     for p in &v.profiles {
@@ -192,6 +205,7 @@ pub fn text(a: &Analysis) -> String {
     let mut out = headlines(&v, Style::Text);
     out += "\n";
     out += &lineage(&v, Style::Text);
+    out += &shards(&v, Style::Text);
     out += "\n";
     out += &table(&v.verdicts, Style::Text);
     for p in &v.profiles {

@@ -6,6 +6,7 @@
 mod capacity;
 mod charts;
 mod headline;
+mod shards;
 mod shown;
 mod types;
 
@@ -26,6 +27,7 @@ fn all<S: AsRef<str>>(items: impl IntoIterator<Item = S>) -> Vec<Shown> {
 pub fn report_view(a: &Analysis) -> ReportView {
     ReportView {
         lineage: lineage_view(a),
+        shards: shards::view(a),
         verdicts: verdict_table(a),
         profiles: a.profiles.iter().map(profile_view).collect(),
         caveats: all(headline::report_caveats(a)),
@@ -48,7 +50,12 @@ fn lineage_view(a: &Analysis) -> LineageView {
     };
     // Nothing loaded is not something broken: another tool's file read alone has summaries
     // only, and says what a verdict needs.
-    let absent = l.gate_file.is_none() && l.baseline_file.is_none() && l.deployment_file.is_none();
+    let absent = l.gate_file.is_none()
+        && l.baseline_file.is_none()
+        && l.deployment_file.is_none()
+        && l.issues
+            .iter()
+            .all(|p| p.code == crate::base::problem::ProblemCode::MissingRecord);
     let status_line = if l.ready {
         format!(
             "Lineage: ready — artifact {} on backend version {}",

@@ -6,7 +6,7 @@ use sloscope_core::analyze;
 use sloscope_core::base::problem::ProblemCode;
 use sloscope_core::check::lineage::FieldStatus;
 use sloscope_core::schema::{Decision, EvidenceLevel, Role, RunStatus};
-use sloscope_core::{read_document, LoadedFile};
+use sloscope_core::{read_document, Document, LoadedFile};
 use sloscope_testkit::synth::{self, Shape};
 
 fn load(name: &str, v: &serde_json::Value) -> LoadedFile {
@@ -598,4 +598,48 @@ fn runs_of_another_traffic_shape_are_left_out_with_the_part_named() {
         "{}",
         reason("poisson.json")
     );
+}
+
+/// Copies of one lineage record (every output directory, every shard's attempt copies the
+/// plan's records) are one record; two records that differ are a conflict, shown as broken —
+/// never as "no records loaded".
+#[test]
+fn identical_record_copies_are_one_record_and_different_ones_a_conflict() {
+    use sloscope_core::show::view::report_view;
+    let mut files = crate::snapshots::example_files();
+    let gate = files
+        .iter()
+        .find(|f| matches!(f.doc, Document::QualityGate(_)))
+        .unwrap()
+        .clone();
+    let mut copy = gate.clone();
+    copy.name = "elsewhere/lineage/gate.json".into();
+    files.push(copy);
+    let a = sloscope_core::analyze(&files);
+    assert!(a.lineage.ready, "{:?}", a.lineage.issues);
+    let one = crate::snapshots::example_analysis();
+    assert_eq!(a.lineage.fields, one.lineage.fields);
+    assert_eq!(a.lineage.warnings, one.lineage.warnings);
+    // The copy read is the first by name, whatever the order the files came in.
+    assert_eq!(
+        a.lineage.gate_file.as_deref(),
+        Some("elsewhere/lineage/gate.json")
+    );
+    let mut other = gate;
+    other.name = "other/lineage/gate.json".into();
+    if let Document::QualityGate(g) = &mut other.doc {
+        g.notes = Some("a different gate".into());
+    }
+    files.push(other);
+    let a = sloscope_core::analyze(&files);
+    assert!(!a.lineage.ready);
+    let issue = &a.lineage.issues[0].message;
+    assert!(issue.contains("different quality_gate records"), "{issue}");
+    let v = report_view(&a);
+    assert!(
+        !v.lineage.absent,
+        "records were loaded: {}",
+        v.lineage.status_line
+    );
+    assert!(v.lineage.status_line.to_string().contains("BROKEN"));
 }

@@ -13,5 +13,6 @@ mod regression;
 mod schema_files;
 mod seed;
 mod semantic;
+mod shards;
 mod snapshots;
 mod trust;

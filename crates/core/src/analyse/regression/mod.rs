@@ -173,6 +173,15 @@ fn refusals(b: &changes::Side<'_>, a: &changes::Side<'_>) -> Vec<String> {
                  runs without the lineage records)"
             ));
         }
+        if let Some(sh) = s.analysis.shards.as_ref().filter(|sh| !sh.complete) {
+            let first = sh
+                .problems
+                .first()
+                .map_or("not every shard finished", String::as_str);
+            out.push(format!(
+                "the {side} collection is a sharded run that does not stand for its whole plan: {first}"
+            ));
+        }
     }
     // The same measurements on both sides, whatever the headers say (a port, a stamp).
     let (rb, ra) = (b.runs(), a.runs());

@@ -321,6 +321,7 @@ pub fn standalone_runs(file: &str, bytes: &[u8]) -> Result<Vec<(String, Run)>, L
             repeats: Vec::new(),
             reported: None,
             trial: None,
+            shard: None,
         };
         fill(&mut run, file, &im, i);
         let name = if many {

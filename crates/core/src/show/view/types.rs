@@ -198,6 +198,10 @@ pub struct LineageView {
 pub struct ReportView {
     /// Lineage.
     pub lineage: LineageView,
+    /// The shards of a sharded results tree (`sloscope run --shard`), when the files came
+    /// from one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shards: Option<ShardsView>,
     /// One row per profile.
     pub verdicts: TableView,
     /// Per profile.
@@ -251,4 +255,20 @@ pub struct ChartsView {
     pub capacity_throughput_caption: Option<Shown>,
     /// The SLO the capacity chart plots against load, with its limit.
     pub capacity_slo: Option<SloLine>,
+}
+
+/// The shards of a sharded results tree, as a reader sees them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct ShardsView {
+    /// Every shard finished once, every cell covered once, one plan, one lineage.
+    pub complete: bool,
+    /// One line: complete or not, and the plan.
+    pub status_line: Shown,
+    /// One row per shard.
+    pub table: TableView,
+    /// What keeps the merge from standing for the whole plan.
+    pub problems: Vec<Shown>,
+    /// Attempts whose runs were left out.
+    pub left_out: Vec<Shown>,
 }
