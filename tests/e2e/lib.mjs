@@ -99,3 +99,16 @@ export function stretch(v, k, scale = false) {
   }
   return scale && typeof v === 'number' ? Math.round(v * k) : v;
 }
+
+// The built page served from dist/ and a headless Chromium, for one test file: registers the
+// node:test hooks and returns a holder whose `browser` and `url` are set once they run.
+export function servedPage(root, { before, after }, serve, chromium) {
+  const it = {};
+  before(async () => {
+    it.server = await serve(`${root}/dist`);
+    it.url = `http://127.0.0.1:${it.server.address().port}/`;
+    it.browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: ARGS });
+  });
+  after(async () => { await it.browser?.close(); it.server?.close(); });
+  return it;
+}

@@ -202,7 +202,7 @@ for (const [width, height] of [[1280, 900], [390, 844]]) {
     assert.equal(await page.locator('section.files details').getAttribute('open'), null, 'the file list is folded when every file loaded');
     const notes = (await page.locator('#lineage-notes li').allTextContents()).map((n) => n.trim());
     assert.deepEqual(notes, expected.view.lineage.notes.map((n) => `note: ${n}`));
-    assert.ok(notes.some((n) => n.includes('asserted')), notes.join('\n'));
+    assert.ok(notes.some((n) => n.includes('measured by sloscope gate')), notes.join('\n'));
     await page.screenshot({ path: path.join(shots, `first-screen-${width}.png`) });
     if (width >= 1280) {
       // The decisive columns fit without sideways scrolling; the rest wait behind "More columns".
@@ -246,7 +246,7 @@ test('print: every folded panel opens (lineage table, file list), light colours 
   await page.evaluate(() => window.dispatchEvent(new Event('beforeprint')));
   assert.equal(await folded(), 0, 'every panel open for print');
   await page.emulateMedia({ media: 'print', colorScheme: 'dark' });
-  assert.ok(await page.locator('section.lineage table').isVisible(), 'the lineage table prints');
+  assert.ok(await page.locator('#lineage-table').isVisible(), 'the lineage table prints');
   assert.ok(await page.locator('#file-list li').first().isVisible(), 'the file list prints');
   const bg = await page.evaluate(() => getComputedStyle(document.querySelector('.verdict')).backgroundColor);
   assert.equal(bg, 'rgb(255, 255, 255)', 'a printed verdict is on white');

@@ -10,19 +10,13 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { chromium } from 'playwright-core';
 import { serve } from './serve.mjs';
-import { ARGS, newPage, waitLoaded, checkAgainstCli } from './lib.mjs';
+import { servedPage, newPage, waitLoaded, checkAgainstCli } from './lib.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 const sloscope = path.resolve(process.env.SLOSCOPE_BIN || path.join(root, 'target/debug/sloscope'));
 const scripted = path.join(path.dirname(sloscope), 'scripted-server');
 
-let server, browser, url;
-before(async () => {
-  server = await serve(path.join(root, 'dist'));
-  url = `http://127.0.0.1:${server.address().port}/`;
-  browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: ARGS });
-});
-after(async () => { await browser?.close(); server?.close(); });
+const it = servedPage(root, { before, after }, serve, chromium);
 
 function shard(results, k) {
   const plan = path.join(root, 'tests/fixtures/scripted/plan.toml');
@@ -42,9 +36,9 @@ test('a sharded results tree chosen as a folder reads as sloscope analyze reads 
   assert.equal(expected.view.shards.left_out.length, 1, 'the first attempt of index 0 is left out');
   const jsonFiles = spawnSync('find', [results, '-name', '*.json']).stdout.toString().trim().split('\n').length;
 
-  const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  const { page, errors } = await newPage(ctx, url);
-  await page.goto(url);
+  const ctx = await it.browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const { page, errors } = await newPage(ctx, it.url);
+  await page.goto(it.url);
   await page.setInputFiles('#folder-input', results);
   await waitLoaded(page, jsonFiles);
   assert.equal(await page.locator('#file-list li.bad').count(), 0, 'every file of the tree read');

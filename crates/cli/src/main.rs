@@ -9,6 +9,7 @@
 mod analyze;
 mod compare;
 mod files;
+mod gate;
 mod import;
 mod k8s;
 mod run;
@@ -36,6 +37,9 @@ enum Command {
     /// Compare two collections (before and after a change): what changed, verdict flips, and
     /// per cell and metric the change with a 95% interval; exit 1 on a regression.
     Compare(compare::Args),
+    /// Measure the quantized artifact against its float baseline through the servers (KL
+    /// divergence, top-1 agreement, perplexity) and write the quality-gate record with evidence.
+    Gate(gate::Args),
     /// Render a plan as a Kubernetes Indexed Job: one pod per shard (`run --shard-from-env`),
     /// the plan as a ConfigMap, a shared results volume; merge with `analyze RESULTS`.
     K8s(k8s::Args),
@@ -56,6 +60,7 @@ fn main() -> ExitCode {
         Command::Import(args) => import::run(args),
         Command::Compare(args) => compare::run(args),
         Command::K8s(args) => k8s::run(args),
+        Command::Gate(args) => gate::run(args),
     };
     match result {
         Ok(code) => code,

@@ -23,6 +23,7 @@ pub mod drive;
 pub mod error;
 pub mod external;
 pub mod failure;
+pub mod gate;
 mod http1;
 pub mod journal;
 pub mod layout;

@@ -25,10 +25,27 @@ pub fn lineage(props: &Props) -> Html {
                                 if v.ready { <span class="badge accept" id="lineage-status">{ "ready" }</span> }
                 else if v.absent { <span class="badge none" id="lineage-status">{ "none loaded — summaries only" }</span> }
                 else { <span class="badge reject" id="lineage-status">{ "broken — comparison stopped" }</span> }
+                if let Some(g) = &v.gate {
+                    <span class={classes!("badge", if g.decision_label.to_string() == "ACCEPT" { "accept" } else { "reject" })} id="gate-status">{ format!("gate measured: {}", g.decision_label) }</span>
+                }
                 if !v.warnings.is_empty() { <span class="badge tune">{ format!("{} warning(s)", v.warnings.len()) }</span> }
             </h2></summary>
             if v.absent {
                 <p class="small" id="lineage-absent">{ v.status_line.to_string() }</p>
+            }
+            if let Some(g) = &v.gate {
+                <div class="gate" id="gate-evidence" data-decision={g.decision_label.to_string()}>
+                    <ul class="gate-lines">{ for g.lines.iter().map(|l| html! { <li>{ l.to_string() }</li> }) }</ul>
+                    <div class="scroll">
+                    <table id="gate-histogram">
+                        <caption>{ "Per-position KL divergence" }</caption>
+                        <thead><tr>{ for g.histogram.columns.iter().map(|c| html! { <th>{ c.title.to_string() }</th> }) }</tr></thead>
+                        <tbody>{ for g.histogram.rows.iter().map(|r| html! {
+                            <tr>{ for r.cells.iter().map(|c| html! { <td>{ c.text.to_string() }</td> }) }</tr>
+                        }) }</tbody>
+                    </table>
+                    </div>
+                </div>
             }
             if !v.issues.is_empty() {
                 <ul class="issues">{ for v.issues.iter().map(|i| html! { <li>{ format!("✗ {i}") }</li> }) }</ul>

@@ -8,6 +8,7 @@ mod common;
 mod compare;
 mod endpoint;
 mod faults;
+mod gate;
 mod hostile;
 mod import;
 mod llama;

@@ -18,9 +18,15 @@ pub enum ProblemCode {
     FieldMismatch,
     /// Lineage: a field is recorded in no record, so it could not be checked (a warning).
     NotRecorded,
-    /// Lineage: the gate's decision carries no quality figures: asserted, not evaluated (a
-    /// warning).
+    /// Lineage: the gate's decision rests on no measurement by `sloscope gate` (no `evidence`):
+    /// asserted, not evaluated (a warning).
     GateWithoutEvidence,
+    /// Lineage: a measured gate claims what its own per-position data does not give (figures,
+    /// decision), or its scoring is partial.
+    GateEvidenceContradicted,
+    /// Lineage: a measured gate compared other artifacts (id or sha256) than the deployment and
+    /// float-baseline records name.
+    GateArtifactMismatch,
     /// Lineage: a run measured another artifact than its role's record names.
     RunArtifactMismatch,
     /// Lineage: a run's backend, version or hardware differs from the deployment's.

@@ -73,6 +73,10 @@ pub struct LineageReport {
     pub baseline_file: Option<String>,
     /// File of the deployment record.
     pub deployment_file: Option<String>,
+    /// The quality gate's measurement (`sloscope gate`), recomputed from its per-position data,
+    /// when the gate record carries one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gate: Option<crate::check::gate::GateReport>,
 }
 
 /// Records as loaded, with file names.
@@ -106,15 +110,11 @@ pub fn check_lineage(inp: &LineageInputs<'_>) -> LineageReport {
     rep.gate_file = gate.map(|g| g.0.to_string());
     rep.baseline_file = base.map(|b| b.0.to_string());
     rep.deployment_file = dep.map(|d| d.0.to_string());
-    if let Some((_, g)) = gate.filter(|(_, g)| g.quality.is_empty()) {
-        rep.warnings.push(Problem::new(
-            ProblemCode::GateWithoutEvidence,
-            "quality",
-            format!(
-                "the quality gate says {:?} with no quality figures: the decision is asserted, not evaluated",
-                g.decision.as_str()
-            ),
-        ));
+    if let Some((_, g)) = gate {
+        let c = crate::check::lineage_gate::check(g, base.map(|b| b.1), dep.map(|d| d.1));
+        rep.issues.extend(c.issues);
+        rep.warnings.extend(c.warnings);
+        rep.gate = c.report;
     }
     let noted = [
         (

@@ -5,8 +5,10 @@
 //! only.
 
 pub mod contract;
+pub mod gate;
 pub mod invariant;
 pub mod lineage;
+pub mod lineage_gate;
 pub mod names;
 pub mod plan;
 pub mod run;

@@ -128,3 +128,29 @@ pub fn shard(r: &mut ShardRecord) -> Result<(), Violation> {
     r.incomplete.iter_mut().for_each(cut);
     Ok(())
 }
+
+/// A measured gate's names are bounded.
+pub fn gate_evidence(e: &crate::schema::GateEvidence) -> Result<(), Violation> {
+    for (path, v) in [
+        ("$.evidence.method", Some(&e.method)),
+        ("$.evidence.eval_set.name", Some(&e.eval_set.name)),
+        ("$.evidence.eval_set.sha256", Some(&e.eval_set.sha256)),
+        ("$.evidence.backend", Some(&e.backend)),
+        ("$.evidence.backend_version", Some(&e.backend_version)),
+        (
+            "$.evidence.quantized.artifact_id",
+            Some(&e.quantized.artifact_id),
+        ),
+        ("$.evidence.float.artifact_id", Some(&e.float.artifact_id)),
+        (
+            "$.evidence.quantized.endpoint",
+            e.quantized.endpoint.as_ref(),
+        ),
+        ("$.evidence.float.endpoint", e.float.endpoint.as_ref()),
+    ] {
+        if let Some(v) = v {
+            name(path, v)?;
+        }
+    }
+    Ok(())
+}

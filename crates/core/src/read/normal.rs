@@ -12,7 +12,14 @@ use crate::schema::{ArtifactIdentity, WorkloadSpec};
 /// name too long to be one.
 pub fn finish(file: &str, mut doc: Document) -> Result<Document, LoadError> {
     let bounded = match &mut doc {
-        Document::QualityGate(g) => text::identity(&g.artifact, &mut g.notes),
+        Document::QualityGate(g) => text::identity(&g.artifact, &mut g.notes).and_then(|()| {
+            g.evidence.as_deref_mut().map_or(Ok(()), |e| {
+                if let Some(p) = e.partial.as_mut() {
+                    text::cut(p);
+                }
+                text::gate_evidence(e)
+            })
+        }),
         Document::FloatBaseline(b) => text::identity(&b.artifact, &mut b.notes),
         Document::Deployment(d) => text::identity(&d.artifact, &mut d.notes),
         Document::Plan(p) => text::plan(p),
@@ -23,7 +30,14 @@ pub fn finish(file: &str, mut doc: Document) -> Result<Document, LoadError> {
     };
     bounded.map_err(|v| crate::read::refused(file, v))?;
     match &mut doc {
-        Document::QualityGate(g) => identity(&mut g.artifact),
+        Document::QualityGate(g) => {
+            identity(&mut g.artifact);
+            if let Some(e) = g.evidence.as_deref_mut() {
+                e.eval_set.sha256.make_ascii_lowercase();
+                lower(&mut e.quantized.artifact_sha256);
+                lower(&mut e.float.artifact_sha256);
+            }
+        }
         Document::FloatBaseline(b) => identity(&mut b.artifact),
         Document::Deployment(d) => identity(&mut d.artifact),
         Document::Plan(p) => {

@@ -91,6 +91,9 @@ pub struct QualityGate {
     /// Free text.
     #[serde(default)]
     pub notes: Option<String>,
+    /// What `sloscope gate` measured, when the decision rests on a measurement.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<Box<super::GateEvidence>>,
 }
 
 /// The float baseline record (the seed's chapter 66): the same model in float weights.

@@ -5,6 +5,7 @@
 //! and `schema_version`. Units live in field names; a missing value is `null`, never `0`.
 
 mod gaps;
+mod gate;
 pub mod journal;
 mod lineage;
 mod plan;
@@ -15,6 +16,9 @@ mod unique;
 
 pub use gaps::{
     parse_nested as gaps_parse_nested, parse_nested_prefix as gaps_parse_prefix, GapStream, Gaps,
+};
+pub use gate::{
+    EvalSet, GateArtifact, GateDecision, GateEvidence, GateFigures, GateThresholds, PositionColumns,
 };
 pub use journal::{JournalLine, RequestRow, JOURNAL_KIND};
 pub use lineage::{ArtifactIdentity, Decision, Deployment, FloatBaseline, QualityGate};

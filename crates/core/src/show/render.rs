@@ -95,11 +95,17 @@ fn lines<S: AsRef<str>>(items: &[S], style: Style) -> String {
 }
 
 fn lineage(v: &ReportView, style: Style) -> String {
+    let mut out = String::new();
+    if let Some(g) = &v.lineage.gate {
+        out += &lines(&g.lines, style);
+        out += &titled_table("Per-position KL divergence", &g.histogram, style);
+        out += "\n";
+    }
     let mut items = vec![v.lineage.status_line.to_string()];
     items.extend(v.lineage.issues.iter().map(|i| format!("  ✗ {i}")));
     items.extend(v.lineage.warnings.iter().map(|w| format!("  ! {w}")));
     items.extend(v.lineage.notes.iter().map(|n| format!("  note: {n}")));
-    lines(&items, style)
+    out + &lines(&items, style)
 }
 
 /// The shards of a sharded results tree: whether they stand for the plan, a row per shard.

@@ -5,11 +5,13 @@
 
 mod capacity;
 mod charts;
+mod gate;
 mod headline;
 mod shards;
 mod shown;
 mod types;
 
+pub use gate::GateView;
 pub use types::*;
 
 use crate::analyse::baseline::BaselineRow;
@@ -81,6 +83,7 @@ fn lineage_view(a: &Analysis) -> LineageView {
         warnings: all(l.warnings.iter().map(|p| &p.message)),
         notes: all(&l.notes),
         table: lineage_table(l),
+        gate: l.gate.as_ref().map(gate::view),
     }
 }
 

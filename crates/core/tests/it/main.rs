@@ -5,6 +5,7 @@ mod analysis;
 mod bad_input;
 mod capacity;
 mod chunked;
+mod gate;
 mod invariants;
 mod metamorphic;
 mod peers;

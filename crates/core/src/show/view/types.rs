@@ -190,6 +190,9 @@ pub struct LineageView {
     /// the records' files. Empty when a record is missing.
     #[serde(default)]
     pub table: TableView,
+    /// The quality gate's measurement, when the gate record carries one: shown first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gate: Option<super::GateView>,
 }
 
 /// What a reader sees of the whole analysis.

@@ -1,0 +1,258 @@
+//! `sloscope gate` end to end: against two real llama-servers (the demo's Q4_1 artifact and its
+//! F16 baseline) the record is written, read back by `analyze` as the measured gate, and a server
+//! killed part-way leaves a partial record that rejects; against the test kit's scripted server
+//! (no probabilities, another tokenizer) it refuses with what is wrong.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::common::{repo, scratch, scripted_server, sloscope, sloscope_bin, stderr};
+
+struct Server(Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn healthy(port: u16) {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        let ok = std::net::TcpStream::connect(("127.0.0.1", port)).is_ok_and(|mut s| {
+            use std::io::{Read, Write};
+            let _ = s.write_all(b"GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+            let mut b = String::new();
+            let _ = s.read_to_string(&mut b);
+            b.starts_with("HTTP/1.1 200")
+        });
+        if ok {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "server on {port} not healthy in 120 s"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+fn start(cmd: &Path, args: &[&str]) -> (Server, String) {
+    let port = free_port();
+    let child = Command::new(cmd)
+        .args(args)
+        .args(["--port", &port.to_string()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let s = Server(child);
+    healthy(port);
+    (s, format!("http://127.0.0.1:{port}"))
+}
+
+fn llama(model_var: &str) -> (Server, String) {
+    let bin = std::env::var("LLAMA_SERVER").expect("LLAMA_SERVER: source scripts/setup-llama.sh");
+    let model = std::env::var(model_var).unwrap();
+    start(
+        Path::new(&bin),
+        &[
+            "-m",
+            &model,
+            "-c",
+            "2048",
+            "-t",
+            "1",
+            "--host",
+            "127.0.0.1",
+            "--no-webui",
+        ],
+    )
+}
+
+fn lineage(d: &Path) -> PathBuf {
+    let l = d.join("lineage");
+    let st = Command::new("bash")
+        .arg(repo().join("scripts/make-lineage.sh"))
+        .arg(&l)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    l
+}
+
+fn gate_args<'a>(
+    q: &'a str,
+    f: &'a str,
+    l: &'a Path,
+    out: &'a Path,
+    eval: &'a Path,
+) -> Vec<String> {
+    [
+        "gate",
+        "--quantized",
+        q,
+        "--float",
+        f,
+        "--eval",
+        eval.to_str().unwrap(),
+        "--deployment",
+        l.join("deployment.json").to_str().unwrap(),
+        "--baseline",
+        l.join("baseline.json").to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect()
+}
+
+#[test]
+#[ignore = "needs llama-server and the models: run through scripts/test.sh (it runs scripts/setup-llama.sh)"]
+fn gate_on_llama_server_writes_evidence_that_analyze_reads_and_a_dead_server_rejects() {
+    let d = scratch("gate-llama");
+    let l = lineage(&d);
+    let (_q, qurl) = llama("SLOSCOPE_Q4_GGUF");
+    let (_f, furl) = llama("SLOSCOPE_F16_GGUF");
+    let eval = repo().join("tests/fixtures/gate/eval-small.txt");
+    let out = l.join("gate.json");
+    let args = gate_args(&qurl, &furl, &l, &out, &eval);
+    let r = sloscope(&args.iter().map(String::as_str).collect::<Vec<_>>(), &[]);
+    assert!(matches!(r.status.code(), Some(0 | 1)), "{}", stderr(&r));
+    let g: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    let e = &g["evidence"];
+    let positions = e["figures"]["positions"].as_u64().unwrap();
+    assert!(positions > 40, "both texts scored: {positions}");
+    assert_eq!(
+        e["noise_floor"]["kld_mean"], 0.0,
+        "a CPU server scores the same twice"
+    );
+    assert_eq!(g["decision"], e["decision"]);
+    assert_eq!(r.status.code() == Some(0), e["decision"] == "accept");
+    // Analyse: the gate's evidence is the gate, bound to the artifacts by sha256.
+    let a = sloscope(&["analyze", l.to_str().unwrap(), "--format", "json"], &[]);
+    let v: serde_json::Value = serde_json::from_slice(&a.stdout).unwrap();
+    assert_eq!(
+        v["lineage"]["ready"],
+        e["decision"] == "accept",
+        "{:#}",
+        v["lineage"]
+    );
+    assert_eq!(v["lineage"]["gate"]["figures"]["positions"], positions);
+    let warned = v["lineage"]["warnings"].to_string();
+    assert!(!warned.contains("gate_without_evidence"), "{warned}");
+    // The same scoring against the figures the committed fixture holds: the same servers and
+    // texts give the same numbers.
+    let fixture: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(repo().join("tests/fixtures/gate/q4_1-vs-f16.gate.json")).unwrap(),
+    )
+    .unwrap();
+    let kld = |x: &serde_json::Value| x["evidence"]["figures"]["kld_mean"].as_f64().unwrap();
+    assert!(
+        (kld(&g) - kld(&fixture)).abs() < 1e-3,
+        "{} vs {}",
+        kld(&g),
+        kld(&fixture)
+    );
+    // The quantized server dies part-way: what was scored is kept, marked, rejected (exit 3).
+    let (q2, q2url) = llama("SLOSCOPE_Q4_GGUF");
+    let long = d.join("long.txt");
+    let text = std::fs::read_to_string(&eval).unwrap().repeat(6);
+    std::fs::write(&long, text).unwrap();
+    let out2 = d.join("partial.json");
+    let args = gate_args(&q2url, &furl, &l, &out2, &long);
+    let child = Command::new(sloscope_bin())
+        .args(&args)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_secs(4));
+    drop(q2);
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let p: serde_json::Value = serde_json::from_slice(&std::fs::read(&out2).unwrap()).unwrap();
+    assert_eq!(p["decision"], "reject");
+    assert!(
+        p["evidence"]["partial"]
+            .as_str()
+            .unwrap()
+            .starts_with("text "),
+        "{}",
+        p["evidence"]["partial"]
+    );
+    assert!(p["evidence"]["figures"]["positions"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn a_server_without_probabilities_or_with_another_tokenizer_is_refused_by_name() {
+    let d = scratch("gate-refused");
+    std::fs::create_dir_all(d.join("l")).unwrap();
+    let l = d.join("l");
+    for f in ["baseline.json", "deployment.json"] {
+        std::fs::copy(repo().join("tests/fixtures/scripted").join(f), l.join(f)).unwrap();
+    }
+    let eval = repo().join("tests/fixtures/gate/eval-small.txt");
+    let (_a, aurl) = start(&scripted_server(), &["--tokens", "4"]);
+    let (_b, burl) = start(&scripted_server(), &["--tokens", "4"]);
+    let out = d.join("gate.json");
+    for (backend, says) in [("vllm", "--max-logprobs"), ("llama", "n_probs")] {
+        let mut args = gate_args(&aurl, &burl, &l, &out, &eval);
+        args.extend(["--backend".to_string(), backend.to_string()]);
+        let r = sloscope(&args.iter().map(String::as_str).collect::<Vec<_>>(), &[]);
+        assert_eq!(r.status.code(), Some(2), "{backend}: {}", stderr(&r));
+        assert!(stderr(&r).contains(says), "{backend}: {}", stderr(&r));
+        assert!(!out.exists(), "nothing scored, nothing written");
+    }
+    // Bad input, each named.
+    let empty = d.join("empty.txt");
+    std::fs::write(&empty, "\n\n").unwrap();
+    let bin = d.join("bin.txt");
+    std::fs::write(&bin, [0xff_u8, 0xfe, 0x00]).unwrap();
+    for (file, says) in [(&empty, "no text in it"), (&bin, "not UTF-8")] {
+        let args = gate_args(&aurl, &burl, &l, &out, file);
+        let r = sloscope(&args.iter().map(String::as_str).collect::<Vec<_>>(), &[]);
+        assert_eq!(r.status.code(), Some(2));
+        assert!(stderr(&r).contains(says), "{}", stderr(&r));
+    }
+    let mut args = gate_args(&aurl, &burl, &l, &out, &eval);
+    args.extend(["--top1-min".into(), "1.5".into()]);
+    let r = sloscope(&args.iter().map(String::as_str).collect::<Vec<_>>(), &[]);
+    assert_eq!(r.status.code(), Some(2));
+    assert!(stderr(&r).contains("--top1-min 1.5"), "{}", stderr(&r));
+}
+
+#[test]
+#[ignore = "needs llama-server and the models: run through scripts/test.sh (it runs scripts/setup-llama.sh)"]
+fn two_servers_that_tokenize_differently_are_refused_with_the_first_differing_text() {
+    let d = scratch("gate-vocab");
+    let l = lineage(&d);
+    let (_q, qurl) = start(&scripted_server(), &["--tokens", "4"]);
+    let (_f, furl) = llama("SLOSCOPE_F16_GGUF");
+    let eval = repo().join("tests/fixtures/gate/eval-small.txt");
+    let out = d.join("gate.json");
+    let args = gate_args(&qurl, &furl, &l, &out, &eval);
+    let r = sloscope(&args.iter().map(String::as_str).collect::<Vec<_>>(), &[]);
+    assert_eq!(r.status.code(), Some(2), "{}", stderr(&r));
+    let e = stderr(&r);
+    assert!(
+        e.contains("tokenize text 0") && e.contains("vocabulary mismatch"),
+        "{e}"
+    );
+    assert!(!out.exists());
+}

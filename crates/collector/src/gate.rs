@@ -1,0 +1,262 @@
+//! `sloscope gate`: the quantized artifact measured against its float baseline through the
+//! servers. For every text of an evaluation set, the same token contexts (the text itself,
+//! teacher-forced) are scored by both servers with the top-K log-probabilities at every
+//! position; the float server is scored twice, the second time without its prompt cache, for
+//! the noise floor. The figures and the decision are the core's ([`sloscope_core::check::gate`]).
+
+pub mod shapes;
+
+use std::time::Duration;
+
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+use sloscope_core::base::divergence::{compare, Side};
+use sloscope_core::schema::PositionColumns;
+
+use shapes::Backend;
+
+/// One server to score with.
+#[derive(Debug, Clone)]
+pub struct Server {
+    /// Base URL, e.g. `http://127.0.0.1:8080`.
+    pub url: String,
+    /// `model` of requests (vLLM).
+    pub model: String,
+}
+
+/// What to score and how.
+#[derive(Debug, Clone)]
+pub struct Job {
+    /// The backend both servers run.
+    pub backend: Backend,
+    /// The quantized model's server.
+    pub quantized: Server,
+    /// The float model's server.
+    pub float: Server,
+    /// Log-probabilities per position.
+    pub top_k: u32,
+    /// Each text is cut to this many tokens.
+    pub max_tokens: usize,
+    /// Per request.
+    pub timeout: Duration,
+}
+
+/// The texts of an evaluation set: a `.jsonl` file (`{"text": …}` per line) or plain text
+/// (texts separated by blank lines); its name and sha256.
+pub fn read_eval_set(path: &std::path::Path) -> Result<(Vec<String>, String), String> {
+    let shown = path.display();
+    let bytes = std::fs::read(path).map_err(|e| format!("{shown}: cannot read: {e}"))?;
+    let sha: String = Sha256::digest(&bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let text = String::from_utf8(bytes).map_err(|e| {
+        format!(
+            "{shown}: not UTF-8 text (byte {}): expected text or JSON Lines",
+            e.utf8_error().valid_up_to()
+        )
+    })?;
+    let texts: Vec<String> = if path.extension().is_some_and(|e| e == "jsonl") {
+        text.lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty())
+            .map(|(i, l)| {
+                let v: Value =
+                    serde_json::from_str(l).map_err(|e| format!("{shown}:{}: {e}", i + 1))?;
+                v["text"].as_str().map(str::to_string).ok_or_else(|| {
+                    format!(
+                        "{shown}:{}: expected an object with a \"text\" string",
+                        i + 1
+                    )
+                })
+            })
+            .collect::<Result<_, String>>()?
+    } else {
+        text.split("\n\n")
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    if texts.is_empty() {
+        return Err(format!("{shown}: no text in it: expected texts separated by blank lines, or JSON Lines with \"text\""));
+    }
+    Ok((texts, sha))
+}
+
+async fn post(
+    http: &reqwest::Client,
+    url: &str,
+    body: &Value,
+    t: Duration,
+) -> Result<Value, String> {
+    let r = http
+        .post(url)
+        .header("content-type", "application/json")
+        .body(body.to_string())
+        .timeout(t)
+        .send()
+        .await
+        .map_err(|e| format!("{url}: {e}"))?;
+    let status = r.status();
+    let bytes = r.bytes().await.map_err(|e| format!("{url}: {e}"))?;
+    if !status.is_success() {
+        let text = String::from_utf8_lossy(&bytes);
+        let cut: String = text.chars().take(300).collect();
+        return Err(format!("{url}: HTTP {status}: {cut}"));
+    }
+    serde_json::from_slice(&bytes).map_err(|e| format!("{url}: not JSON: {e}"))
+}
+
+/// Token ids of `text` as `server` tokenizes it (llama-server and vLLM `/tokenize`).
+pub async fn tokenize(
+    http: &reqwest::Client,
+    job: &Job,
+    s: &Server,
+    text: &str,
+) -> Result<Vec<u32>, String> {
+    let body = match job.backend {
+        Backend::Llama => serde_json::json!({"content": text}),
+        Backend::Vllm | Backend::Sglang => serde_json::json!({"model": s.model, "prompt": text}),
+    };
+    let url = format!("{}/tokenize", s.url);
+    let v = post(http, &url, &body, job.timeout).await?;
+    shapes::tokens_of(&v).map_err(|e| format!("{url}: {e}"))
+}
+
+/// Every position of `tokens` (from the second) scored by `s`.
+async fn score(
+    http: &reqwest::Client,
+    job: &Job,
+    s: &Server,
+    tokens: &[u32],
+    cache: bool,
+) -> Result<Vec<Side>, String> {
+    let k = job.top_k;
+    match job.backend {
+        Backend::Llama => {
+            let url = format!("{}/completion", s.url);
+            let mut out = Vec::with_capacity(tokens.len());
+            for i in 1..tokens.len() {
+                let body = shapes::llama_request(&tokens[..i], tokens[i], k, cache);
+                let v = post(http, &url, &body, job.timeout).await?;
+                out.push(
+                    shapes::llama_position(&v, tokens[i]).map_err(|e| missing(job, &url, &e))?,
+                );
+            }
+            Ok(out)
+        }
+        Backend::Vllm => {
+            let url = format!("{}/v1/completions", s.url);
+            let v = post(
+                http,
+                &url,
+                &shapes::vllm_request(&s.model, tokens, k),
+                job.timeout,
+            )
+            .await?;
+            shapes::vllm_positions(&v, tokens, k).map_err(|e| missing(job, &url, &e))
+        }
+        Backend::Sglang => {
+            let url = format!("{}/generate", s.url);
+            let v = post(http, &url, &shapes::sglang_request(tokens, k), job.timeout).await?;
+            shapes::sglang_positions(&v, tokens).map_err(|e| missing(job, &url, &e))
+        }
+    }
+}
+
+fn missing(_job: &Job, url: &str, e: &str) -> String {
+    format!("{url}: {e}")
+}
+
+/// What the scoring gave: per position columns, the noise floor's, and why it stopped early.
+#[derive(Debug, Default)]
+pub struct Scored {
+    /// Float → quantized.
+    pub positions: PositionColumns,
+    /// Float → float (the second scoring, prompt cache off).
+    pub noise: PositionColumns,
+    /// Why the scoring stopped before the last text (the positions scored so far are kept).
+    pub partial: Option<String>,
+}
+
+fn push(c: &mut PositionColumns, text: u32, f: &Side, q: &Side) {
+    let p = compare(f, q);
+    c.text.push(text);
+    c.kld.push(p.kld);
+    c.top1_match.push(p.top1_match);
+    c.ref_logprob_float.push(p.ref_logprob_float);
+    c.ref_logprob_quant.push(p.ref_logprob_quant);
+    c.tail_float.push(p.tail_float);
+    c.tail_quant.push(p.tail_quant);
+}
+
+/// The token ids of text `i`, the same on both servers (or why not), cut to `max_tokens`.
+async fn same_tokens(
+    http: &reqwest::Client,
+    job: &Job,
+    i: usize,
+    text: &str,
+) -> Result<Vec<u32>, String> {
+    let f = tokenize(http, job, &job.float, text).await?;
+    if job.backend != Backend::Sglang {
+        let q = tokenize(http, job, &job.quantized, text).await?;
+        if q != f {
+            let at = f
+                .iter()
+                .zip(&q)
+                .position(|(a, b)| a != b)
+                .unwrap_or(f.len().min(q.len()));
+            let cut: String = text.chars().take(80).collect();
+            return Err(format!(
+                "the servers tokenize text {i} ({cut:?}…) differently (first difference at token {at}): a vocabulary mismatch; the gate compares the same token contexts only"
+            ));
+        }
+    }
+    if f.len() < 2 {
+        return Err(format!(
+            "text {i} is {} token(s): at least 2 are needed",
+            f.len()
+        ));
+    }
+    Ok(f.into_iter().take(job.max_tokens).collect())
+}
+
+/// Scores every text. A tokenizer mismatch is an error (nothing is scored); a server that dies
+/// or errs part-way leaves the positions scored so far, marked partial.
+pub async fn run(job: &Job, texts: &[String]) -> Result<Scored, String> {
+    let http = reqwest::Client::builder()
+        .no_proxy()
+        .build()
+        .map_err(|e| e.to_string())?;
+    let mut tokens = Vec::with_capacity(texts.len());
+    for (i, t) in texts.iter().enumerate() {
+        tokens.push(same_tokens(&http, job, i, t).await?);
+    }
+    let mut out = Scored::default();
+    for (i, toks) in tokens.iter().enumerate() {
+        let scored = async {
+            let f = score(&http, job, &job.float, toks, true).await?;
+            let q = score(&http, job, &job.quantized, toks, true).await?;
+            let again = score(&http, job, &job.float, toks, false).await?;
+            Ok::<_, String>((f, q, again))
+        };
+        match scored.await {
+            Ok((f, q, again)) => {
+                for ((f, q), a) in f.iter().zip(&q).zip(&again) {
+                    push(&mut out.positions, i as u32, f, q);
+                    push(&mut out.noise, i as u32, f, a);
+                }
+            }
+            // A server that cannot score at all is refused, with what it needs.
+            Err(e) if out.positions.kld.is_empty() => {
+                return Err(format!("{e} — {}", job.backend.needs()));
+            }
+            Err(e) => {
+                out.partial = Some(format!("text {i} of {}: {e}", texts.len()));
+                break;
+            }
+        }
+    }
+    Ok(out)
+}

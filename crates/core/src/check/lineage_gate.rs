@@ -1,0 +1,108 @@
+//! The quality gate's part of the lineage: a gate measured by `sloscope gate` must hold what it
+//! claims and name the very artifacts the deployment and float-baseline records name (id and
+//! sha256); a gate without a measurement still works, and is warned as asserted.
+
+use crate::base::problem::{Problem, ProblemCode};
+use crate::check::gate::{contradictions, report, GateReport};
+use crate::schema::{Decision, Deployment, FloatBaseline, GateArtifact, GateDecision, QualityGate};
+
+/// Issues and warnings about the gate, and what a reader is shown of its evidence.
+pub struct GateCheck {
+    /// Blocking.
+    pub issues: Vec<Problem>,
+    /// Not blocking.
+    pub warnings: Vec<Problem>,
+    /// The evidence, recomputed, when there is some.
+    pub report: Option<GateReport>,
+}
+
+/// Checks the gate record against itself and the other records.
+pub fn check(g: &QualityGate, base: Option<&FloatBaseline>, dep: Option<&Deployment>) -> GateCheck {
+    let mut c = GateCheck {
+        issues: Vec::new(),
+        warnings: Vec::new(),
+        report: None,
+    };
+    let Some(e) = g.evidence.as_deref() else {
+        let what = if g.quality.is_empty() {
+            "with no quality figures"
+        } else {
+            "with quality figures typed into the record, not measured by `sloscope gate`"
+        };
+        c.warnings.push(Problem::new(
+            ProblemCode::GateWithoutEvidence,
+            "quality",
+            format!(
+                "the quality gate says {:?} {what}: the decision is asserted, not evaluated",
+                g.decision.as_str()
+            ),
+        ));
+        return c;
+    };
+    let contradicted = contradictions(e);
+    for m in &contradicted {
+        c.issues.push(Problem::new(
+            ProblemCode::GateEvidenceContradicted,
+            "evidence",
+            m.clone(),
+        ));
+    }
+    let measured = match e.decision {
+        GateDecision::Accept => Decision::Accept,
+        GateDecision::Reject => Decision::Reject,
+    };
+    if g.decision == Decision::Accept && measured != Decision::Accept {
+        c.issues.push(Problem::new(
+            ProblemCode::GateEvidenceContradicted,
+            "decision",
+            "the quality gate says \"accept\" but its own measurement rejects the artifact",
+        ));
+    }
+    let quant_sha = dep
+        .and_then(|d| d.artifact.artifact_sha256.as_deref())
+        .or(g.artifact.artifact_sha256.as_deref());
+    let quant_id = dep.map_or(g.artifact.artifact_id.as_str(), |d| {
+        d.artifact.artifact_id.as_str()
+    });
+    same("quantized", &e.quantized, quant_id, quant_sha, &mut c);
+    if let Some(b) = base {
+        let sha = b.artifact.artifact_sha256.as_deref();
+        same("float", &e.float, &b.artifact.artifact_id, sha, &mut c);
+    }
+    if contradicted.is_empty() {
+        c.report = Some(report(e));
+    }
+    c
+}
+
+/// The gate's artifact is the record's: the same id, and the same sha256 where both say one.
+fn same(side: &str, a: &GateArtifact, id: &str, sha: Option<&str>, c: &mut GateCheck) {
+    let record = if side == "float" {
+        "float-baseline"
+    } else {
+        "deployment"
+    };
+    if a.artifact_id != id {
+        c.issues.push(Problem::new(
+            ProblemCode::GateArtifactMismatch,
+            format!("evidence.{side}.artifact_id"),
+            format!(
+                "the gate measured {side} artifact {:?}, the {record} record names {id:?}",
+                a.artifact_id
+            ),
+        ));
+    }
+    match (a.artifact_sha256.as_deref(), sha) {
+        (Some(x), Some(y)) if !x.eq_ignore_ascii_case(y) => c.issues.push(Problem::new(
+            ProblemCode::GateArtifactMismatch,
+            format!("evidence.{side}.artifact_sha256"),
+            format!("the gate measured a {side} artifact with sha256 {x}, the {record} record names {y}"),
+        )),
+        (None, _) | (_, None) => c.warnings.push(Problem::new(
+            ProblemCode::NotRecorded,
+            format!("evidence.{side}.artifact_sha256"),
+            format!("the {side} artifact's sha256 is missing from the gate's evidence or the {record} record: the gate is tied to it by id only"),
+        )),
+        _ => {}
+    }
+}

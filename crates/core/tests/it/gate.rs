@@ -1,0 +1,137 @@
+//! A quality gate with evidence (`sloscope gate`'s record, measured on llama-server) read beside
+//! the example set: the figures recomputed from its per-position data, its artifacts held to the
+//! lineage records, and each way it could claim more than it holds is refused.
+
+use sloscope_core::base::problem::ProblemCode;
+use sloscope_core::schema::GateDecision;
+use sloscope_core::{analyze, read_document, Analysis, Document, LoadedFile};
+
+use crate::snapshots::example_files;
+
+fn gate_record() -> serde_json::Value {
+    let p = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/fixtures/gate/q4_1-vs-f16.gate.json"
+    );
+    serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap()
+}
+
+/// The example set with its asserted gate replaced by `gate`.
+fn with_gate(gate: &serde_json::Value) -> Analysis {
+    let mut files: Vec<LoadedFile> = example_files()
+        .into_iter()
+        .filter(|f| !matches!(f.doc, Document::QualityGate(_)))
+        .collect();
+    let doc = read_document("gate.json", serde_json::to_vec(gate).unwrap()).unwrap();
+    files.push(LoadedFile {
+        name: "gate.json".into(),
+        doc,
+    });
+    analyze(&files)
+}
+
+fn codes(a: &Analysis) -> Vec<ProblemCode> {
+    a.lineage.issues.iter().map(|p| p.code).collect()
+}
+
+#[test]
+fn a_measured_gate_is_recomputed_shown_and_no_longer_asserted() {
+    let g = gate_record();
+    let a = with_gate(&g);
+    assert!(a.lineage.ready, "{:?}", a.lineage.issues);
+    assert!(a
+        .lineage
+        .warnings
+        .iter()
+        .all(|w| w.code != ProblemCode::GateWithoutEvidence));
+    let r = a.lineage.gate.as_ref().unwrap();
+    assert_eq!(r.decision, GateDecision::Accept);
+    let stated: sloscope_core::schema::GateFigures =
+        serde_json::from_value(g["evidence"]["figures"].clone()).unwrap();
+    assert_eq!(r.figures.positions, stated.positions);
+    assert!((r.figures.kld_mean.unwrap() - stated.kld_mean.unwrap()).abs() < 1e-12);
+    assert_eq!(
+        r.kld_histogram.iter().map(|b| b.positions).sum::<u64>(),
+        stated.positions
+    );
+    let noise = r.noise_floor.unwrap();
+    assert!(noise.kld_mean.unwrap() <= r.figures.kld_mean.unwrap());
+    // Every number survives a JSON round trip (the page's worker and a downloaded report).
+    let json = serde_json::to_string(&a).unwrap();
+    let back: Analysis = serde_json::from_str(&json).unwrap();
+    let bins = |x: &Analysis| x.lineage.gate.as_ref().map(|g| g.kld_histogram.clone());
+    assert_eq!(bins(&back), bins(&a));
+    let v = sloscope_core::show::view::report_view(&a);
+    let text = sloscope_core::show::render::text(&a);
+    assert!(v.lineage.gate.is_some());
+    assert!(text.contains("Quality gate measured: ACCEPT"), "{text}");
+    // The same gate without its evidence is an assertion again, and warned.
+    let mut asserted = g.clone();
+    asserted.as_object_mut().unwrap().remove("evidence");
+    let plain = with_gate(&asserted);
+    assert!(plain.lineage.ready);
+    assert!(plain
+        .lineage
+        .warnings
+        .iter()
+        .any(|w| w.code == ProblemCode::GateWithoutEvidence));
+}
+
+#[test]
+fn a_gate_that_claims_more_than_it_holds_breaks_the_lineage() {
+    type Edit = fn(&mut serde_json::Value);
+    let cases: [(&str, Edit, ProblemCode); 6] = [
+        (
+            "a stated figure",
+            |g| g["evidence"]["figures"]["kld_mean"] = 0.0001.into(),
+            ProblemCode::GateEvidenceContradicted,
+        ),
+        (
+            "a stricter threshold",
+            |g| g["evidence"]["thresholds"]["kld_mean_max"] = 0.0001.into(),
+            ProblemCode::GateEvidenceContradicted,
+        ),
+        (
+            "a partial scoring",
+            |g| g["evidence"]["partial"] = "text 1 of 2: connection refused".into(),
+            ProblemCode::GateEvidenceContradicted,
+        ),
+        (
+            "a column cut short",
+            |g| {
+                g["evidence"]["positions"]["kld"]
+                    .as_array_mut()
+                    .unwrap()
+                    .pop();
+            },
+            ProblemCode::GateEvidenceContradicted,
+        ),
+        (
+            "another quantized artifact",
+            |g| g["evidence"]["quantized"]["artifact_sha256"] = "ab".repeat(32).into(),
+            ProblemCode::GateArtifactMismatch,
+        ),
+        (
+            "another float artifact",
+            |g| g["evidence"]["float"]["artifact_id"] = "smollm2-360m-f16".into(),
+            ProblemCode::GateArtifactMismatch,
+        ),
+    ];
+    for (what, edit, code) in cases {
+        let mut g = gate_record();
+        edit(&mut g);
+        let a = with_gate(&g);
+        assert!(!a.lineage.ready, "{what}: lineage still ready");
+        assert!(codes(&a).contains(&code), "{what}: {:?}", a.lineage.issues);
+        assert!(
+            a.profiles
+                .iter()
+                .all(|p| p.decision != sloscope_core::schema::Decision::Accept),
+            "{what}"
+        );
+    }
+    // A rejecting measurement under an accept decision.
+    let mut g = gate_record();
+    g["evidence"]["decision"] = "reject".into();
+    assert!(codes(&with_gate(&g)).contains(&ProblemCode::GateEvidenceContradicted));
+}

@@ -1,0 +1,45 @@
+// End to end: the example set with its asserted quality gate replaced by a measured one
+// (`tests/fixtures/gate/q4_1-vs-f16.gate.json`, written by `sloscope gate` against llama-server),
+// chosen on the page as a folder. The gate's evidence is shown first in the lineage panel, line
+// for line and bin for bin as `sloscope analyze` shows it, and no longer warned as asserted.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { chromium } from 'playwright-core';
+import { serve } from './serve.mjs';
+import { servedPage, newPage, waitLoaded } from './lib.mjs';
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
+const sloscope = path.resolve(process.env.SLOSCOPE_BIN || path.join(root, 'target/debug/sloscope'));
+
+const it = servedPage(root, { before, after }, serve, chromium);
+
+test('a measured quality gate is shown first in the lineage panel as the CLI shows it', async () => {
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'sloscope-gate-'));
+  const dir = path.join(work, 'examples');
+  fs.cpSync(path.join(root, 'static/examples'), dir, { recursive: true });
+  fs.copyFileSync(path.join(root, 'tests/fixtures/gate/q4_1-vs-f16.gate.json'), path.join(dir, 'lineage/gate.json'));
+  const cli = spawnSync(sloscope, ['analyze', 'examples', '--format', 'json'], { cwd: work });
+  assert.equal(cli.status, 0, cli.stderr.toString());
+  const expected = JSON.parse(cli.stdout.toString()).view.lineage;
+  assert.ok(expected.gate, 'the CLI shows the gate');
+  const n = spawnSync('find', [dir, '-name', '*.json']).stdout.toString().trim().split('\n').length;
+
+  const ctx = await it.browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const { page, errors } = await newPage(ctx, it.url);
+  await page.goto(it.url);
+  await page.setInputFiles('#folder-input', dir);
+  await waitLoaded(page, n);
+  assert.equal((await page.locator('#gate-status').textContent()).trim(), `gate measured: ${expected.gate.decision_label}`);
+  const lines = (await page.locator('#gate-evidence .gate-lines li').allTextContents()).map((l) => l.trim());
+  assert.deepEqual(lines, expected.gate.lines);
+  const bins = await page.locator('#gate-histogram tbody tr').allTextContents();
+  assert.equal(bins.length, expected.gate.histogram.rows.length);
+  const warnings = await page.locator('section.lineage ul.warnings li').allTextContents();
+  assert.ok(!warnings.some((w) => w.includes('asserted')), warnings.join('\n'));
+  assert.deepEqual(errors, []);
+  await ctx.close();
+});
