@@ -120,8 +120,9 @@ struct Job {
 }
 
 fn render(args: &Args) -> Result<String, String> {
-    if args.shards == 0 {
-        return Err("--shards: expected at least 1".into());
+    let max = sloscope_core::check::text::MAX_SHARDS;
+    if args.shards == 0 || args.shards > max {
+        return Err(format!("--shards {}: expected 1 to {max}", args.shards));
     }
     let overrides = Overrides {
         no_baseline: args.no_baseline,

@@ -33,7 +33,12 @@ pub struct Split {
 
 /// Parses `K/N` (`0 ≤ K < N`).
 pub fn parse_split(s: &str) -> Result<Split, String> {
-    let bad = || format!("--shard {s:?}: expected K/N with 0 ≤ K < N, e.g. 0/4");
+    let bad = || {
+        format!(
+            "--shard {s:?}: expected K/N with 0 ≤ K < N ≤ {}, e.g. 0/4",
+            sloscope_core::check::text::MAX_SHARDS
+        )
+    };
     let (k, n) = s.split_once('/').ok_or_else(bad)?;
     let index: u32 = k.trim().parse().map_err(|_| bad())?;
     let count: u32 = n.trim().parse().map_err(|_| bad())?;
@@ -41,7 +46,8 @@ pub fn parse_split(s: &str) -> Result<Split, String> {
 }
 
 fn split(index: u32, count: u32) -> Option<Split> {
-    (count >= 1 && index < count).then_some(Split { index, count })
+    let max = sloscope_core::check::text::MAX_SHARDS;
+    (count >= 1 && count <= max && index < count).then_some(Split { index, count })
 }
 
 /// The shard a Kubernetes Indexed Job's pod runs: `JOB_COMPLETION_INDEX` of `count`.
@@ -53,7 +59,10 @@ pub fn split_from_env(count: u32) -> Result<Split, String> {
         format!("--shard-from-env: JOB_COMPLETION_INDEX={v:?}: expected a whole number")
     })?;
     split(index, count).ok_or_else(|| {
-        format!("--shard-from-env: JOB_COMPLETION_INDEX={index} is not below --shards {count}")
+        format!(
+            "--shard-from-env: JOB_COMPLETION_INDEX={index} is not below --shards {count} (at most {})",
+            sloscope_core::check::text::MAX_SHARDS
+        )
     })
 }
 
@@ -241,7 +250,7 @@ mod tests {
     #[test]
     fn splits() {
         assert_eq!(parse_split("1/4"), Ok(Split { index: 1, count: 4 }));
-        for bad in ["4/4", "0/0", "-1/2", "a/2", "1", "1/2/3", ""] {
+        for bad in ["4/4", "0/0", "-1/2", "a/2", "1", "1/2/3", "", "0/4097"] {
             assert!(parse_split(bad).is_err(), "{bad}");
         }
     }

@@ -69,6 +69,9 @@ catalogue! {
     /// Names and identifiers are bounded.
     TextBounded = "text_bounded", Refuse,
         "names and identifiers (candidates, profiles, workloads, artifacts, backends, hardware) are at most 1,024 characters; free text (notes, errors, logs) is cut to 4,096 when read";
+    /// A shard reference is within its split.
+    ShardBounded = "shard_bounded", Refuse,
+        "a shard reference (on a run, a shard record or its marker) names an index below its shard count, and a count of 1 to 4,096";
     /// A plan's names are distinct, also after case, spaces and look-alike letters.
     PlanNamesUnique = "plan_names_unique", Refuse,
         "a plan's candidate and profile names are distinct, also after folding case, surrounding space, invisible characters and look-alike letters";

@@ -54,6 +54,9 @@ pub fn run(r: &mut Run) -> Result<(), Violation> {
             name(path, s)?;
         }
     }
+    if let Some(s) = &r.shard {
+        shard_ref("$.shard", s)?;
+    }
     r.notes.iter_mut().for_each(cut);
     r.failure.iter_mut().for_each(cut);
     if let Some(s) = r.server.as_mut() {
@@ -103,10 +106,24 @@ pub fn plan(p: &Plan) -> Result<(), Violation> {
     Ok(())
 }
 
-/// A shard reference's names are bounded.
+/// Most shards one plan may be split into.
+pub const MAX_SHARDS: u32 = 4096;
+
+/// A shard reference's names are bounded, and its index lies within its count.
 pub fn shard_ref(at: &str, r: &ShardRef) -> Result<(), Violation> {
     name(&format!("{at}.plan_sha256"), &r.plan_sha256)?;
-    name(&format!("{at}.attempt"), &r.attempt)
+    name(&format!("{at}.attempt"), &r.attempt)?;
+    if r.count == 0 || r.count > MAX_SHARDS || r.index >= r.count {
+        return Err(Violation::new(
+            Invariant::ShardBounded,
+            format!("{at}.index"),
+            format!(
+                "shard {} of {}: expected an index below the count, and a count of 1 to {MAX_SHARDS}",
+                r.index, r.count
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// A shard record's names are bounded; its free text is cut.

@@ -106,6 +106,9 @@ fn case(inv: Invariant) -> Case {
     match inv {
         Invariant::UniqueKeys => return Case::Text("run.json", twice(r, "artifact_id").into()),
         Invariant::TextBounded => r["candidate"]["name"] = "n".repeat(2000).into(),
+        Invariant::ShardBounded => {
+            r["shard"] = json!({"plan_sha256": "ab".repeat(32), "index": 4_000_000_000_u32, "count": 4_000_000_001_u32, "attempt": "a"});
+        }
         Invariant::PlanNamesUnique => {
             let plan = s.plan.as_mut().unwrap();
             plan["candidates"][1]["name"] = "NP1".into();
