@@ -251,6 +251,11 @@ fn labels(job: &Job) -> Value {
     })
 }
 
+/// An object's metadata: its name, the namespace and the shared labels.
+fn metadata(args: &Args, job: &Job, name: &str) -> Value {
+    json!({"name": name, "namespace": args.namespace, "labels": labels(job)})
+}
+
 fn config_map(args: &Args, job: &Job) -> Value {
     let data: serde_json::Map<String, Value> = job
         .files
@@ -261,7 +266,7 @@ fn config_map(args: &Args, job: &Job) -> Value {
     json!({
         "apiVersion": "v1",
         "kind": "ConfigMap",
-        "metadata": {"name": format!("{}-plan", job.name), "namespace": args.namespace, "labels": labels(job)},
+        "metadata": metadata(args, job, &format!("{}-plan", job.name)),
         "data": data,
     })
 }
@@ -277,7 +282,7 @@ fn results_claim(args: &Args, job: &Job) -> Value {
     json!({
         "apiVersion": "v1",
         "kind": "PersistentVolumeClaim",
-        "metadata": {"name": format!("{}-results", job.name), "namespace": args.namespace, "labels": labels(job)},
+        "metadata": metadata(args, job, &claim_name(args, job)),
         "spec": spec,
     })
 }
@@ -393,7 +398,7 @@ fn indexed_job(args: &Args, job: &Job) -> Result<Value, String> {
     Ok(json!({
         "apiVersion": "batch/v1",
         "kind": "Job",
-        "metadata": {"name": job.name, "namespace": args.namespace, "labels": labels(job)},
+        "metadata": metadata(args, job, &job.name),
         "spec": {
             "completionMode": "Indexed",
             "completions": job.shards,
@@ -414,7 +419,7 @@ fn reader_pod(args: &Args, job: &Job) -> Value {
     json!({
         "apiVersion": "v1",
         "kind": "Pod",
-        "metadata": {"name": format!("{}-reader", job.name), "namespace": args.namespace, "labels": labels(job)},
+        "metadata": metadata(args, job, &format!("{}-reader", job.name)),
         "spec": {
             "restartPolicy": "Never",
             "containers": [{
