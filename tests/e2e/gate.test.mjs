@@ -1,7 +1,8 @@
-// End to end: the example set with its asserted quality gate replaced by a measured one
-// (`tests/fixtures/gate/q4_1-vs-f16.gate.json`, written by `sloscope gate` against llama-server),
-// chosen on the page as a folder. The gate's evidence is shown first in the lineage panel, line
-// for line and bin for bin as `sloscope analyze` shows it, and no longer warned as asserted.
+// End to end: the example set — its quality gate measured by `sloscope gate` in the demo (Q8_0
+// against the F16 on llama-server), and the gate of the artifact not deployed (Q4_0, rejected)
+// beside it — chosen on the page as a folder. The gate's evidence is shown first in the lineage
+// panel, line for line and bin for bin as `sloscope analyze` shows it, no longer warned as
+// asserted, and the other artifact's gate is listed with its decision, not hidden.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -21,7 +22,6 @@ test('a measured quality gate is shown first in the lineage panel as the CLI sho
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'sloscope-gate-'));
   const dir = path.join(work, 'examples');
   fs.cpSync(path.join(root, 'static/examples'), dir, { recursive: true });
-  fs.copyFileSync(path.join(root, 'tests/fixtures/gate/q4_1-vs-f16.gate.json'), path.join(dir, 'lineage/gate.json'));
   const cli = spawnSync(sloscope, ['analyze', 'examples', '--format', 'json'], { cwd: work });
   assert.equal(cli.status, 0, cli.stderr.toString());
   const expected = JSON.parse(cli.stdout.toString()).view.lineage;
@@ -36,6 +36,10 @@ test('a measured quality gate is shown first in the lineage panel as the CLI sho
   assert.equal((await page.locator('#gate-status').textContent()).trim(), `gate measured: ${expected.gate.decision_label}`);
   const lines = (await page.locator('#gate-evidence .gate-lines li').allTextContents()).map((l) => l.trim());
   assert.deepEqual(lines, expected.gate.lines);
+  assert.ok(expected.other_gates.length > 0, 'the example set carries another artifact\'s gate');
+  const others = (await page.locator('#other-gates li').allTextContents()).map((l) => l.trim());
+  assert.deepEqual(others, expected.other_gates);
+  assert.ok(others.some((l) => l.includes('measured REJECT')), others.join('\n'));
   const bins = await page.locator('#gate-histogram tbody tr').allTextContents();
   assert.equal(bins.length, expected.gate.histogram.rows.length);
   const warnings = await page.locator('section.lineage ul.warnings li').allTextContents();

@@ -4,6 +4,7 @@
 //! position; the float server is scored twice, the second time without its prompt cache, for
 //! the noise floor. The figures and the decision are the core's ([`sloscope_core::check::gate`]).
 
+pub mod plan;
 pub mod shapes;
 
 use std::time::Duration;
@@ -37,6 +38,10 @@ pub struct Job {
     pub top_k: u32,
     /// Each text is cut to this many tokens.
     pub max_tokens: usize,
+    /// Score as llama-perplexity does: each text cut into chunks of this many tokens (a shorter
+    /// remainder dropped), each chunk scored from its own start, only the tokens after its first
+    /// half + 1 counted (as its `-c N`).
+    pub chunk: Option<usize>,
     /// Per request.
     pub timeout: Duration,
 }
@@ -124,12 +129,62 @@ pub async fn tokenize(
     shapes::tokens_of(&v).map_err(|e| format!("{url}: {e}"))
 }
 
-/// Every position of `tokens` (from the second) scored by `s`.
+/// One token sequence to score: its text, its tokens, and the first position counted (the
+/// earlier tokens are context only).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sequence {
+    /// Index of the text in the evaluation set.
+    pub text: u32,
+    /// Token ids.
+    pub tokens: Vec<u32>,
+    /// Positions from this one (≥ 1) predict a counted token.
+    pub from: usize,
+}
+
+/// The sequences of one text's tokens: the text whole, or (`chunk`) llama-perplexity's chunks.
+pub fn sequences(text: u32, tokens: Vec<u32>, chunk: Option<usize>) -> Vec<Sequence> {
+    match chunk {
+        None => vec![Sequence {
+            text,
+            tokens,
+            from: 1,
+        }],
+        Some(n) => tokens
+            .chunks_exact(n)
+            .map(|c| Sequence {
+                text,
+                tokens: c.to_vec(),
+                // llama-perplexity's logits from position n/2 predict tokens n/2 + 1 onwards.
+                from: n / 2 + 1,
+            })
+            .collect(),
+    }
+}
+
+/// The positions of `seq` from `seq.from` scored by `s`.
 async fn score(
     http: &reqwest::Client,
     job: &Job,
     s: &Server,
+    seq: &Sequence,
+    cache: bool,
+) -> Result<Vec<Side>, String> {
+    let all = score_all(http, job, s, &seq.tokens, seq.from, cache).await?;
+    // vLLM and SGLang answer every position from the second; llama-server only those asked.
+    let skip = if job.backend == Backend::Llama {
+        0
+    } else {
+        seq.from - 1
+    };
+    Ok(all.into_iter().skip(skip).collect())
+}
+
+async fn score_all(
+    http: &reqwest::Client,
+    job: &Job,
+    s: &Server,
     tokens: &[u32],
+    from: usize,
     cache: bool,
 ) -> Result<Vec<Side>, String> {
     let k = job.top_k;
@@ -137,7 +192,7 @@ async fn score(
         Backend::Llama => {
             let url = format!("{}/completion", s.url);
             let mut out = Vec::with_capacity(tokens.len());
-            for i in 1..tokens.len() {
+            for i in from.max(1)..tokens.len() {
                 let body = shapes::llama_request(&tokens[..i], tokens[i], k, cache);
                 let v = post(http, &url, &body, job.timeout).await?;
                 out.push(
@@ -213,9 +268,10 @@ async fn same_tokens(
             ));
         }
     }
-    if f.len() < 2 {
+    let need = job.chunk.unwrap_or(2);
+    if f.len() < need {
         return Err(format!(
-            "text {i} is {} token(s): at least 2 are needed",
+            "text {i} is {} token(s): at least {need} are needed",
             f.len()
         ));
     }
@@ -229,23 +285,25 @@ pub async fn run(job: &Job, texts: &[String]) -> Result<Scored, String> {
         .no_proxy()
         .build()
         .map_err(|e| e.to_string())?;
-    let mut tokens = Vec::with_capacity(texts.len());
+    let mut seqs = Vec::with_capacity(texts.len());
     for (i, t) in texts.iter().enumerate() {
-        tokens.push(same_tokens(&http, job, i, t).await?);
+        let tokens = same_tokens(&http, job, i, t).await?;
+        seqs.extend(sequences(i as u32, tokens, job.chunk));
     }
     let mut out = Scored::default();
-    for (i, toks) in tokens.iter().enumerate() {
+    for seq in &seqs {
+        let i = seq.text;
         let scored = async {
-            let f = score(&http, job, &job.float, toks, true).await?;
-            let q = score(&http, job, &job.quantized, toks, true).await?;
-            let again = score(&http, job, &job.float, toks, false).await?;
+            let f = score(&http, job, &job.float, seq, true).await?;
+            let q = score(&http, job, &job.quantized, seq, true).await?;
+            let again = score(&http, job, &job.float, seq, false).await?;
             Ok::<_, String>((f, q, again))
         };
         match scored.await {
             Ok((f, q, again)) => {
                 for ((f, q), a) in f.iter().zip(&q).zip(&again) {
-                    push(&mut out.positions, i as u32, f, q);
-                    push(&mut out.noise, i as u32, f, a);
+                    push(&mut out.positions, i, f, q);
+                    push(&mut out.noise, i, f, a);
                 }
             }
             // A server that cannot score at all is refused, with what it needs.
@@ -259,4 +317,27 @@ pub async fn run(job: &Job, texts: &[String]) -> Result<Scored, String> {
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunks_count_what_llama_perplexity_counts() {
+        let whole = sequences(3, (0..10).collect(), None);
+        assert_eq!(whole.len(), 1);
+        assert_eq!(
+            (whole[0].text, whole[0].from, whole[0].tokens.len()),
+            (3, 1, 10)
+        );
+        // 10 tokens in chunks of 4: two chunks, the remainder dropped; in each, logits from
+        // position 2 predict tokens 3 onwards: one prediction per chunk (n − 1 − n/2).
+        let c = sequences(0, (0..10).collect(), Some(4));
+        assert_eq!(c.len(), 2);
+        assert_eq!(c[1].tokens, vec![4, 5, 6, 7]);
+        assert!(c
+            .iter()
+            .all(|s| s.from == 3 && s.tokens.len() - s.from == 1));
+    }
 }

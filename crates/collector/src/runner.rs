@@ -94,7 +94,8 @@ pub fn plan_copy(plan: &RunPlan, redactor: &Redactor) -> Result<serde_json::Valu
 }
 
 /// The candidates, then the float baseline when it is run.
-fn targets(plan: &RunPlan) -> Vec<TargetSpec> {
+/// The candidates' and the baseline's targets (a shard's own only).
+pub(crate) fn targets(plan: &RunPlan) -> Vec<TargetSpec> {
     let t = &plan.raw.target;
     let mut out: Vec<TargetSpec> = plan
         .candidates

@@ -47,6 +47,9 @@ pub fn lineage(props: &Props) -> Html {
                     </div>
                 </div>
             }
+            if !v.other_gates.is_empty() {
+                <ul class="other-gates" id="other-gates">{ for v.other_gates.iter().map(|l| html! { <li>{ l.to_string() }</li> }) }</ul>
+            }
             if !v.issues.is_empty() {
                 <ul class="issues">{ for v.issues.iter().map(|i| html! { <li>{ format!("✗ {i}") }</li> }) }</ul>
             }

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use crate::common::{repo, scratch, scripted_server, sloscope, sloscope_bin, stderr};
 
-struct Server(Child);
+pub(crate) struct Server(Child);
 
 impl Drop for Server {
     fn drop(&mut self) {
@@ -62,6 +62,11 @@ fn start(cmd: &Path, args: &[&str]) -> (Server, String) {
 }
 
 fn llama(model_var: &str) -> (Server, String) {
+    llama_with(model_var, "1")
+}
+
+/// llama-server on `model_var`'s model with `threads` threads.
+pub(crate) fn llama_with(model_var: &str, threads: &str) -> (Server, String) {
     let bin = std::env::var("LLAMA_SERVER").expect("LLAMA_SERVER: source scripts/setup-llama.sh");
     let model = std::env::var(model_var).unwrap();
     start(
@@ -72,7 +77,7 @@ fn llama(model_var: &str) -> (Server, String) {
             "-c",
             "2048",
             "-t",
-            "1",
+            threads,
             "--host",
             "127.0.0.1",
             "--no-webui",
@@ -81,17 +86,23 @@ fn llama(model_var: &str) -> (Server, String) {
 }
 
 fn lineage(d: &Path) -> PathBuf {
+    lineage_of(d, "Q4_1")
+}
+
+/// The demo's lineage records for the artifact of `format` (scripts/make-lineage.sh).
+pub(crate) fn lineage_of(d: &Path, format: &str) -> PathBuf {
     let l = d.join("lineage");
     let st = Command::new("bash")
         .arg(repo().join("scripts/make-lineage.sh"))
         .arg(&l)
+        .arg(format)
         .status()
         .unwrap();
     assert!(st.success());
     l
 }
 
-fn gate_args<'a>(
+pub(crate) fn gate_args<'a>(
     q: &'a str,
     f: &'a str,
     l: &'a Path,
@@ -234,7 +245,7 @@ fn a_server_without_probabilities_or_with_another_tokenizer_is_refused_by_name()
     args.extend(["--top1-min".into(), "1.5".into()]);
     let r = sloscope(&args.iter().map(String::as_str).collect::<Vec<_>>(), &[]);
     assert_eq!(r.status.code(), Some(2));
-    assert!(stderr(&r).contains("--top1-min 1.5"), "{}", stderr(&r));
+    assert!(stderr(&r).contains("top1_min 1.5"), "{}", stderr(&r));
 }
 
 #[test]
@@ -255,4 +266,120 @@ fn two_servers_that_tokenize_differently_are_refused_with_the_first_differing_te
         "{e}"
     );
     assert!(!out.exists());
+}
+
+/// A plan with an endpoint target, the test kit's lineage records and `gate` lines.
+fn plan_with_gate(d: &Path, gate: &str) -> PathBuf {
+    let names = ["gate", "baseline", "deployment"];
+    for (name, rec) in names.iter().zip(sloscope_testkit::synth::lineage()) {
+        std::fs::write(d.join(format!("{name}.json")), rec.to_string()).unwrap();
+    }
+    std::fs::write(d.join("eval.txt"), "A short text to score.\n").unwrap();
+    let plan = format!(
+        r#"kind = "plan"
+schema_version = "1.0"
+knob = "parallel"
+{gate}
+[lineage]
+gate = "gate.json"
+baseline = "baseline.json"
+deployment = "deployment.json"
+
+[target]
+endpoint = "http://127.0.0.1:9"
+
+[baseline]
+name = "f16"
+value = 1
+endpoint = "http://127.0.0.1:10"
+
+[[candidates]]
+name = "np1"
+value = 1
+
+[[profiles]]
+name = "latency"
+primary_metric = "ttft_p95_ms"
+slo = {{ ttft_p95_ms = 250, failure_rate = 0.0 }}
+workload = {{ id = "short", concurrency = 1, prompt_tokens = 16, max_output_tokens = 8, repeats = 1, requests_per_repeat = 2 }}
+"#
+    );
+    let p = d.join("plan.toml");
+    std::fs::write(&p, plan).unwrap();
+    p
+}
+
+#[test]
+fn a_plan_without_a_usable_gate_section_is_refused_by_field() {
+    let cases = [
+        ("", "no [gate] section"),
+        (
+            "[gate]\neval = \"eval.txt\"\ncandidate = \"np9\"\n",
+            "gate.candidate \"np9\": not a candidate of the plan (candidates: np1)",
+        ),
+        (
+            "[gate]\neval = \"eval.txt\"\nbackend = \"tgi\"\n",
+            "gate.backend \"tgi\"",
+        ),
+        (
+            "[gate]\neval = \"eval.txt\"\ntop1_min = 2.0\n",
+            "top1_min 2: expected a share",
+        ),
+        (
+            "[gate]\neval = \"eval.txt\"\nkld_max = 0.1\n",
+            "unknown field `kld_max`",
+        ),
+    ];
+    for (i, (gate, expected)) in cases.into_iter().enumerate() {
+        let d = scratch(&format!("gate-plan-refused-{i}"));
+        let p = plan_with_gate(&d, gate);
+        let r = sloscope(&["gate", "--plan", p.to_str().unwrap()], &[]);
+        assert_eq!(r.status.code(), Some(2), "{gate}: {}", stderr(&r));
+        assert!(stderr(&r).contains(expected), "{gate}: {}", stderr(&r));
+        // Nothing was written over the plan's gate record.
+        let g = std::fs::read_to_string(d.join("gate.json")).unwrap();
+        assert!(!g.contains("evidence"), "{gate}");
+    }
+}
+
+#[test]
+#[ignore = "needs llama-server and the models: run through scripts/test.sh (it runs scripts/setup-llama.sh)"]
+fn gate_from_a_plan_launches_both_servers_and_replaces_the_plans_gate_record() {
+    let d = scratch("gate-plan-llama");
+    lineage_of(&d, "Q8_0");
+    let plan = std::fs::read_to_string(repo().join("examples/llama-cpu/plan.toml")).unwrap();
+    std::fs::write(d.join("plan.toml"), plan).unwrap();
+    std::fs::copy(
+        repo().join("tests/fixtures/gate/eval-small.txt"),
+        d.join("eval.txt"),
+    )
+    .unwrap();
+    let p = d.join("plan.toml");
+    let r = sloscope(
+        &["gate", "--plan", p.to_str().unwrap(), "--top-k", "10"],
+        &[],
+    );
+    assert!(matches!(r.status.code(), Some(0 | 1)), "{}", stderr(&r));
+    let g: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(d.join("lineage/gate.json")).unwrap()).unwrap();
+    let e = &g["evidence"];
+    assert!(e["figures"]["positions"].as_u64().unwrap() > 40);
+    assert_eq!(e["top_k"], 10, "the flag overrides the plan");
+    assert_eq!(e["thresholds"]["kld_mean_max"], 0.05);
+    assert_eq!(e["quantized"]["artifact_id"], "smollm2-135m-instruct-q8_0");
+    assert!(g["notes"]
+        .as_str()
+        .unwrap()
+        .starts_with("Q8_0 quantized from the F16"));
+    // Each server the plan describes was launched (its log beside the plan) and is gone.
+    for name in ["np1", "f16"] {
+        let log = d.join(format!("logs/gate-{name}.log"));
+        assert!(log.exists(), "{}", log.display());
+    }
+    let url = e["quantized"]["endpoint"].as_str().unwrap().to_string();
+    let port: u16 = url.rsplit(':').next().unwrap().parse().unwrap();
+    assert!(
+        std::net::TcpStream::connect(("127.0.0.1", port)).is_err(),
+        "the quantized server still listens on {port}"
+    );
 }

@@ -9,6 +9,7 @@ mod compare;
 mod endpoint;
 mod faults;
 mod gate;
+mod gate_reference;
 mod hostile;
 mod import;
 mod llama;

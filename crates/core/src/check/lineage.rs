@@ -77,6 +77,9 @@ pub struct LineageReport {
     /// when the gate record carries one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gate: Option<crate::check::gate::GateReport>,
+    /// Gate records of other artifacts than the deployed one (gated, not deployed).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub other_gates: Vec<crate::check::lineage_gate::OtherGate>,
 }
 
 /// Records as loaded, with file names.
@@ -104,8 +107,21 @@ pub fn is_float_format(format: &str) -> bool {
 /// Checks the lineage of everything loaded.
 pub fn check_lineage(inp: &LineageInputs<'_>) -> LineageReport {
     let mut rep = LineageReport::default();
-    let gate = one(&inp.gates, "quality_gate", &mut rep.issues);
+    let (gates, others) = crate::check::lineage_gate::split(&inp.gates, &inp.deployments);
+    let gate = one(&gates, "quality_gate", &mut rep.issues);
     let base = one(&inp.baselines, "float_baseline", &mut rep.issues);
+    let mut others = others;
+    others.sort_by_key(|(f, _)| *f);
+    let unique: Vec<_> = others
+        .iter()
+        .enumerate()
+        .filter(|(i, (_, g))| !others[..*i].iter().any(|(_, o)| o == g))
+        .map(|(_, x)| *x)
+        .collect();
+    rep.other_gates = unique
+        .iter()
+        .map(|(f, g)| crate::check::lineage_gate::other(f, g, base.map(|b| b.1)))
+        .collect();
     let dep = one(&inp.deployments, "deployment", &mut rep.issues);
     rep.gate_file = gate.map(|g| g.0.to_string());
     rep.baseline_file = base.map(|b| b.0.to_string());

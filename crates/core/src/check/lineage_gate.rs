@@ -6,6 +6,68 @@ use crate::base::problem::{Problem, ProblemCode};
 use crate::check::gate::{contradictions, report, GateReport};
 use crate::schema::{Decision, Deployment, FloatBaseline, GateArtifact, GateDecision, QualityGate};
 
+/// A gate record of another artifact than the deployed one (a candidate artifact the team gated
+/// and did not deploy — a rejected Q4_0 beside the deployed Q8_0): shown, never hidden, never
+/// blocking.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct OtherGate {
+    /// Its file.
+    pub file: String,
+    /// The artifact it gated.
+    pub artifact_id: String,
+    /// Its weight format.
+    pub format: Option<String>,
+    /// The record's decision.
+    pub decision: Decision,
+    /// Its measurement, recomputed, when it carries one and it holds.
+    pub measured: Option<GateReport>,
+    /// What does not hold in it (not blocking: it is not the deployed artifact's gate).
+    pub problems: Vec<String>,
+}
+
+/// A record with its file name.
+pub type Named<'a, T> = (&'a str, &'a T);
+
+/// The gate records split into those of the deployed artifact (the deployment's
+/// `gate_artifact_id`) and those of other artifacts. When no deployment says which, or none
+/// names the deployed artifact, every record stays a candidate for the one gate (and the
+/// lineage check reports what is wrong).
+pub fn split<'a>(
+    gates: &[Named<'a, QualityGate>],
+    deployments: &[Named<'a, Deployment>],
+) -> (Vec<Named<'a, QualityGate>>, Vec<Named<'a, QualityGate>>) {
+    let Some((_, d)) = deployments.first() else {
+        return (gates.to_vec(), Vec::new());
+    };
+    if deployments
+        .iter()
+        .any(|(_, o)| o.gate_artifact_id != d.gate_artifact_id)
+    {
+        return (gates.to_vec(), Vec::new());
+    }
+    let (ours, others): (Vec<_>, Vec<_>) = gates
+        .iter()
+        .partition(|(_, g)| g.artifact.artifact_id == d.gate_artifact_id);
+    if ours.is_empty() {
+        return (gates.to_vec(), Vec::new());
+    }
+    (ours, others)
+}
+
+/// Another artifact's gate as shown: checked against itself and the float baseline.
+pub fn other(file: &str, g: &QualityGate, base: Option<&FloatBaseline>) -> OtherGate {
+    let c = check(g, base, None);
+    OtherGate {
+        file: file.to_string(),
+        artifact_id: g.artifact.artifact_id.clone(),
+        format: g.artifact.format.clone(),
+        decision: g.decision,
+        measured: c.report,
+        problems: c.issues.into_iter().map(|p| p.message).collect(),
+    }
+}
+
 /// Issues and warnings about the gate, and what a reader is shown of its evidence.
 pub struct GateCheck {
     /// Blocking.

@@ -119,6 +119,11 @@ pub struct GateEvidence {
     pub method: String,
     /// Log-probabilities per position and side.
     pub top_k: u32,
+    /// Scored as llama-perplexity does: each text cut into chunks of this many tokens, each
+    /// chunk from its own start, only its second half counted; `null`: every position of each
+    /// text from the second.
+    #[serde(default)]
+    pub chunk_tokens: Option<u32>,
     /// The texts.
     pub eval_set: EvalSet,
     /// The quantized artifact.

@@ -101,6 +101,10 @@ fn lineage(v: &ReportView, style: Style) -> String {
         out += &titled_table("Per-position KL divergence", &g.histogram, style);
         out += "\n";
     }
+    if !v.lineage.other_gates.is_empty() {
+        out += &lines(&v.lineage.other_gates, style);
+        out += "\n";
+    }
     let mut items = vec![v.lineage.status_line.to_string()];
     items.extend(v.lineage.issues.iter().map(|i| format!("  ✗ {i}")));
     items.extend(v.lineage.warnings.iter().map(|w| format!("  ! {w}")));

@@ -84,6 +84,7 @@ fn lineage_view(a: &Analysis) -> LineageView {
         notes: all(&l.notes),
         table: lineage_table(l),
         gate: l.gate.as_ref().map(gate::view),
+        other_gates: l.other_gates.iter().map(gate::other_line).collect(),
     }
 }
 

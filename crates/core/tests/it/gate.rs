@@ -8,26 +8,77 @@ use sloscope_core::{analyze, read_document, Analysis, Document, LoadedFile};
 
 use crate::snapshots::example_files;
 
+/// The example set's own gate record (measured by `sloscope gate` in the demo).
 fn gate_record() -> serde_json::Value {
     let p = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../../tests/fixtures/gate/q4_1-vs-f16.gate.json"
+        "/../../static/examples/lineage/gate.json"
     );
     serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap()
 }
 
-/// The example set with its asserted gate replaced by `gate`.
-fn with_gate(gate: &serde_json::Value) -> Analysis {
+/// The example set with its gate records replaced by `gates`.
+fn with_gates(gates: &[&serde_json::Value]) -> Analysis {
     let mut files: Vec<LoadedFile> = example_files()
         .into_iter()
         .filter(|f| !matches!(f.doc, Document::QualityGate(_)))
         .collect();
-    let doc = read_document("gate.json", serde_json::to_vec(gate).unwrap()).unwrap();
-    files.push(LoadedFile {
-        name: "gate.json".into(),
-        doc,
-    });
+    for (i, g) in gates.iter().enumerate() {
+        let name = format!("gate-{i}.json");
+        let doc = read_document(&name, serde_json::to_vec(g).unwrap()).unwrap();
+        files.push(LoadedFile { name, doc });
+    }
     analyze(&files)
+}
+
+/// The example set with its gate replaced by `gate`.
+fn with_gate(gate: &serde_json::Value) -> Analysis {
+    with_gates(&[gate])
+}
+
+/// `gate` made the record of another artifact, `id`, that rejects.
+fn another_artifacts(gate: &serde_json::Value, id: &str) -> serde_json::Value {
+    let mut o = gate.clone();
+    o["artifact_id"] = id.into();
+    o["artifact_sha256"] = "cd".repeat(32).into();
+    o["evidence"]["quantized"]["artifact_id"] = id.into();
+    o["evidence"]["quantized"]["artifact_sha256"] = "cd".repeat(32).into();
+    o["evidence"]["thresholds"]["kld_mean_max"] = 0.0.into();
+    o["evidence"]["decision"] = "reject".into();
+    o["decision"] = "reject".into();
+    o
+}
+
+#[test]
+fn another_artifacts_gate_is_shown_beside_the_deployed_one_not_hidden_nor_blocking() {
+    let g = gate_record();
+    let other = another_artifacts(&g, "smollm2-135m-instruct-q2_k");
+    let a = with_gates(&[&g, &other]);
+    assert!(a.lineage.ready, "{:?}", a.lineage.issues);
+    assert_eq!(a.lineage.other_gates.len(), 1);
+    let o = &a.lineage.other_gates[0];
+    assert_eq!(o.artifact_id, "smollm2-135m-instruct-q2_k");
+    let m = o.measured.as_ref().expect("recomputed");
+    assert_eq!(m.decision, GateDecision::Reject);
+    assert!(o.problems.is_empty(), "{:?}", o.problems);
+    let text = sloscope_core::show::render::text(&a);
+    assert!(
+        text.contains("Also gated, not deployed: smollm2-135m-instruct-q2_k")
+            && text.contains("measured REJECT"),
+        "{text}"
+    );
+    // Identical copies count once; one that claims more than it holds is shown with why.
+    let mut lying = other.clone();
+    lying["evidence"]["figures"]["kld_mean"] = 0.0.into();
+    let b = with_gates(&[&g, &other, &other.clone(), &lying]);
+    assert!(b.lineage.ready);
+    assert_eq!(b.lineage.other_gates.len(), 2);
+    assert!(b.lineage.other_gates.iter().any(|o| !o.problems.is_empty()));
+    // Two different records of the deployed artifact are still a conflict.
+    let mut twin = g.clone();
+    twin["notes"] = "another".into();
+    let c = with_gates(&[&g, &twin]);
+    assert!(codes(&c).contains(&ProblemCode::DuplicateRecords));
 }
 
 fn codes(a: &Analysis) -> Vec<ProblemCode> {

@@ -2,6 +2,7 @@
 //! each figure against its threshold, the noise floor, and per-position KL divergence in bins.
 
 use crate::check::gate::GateReport;
+use crate::check::lineage_gate::OtherGate;
 use crate::schema::{GateDecision, GateFigures};
 
 use super::{column, Cell, Row, Shown, TableView};
@@ -112,4 +113,34 @@ pub(super) fn view(r: &GateReport) -> GateView {
         lines: lines.iter().map(Shown::new).collect(),
         histogram: histogram(r),
     }
+}
+
+/// One line for another artifact's gate: which artifact, the decision, and why.
+pub(super) fn other_line(o: &OtherGate) -> Shown {
+    let format = o.format.as_deref().unwrap_or("format not recorded");
+    let head = format!(
+        "Also gated, not deployed: {} ({format}, {})",
+        o.artifact_id, o.file
+    );
+    let body = match &o.measured {
+        Some(r) => {
+            let f = &r.figures;
+            let label = match r.decision {
+                GateDecision::Accept => "ACCEPT",
+                GateDecision::Reject => "REJECT",
+            };
+            let why = if r.breaches.is_empty() {
+                String::new()
+            } else {
+                format!(" — {}", r.breaches.join("; "))
+            };
+            format!(
+                "measured {label}: KL divergence mean {}, top-1 agreement {}, perplexity ratio {} over {} positions{why}",
+                num(f.kld_mean), num(f.top1_agreement), num(f.ppl_ratio), f.positions
+            )
+        }
+        None => format!("{:?}, asserted (no measurement)", o.decision.as_str()),
+    };
+    let problems: String = o.problems.iter().map(|p| format!(" ✗ {p}")).collect();
+    Shown::new(format!("{head}: {body}{problems}"))
 }

@@ -193,6 +193,9 @@ pub struct LineageView {
     /// The quality gate's measurement, when the gate record carries one: shown first.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gate: Option<super::GateView>,
+    /// One line per gate record of another artifact (gated, not deployed), its decision first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub other_gates: Vec<Shown>,
 }
 
 /// What a reader sees of the whole analysis.
