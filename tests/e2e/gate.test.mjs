@@ -39,7 +39,7 @@ test('a measured quality gate is shown first in the lineage panel as the CLI sho
   assert.ok(expected.other_gates.length > 0, 'the example set carries another artifact\'s gate');
   const others = (await page.locator('#other-gates li').allTextContents()).map((l) => l.trim());
   assert.deepEqual(others, expected.other_gates);
-  assert.ok(others.some((l) => l.includes('measured REJECT')), others.join('\n'));
+  assert.ok(others.some((l) => l.includes('measured REJECT over 252 positions')), others.join('\n'));
   const bins = await page.locator('#gate-histogram tbody tr').allTextContents();
   assert.equal(bins.length, expected.gate.histogram.rows.length);
   const warnings = await page.locator('section.lineage ul.warnings li').allTextContents();

@@ -115,6 +115,7 @@ pub(crate) async fn collect_profile(
     };
     let body = crate::body::Bodies::new(template, prompts.words, target_tokens, salt).into_fn();
     let mut simulation = false;
+    let energy_unread = ctx.gpu.energy_mj().err();
     let repeats = w.repeats.unwrap_or(1) as u32;
     for r in ctx.first_repeat..ctx.first_repeat + repeats {
         if cancel.is_cancelled() {
@@ -149,6 +150,15 @@ pub(crate) async fn collect_profile(
             run.repeats.push(meta);
             rows.push(rr);
         }
+    }
+    if run.repeats.iter().any(|r| r.gpu_energy_j.is_none()) {
+        let why = energy_unread.map_or_else(
+            || "for some repeats: an energy counter could not be read or went backwards".into(),
+            |w| format!("({w})"),
+        );
+        run.notes.push(format!(
+            "GPU energy: not measured {why}; energy per output token and mean power are null"
+        ));
     }
     finish_run(run, rows, simulation, &prompts, cancel);
 }
@@ -223,6 +233,7 @@ async fn one_repeat(
         Some(u) => telemetry::scrape(ctx.client.http(), u).await,
         None => None,
     };
+    let energy_start = ctx.gpu.energy_mj();
     let t0 = Instant::now();
     let watch = Watch {
         http: ctx.client.http().clone(),
@@ -270,6 +281,7 @@ async fn one_repeat(
         let res = journal.metrics(r, m);
         journaled(cancel, journal, res);
     }
+    let energy = energy_start.and_then(|a| telemetry::energy_between(&a, &ctx.gpu.energy_mj()?));
     let histogram = closing_samples(ctx, t0, start_scrape, cancel, &mut samples).await;
     let tps = tally.tokens as f64 / t0.elapsed().as_secs_f64().max(1e-9);
     progress.end_repeat(label, rows.ok as u64, tally.failed, tps);
@@ -283,6 +295,7 @@ async fn one_repeat(
         memory: samples.memory,
         send_times_unknown: false,
         reported_window_us: None,
+        gpu_energy_j: energy.ok(),
     };
     ((!rows.is_empty()).then_some((meta, rows)), obs.simulation)
 }
@@ -304,6 +317,9 @@ fn physically_possible(row: &mut RequestRow, kind: &mut Option<FailureKind>) {
         row.itl_us.clear();
         row.output_tokens = None;
         row.output_tokens_source = None;
+        // What the server said of its cache and draft model is not believed either (and a
+        // count the row check refuses must not reach the file).
+        row.server = Default::default();
         kind.get_or_insert(FailureKind::Stream);
     }
 }
@@ -382,4 +398,33 @@ async fn closing_samples(
     samples.metrics.push(telemetry::sample(off, &s1));
     telemetry::queue_histogram_family(&s1)
         .and_then(|f| crate::prometheus::histogram_delta(f, s0, &s1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sloscope_core::check::run::physical::{self, RowView};
+    use sloscope_core::schema::ServerCounts;
+
+    #[test]
+    fn a_row_that_contradicts_itself_fails_and_keeps_nothing_the_check_refuses() {
+        let mut row = RequestRow {
+            ttft_us: Some(5),
+            e2e_us: Some(9),
+            prompt_tokens: Some(10),
+            output_tokens: Some(2),
+            itl_us: vec![4],
+            server: ServerCounts {
+                cached_prompt_tokens: Some(50),
+                ..ServerCounts::default()
+            },
+            ..RequestRow::default()
+        };
+        let mut kind = None;
+        physically_possible(&mut row, &mut kind);
+        let e = row.error.clone().unwrap_or_default();
+        assert!(e.contains("server_counts_fit"), "{e}");
+        assert!(kind.is_some());
+        assert!(physical::row(&RowView::of_row(&row), false).is_ok());
+    }
 }

@@ -247,6 +247,7 @@ pub fn load_plan(path: &Path, o: &Overrides) -> Result<RunPlan, PlanError> {
         ));
     }
     safe_names(path, &raw)?;
+    sloscope_core::schema::price(&raw.plan).map_err(|e| perr(path, e))?;
     let mut profiles = profiles(path, &raw, o)?;
     let replays = replays(path, &mut raw, &mut profiles)?;
     let candidates = candidates(path, &raw, o)?;

@@ -81,6 +81,9 @@ pub struct RepeatRows {
     any_cap: bool,
     any_events: bool,
     any_resent: bool,
+    any_cached: bool,
+    any_drafted: bool,
+    any_accepted: bool,
 }
 
 impl RepeatRows {
@@ -110,6 +113,9 @@ impl RepeatRows {
         self.any_cap |= row.max_output_tokens.is_some();
         self.any_events |= row.output_events.is_some();
         self.any_resent |= row.resent;
+        self.any_cached |= row.server.cached_prompt_tokens.is_some();
+        self.any_drafted |= row.server.draft_tokens.is_some();
+        self.any_accepted |= row.server.draft_accepted_tokens.is_some();
         match &row.error {
             None => self.ok += 1,
             Some(e) => {
@@ -208,6 +214,9 @@ impl Columns {
             (rows.any_cap, "max_output_tokens"),
             (rows.any_events, "output_events"),
             (rows.any_resent, "resent"),
+            (rows.any_cached, "cached_prompt_tokens"),
+            (rows.any_drafted, "draft_tokens"),
+            (rows.any_accepted, "draft_accepted_tokens"),
         ] {
             if on {
                 names.push(name);
@@ -245,6 +254,13 @@ impl Columns {
                 "itl_us" => serde_json::to_writer(&mut *w, &r.itl_us),
                 "max_output_tokens" => serde_json::to_writer(&mut *w, &r.max_output_tokens),
                 "output_events" => serde_json::to_writer(&mut *w, &r.output_events),
+                "cached_prompt_tokens" => {
+                    serde_json::to_writer(&mut *w, &r.server.cached_prompt_tokens)
+                }
+                "draft_tokens" => serde_json::to_writer(&mut *w, &r.server.draft_tokens),
+                "draft_accepted_tokens" => {
+                    serde_json::to_writer(&mut *w, &r.server.draft_accepted_tokens)
+                }
                 _ => serde_json::to_writer(&mut *w, &r.resent),
             }
             .map_err(std::io::Error::other)?;
@@ -390,4 +406,55 @@ pub fn rewrite_header(path: &Path, old: &Run, new: &Run) -> std::io::Result<()> 
         let _ = std::fs::remove_file(&tmp);
     }
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sloscope_core::schema::ServerCounts;
+
+    /// The streamed writer writes every column `RequestColumns::from_rows` makes, the
+    /// server's cache and draft counts included.
+    #[test]
+    fn the_streamed_columns_are_the_in_memory_ones() {
+        let mut run: Run = serde_json::from_str(include_str!(
+            "../../../static/examples/runs/latency--np1.json"
+        ))
+        .unwrap();
+        run.repeats.truncate(1);
+        let rows: Vec<RequestRow> = (0..3u32)
+            .map(|i| RequestRow {
+                send_offset_us: u64::from(i) * 10,
+                ttft_us: Some(5),
+                e2e_us: Some(9),
+                prompt_tokens: Some(40),
+                output_tokens: Some(2),
+                itl_us: vec![4],
+                server: ServerCounts {
+                    cached_prompt_tokens: (i > 0).then_some(32),
+                    draft_tokens: (i == 2).then_some(6),
+                    draft_accepted_tokens: (i == 2).then_some(4),
+                },
+                ..RequestRow::default()
+            })
+            .collect();
+        let mut rr = RepeatRows::new(0);
+        for r in rows.clone() {
+            rr.add(r, None, false);
+        }
+        let dir = std::env::temp_dir().join(format!("sloscope-spill-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let journal = dir.join("j.jsonl");
+        std::fs::write(&journal, b"").unwrap();
+        let path = dir.join("run.json");
+        write_run(&path, &run, &[rr], &journal).unwrap();
+        let back: Run = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        let want = RequestColumns::from_rows(rows);
+        assert_eq!(
+            want.cached_prompt_tokens,
+            Some(vec![None, Some(32), Some(32)])
+        );
+        assert_eq!(back.repeats[0].requests, want);
+    }
 }

@@ -126,6 +126,20 @@ impl Gpu {
         Some(total as f64 / 1e6)
     }
 
+    /// Each device's total-energy counter, millijoules since the driver loaded (Volta and
+    /// later); why not, when a reading is missing.
+    pub fn energy_mj(&self) -> Result<Vec<u64>, String> {
+        let nvml = self.nvml.as_ref().ok_or("no NVML")?;
+        let n = nvml.device_count().map_err(|e| e.to_string())?;
+        (0..n)
+            .map(|i| {
+                let d = nvml.device_by_index(i).map_err(|e| e.to_string())?;
+                d.total_energy_consumption()
+                    .map_err(|e| format!("GPU {i}: {e}"))
+            })
+            .collect()
+    }
+
     /// Names and total memory of the devices, for notes.
     pub fn describe(&self) -> Option<String> {
         let nvml = self.nvml.as_ref()?;
@@ -150,5 +164,52 @@ pub fn memory(offset_us: u64, gpu: &Gpu, server_group: Option<u32>) -> MemorySam
         offset_us,
         gpu_used_mb: gpu.used_mb(),
         server_rss_mb: server_group.and_then(group_rss_mb),
+    }
+}
+
+/// Joules used between two readings of the devices' energy counters (millijoules), summed over
+/// devices; why not when the readings cannot be compared: another number of devices, or a
+/// counter that went backwards (a driver reload, a device reset).
+pub fn energy_between(start_mj: &[u64], end_mj: &[u64]) -> Result<f64, String> {
+    if start_mj.len() != end_mj.len() || start_mj.is_empty() {
+        return Err(format!(
+            "{} devices at the start, {} at the end",
+            start_mj.len(),
+            end_mj.len()
+        ));
+    }
+    let mut total = 0u64;
+    for (i, (&a, &b)) in start_mj.iter().zip(end_mj).enumerate() {
+        let d = b
+            .checked_sub(a)
+            .ok_or_else(|| format!("GPU {i}'s energy counter went backwards ({a} → {b} mJ)"))?;
+        total += d;
+    }
+    Ok(total as f64 / 1000.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::energy_between;
+
+    /// Counter readings as NVML returns them on a two-GPU host (mJ since the driver loaded),
+    /// recorded around a repeat, and the cases that cannot give a figure.
+    #[test]
+    fn energy_from_a_recorded_counter_sequence() {
+        let start = [1_234_567_890_u64, 987_654_321];
+        let end = [1_234_620_390_u64, 987_700_821];
+        assert_eq!(energy_between(&start, &end), Ok(52.5 + 46.5));
+        assert_eq!(energy_between(&start, &start), Ok(0.0));
+        let back = energy_between(&start, &[1_000, 987_700_821]).unwrap_err();
+        assert!(
+            back.contains("GPU 0's energy counter went backwards"),
+            "{back}"
+        );
+        let other = energy_between(&start, &end[..1]).unwrap_err();
+        assert!(
+            other.contains("2 devices at the start, 1 at the end"),
+            "{other}"
+        );
+        assert!(energy_between(&[], &[]).is_err());
     }
 }

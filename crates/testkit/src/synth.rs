@@ -109,6 +109,7 @@ pub fn repeat(shape: &Shape, index: u32, rng: &mut Rng) -> Repeat {
         server_queue_histogram: None,
         send_times_unknown: false,
         reported_window_us: None,
+        gpu_energy_j: None,
         memory: shape
             .rss_mb
             .map(|mb| {

@@ -128,6 +128,11 @@ pub fn profile(props: &Props) -> Html {
                     { for v.notes.iter().map(|n| html! { <li>{ n.to_string() }</li> }) }
                 </ul>
             }
+            if !v.signals.is_empty() {
+                <ul class="server-signals" aria-label="What the servers report">
+                    { for v.signals.iter().map(|n| html! { <li>{ n.to_string() }</li> }) }
+                </ul>
+            }
             if !v.excluded.is_empty() {
                 <ul class="excluded" aria-label="Runs not compared">
                     { for v.excluded.iter().map(|e| html! { <li>{ e.to_string() }</li> }) }

@@ -13,7 +13,7 @@
 
 use memchr::memmem;
 use serde::Deserialize;
-use sloscope_core::schema::{RequestRow as RequestRecord, TokenSource};
+use sloscope_core::schema::{RequestRow as RequestRecord, ServerCounts, TokenSource};
 
 use crate::api::Api;
 use crate::sse::Field;
@@ -25,11 +25,23 @@ use scan::scan_event;
 struct Usage {
     prompt_tokens: Option<u32>,
     completion_tokens: Option<u32>,
+    prompt_tokens_details: Option<PromptDetails>,
 }
 
+/// `usage.prompt_tokens_details` (OpenAI, vLLM with `--enable-prompt-tokens-details`, SGLang).
+#[derive(Deserialize)]
+struct PromptDetails {
+    cached_tokens: Option<u32>,
+}
+
+/// llama-server's `timings`: prompt time, tokens reused from its cache, and a draft model's
+/// proposals and acceptances (speculative decoding).
 #[derive(Deserialize)]
 struct Timings {
     prompt_ms: Option<f64>,
+    cache_n: Option<u32>,
+    draft_n: Option<u32>,
+    draft_n_accepted: Option<u32>,
 }
 
 /// Per-stream state: content offsets, usage, errors.
@@ -42,6 +54,7 @@ pub(crate) struct StreamState {
     usage_prompt: Option<u32>,
     usage_completion: Option<u32>,
     prompt_ms: Option<f64>,
+    server: ServerCounts,
     pub(crate) done: bool,
     pub(crate) error: Option<String>,
 }
@@ -57,6 +70,7 @@ impl StreamState {
             usage_prompt: None,
             usage_completion: None,
             prompt_ms: None,
+            server: ServerCounts::default(),
             done: false,
             error: None,
         }
@@ -134,11 +148,17 @@ impl StreamState {
             if let Ok(u) = serde_json::from_value::<Usage>(u.clone()) {
                 self.usage_prompt = u.prompt_tokens.or(self.usage_prompt);
                 self.usage_completion = u.completion_tokens.or(self.usage_completion);
+                let cached = u.prompt_tokens_details.and_then(|d| d.cached_tokens);
+                self.server.cached_prompt_tokens = cached.or(self.server.cached_prompt_tokens);
             }
         }
         if let Some(t) = v.get("timings").filter(|t| !t.is_null()) {
             if let Ok(t) = serde_json::from_value::<Timings>(t.clone()) {
                 self.prompt_ms = t.prompt_ms;
+                let s = &mut self.server;
+                s.cached_prompt_tokens = s.cached_prompt_tokens.or(t.cache_n);
+                s.draft_tokens = t.draft_n.or(s.draft_tokens);
+                s.draft_accepted_tokens = t.draft_n_accepted.or(s.draft_accepted_tokens);
             }
         }
     }
@@ -191,6 +211,11 @@ impl StreamState {
             }
             _ => {}
         }
+        if let Some(claim) = self.counts_contradict() {
+            self.error.get_or_insert(claim);
+            self.server = ServerCounts::default();
+        }
+        rec.server = self.server;
         rec.server_queue_us = match (tgi_queue_ms, self.prompt_ms, self.first_us) {
             (Some(q), _, _) => Some((q * 1000.0).max(0.0) as u64),
             (None, Some(p), Some(ttft)) => Some(ttft.saturating_sub((p * 1000.0).max(0.0) as u64)),
@@ -206,6 +231,32 @@ impl StreamState {
 }
 
 impl StreamState {
+    /// Where the server's cache or draft counts cannot be: more prompt tokens from cache than
+    /// the prompt has, more draft tokens accepted than drafted. Such a server's counts are not
+    /// believed (the request fails with why, as for a token count the stream contradicts).
+    fn counts_contradict(&self) -> Option<String> {
+        let s = &self.server;
+        if let (Some(c), Some(p)) = (s.cached_prompt_tokens, self.usage_prompt) {
+            if c > p {
+                return Some(format!(
+                    "the server says {c} prompt tokens came from its cache, more than the \
+                     {p} prompt tokens it counted: its counts are not believed"
+                ));
+            }
+        }
+        match (s.draft_accepted_tokens, s.draft_tokens) {
+            (Some(a), Some(d)) if a > d => Some(format!(
+                "the server says {a} draft tokens were accepted of {d} drafted: its counts are \
+                 not believed"
+            )),
+            (Some(a), None) => Some(format!(
+                "the server says {a} draft tokens were accepted without saying how many were \
+                 drafted: its counts are not believed"
+            )),
+            _ => None,
+        }
+    }
+
     /// Where the server's token count contradicts what the stream proves: fewer tokens than
     /// content events (each carries at least one), or more than the cap the request was sent
     /// with (also when counted by events).
@@ -436,5 +487,50 @@ mod tests {
         let mut rec = RequestRecord::default();
         s.finish(&mut rec, 31_200, None, None);
         assert_eq!(rec.server_queue_us, Some(17_500));
+    }
+
+    fn finished(events: &[&[u8]]) -> RequestRecord {
+        let mut s = StreamState::new(Api::Completions);
+        s.event(Field::Data, br#"{"choices":[{"text":"a"}]}"#, 30_000);
+        for (i, e) in events.iter().enumerate() {
+            s.event(Field::Data, e, 31_000 + i as u64);
+        }
+        s.event(Field::Data, b"[DONE]", 32_000);
+        let mut rec = RequestRecord::default();
+        s.finish(&mut rec, 32_100, None, None);
+        rec
+    }
+
+    #[test]
+    fn prefix_cache_hits_and_draft_acceptance_as_each_server_reports_them() {
+        // llama-server: `timings.cache_n`, `draft_n`, `draft_n_accepted`.
+        let r = finished(&[br#"{"choices":[{"text":"","finish_reason":"length"}],"usage":{"prompt_tokens":40,"completion_tokens":1},"timings":{"prompt_ms":2.0,"cache_n":32,"draft_n":6,"draft_n_accepted":4}}"#]);
+        assert_eq!(r.error, None);
+        assert_eq!(r.server.cached_prompt_tokens, Some(32));
+        assert_eq!(
+            (r.server.draft_tokens, r.server.draft_accepted_tokens),
+            (Some(6), Some(4))
+        );
+        // vLLM, SGLang, OpenAI: `usage.prompt_tokens_details.cached_tokens`.
+        let r = finished(&[br#"{"choices":[],"usage":{"prompt_tokens":40,"completion_tokens":1,"prompt_tokens_details":{"cached_tokens":16}}}"#]);
+        assert_eq!(r.server.cached_prompt_tokens, Some(16));
+        assert_eq!(r.server.draft_tokens, None);
+        // A server that says nothing: every count null, never 0.
+        let r =
+            finished(&[br#"{"choices":[],"usage":{"prompt_tokens":40,"completion_tokens":1}}"#]);
+        assert_eq!(r.server, ServerCounts::default());
+    }
+
+    #[test]
+    fn impossible_cache_or_draft_counts_are_not_believed() {
+        for (event, says) in [
+            (&br#"{"choices":[],"usage":{"prompt_tokens":40,"completion_tokens":1,"prompt_tokens_details":{"cached_tokens":90}}}"#[..], "90 prompt tokens came from its cache, more than the 40"),
+            (&br#"{"choices":[],"usage":{"completion_tokens":1},"timings":{"draft_n":2,"draft_n_accepted":5}}"#[..], "5 draft tokens were accepted of 2 drafted"),
+            (&br#"{"choices":[],"usage":{"completion_tokens":1},"timings":{"draft_n_accepted":5}}"#[..], "without saying how many were drafted"),
+        ] {
+            let r = finished(&[event]);
+            assert!(r.error.as_deref().is_some_and(|e| e.contains(says)), "{:?}", r.error);
+            assert_eq!(r.server, ServerCounts::default());
+        }
     }
 }

@@ -244,6 +244,7 @@ pub(crate) fn candidate_report(
         primary_value: None,
         primary_interval: None,
         chosen: false,
+        cost_per_million_output_tokens_usd: None,
         notes: run_notes(run),
     };
     if let Some(p) = profile {

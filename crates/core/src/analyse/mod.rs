@@ -321,7 +321,39 @@ fn analyze_profile(ctx: &Ctx<'_>, name: ProfileName) -> ProfileReport {
         ctx.pool_reruns,
         &mut report,
     );
+    cost(ctx.plan.map(|p| p.1), &mut report);
+    canonical_order(&mut report);
     report
+}
+
+/// Each candidate's cost per million output tokens at the plan's price.
+fn cost(plan: Option<&crate::schema::Plan>, report: &mut ProfileReport) {
+    let price = match plan.map(crate::schema::price) {
+        None | Some(Ok(None)) => return,
+        Some(Ok(Some(p))) => Ok(p),
+        Some(Err(e)) => Err(e),
+    };
+    if let Ok((usd, gpus)) = price {
+        for c in &mut report.candidates {
+            c.cost_per_million_output_tokens_usd = c
+                .metric(crate::base::metric::Metric::THROUGHPUT)
+                .filter(|&t| t > 0.0)
+                .map(|t| usd * f64::from(gpus) / 3600.0 / t * 1e6);
+        }
+    }
+    report.price = Some(price);
+}
+
+/// Flags and exclusions in an order the evidence decides — code (the catalogue's order, then
+/// the selection's own), candidate, words — and only then the file name: files given in
+/// another order or under other names give the same report.
+fn canonical_order(report: &mut ProfileReport) {
+    report.flags.sort_by(|a, b| {
+        (a.code, &a.candidate, &a.message).cmp(&(b.code, &b.candidate, &b.message))
+    });
+    report.excluded.sort_by(|a, b| {
+        (a.code, &a.candidate, &a.reason, &a.file).cmp(&(b.code, &b.candidate, &b.reason, &b.file))
+    });
 }
 
 fn empty_report(
@@ -352,6 +384,7 @@ fn empty_report(
         flags: Vec::new(),
         capacity: None,
         summaries_only: false,
+        price: None,
     }
 }
 

@@ -76,6 +76,10 @@ pub struct CandidateReport {
     pub primary_interval: Option<Interval>,
     /// The recommended candidate.
     pub chosen: bool,
+    /// Cost per million output tokens, US dollars, at the plan's price and this candidate's
+    /// output throughput; `null` without a price or a throughput.
+    #[serde(default)]
+    pub cost_per_million_output_tokens_usd: Option<f64>,
     /// Where an imported run came from, and the run's own notes (how another tool's
     /// definitions were mapped, what could not be recovered; no GPU for memory …).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -261,6 +265,9 @@ pub struct ProfileReport {
     /// verdict needs.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub summaries_only: bool,
+    /// The plan's price (US dollars per GPU-hour, GPUs per server), or why it is not used.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price: Option<Result<(f64, u32), String>>,
 }
 
 /// The whole report.

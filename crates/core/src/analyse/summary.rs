@@ -16,6 +16,8 @@
 //! - Goodput: successful requests whose TTFT, TPOT, e2e and (when known per request) queue wait
 //!   are each within the tightest limit the profile's SLO sets on that quantity.
 
+pub mod signals;
+
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -65,6 +67,9 @@ pub struct Summary {
     pub goodput_rps: Option<f64>,
     /// Share of sent requests that met every per-request SLO.
     pub goodput_ratio: Option<f64>,
+    /// Output tokens per second of the requests that met every per-request SLO.
+    #[serde(default)]
+    pub goodput_tps: Option<f64>,
     /// Peak memory used for SLOs: GPU where sampled, else server RSS.
     pub peak_memory_mb: Option<f64>,
     /// Peak GPU memory (NVML).
@@ -79,6 +84,19 @@ pub struct Summary {
     pub queue_depth_series: Option<String>,
     /// Largest KV-cache use seen (0–1).
     pub kv_cache_usage_max: Option<f64>,
+    /// Energy the GPUs used over the repeats, joules (NVML's counter); `null` unless every
+    /// repeat has a reading.
+    #[serde(default)]
+    pub gpu_energy_j: Option<f64>,
+    /// `gpu_energy_j` ÷ output tokens of the successful requests.
+    #[serde(default)]
+    pub energy_per_output_token_j: Option<f64>,
+    /// `gpu_energy_j` ÷ the measured window: mean GPU power, watts.
+    #[serde(default)]
+    pub mean_gpu_power_w: Option<f64>,
+    /// What the servers report of prefix-cache hits and speculative decoding.
+    #[serde(default)]
+    pub signals: signals::ServerSignals,
     /// Percentile curves for CDF charts (pooled summaries only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub curves: Option<Curves>,
@@ -222,6 +240,7 @@ impl Summary {
                 Scalar::RequestThroughputRps => self.request_throughput_rps,
                 Scalar::GoodputRps => self.goodput_rps,
                 Scalar::GoodputRatio => self.goodput_ratio,
+                Scalar::GoodputTps => self.goodput_tps,
                 Scalar::FailureRate => self.failure_rate,
                 Scalar::PeakMemoryMb => self.peak_memory_mb,
                 Scalar::QueueDepthMax => self.queue_depth_max,
@@ -270,6 +289,7 @@ struct Gathered<'a> {
     sent: u64,
     ok: u64,
     good: u64,
+    good_tokens: u64,
     ttft_us: Vec<u64>,
     e2e_us: Vec<u64>,
     tpot_ms: Vec<f64>,
@@ -371,6 +391,7 @@ fn gather<'a>(rep: &'a Repeat, th: &Thresholds) -> Gathered<'a> {
             && within(queue.map(|q| q as f64), th.queue_us)
         {
             g.good += 1;
+            g.good_tokens += u64::from(out);
         }
     }
     if !rep.send_times_unknown && n > 1 {
@@ -393,6 +414,7 @@ fn merge<'a>(parts: Vec<Gathered<'a>>) -> Gathered<'a> {
         all.sent += p.sent;
         all.ok += p.ok;
         all.good += p.good;
+        all.good_tokens += p.good_tokens;
         all.ttft_us.extend(p.ttft_us);
         all.e2e_us.extend(p.e2e_us);
         all.tpot_ms.extend(p.tpot_ms);
@@ -474,10 +496,28 @@ fn finish(mut g: Gathered<'_>, reps: &[&Repeat], with_curves: bool) -> Summary {
         request_throughput_rps: per_s(g.ok),
         goodput_rps: per_s(g.good),
         goodput_ratio: (g.sent > 0).then(|| g.good as f64 / g.sent as f64),
+        goodput_tps: per_s(g.good_tokens),
         ..Default::default()
     };
     add_telemetry(&mut s, reps);
+    s.signals = signals::signals(reps);
+    add_energy(&mut s, reps);
     s
+}
+
+/// Energy per output token and mean power, where every repeat has its GPU energy.
+fn add_energy(s: &mut Summary, reps: &[&Repeat]) {
+    let readings: Option<Vec<f64>> = reps.iter().map(|r| r.gpu_energy_j).collect();
+    let Some(j) = readings
+        .filter(|r| !r.is_empty())
+        .map(|r| r.iter().sum::<f64>())
+    else {
+        return;
+    };
+    s.gpu_energy_j = Some(j);
+    s.energy_per_output_token_j =
+        (s.output_tokens_total > 0).then(|| j / s.output_tokens_total as f64);
+    s.mean_gpu_power_w = s.window_s.map(|w| j / w);
 }
 
 /// Queue wait from the server's histogram deltas when no per-request value exists.

@@ -95,6 +95,9 @@ pub enum Scalar {
     GoodputRps,
     /// Share of sent requests that met every per-request SLO (`goodput_ratio`).
     GoodputRatio,
+    /// Output tokens per second carried by the requests that met every per-request SLO
+    /// (`goodput_tps`, DistServe's goodput in tokens).
+    GoodputTps,
     /// Failed / sent (`failure_rate`).
     FailureRate,
     /// Peak memory: GPU where sampled, else server RSS (`peak_memory_mb`).
@@ -105,11 +108,12 @@ pub enum Scalar {
 
 impl Scalar {
     /// All scalars.
-    pub const ALL: [Scalar; 7] = [
+    pub const ALL: [Scalar; 8] = [
         Scalar::ThroughputTps,
         Scalar::RequestThroughputRps,
         Scalar::GoodputRps,
         Scalar::GoodputRatio,
+        Scalar::GoodputTps,
         Scalar::FailureRate,
         Scalar::PeakMemoryMb,
         Scalar::QueueDepthMax,
@@ -122,6 +126,7 @@ impl Scalar {
             Scalar::RequestThroughputRps => "request_throughput_rps",
             Scalar::GoodputRps => "goodput_rps",
             Scalar::GoodputRatio => "goodput_ratio",
+            Scalar::GoodputTps => "goodput_tps",
             Scalar::FailureRate => "failure_rate",
             Scalar::PeakMemoryMb => "peak_memory_mb",
             Scalar::QueueDepthMax => "queue_depth_max",
@@ -215,7 +220,8 @@ impl Metric {
                 Scalar::ThroughputTps
                 | Scalar::RequestThroughputRps
                 | Scalar::GoodputRps
-                | Scalar::GoodputRatio,
+                | Scalar::GoodputRatio
+                | Scalar::GoodputTps,
             ) => Direction::HigherIsBetter,
             _ => Direction::LowerIsBetter,
         }
@@ -225,7 +231,7 @@ impl Metric {
     pub fn unit(self) -> &'static str {
         match self {
             Metric::Latency(..) => "ms",
-            Metric::Scalar(Scalar::ThroughputTps) => "tok/s",
+            Metric::Scalar(Scalar::ThroughputTps | Scalar::GoodputTps) => "tok/s",
             Metric::Scalar(Scalar::RequestThroughputRps | Scalar::GoodputRps) => "req/s",
             Metric::Scalar(Scalar::GoodputRatio | Scalar::FailureRate) => "",
             Metric::Scalar(Scalar::PeakMemoryMb) => "MB",

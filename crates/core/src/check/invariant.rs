@@ -111,9 +111,12 @@ catalogue! {
     /// The gaps fit between the first token and the end.
     GapsFitRequest = "gaps_fit_request", Refuse,
         "a request's inter-token gaps fit between its first token and its end";
+    /// What a server reports of its cache and draft model fits the request.
+    ServerCountsFit = "server_counts_fit", Refuse,
+        "a request's prompt tokens served from the prefix cache are at most its prompt tokens, and its accepted draft tokens at most the drafted ones";
     /// Sizes and reported values are non-negative numbers.
     ValuesNonNegative = "values_non_negative", Refuse,
-        "memory samples and reported summaries are non-negative numbers, reported under known metric names";
+        "memory samples, GPU energy and reported summaries are non-negative numbers, reported under known metric names";
     /// Another tool's stated counts match its rows.
     StatedCountsMatch = "stated_counts_match", Refuse,
         "another tool's stated request counts (completed, failed) match the per-request records it holds";

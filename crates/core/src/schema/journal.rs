@@ -45,6 +45,42 @@ pub struct RequestRow {
     /// request went out: the server may have received it twice.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub resent: bool,
+    /// What the server reports of its prefix cache and speculative decoding.
+    #[serde(default, flatten)]
+    pub server: ServerCounts,
+}
+
+/// What a server reports of one request's prefix-cache hits and speculative decoding.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServerCounts {
+    /// Prompt tokens served from the prefix cache.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cached_prompt_tokens: Option<u32>,
+    /// Draft tokens proposed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub draft_tokens: Option<u32>,
+    /// Draft tokens accepted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub draft_accepted_tokens: Option<u32>,
+}
+
+/// An optional column: kept when any row has a value.
+struct OptColumn<T> {
+    any: bool,
+    values: Vec<Option<T>>,
+}
+
+impl<T: Copy> OptColumn<T> {
+    fn of(rows: &[RequestRow], get: fn(&RequestRow) -> Option<T>) -> Self {
+        OptColumn {
+            any: rows.iter().any(|r| get(r).is_some()),
+            values: rows.iter().map(get).collect(),
+        }
+    }
+
+    fn done(self) -> Option<Vec<Option<T>>> {
+        self.any.then_some(self.values)
+    }
 }
 
 impl RequestColumns {
@@ -53,6 +89,9 @@ impl RequestColumns {
     /// one.
     pub fn from_rows(mut rows: Vec<RequestRow>) -> RequestColumns {
         rows.sort_by_key(|r| r.send_offset_us);
+        let cached = OptColumn::of(&rows, |r| r.server.cached_prompt_tokens);
+        let drafted = OptColumn::of(&rows, |r| r.server.draft_tokens);
+        let accepted = OptColumn::of(&rows, |r| r.server.draft_accepted_tokens);
         let open_loop = !rows.is_empty() && rows.iter().all(|r| r.intended_offset_us.is_some());
         let mut c = RequestColumns::default();
         let mut gaps = Gaps::new();
@@ -92,6 +131,9 @@ impl RequestColumns {
         c.max_output_tokens = caps.then_some(cap_col);
         c.output_events = events.then_some(event_col);
         c.resent = resent.then_some(resent_col);
+        c.cached_prompt_tokens = cached.done();
+        c.draft_tokens = drafted.done();
+        c.draft_accepted_tokens = accepted.done();
         c
     }
 }

@@ -20,9 +20,9 @@ pub use gaps::{
 pub use gate::{
     EvalSet, GateArtifact, GateDecision, GateEvidence, GateFigures, GateThresholds, PositionColumns,
 };
-pub use journal::{JournalLine, RequestRow, JOURNAL_KIND};
+pub use journal::{JournalLine, RequestRow, ServerCounts, JOURNAL_KIND};
 pub use lineage::{ArtifactIdentity, Decision, Deployment, FloatBaseline, QualityGate};
-pub use plan::{Candidate, KnobValue, Plan, ProfileSpec, SearchSpec, WorkloadSpec};
+pub use plan::{price, Candidate, KnobValue, Plan, ProfileSpec, SearchSpec, WorkloadSpec};
 pub use run::{
     CandidateRef, EndpointInfo, EvidenceLevel, ForeignWorkload, HistogramBucket, HistogramDelta,
     ImportSource, MemorySample, MetricSample, Repeat, RequestColumns, Role, Run, RunSource,

@@ -200,4 +200,26 @@ pub struct Plan {
     pub candidates: Vec<Candidate>,
     /// The profiles to run.
     pub profiles: Vec<ProfileSpec>,
+    /// Price of one GPU-hour, US dollars: with it, each candidate's cost per million output
+    /// tokens (its server's GPUs × price ÷ its output throughput).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu_hour_usd: Option<f64>,
+    /// GPUs one server uses (default 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpus_per_server: Option<u32>,
+}
+
+/// The plan's price, when it states a usable one: (US dollars per GPU-hour, GPUs per server),
+/// or why not.
+pub fn price(plan: &Plan) -> Result<Option<(f64, u32)>, String> {
+    let Some(usd) = plan.gpu_hour_usd else {
+        return Ok(None);
+    };
+    if !(usd.is_finite() && usd > 0.0) {
+        return Err(format!("gpu_hour_usd {usd}: expected a price above 0"));
+    }
+    match plan.gpus_per_server.unwrap_or(1) {
+        0 => Err("gpus_per_server 0: expected at least 1".into()),
+        n => Ok(Some((usd, n))),
+    }
 }

@@ -239,6 +239,18 @@ pub struct RequestColumns {
     /// out (present when any was): the server may have received them twice.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resent: Option<Vec<bool>>,
+    /// Prompt tokens the server served from its prefix cache, as it reports them
+    /// (`usage.prompt_tokens_details.cached_tokens`, llama-server's `timings.cache_n`); present
+    /// when any request reported it, `null` for one that did not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cached_prompt_tokens: Option<Vec<Option<u32>>>,
+    /// Speculative decoding: tokens the draft model proposed (llama-server's
+    /// `timings.draft_n`); present when any request reported it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub draft_tokens: Option<Vec<Option<u32>>>,
+    /// … and how many of them the target model accepted (`timings.draft_n_accepted`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub draft_accepted_tokens: Option<Vec<Option<u32>>>,
 }
 
 impl RequestColumns {
@@ -276,6 +288,11 @@ pub struct Repeat {
     /// Memory samples during the repeat.
     #[serde(default)]
     pub memory: Vec<MemorySample>,
+    /// Energy the GPUs used during the repeat, joules: NVML's total-energy counter read at its
+    /// start and end, summed over devices; `null` where it could not be read (no NVML, a GPU
+    /// without the counter, a counter that went backwards) — the run's notes say why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu_energy_j: Option<f64>,
     /// Set for an import from a tool that records no send times (SGLang, llmperf): every
     /// `send_offset_us` is then 0 and means "unknown", and throughput is computed over
     /// `reported_window_us` (or not at all), never over a window made up from the latencies.

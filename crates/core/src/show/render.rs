@@ -158,6 +158,7 @@ fn profile(p: &ProfileView, style: Style) -> String {
     after.extend(p.warnings.iter().map(|w| format!("  ! {w}")));
     after.extend(p.excluded.iter().map(|e| format!("  – {e}")));
     after.extend(p.notes.iter().map(|n| format!("  note: {n}")));
+    after.extend(p.signals.iter().map(|n| format!("  server: {n}")));
     if !after.is_empty() {
         out += "\n";
         out += &lines(&after, style);

@@ -9,6 +9,7 @@ mod gate;
 mod headline;
 mod shards;
 mod shown;
+mod signals;
 mod types;
 
 pub use gate::GateView;
@@ -84,7 +85,7 @@ fn lineage_view(a: &Analysis) -> LineageView {
         notes: all(&l.notes),
         table: lineage_table(l),
         gate: l.gate.as_ref().map(gate::view),
-        other_gates: l.other_gates.iter().map(gate::other_line).collect(),
+        other_gates: l.other_gates.iter().flat_map(gate::other_lines).collect(),
     }
 }
 
@@ -420,6 +421,7 @@ fn profile_view(p: &ProfileReport) -> ProfileView {
         candidates: candidate_table(p),
         warnings: all(candidate_warnings(p)),
         notes: all(run_notes(p)),
+        signals: all(signals::lines(p)),
         excluded: all(p
             .excluded
             .iter()

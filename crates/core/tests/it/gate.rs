@@ -64,7 +64,7 @@ fn another_artifacts_gate_is_shown_beside_the_deployed_one_not_hidden_nor_blocki
     let text = sloscope_core::show::render::text(&a);
     assert!(
         text.contains("Also gated, not deployed: smollm2-135m-instruct-q2_k")
-            && text.contains("measured REJECT"),
+            && text.contains("measured REJECT over"),
         "{text}"
     );
     // Identical copies count once; one that claims more than it holds is shown with why.

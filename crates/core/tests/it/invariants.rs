@@ -144,6 +144,15 @@ fn case(inv: Invariant) -> Case {
         Invariant::EndAfterFirstToken => *cell(r, 0, "e2e_us", 2) = 10.into(),
         Invariant::GapsFitTokens => *cell(r, 0, "output_tokens", 2) = 1.into(),
         Invariant::GapsFitRequest => r["repeats"][0]["requests"]["itl_us"][2][0] = 9_000_000.into(),
+        Invariant::ServerCountsFit => {
+            let n = r["repeats"][0]["requests"]["send_offset_us"]
+                .as_array()
+                .unwrap()
+                .len();
+            let mut cached = vec![Value::Null; n];
+            cached[2] = 1_000_000.into();
+            r["repeats"][0]["requests"]["cached_prompt_tokens"] = json!(cached);
+        }
         Invariant::ValuesNonNegative => {
             r["repeats"][0]["memory"][0]["server_rss_mb"] = (-1.0).into()
         }

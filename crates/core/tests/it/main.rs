@@ -15,5 +15,6 @@ mod schema_files;
 mod seed;
 mod semantic;
 mod shards;
+mod signals;
 mod snapshots;
 mod trust;

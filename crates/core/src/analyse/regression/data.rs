@@ -32,7 +32,7 @@ pub fn default_threshold(m: Metric) -> Threshold {
         Metric::Latency(Quantity::Ttft | Quantity::QueueWait, _) => t(0.05, 2.0),
         Metric::Latency(Quantity::Tpot | Quantity::Itl, _) => t(0.05, 0.2),
         Metric::Latency(Quantity::E2e, _) => t(0.05, 5.0),
-        Metric::Scalar(Scalar::ThroughputTps) => t(0.05, 1.0),
+        Metric::Scalar(Scalar::ThroughputTps | Scalar::GoodputTps) => t(0.05, 1.0),
         Metric::Scalar(Scalar::RequestThroughputRps | Scalar::GoodputRps) => t(0.05, 0.01),
         Metric::Scalar(Scalar::GoodputRatio | Scalar::FailureRate) => t(0.0, 0.005),
         Metric::Scalar(Scalar::PeakMemoryMb) => t(0.05, 50.0),

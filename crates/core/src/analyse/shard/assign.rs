@@ -101,6 +101,8 @@ mod tests {
             schema_version: "1.0".into(),
             name: None,
             knob: "parallel".into(),
+            gpu_hour_usd: None,
+            gpus_per_server: None,
             candidates: (0..n)
                 .map(|i| Candidate {
                     name: format!("np{i}"),

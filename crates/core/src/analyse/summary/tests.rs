@@ -90,6 +90,9 @@ fn goodput_uses_the_tightest_limit_per_quantity() {
     ]);
     let (s, _) = summarize(&[rep], &th);
     assert_eq!(s.goodput_ratio, Some(0.5));
+    // The good request carries 2 output tokens over the 0.4 s window.
+    assert!((s.goodput_tps.unwrap() - 2.0 / s.window_s.unwrap()).abs() < 1e-9);
+    assert!(s.goodput_tps < s.throughput_tps);
 }
 
 #[test]
@@ -170,4 +173,26 @@ fn prefill_bins_never_split_a_prompt_length_and_ignore_request_order() {
     want.sort_unstable();
     sort_counts(&mut small, |x| *x);
     assert_eq!(small, want);
+}
+
+#[test]
+fn energy_per_token_needs_every_repeat_read_and_is_null_otherwise() {
+    let mut a = repeat(&[(0, Some(100_000), Some(400_000), Some(4), None, &[])]);
+    let mut b = repeat(&[(0, Some(100_000), Some(600_000), Some(6), None, &[])]);
+    a.gpu_energy_j = Some(30.0);
+    b.gpu_energy_j = Some(50.0);
+    let (s, _) = summarize(&[a.clone(), b.clone()], &Thresholds::default());
+    assert_eq!(s.gpu_energy_j, Some(80.0));
+    assert_eq!(s.energy_per_output_token_j, Some(8.0));
+    assert!((s.mean_gpu_power_w.unwrap() - 80.0 / s.window_s.unwrap()).abs() < 1e-9);
+    b.gpu_energy_j = None;
+    let (s, _) = summarize(&[a, b], &Thresholds::default());
+    assert_eq!(
+        (
+            s.gpu_energy_j,
+            s.energy_per_output_token_j,
+            s.mean_gpu_power_w
+        ),
+        (None, None, None)
+    );
 }

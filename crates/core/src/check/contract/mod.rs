@@ -322,7 +322,10 @@ fn limit_range_problem(m: Metric, v: f64) -> Option<&'static str> {
         }
         Metric::Scalar(Scalar::FailureRate | Scalar::GoodputRatio) => None,
         Metric::Scalar(
-            Scalar::ThroughputTps | Scalar::RequestThroughputRps | Scalar::GoodputRps,
+            Scalar::ThroughputTps
+            | Scalar::RequestThroughputRps
+            | Scalar::GoodputRps
+            | Scalar::GoodputTps,
         ) if v < 0.0 => Some("a floor of 0 or more"),
         Metric::Scalar(Scalar::QueueDepthMax) if v < 0.0 => Some("a ceiling of 0 or more"),
         Metric::Latency(..) | Metric::Scalar(Scalar::PeakMemoryMb) if v <= 0.0 => {

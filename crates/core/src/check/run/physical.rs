@@ -53,6 +53,13 @@ pub fn refusals(run: &Run) -> Checked {
                 }
             }
         }
+        if let Some(e) = rep.gpu_energy_j.filter(|e| !(e.is_finite() && *e >= 0.0)) {
+            return Err(broken(
+                Invariant::ValuesNonNegative,
+                format!("$.repeats[{ri}].gpu_energy_j"),
+                format!("{e:?}: expected a non-negative number of joules"),
+            ));
+        }
     }
     reported(run)?;
     stated(run)
@@ -119,6 +126,15 @@ fn columns(base: &str, r: &RequestColumns) -> Checked {
         ),
         ("output_events", r.output_events.as_ref().map(Vec::len)),
         ("resent", r.resent.as_ref().map(Vec::len)),
+        (
+            "cached_prompt_tokens",
+            r.cached_prompt_tokens.as_ref().map(Vec::len),
+        ),
+        ("draft_tokens", r.draft_tokens.as_ref().map(Vec::len)),
+        (
+            "draft_accepted_tokens",
+            r.draft_accepted_tokens.as_ref().map(Vec::len),
+        ),
     ];
     let present = optional
         .into_iter()
@@ -187,6 +203,10 @@ pub struct RowView<'a> {
     pub ok: bool,
     /// Its inter-token gaps, µs.
     pub gaps: &'a [u32],
+    /// Prompt tokens.
+    pub prompt_tokens: Option<u32>,
+    /// What the server reports of its prefix cache and speculative decoding.
+    pub server: crate::schema::ServerCounts,
 }
 
 impl<'a> RowView<'a> {
@@ -199,6 +219,12 @@ impl<'a> RowView<'a> {
             output_tokens: r.output_tokens[i],
             ok: r.error[i].is_none(),
             gaps: r.itl_us.get(i),
+            prompt_tokens: r.prompt_tokens[i],
+            server: crate::schema::ServerCounts {
+                cached_prompt_tokens: at(&r.cached_prompt_tokens, i),
+                draft_tokens: at(&r.draft_tokens, i),
+                draft_accepted_tokens: at(&r.draft_accepted_tokens, i),
+            },
         }
     }
 
@@ -211,7 +237,42 @@ impl<'a> RowView<'a> {
             output_tokens: r.output_tokens,
             ok: r.error.is_none(),
             gaps: &r.itl_us,
+            prompt_tokens: r.prompt_tokens,
+            server: r.server,
         }
+    }
+}
+
+/// Entry `i` of an optional column (`None` when the column is absent).
+fn at(c: &Option<Vec<Option<u32>>>, i: usize) -> Option<u32> {
+    c.as_ref().and_then(|c| c.get(i).copied().flatten())
+}
+
+/// What the server reports of its cache and draft model fits the request: cached prompt
+/// tokens at most its prompt tokens, accepted draft tokens at most the drafted ones.
+fn server_counts(r: &RowView<'_>) -> Checked {
+    let s = r.server;
+    if let (Some(c), Some(p)) = (s.cached_prompt_tokens, r.prompt_tokens) {
+        if c > p {
+            return Err(broken(
+                Invariant::ServerCountsFit,
+                "cached_prompt_tokens".into(),
+                format!("{c} prompt tokens served from cache, more than the request's {p} prompt tokens"),
+            ));
+        }
+    }
+    match (s.draft_accepted_tokens, s.draft_tokens) {
+        (Some(a), Some(d)) if a > d => Err(broken(
+            Invariant::ServerCountsFit,
+            "draft_accepted_tokens".into(),
+            format!("{a} draft tokens accepted, more than the {d} drafted"),
+        )),
+        (Some(a), None) => Err(broken(
+            Invariant::ServerCountsFit,
+            "draft_tokens".into(),
+            format!("null while {a} draft tokens were accepted: expected the drafted count"),
+        )),
+        _ => Ok(()),
     }
 }
 
@@ -244,6 +305,7 @@ pub fn row(r: &RowView<'_>, imported: bool) -> Result<(), Violation> {
     if r.ok {
         success_fields(r)?;
     }
+    server_counts(r)?;
     gaps(r, imported)
 }
 

@@ -115,32 +115,32 @@ pub(super) fn view(r: &GateReport) -> GateView {
     }
 }
 
-/// One line for another artifact's gate: which artifact, the decision, and why.
-pub(super) fn other_line(o: &OtherGate) -> Shown {
+/// Lines for another artifact's gate: which artifact and file, then its decision and figures
+/// against their limits, then what does not hold in it.
+pub(super) fn other_lines(o: &OtherGate) -> Vec<Shown> {
     let format = o.format.as_deref().unwrap_or("format not recorded");
-    let head = format!(
+    let mut lines = vec![format!(
         "Also gated, not deployed: {} ({format}, {})",
         o.artifact_id, o.file
-    );
-    let body = match &o.measured {
+    )];
+    lines.push(match &o.measured {
         Some(r) => {
-            let f = &r.figures;
+            let (f, t) = (&r.figures, &r.thresholds);
             let label = match r.decision {
                 GateDecision::Accept => "ACCEPT",
                 GateDecision::Reject => "REJECT",
             };
-            let why = if r.breaches.is_empty() {
-                String::new()
-            } else {
-                format!(" — {}", r.breaches.join("; "))
-            };
+            let le = |v: Option<f64>, max: f64| mark(v.is_some_and(|v| v <= max));
             format!(
-                "measured {label}: KL divergence mean {}, top-1 agreement {}, perplexity ratio {} over {} positions{why}",
-                num(f.kld_mean), num(f.top1_agreement), num(f.ppl_ratio), f.positions
+                "  measured {label} over {} positions: KL divergence mean {} {} (limit ≤ {}), top-1 agreement {} {} (limit ≥ {}), perplexity ratio {} {} (limit ≤ {})",
+                f.positions,
+                num(f.kld_mean), le(f.kld_mean, t.kld_mean_max), t.kld_mean_max,
+                num(f.top1_agreement), mark(f.top1_agreement.is_some_and(|v| v >= t.top1_min)), t.top1_min,
+                num(f.ppl_ratio), le(f.ppl_ratio, t.ppl_ratio_max), t.ppl_ratio_max
             )
         }
-        None => format!("{:?}, asserted (no measurement)", o.decision.as_str()),
-    };
-    let problems: String = o.problems.iter().map(|p| format!(" ✗ {p}")).collect();
-    Shown::new(format!("{head}: {body}{problems}"))
+        None => format!("  {:?}, asserted (no measurement)", o.decision.as_str()),
+    });
+    lines.extend(o.problems.iter().map(|p| format!("  ✗ {p}")));
+    lines.iter().map(Shown::new).collect()
 }

@@ -148,6 +148,10 @@ pub struct ProfileView {
     /// tool's definitions were mapped, what the collector could not measure.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<Shown>,
+    /// What the servers report of prefix-cache hits and speculative decoding, per candidate,
+    /// and what none reports.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub signals: Vec<Shown>,
     /// Runs left out, with reasons.
     pub excluded: Vec<Shown>,
     /// Heading of the float comparison.
