@@ -12,6 +12,7 @@ use bytes::Bytes;
 use serde_json::{json, Map, Value};
 use sloscope_core::base::traffic::LengthDist;
 use sloscope_core::read::replay::Prompt;
+use sloscope_core::schema::replay::{TraceEntry, MOONCAKE_BLOCK_TOKENS};
 
 use crate::api::Api;
 use crate::drive::BodyFn;
@@ -47,6 +48,8 @@ pub(crate) struct Bodies {
     has_trace: bool,
     /// One prefix text per group, seeded by the group.
     prefixes: Vec<String>,
+    /// Tokens per block of a trace's `hash_ids`.
+    block_tokens: u32,
     salt: u64,
 }
 
@@ -87,6 +90,12 @@ impl Bodies {
             replay: ctx.replay,
             has_trace: w.trace.is_some(),
             prefixes: Vec::new(),
+            block_tokens: w
+                .trace
+                .as_ref()
+                .and_then(|t| t.block_tokens)
+                .unwrap_or(MOONCAKE_BLOCK_TOKENS)
+                .max(1),
             salt,
         };
         if let Some(p) = w.shared_prefix {
@@ -133,7 +142,10 @@ impl Bodies {
                 }
                 rec.prompt.clone()
             }
-            None => Prompt::Text(self.synthetic(i, entry.map(|e| e.input_tokens))),
+            None => Prompt::Text(match entry.filter(|e| !e.hash_ids.is_empty()) {
+                Some(e) => self.blocks(e),
+                None => self.synthetic(i, entry.map(|e| e.input_tokens)),
+            }),
         };
         if let Some(e) = entry {
             b.insert("max_tokens".into(), e.output_tokens.into());
@@ -165,6 +177,30 @@ impl Bodies {
         }
     }
 
+    /// A trace request's prompt from its blocks, in order: a hash id's text is the same in every
+    /// request that names it (seeded by the profile's salt and the id alone), so requests that
+    /// share ids share those blocks of prompt tokens, as the trace's did. The last block is cut
+    /// to the request's length (its first words: the same prefix); tokens beyond the blocks
+    /// the ids cover are the request's own.
+    fn blocks(&self, e: &TraceEntry) -> String {
+        let mut left = e.input_tokens;
+        let mut parts = Vec::with_capacity(e.hash_ids.len() + 1);
+        for &id in &e.hash_ids {
+            if left == 0 {
+                break;
+            }
+            let t = left.min(self.block_tokens);
+            left -= t;
+            let seed = self.salt ^ 0x626C_6F63_6B00 ^ id.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            parts.push(prompt::text(self.to_words(t), seed));
+        }
+        if left > 0 {
+            let own = self.salt ^ e.at_us.wrapping_mul(0x2545_F491_4F6C_DD1D) ^ 0x006F_776E;
+            parts.push(prompt::text(self.to_words(left), own));
+        }
+        parts.join(" ")
+    }
+
     fn insert_message(&self, b: &mut Map<String, Value>, message: Prompt) {
         match (self.api, message) {
             (Api::Completions, Prompt::Text(text)) => b.insert("prompt".into(), text.into()),
@@ -184,5 +220,85 @@ impl Bodies {
                     .into(),
             ),
         };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sloscope_core::schema::replay::{Trace, TraceFormat};
+
+    fn bodies(entries: Vec<TraceEntry>) -> Bodies {
+        let mut w: sloscope_core::schema::WorkloadSpec =
+            serde_json::from_value(json!({"id": "trace", "concurrency": 1})).unwrap();
+        w.trace = Some(Trace {
+            file: "t.jsonl".into(),
+            format: TraceFormat::Mooncake,
+            time_scale: None,
+            sha256: None,
+            block_tokens: Some(4),
+        });
+        let replay = Replay {
+            offsets_us: entries.iter().map(|e| e.at_us).collect(),
+            trace: entries,
+            ..Replay::default()
+        };
+        let extra = std::collections::BTreeMap::new();
+        let t = Template {
+            workload: &w,
+            model: None,
+            api: Api::Completions,
+            ignore_eos: false,
+            extra: &extra,
+            replay: Some(Arc::new(replay)),
+        };
+        // One word per token, so a block is 4 words.
+        Bodies::new(t, 8, 8, 42)
+    }
+
+    fn prompt_of(b: &Bodies, i: u64) -> Vec<String> {
+        let v: Value = serde_json::from_slice(&b.body(i)).unwrap();
+        v["prompt"]
+            .as_str()
+            .unwrap()
+            .split(' ')
+            .map(String::from)
+            .collect()
+    }
+
+    fn entry(at_us: u64, input_tokens: u32, hash_ids: &[u64]) -> TraceEntry {
+        TraceEntry {
+            at_us,
+            input_tokens,
+            output_tokens: 2,
+            hash_ids: hash_ids.to_vec(),
+        }
+    }
+
+    #[test]
+    fn requests_that_share_a_hash_id_share_that_block_exactly() {
+        let b = bodies(vec![
+            entry(0, 8, &[7, 8]),
+            entry(1, 8, &[7, 9]),
+            entry(2, 6, &[8, 7]),
+            entry(3, 10, &[7]),
+        ]);
+        let (p0, p1, p2, p3) = (
+            prompt_of(&b, 0),
+            prompt_of(&b, 1),
+            prompt_of(&b, 2),
+            prompt_of(&b, 3),
+        );
+        assert_eq!(p0.len(), 8);
+        // Block 7 first in both: the same 4 words; their second blocks differ.
+        assert_eq!(p0[..4], p1[..4]);
+        assert_ne!(p0[4..], p1[4..]);
+        // Block 8 is the same text wherever it sits; block 7 cut to 2 tokens is its prefix.
+        assert_eq!(p2[..4], p0[4..]);
+        assert_eq!(p2[4..], p0[..2]);
+        // Tokens beyond the blocks the ids cover are the request's own.
+        assert_eq!(p3.len(), 10);
+        assert_eq!(p3[..4], p0[..4]);
+        assert_ne!(p3[4..8], p0[4..]);
     }
 }

@@ -118,6 +118,18 @@ impl Client {
             .collect()
     }
 
+    /// Why connections are no longer reused, once the server has closed kept-alive ones early.
+    pub fn reuse_note(&self) -> Option<String> {
+        (!self.pool.reusing()).then(|| {
+            format!(
+                "the server closed {} kept-alive connection(s) just after a response although it \
+                 advertised keep-alive: sloscope stopped reusing connections to it, so each later \
+                 request opened its own (its connect time is in its TTFT, as for any client)",
+                self.pool.closed_early()
+            )
+        })
+    }
+
     /// Opens `n` idle connections, each checked with a GET of `health_path`, so that
     /// connection setup is not timed as TTFT; bounded by `timeout`.
     pub async fn warm_pool(&self, n: usize, health_path: &str, timeout: Duration) {
@@ -243,6 +255,7 @@ impl Client {
                 // is said (invariant `request_resent`), never hidden.
                 Ok(Err(ExchangeError::Stale(_))) if attempt == 0 => {
                     *resent = true;
+                    pool.saw_stale();
                     continue;
                 }
                 Ok(Err(e)) => return Err((FailureKind::Connection, e.to_string())),

@@ -151,6 +151,7 @@ pub(crate) async fn collect_profile(
             rows.push(rr);
         }
     }
+    run.notes.extend(ctx.client.reuse_note());
     if run.repeats.iter().any(|r| r.gpu_energy_j.is_none()) {
         let why = energy_unread.map_or_else(
             || "for some repeats: an energy counter could not be read or went backwards".into(),

@@ -432,6 +432,7 @@ mod tests {
             format: TraceFormat::Azure,
             time_scale: None,
             sha256: None,
+            block_tokens: None,
         });
         let e = load(&d, &mut w, 1).unwrap_err();
         assert!(e.contains("t.csv: line 3: ContextTokens is \"x\""), "{e}");
@@ -451,6 +452,7 @@ mod tests {
             format: TraceFormat::Mooncake,
             time_scale: Some(2.0),
             sha256: None,
+            block_tokens: None,
         });
         let r = load(&d, &mut w, 1).unwrap().unwrap();
         assert_eq!(r.offsets_us, vec![0, 2_000_000, 6_000_000]);

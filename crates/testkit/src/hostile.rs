@@ -55,6 +55,9 @@ pub enum Misbehavior {
     /// Every second request on a connection is read and then the connection closed without an
     /// answer (the client's stale-connection retry).
     CloseAfterRead,
+    /// Every streamed response advertises `Keep-Alive: timeout=5, max=100` and the connection
+    /// is closed right after it (llama-server's HTTP library does so).
+    CloseAfterStream,
 }
 
 /// A running hostile server and its elsewhere; both stop when dropped.
@@ -70,7 +73,7 @@ pub struct HostileServer {
 
 impl Misbehavior {
     /// Every misbehavior, by the name the `hostile-server` binary takes.
-    pub const ALL: [(&'static str, Misbehavior); 19] = [
+    pub const ALL: [(&'static str, Misbehavior); 20] = [
         ("none", Misbehavior::None),
         ("llama-error-field", Misbehavior::LlamaErrorField),
         ("nested-error", Misbehavior::NestedError),
@@ -90,6 +93,7 @@ impl Misbehavior {
         ("json-body", Misbehavior::JsonBody),
         ("gzip", Misbehavior::Gzip),
         ("close-after-read", Misbehavior::CloseAfterRead),
+        ("close-after-stream", Misbehavior::CloseAfterStream),
     ];
 
     /// The misbehavior of this name.
@@ -313,6 +317,16 @@ async fn connection(
             (Misbehavior::Gzip, _) if completion => {
                 let max = v["max_tokens"].as_u64().unwrap_or(8) as u32;
                 stream(&completion_events(how, max), "content-encoding: gzip\r\n")
+            }
+            (Misbehavior::CloseAfterStream, _) if completion => {
+                let max = v["max_tokens"].as_u64().unwrap_or(8) as u32;
+                let events = completion_events(how, max);
+                let bytes = stream(&events, "keep-alive: timeout=5, max=100\r\n");
+                let _ = s.write_all(&bytes).await;
+                // The close comes a moment after the response, as the server's connection
+                // handler winds down: a client that reuses the connection at once races it.
+                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+                return;
             }
             (_, _) if completion => {
                 let max = v["max_tokens"].as_u64().unwrap_or(8) as u32;

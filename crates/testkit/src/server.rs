@@ -55,6 +55,17 @@ pub struct Script {
     /// Append one JSON line per request to this file as it arrives, timed by this process's
     /// clock: `{"at_us", "prompt_tokens", "max_tokens", "prompt_head"}` (`at_us` from start).
     pub log: Option<std::path::PathBuf>,
+    /// Report a prefix cache: `usage.prompt_tokens_details.cached_tokens` and `timings.cache_n`.
+    pub prefix_cache: Option<PrefixCache>,
+}
+
+/// What the scripted server says of its prefix cache.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PrefixCache {
+    /// The longest word prefix the prompt shares with any earlier prompt (one token per word).
+    Honest,
+    /// More cached tokens than the prompt has: a server whose counts cannot be.
+    Lying,
 }
 
 impl Default for Script {
@@ -68,6 +79,7 @@ impl Default for Script {
             faults: HashMap::new(),
             burst: false,
             log: None,
+            prefix_cache: None,
         }
     }
 }
@@ -96,6 +108,8 @@ struct State {
     burst_cache: Mutex<HashMap<(u32, bool), Bytes>>,
     /// The request log and the instant its times count from.
     log: Option<(Mutex<std::fs::File>, Instant)>,
+    /// Prompts seen, as words (the prefix cache's contents).
+    seen: Mutex<Vec<Vec<String>>>,
 }
 
 /// A running scripted server; stops when dropped.
@@ -125,6 +139,7 @@ impl ScriptedServer {
             slots: Semaphore::new(slots),
             served: Mutex::new(Vec::new()),
             burst_cache: Mutex::new(HashMap::new()),
+            seen: Mutex::new(Vec::new()),
         });
         let st = state.clone();
         let task = tokio::spawn(async move {
@@ -261,6 +276,25 @@ struct Asked {
     max_tokens: u32,
     /// One token per word of the prompt, as `/tokenize` counts.
     prompt_tokens: usize,
+    /// Prompt tokens served from the prefix cache, when the script reports one.
+    cached: Option<usize>,
+}
+
+/// The prefix cache's answer for `words`, which it then holds.
+fn cached(st: &State, words: Vec<String>) -> Option<usize> {
+    let mode = st.script.prefix_cache?;
+    let mut seen = st.seen.lock().ok()?;
+    let hit = seen
+        .iter()
+        .map(|p| p.iter().zip(&words).take_while(|(a, b)| a == b).count())
+        .max()
+        .unwrap_or(0);
+    let n = words.len();
+    seen.push(words);
+    Some(match mode {
+        PrefixCache::Honest => hit.min(n.saturating_sub(1)),
+        PrefixCache::Lying => n + 5,
+    })
 }
 
 fn asked(st: &State, body: &[u8], received: Instant) -> Asked {
@@ -287,9 +321,11 @@ fn asked(st: &State, body: &[u8], received: Instant) -> Asked {
             let _ = writeln!(f, "{line}");
         }
     }
+    let words = prompt_text.split_whitespace().map(str::to_string).collect();
     Asked {
         max_tokens: v["max_tokens"].as_u64().unwrap_or(u64::MAX) as u32,
         prompt_tokens,
+        cached: cached(st, words),
     }
 }
 
@@ -327,6 +363,7 @@ async fn stream(
         chat,
         fault,
         prompt_tokens: asked.prompt_tokens,
+        cached: asked.cached,
         max_tokens: asked.max_tokens,
     };
     tokio::spawn(serve(st, tx, one));
@@ -353,6 +390,7 @@ struct One {
     chat: bool,
     fault: Option<Fault>,
     prompt_tokens: usize,
+    cached: Option<usize>,
     max_tokens: u32,
 }
 
@@ -377,7 +415,13 @@ async fn serve(st: Arc<State>, tx: Tx, one: One) {
     };
     if ok {
         let completion = (one.events * st.script.tokens_per_event.max(1)).min(one.max_tokens);
-        let _ = send(closing(&st, completion, one.chat, one.prompt_tokens)).await;
+        let _ = send(closing(
+            &st,
+            completion,
+            one.chat,
+            (one.prompt_tokens, one.cached),
+        ))
+        .await;
     }
     st.running.fetch_sub(1, Ordering::Relaxed);
     drop(permit);
@@ -440,10 +484,15 @@ async fn paced(st: &State, tx: &Tx, one: &One, admitted: Instant) -> (bool, Vec<
 
 /// The last chunk (usage, llama.cpp-style timings) and `[DONE]`: `completion` tokens, never
 /// more than the request's `max_tokens`.
-fn closing(st: &State, completion: u32, chat: bool, prompt_tokens: usize) -> String {
+fn closing(st: &State, completion: u32, chat: bool, prompt: (usize, Option<usize>)) -> String {
+    let (prompt_tokens, cached) = prompt;
     let prompt_ms = st.script.ttft.as_secs_f64() * 1000.0;
-    let usage = serde_json::json!({"prompt_tokens": prompt_tokens, "completion_tokens": completion, "total_tokens": prompt_tokens as u64 + completion as u64});
-    let timings = serde_json::json!({"prompt_ms": prompt_ms, "predicted_n": completion});
+    let mut usage = serde_json::json!({"prompt_tokens": prompt_tokens, "completion_tokens": completion, "total_tokens": prompt_tokens as u64 + completion as u64});
+    let mut timings = serde_json::json!({"prompt_ms": prompt_ms, "predicted_n": completion});
+    if let Some(c) = cached {
+        usage["prompt_tokens_details"] = serde_json::json!({ "cached_tokens": c });
+        timings["cache_n"] = c.into();
+    }
     let last = if chat {
         serde_json::json!({"object":"chat.completion.chunk","choices":[],"usage":usage,"timings":timings})
     } else {

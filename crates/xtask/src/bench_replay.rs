@@ -120,6 +120,7 @@ pub fn child(args: &[String]) -> anyhow::Result<()> {
             format: TraceFormat::Mooncake,
             time_scale: None,
             sha256: None,
+            block_tokens: None,
         });
     } else {
         w.dataset = Some(Dataset {

@@ -14,4 +14,5 @@ mod hostile;
 mod import;
 mod llama;
 mod shard;
+mod signals;
 mod traffic;

@@ -101,11 +101,24 @@ const BALANCED: &str = r#"workload = { id = "mixed", concurrency = 4, prompt_tok
 /// request it receives (its own clock, in its own process); returns the output directory and
 /// the server's log lines.
 fn run_logged(d: &Path, workload: &str) -> (PathBuf, Vec<serde_json::Value>) {
+    run_logged_with(d, workload, "", 0)
+}
+
+/// As [`run_logged`], the scripted server given `flags` too; `run` must exit with `code`.
+pub(crate) fn run_logged_with(
+    d: &Path,
+    workload: &str,
+    flags: &str,
+    code: i32,
+) -> (PathBuf, Vec<serde_json::Value>) {
     let log = d.join("server.log");
     let plan = plan_edited(d, |text| {
         let edited = text.replace(BALANCED, workload).replace(
             "--ttft-ms 20 --gap-ms 4 --tokens 64",
-            &format!("--ttft-ms 2 --gap-ms 1 --tokens 4 --log {}", log.display()),
+            &format!(
+                "--ttft-ms 2 --gap-ms 1 --tokens 4 --log {} {flags}",
+                log.display()
+            ),
         );
         assert!(edited.contains(workload), "the fixture plan changed");
         edited
@@ -127,7 +140,7 @@ fn run_logged(d: &Path, workload: &str) -> (PathBuf, Vec<serde_json::Value>) {
         ],
         &[],
     );
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(code), "{}", stderr(&o));
     let lines = std::fs::read_to_string(&log)
         .unwrap()
         .lines()
@@ -136,7 +149,7 @@ fn run_logged(d: &Path, workload: &str) -> (PathBuf, Vec<serde_json::Value>) {
     (out, lines)
 }
 
-fn balanced_run(out: &Path) -> (PathBuf, serde_json::Value) {
+pub(crate) fn balanced_run(out: &Path) -> (PathBuf, serde_json::Value) {
     let f = files_under(out)
         .into_iter()
         .find(|f| {

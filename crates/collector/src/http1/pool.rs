@@ -2,16 +2,25 @@
 //! checkout), warmed before measurement, dropped before the server's own idle timeout.
 
 use std::io;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
 use super::{exchange, Conn, Origin, IDLE_FOR};
+
+/// After this many connections the server closed although they ended cleanly and were well
+/// inside their idle time (llama-server advertises `Keep-Alive: timeout=5, max=100` and closes
+/// after each streamed response), connections to it are no longer reused: a closed-loop
+/// stream that sends its next request at once would race the server's close every time.
+const BROKEN_PROMISES: u32 = 2;
 
 /// Keep-alive connections to one origin.
 pub(crate) struct Pool {
     pub(crate) origin: Origin,
     idle: Mutex<Vec<(Conn, Instant)>>,
     max_idle: usize,
+    /// Kept connections the server closed early (found closed at checkout, or stale on use).
+    closed_early: AtomicU32,
 }
 
 impl Pool {
@@ -20,7 +29,23 @@ impl Pool {
             origin,
             idle: Mutex::new(Vec::new()),
             max_idle: max_idle.max(1),
+            closed_early: AtomicU32::new(0),
         }
+    }
+
+    /// A reused connection turned out closed by the server as a request went out.
+    pub(crate) fn saw_stale(&self) {
+        self.closed_early.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Whether connections are still reused (the server has kept its keep-alive promise).
+    pub(crate) fn reusing(&self) -> bool {
+        self.closed_early.load(Ordering::Relaxed) < BROKEN_PROMISES
+    }
+
+    /// Kept connections the server closed early, so far.
+    pub(crate) fn closed_early(&self) -> u32 {
+        self.closed_early.load(Ordering::Relaxed)
     }
 
     /// An idle connection the server has not closed, else a new one.
@@ -39,16 +64,24 @@ impl Pool {
     fn idle_conn(&self) -> Option<Conn> {
         let mut idle = self.idle.lock().ok()?;
         while let Some((mut c, since)) = idle.pop() {
-            if since.elapsed() < IDLE_FOR && c.is_open() {
+            let fresh = since.elapsed() < IDLE_FOR;
+            if fresh && c.is_open() {
                 c.reused = true;
                 return Some(c);
+            }
+            if fresh {
+                self.saw_stale();
             }
         }
         None
     }
 
-    /// Returns a connection whose last response ended cleanly.
+    /// Returns a connection whose last response ended cleanly (dropped, closing it, once the
+    /// server has shown it closes kept connections).
     pub(crate) fn put(&self, conn: Conn) {
+        if !self.reusing() {
+            return;
+        }
         if let Ok(mut idle) = self.idle.lock() {
             if idle.len() < self.max_idle {
                 idle.push((conn, Instant::now()));

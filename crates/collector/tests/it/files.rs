@@ -14,6 +14,7 @@ fn the_sample_datasets_and_traces_read() {
                 format,
                 time_scale: None,
                 sha256: None,
+                block_tokens: None,
             }),
             ..Default::default()
         };

@@ -262,6 +262,53 @@ fn a_request_sent_again_on_a_fresh_connection_is_recorded_as_resent() {
     );
 }
 
+/// llama-server advertises keep-alive and closes the connection after each streamed response:
+/// a closed-loop stream that reuses it at once races the close. After two such closes the
+/// client stops reusing connections to the server (and says so), so the resends stop.
+#[test]
+fn a_server_that_closes_what_it_promised_to_keep_stops_being_reused() {
+    let server = Running::start(Misbehavior::CloseAfterStream);
+    let (rows, note) = runtime().block_on(async {
+        let c = client(&server.url);
+        let spec = RepeatSpec {
+            index: 0,
+            requests: 24,
+            concurrency: 2,
+            rate_rps: None,
+            arrival: Arrival::Poisson,
+            warmup: 0,
+            seed: 1,
+            schedule: None,
+        };
+        let mut rows = Vec::new();
+        drive::measure(
+            &c,
+            &spec,
+            &body(),
+            &Cancel::default(),
+            Instant::now(),
+            |r, _| rows.push(r),
+        )
+        .await;
+        (rows, c.reuse_note())
+    });
+    let (_, read) = server.finish();
+    assert_eq!(rows.len(), 24);
+    assert!(rows.iter().all(|r| r.error.is_none()), "{rows:?}");
+    let resent = rows.iter().filter(|r| r.resent).count();
+    assert!(
+        resent <= 2,
+        "{resent} resends: the client kept reusing closed connections"
+    );
+    // A resent request may or may not have been read before the close.
+    assert!(
+        (rows.len()..=rows.len() + resent).contains(&read),
+        "{read} read"
+    );
+    let note = note.expect("the client says it stopped reusing connections");
+    assert!(note.contains("stopped reusing connections"), "{note}");
+}
+
 #[test]
 fn the_control_streams_cleanly() {
     let (rows, (hits, read)) = repeat(Misbehavior::None);

@@ -157,7 +157,39 @@ pub fn mooncake_entry(line: &str) -> Result<Option<TraceEntry>, String> {
         at_us: (ms * 1000.0).round() as u64,
         input_tokens: input,
         output_tokens: output,
+        hash_ids: hash_ids(&v)?,
     }))
+}
+
+/// At most this many blocks per request (a million-token prompt in Mooncake's 512-token blocks
+/// is 2,048).
+pub const MAX_HASH_IDS: usize = 65_536;
+
+/// Mooncake's `hash_ids`: a list of non-negative whole numbers, or absent.
+fn hash_ids(v: &serde_json::Value) -> Result<Vec<u64>, String> {
+    let Some(x) = v.get("hash_ids").filter(|x| !x.is_null()) else {
+        return Ok(Vec::new());
+    };
+    let list = x
+        .as_array()
+        .ok_or_else(|| format!("hash_ids is {}: expected a list of block ids", short(x)))?;
+    if list.len() > MAX_HASH_IDS {
+        return Err(format!(
+            "hash_ids has {} entries: expected at most {MAX_HASH_IDS}",
+            list.len()
+        ));
+    }
+    list.iter()
+        .enumerate()
+        .map(|(i, id)| {
+            id.as_u64().ok_or_else(|| {
+                format!(
+                    "hash_ids[{i}] is {}: expected a non-negative whole number",
+                    short(id)
+                )
+            })
+        })
+        .collect()
 }
 
 /// The column positions of an Azure trace CSV, from its header.
@@ -218,6 +250,7 @@ impl AzureColumns {
             })?,
             input_tokens: tokens(self.context, "ContextTokens")?,
             output_tokens: tokens(self.generated, "GeneratedTokens")?,
+            hash_ids: Vec::new(),
         }))
     }
 
@@ -342,9 +375,27 @@ mod tests {
             TraceEntry {
                 at_us: 27_482_000,
                 input_tokens: 6955,
-                output_tokens: 52
+                output_tokens: 52,
+                hash_ids: vec![1, 2],
             }
         );
+        for (line, says) in [
+            (
+                r#"{"timestamp": 1, "input_length": 1, "output_length": 1, "hash_ids": 7}"#,
+                "hash_ids is 7: expected a list",
+            ),
+            (
+                r#"{"timestamp": 1, "input_length": 1, "output_length": 1, "hash_ids": [1, -2]}"#,
+                "hash_ids[1] is -2",
+            ),
+            (
+                r#"{"timestamp": 1, "input_length": 1, "output_length": 1, "hash_ids": ["a"]}"#,
+                "hash_ids[0] is \"a\"",
+            ),
+        ] {
+            let e = mooncake_entry(line).unwrap_err();
+            assert!(e.contains(says), "{e}");
+        }
         assert!(
             mooncake_entry(r#"{"timestamp": -1, "input_length": 1, "output_length": 1}"#)
                 .unwrap_err()
@@ -391,8 +442,14 @@ mod tests {
             format: TraceFormat::Mooncake,
             time_scale: Some(0.5),
             sha256: Some("ab".repeat(32)),
+            block_tokens: None,
         };
         assert_eq!(t.problem(), None);
+        let zero = Trace {
+            block_tokens: Some(0),
+            ..t.clone()
+        };
+        assert!(zero.problem().unwrap().contains("block_tokens 0"));
         assert_eq!(t.offsets_us(&[a, b]), vec![0, 1_659_705]);
         assert_eq!(
             t.label(),

@@ -60,7 +60,15 @@ pub struct Trace {
     /// SHA-256 of the file's bytes, hex; written by the collector into the run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sha256: Option<String>,
+    /// Tokens per block of a Mooncake trace's `hash_ids` (default 512, Mooncake's): requests
+    /// that name the same hash id share that block of prompt tokens, so the trace's prefix-cache
+    /// behaviour is replayed, not only its lengths.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block_tokens: Option<u32>,
 }
+
+/// Mooncake's block size, tokens per hash id.
+pub const MOONCAKE_BLOCK_TOKENS: u32 = 512;
 
 /// Prompts that start with one of `groups` shared prefixes of `tokens` tokens (request `i` is
 /// in group `i mod groups`), followed by a suffix of the workload's prompt length: what prefix
@@ -76,7 +84,7 @@ pub struct SharedPrefix {
 }
 
 /// One request of a trace.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TraceEntry {
     /// Its time in the trace, µs (from any origin).
     pub at_us: u64,
@@ -84,15 +92,19 @@ pub struct TraceEntry {
     pub input_tokens: u32,
     /// Output tokens.
     pub output_tokens: u32,
+    /// Mooncake's `hash_ids`: the prompt's blocks, in order; requests naming the same id share
+    /// that block's tokens. Empty when the trace has none.
+    pub hash_ids: Vec<u64>,
 }
 
 impl Trace {
     /// What is wrong with the parameters (`None`: fine).
     pub fn problem(&self) -> Option<String> {
-        match self.time_scale {
-            Some(s) if !(s.is_finite() && s > 0.0) => {
+        match (self.time_scale, self.block_tokens) {
+            (Some(s), _) if !(s.is_finite() && s > 0.0) => {
                 Some(format!("time_scale {s}: expected a positive factor"))
             }
+            (_, Some(0)) => Some("block_tokens 0: expected at least 1 token per block".into()),
             _ => file_problem(&self.file, self.sha256.as_deref()),
         }
     }

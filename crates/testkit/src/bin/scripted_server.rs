@@ -1,14 +1,17 @@
 //! `scripted-server`: the test kit's scripted SSE server as a process, so the collector can
 //! launch it from a server command template and tests can kill it mid-run.
 //!
-//! Flags: `--port N --ttft-ms X --gap-ms X --tokens N --slots N --burst --exit-after N` (`--burst`
+//! Flags: `--port N --ttft-ms X --gap-ms X --tokens N --slots N --burst --exit-after N
+//! --prefix-cache --lie-cache` (`--prefix-cache` reports the longest word prefix a prompt shares
+//! with an earlier one as cached tokens; `--lie-cache` more cached tokens than the prompt has;
+//! `--burst`
 //! writes each response at once, as fast as possible; `--exit-after` exits the process
 //! abruptly once N requests have finished, like a crashing server). Other flags (`--tag X`)
 //! are ignored, so tests can mark the processes they start.
 
 use std::time::Duration;
 
-use sloscope_testkit::server::{Script, ScriptedServer};
+use sloscope_testkit::server::{PrefixCache, Script, ScriptedServer};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -31,6 +34,13 @@ fn main() {
             .position(|a| a == "--log")
             .and_then(|i| args.get(i + 1))
             .map(std::path::PathBuf::from),
+        prefix_cache: if args.iter().any(|a| a == "--lie-cache") {
+            Some(PrefixCache::Lying)
+        } else if args.iter().any(|a| a == "--prefix-cache") {
+            Some(PrefixCache::Honest)
+        } else {
+            None
+        },
         ..Script::default()
     };
     let port = get("--port").unwrap_or(0.0) as u16;

@@ -411,6 +411,7 @@ mod tests {
             format: TraceFormat::Mooncake,
             time_scale: Some(-2.0),
             sha256: None,
+            block_tokens: None,
         });
         w.request_rate_rps = Some(3.0);
         w.dataset = Some(Dataset {

@@ -132,15 +132,15 @@ pub(super) fn other_lines(o: &OtherGate) -> Vec<Shown> {
             };
             let le = |v: Option<f64>, max: f64| mark(v.is_some_and(|v| v <= max));
             format!(
-                "  measured {label} over {} positions: KL divergence mean {} {} (limit ≤ {}), top-1 agreement {} {} (limit ≥ {}), perplexity ratio {} {} (limit ≤ {})",
+                "measured {label} over {} positions: KL divergence mean {} {} (limit ≤ {}), top-1 agreement {} {} (limit ≥ {}), perplexity ratio {} {} (limit ≤ {})",
                 f.positions,
                 num(f.kld_mean), le(f.kld_mean, t.kld_mean_max), t.kld_mean_max,
                 num(f.top1_agreement), mark(f.top1_agreement.is_some_and(|v| v >= t.top1_min)), t.top1_min,
                 num(f.ppl_ratio), le(f.ppl_ratio, t.ppl_ratio_max), t.ppl_ratio_max
             )
         }
-        None => format!("  {:?}, asserted (no measurement)", o.decision.as_str()),
+        None => format!("{:?}, asserted (no measurement)", o.decision.as_str()),
     });
-    lines.extend(o.problems.iter().map(|p| format!("  ✗ {p}")));
+    lines.extend(o.problems.iter().map(|p| format!("✗ {p}")));
     lines.iter().map(Shown::new).collect()
 }

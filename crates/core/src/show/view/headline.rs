@@ -141,16 +141,38 @@ pub(super) fn caveats(p: &ProfileReport) -> Vec<String> {
             simulated.join(", ")
         ));
     }
-    for f in &p.flags {
-        if matches!(
-            f.code,
-            Code::Invariant(_)
-                | Code::LaterRepeatsFaster
-                | Code::PooledRuns
-                | Code::EquivalentCheaper
-        ) {
-            out.push(f.message.clone());
-        }
+    let shown: Vec<&crate::analyse::report::Flag> = p
+        .flags
+        .iter()
+        .filter(|f| {
+            matches!(
+                f.code,
+                Code::Invariant(_)
+                    | Code::LaterRepeatsFaster
+                    | Code::PooledRuns
+                    | Code::EquivalentCheaper
+            )
+        })
+        .collect();
+    // One line per kind of flag: the first in full, the others counted (each is listed in the
+    // profile's section), so the answer stays on the first screen.
+    for group in shown.chunk_by(|a, b| a.code == b.code) {
+        let first = group[0].message.clone();
+        out.push(match group.len() {
+            1 => first,
+            n => {
+                let mut others: Vec<&str> = group[1..]
+                    .iter()
+                    .filter_map(|f| f.candidate.as_deref())
+                    .collect();
+                others.dedup();
+                format!(
+                    "{first} (and {} more like it: {})",
+                    n - 1,
+                    others.join(", ")
+                )
+            }
+        });
     }
     if !p.excluded.is_empty() {
         let names: Vec<&str> = p.excluded.iter().map(|e| e.candidate.as_str()).collect();
