@@ -143,7 +143,7 @@ impl Bodies {
                 rec.prompt.clone()
             }
             None => Prompt::Text(match entry.filter(|e| !e.hash_ids.is_empty()) {
-                Some(e) => self.blocks(e),
+                Some(e) => self.blocks(e, i),
                 None => self.synthetic(i, entry.map(|e| e.input_tokens)),
             }),
         };
@@ -178,11 +178,15 @@ impl Bodies {
     }
 
     /// A trace request's prompt from its blocks, in order: a hash id's text is the same in every
-    /// request that names it (seeded by the profile's salt and the id alone), so requests that
-    /// share ids share those blocks of prompt tokens, as the trace's did. The last block is cut
-    /// to the request's length (its first words: the same prefix); tokens beyond the blocks
-    /// the ids cover are the request's own.
-    fn blocks(&self, e: &TraceEntry) -> String {
+    /// request of the repeat that names it (seeded by the profile's salt, the id and the
+    /// repeat), so requests that share ids share those blocks of prompt tokens, as the trace's
+    /// did. Each repeat (and each repeat's warm-up) has its own blocks: a later repeat does not
+    /// find an earlier one's in the server's cache, so every repeat replays the trace from the
+    /// same cold cache. The last block is cut to the request's length (its first words: the
+    /// same prefix); tokens beyond the blocks the ids cover are the request's own.
+    fn blocks(&self, e: &TraceEntry, i: u64) -> String {
+        // The body index's high bits: the repeat (measured) or the repeat's warm-up range.
+        let epoch = (i >> 32).wrapping_mul(0xD6E8_FEB8_6659_FD93);
         let mut left = e.input_tokens;
         let mut parts = Vec::with_capacity(e.hash_ids.len() + 1);
         for &id in &e.hash_ids {
@@ -191,11 +195,12 @@ impl Bodies {
             }
             let t = left.min(self.block_tokens);
             left -= t;
-            let seed = self.salt ^ 0x626C_6F63_6B00 ^ id.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            let seed =
+                self.salt ^ 0x626C_6F63_6B00 ^ epoch ^ id.wrapping_mul(0x9E37_79B9_7F4A_7C15);
             parts.push(prompt::text(self.to_words(t), seed));
         }
         if left > 0 {
-            let own = self.salt ^ e.at_us.wrapping_mul(0x2545_F491_4F6C_DD1D) ^ 0x006F_776E;
+            let own = self.salt ^ epoch ^ e.at_us.wrapping_mul(0x2545_F491_4F6C_DD1D) ^ 0x006F_776E;
             parts.push(prompt::text(self.to_words(left), own));
         }
         parts.join(" ")
@@ -300,5 +305,11 @@ mod tests {
         assert_eq!(p3.len(), 10);
         assert_eq!(p3[..4], p0[..4]);
         assert_ne!(p3[4..8], p0[4..]);
+        // The next repeat replays the trace with its own blocks: shared within it, new to the
+        // server's cache.
+        let next = crate::drive::measured_base(1);
+        let (q0, q1) = (prompt_of(&b, next), prompt_of(&b, next + 1));
+        assert_eq!(q0[..4], q1[..4]);
+        assert_ne!(q0[..4], p0[..4]);
     }
 }

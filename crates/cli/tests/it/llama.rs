@@ -49,6 +49,20 @@ fn three_profiles_two_candidates_and_the_float_baseline_on_llama_server() {
         np1["summary"]["queue_depth_series"],
         "llamacpp:requests_deferred"
     );
+    // llama-server reports its prompt cache per request: every successful request's use of it
+    // is recorded (the rate may be small: sloscope's prompts differ per request), energy is
+    // null on this CPU with the reason in the notes.
+    for p in profiles {
+        for c in p["candidates"].as_array().unwrap() {
+            let s = &c["summary"];
+            assert_eq!(
+                s["signals"]["cache_reported_requests"], s["requests_ok"],
+                "{s}"
+            );
+            assert!(s["signals"]["prefix_cache_hit_rate"].is_number(), "{s}");
+            assert!(s["energy_per_output_token_j"].is_null());
+        }
+    }
 }
 
 #[test]

@@ -103,3 +103,65 @@ fn a_server_that_claims_more_cached_tokens_than_the_prompt_has_is_not_believed()
     let excluded = p["excluded"].to_string();
     assert!(excluded.contains("failed_run"), "{excluded}");
 }
+
+/// Speculative decoding on the real llama-server: the shipped Q4_1 served with the Q4_0
+/// quantization drafting for it (`--spec-type draft-simple`). The acceptance sloscope
+/// records from the server's `timings` is the one the server's own log prints per request.
+#[test]
+#[ignore = "needs llama-server and the models: run through scripts/test.sh (it runs scripts/setup-llama.sh)"]
+fn a_draft_models_acceptance_is_recorded_as_the_server_logs_it() {
+    use crate::faults::{setup, wait_bounded};
+    let server = "{llama_server} -m {model_path} -md {draft} --spec-type draft-simple --spec-draft-n-max 4 --parallel {parallel} -c 2048 -t 1 --host 127.0.0.1 --port {port} --metrics --no-webui --alias {tag}";
+    let s = setup("signals-spec", server, "", "", 6);
+    let plan = std::fs::read_to_string(&s.plan).unwrap().replace(
+        "llama_server = \"$LLAMA_SERVER\"",
+        "llama_server = \"$LLAMA_SERVER\"\ndraft = \"$SLOSCOPE_Q4_0_GGUF\"",
+    );
+    std::fs::write(&s.plan, plan).unwrap();
+    let mut child = s.spawn(&["--profiles", "latency", "--candidates", "np1"], &[]);
+    let st = wait_bounded(
+        &mut child,
+        std::time::Duration::from_secs(300),
+        "sloscope run",
+    );
+    assert_eq!(st.code(), Some(0), "{}", s.stderr());
+    let run = s.run_file("latency", "np1");
+    let cols = &run["repeats"][0]["requests"];
+    let sum = |c: &str| -> u64 {
+        cols[c]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_u64().unwrap())
+            .sum()
+    };
+    let (drafted, accepted) = (sum("draft_tokens"), sum("draft_accepted_tokens"));
+    assert!(drafted > 0 && accepted <= drafted, "{drafted} {accepted}");
+    // The server's own log: "draft acceptance = 0.64000 (   16 accepted /    25 generated)".
+    let log = std::fs::read_to_string(s.out.join("logs/server-np1.log")).unwrap();
+    let (mut a, mut g) = (0u64, 0u64);
+    for line in log.lines().filter(|l| l.contains("draft acceptance =")) {
+        let nums: Vec<u64> = line
+            .split(['(', '/', ')'])
+            .filter_map(|p| p.split_whitespace().next()?.parse().ok())
+            .collect();
+        a += nums[0];
+        g += nums[1];
+    }
+    assert_eq!((accepted, drafted), (a, g), "the server logged {a} / {g}");
+    let out = s.out.to_str().unwrap();
+    let an = crate::common::sloscope(&["analyze", out, "--format", "json"], &[]);
+    let v: serde_json::Value = serde_json::from_slice(&an.stdout).unwrap();
+    let p = v["profiles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["profile"] == "latency")
+        .unwrap();
+    let rate = p["candidates"][0]["summary"]["signals"]["draft_acceptance_rate"]
+        .as_f64()
+        .unwrap();
+    assert!((rate - a as f64 / g as f64).abs() < 1e-12);
+    let lines = v["view"]["profiles"][0]["signals"].to_string();
+    assert!(lines.contains("draft tokens accepted"), "{lines}");
+}

@@ -17,18 +17,39 @@ use sloscope_core::{analyze, analyze_with, read_document, AnalyzeOptions, Loaded
 
 use crate::snapshots::example_files;
 
-const LOSER: &str = "np1";
+/// Each profile's losing candidate in the example set: one it does not recommend.
+type Losers = std::collections::BTreeMap<String, String>;
 
-fn is_loser_run(name: &str) -> bool {
-    name.ends_with(&format!("--{LOSER}.json"))
+fn losers(a: &Analysis) -> Losers {
+    a.profiles
+        .iter()
+        .filter_map(|p| {
+            let loser = p
+                .candidates
+                .iter()
+                .find(|c| p.recommended_name.as_deref() != Some(c.name.as_str()))?;
+            Some((p.profile.clone(), loser.name.clone()))
+        })
+        .collect()
 }
 
-/// Flags and exclusions that concern the loser, by profile.
-fn concerns(a: &Analysis) -> Vec<(String, Code, String)> {
+fn is_loser_run(losers: &Losers, name: &str) -> bool {
+    let file = name.rsplit('/').next().unwrap_or("");
+    losers
+        .iter()
+        .any(|(profile, loser)| file == format!("{profile}--{loser}.json"))
+}
+
+/// Flags and exclusions that concern the losers, by profile.
+fn concerns(a: &Analysis, losers: &Losers) -> Vec<(String, Code, String)> {
     let mut out = Vec::new();
     for p in &a.profiles {
+        let Some(loser) = losers.get(&p.profile) else {
+            continue;
+        };
         for f in &p.flags {
-            if f.candidate.as_deref() == Some(LOSER) || f.message.contains(LOSER) {
+            if f.candidate.as_deref() == Some(loser.as_str()) || f.message.contains(loser.as_str())
+            {
                 out.push((p.profile.clone(), f.code, f.message.clone()));
             }
         }
@@ -118,9 +139,12 @@ fn pointer_mut<'a>(v: &'a mut Value, path: &[String]) -> &'a mut Value {
 fn no_mutation_of_the_losing_candidate_wins_silently() {
     let files = example_files();
     let base = analyze(&files);
-    for p in &base.profiles {
-        assert_ne!(p.recommended_name.as_deref(), Some(LOSER), "{}", p.profile);
-    }
+    let losers = losers(&base);
+    assert_eq!(
+        losers.len(),
+        base.profiles.len(),
+        "every profile has a loser"
+    );
     // Each mutation is analysed with the files its run's profile reads (lineage, plan and that
     // profile's runs), against the unmutated analysis of the same files.
     let subset = |files: &[LoadedFile], i: usize| -> Vec<LoadedFile> {
@@ -139,14 +163,14 @@ fn no_mutation_of_the_losing_candidate_wins_silently() {
         .map(|i| {
             let mut set = subset(&files, i);
             set.push(files[i].clone());
-            concerns(&analyze(&set))
+            concerns(&analyze(&set), &losers)
         })
         .collect();
     let (mut refused, mut flagged, mut harmless) = (0, 0, 0);
     for (i, f) in files
         .iter()
         .enumerate()
-        .filter(|(_, f)| is_loser_run(&f.name))
+        .filter(|(_, f)| is_loser_run(&losers, &f.name))
     {
         let original: Value = serde_json::to_value(match &f.doc {
             sloscope_core::Document::Run(r) => r,
@@ -169,14 +193,15 @@ fn no_mutation_of_the_losing_candidate_wins_silently() {
                 doc: loaded,
             });
             let a = analyze(&set);
-            let new_concerns = concerns(&a) != before[i];
+            let new_concerns = concerns(&a, &losers) != before[i];
             for p in &a.profiles {
+                let loser = losers.get(&p.profile).map(String::as_str);
                 let silent_win = p.decision == Decision::Accept
-                    && p.recommended_name.as_deref() == Some(LOSER)
+                    && p.recommended_name.as_deref() == loser
                     && !new_concerns;
                 assert!(
                     !silent_win,
-                    "{}: mutation {what} made {LOSER} win {} silently",
+                    "{}: mutation {what} made {loser:?} win {} silently",
                     f.name, p.profile
                 );
             }
