@@ -269,6 +269,10 @@ async fn one_repeat(
     })
     .await;
     let mut samples = sampler.finish().await;
+    // The scrape before the first request, so a counter's change over the repeat is known.
+    if let Some(s0) = &start_scrape {
+        samples.metrics.insert(0, telemetry::sample(0, s0));
+    }
     // Requests that fail fast when a server dies can end the repeat before its exit is
     // delivered: give the exit a moment to be seen, so it is charged to this run.
     if let Some(l) = ctx.server.filter(|_| tally.failed > 0) {

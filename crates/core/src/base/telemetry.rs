@@ -34,6 +34,25 @@ pub const QUEUE_TIME_HISTOGRAMS: [&str; 4] = [
     "vllm:time_in_queue_requests",
 ];
 
+/// Counters of the server's own prefix cache, (hits, queries), in tokens (vLLM V1).
+pub const PREFIX_CACHE_COUNTERS: [(&str, &str); 1] = [(
+    "vllm:prefix_cache_hits_total",
+    "vllm:prefix_cache_queries_total",
+)];
+
+/// Counters of speculative decoding, (accepted, drafted) tokens (vLLM).
+pub const SPEC_DECODE_COUNTERS: [(&str, &str); 1] = [(
+    "vllm:spec_decode_num_accepted_tokens_total",
+    "vllm:spec_decode_num_draft_tokens_total",
+)];
+
+fn is_counter(name: &str) -> bool {
+    PREFIX_CACHE_COUNTERS
+        .iter()
+        .chain(&SPEC_DECODE_COUNTERS)
+        .any(|(a, b)| *a == name || *b == name)
+}
+
 /// Every series the collector keeps from a scrape (histograms are kept as `_sum`/`_count`).
 pub fn is_kept_series(name: &str) -> bool {
     let base = name
@@ -44,6 +63,7 @@ pub fn is_kept_series(name: &str) -> bool {
         || RUNNING_SERIES.contains(&name)
         || KV_USAGE_SERIES.contains(&name)
         || QUEUE_TIME_HISTOGRAMS.contains(&base)
+        || is_counter(name)
         || name.starts_with("llamacpp:")
 }
 

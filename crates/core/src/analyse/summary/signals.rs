@@ -26,6 +26,14 @@ pub struct ServerSignals {
     pub draft_tokens_total: Option<u64>,
     /// Σ accepted ÷ Σ drafted.
     pub draft_acceptance_rate: Option<f64>,
+    /// The server's own prefix-cache counters over the repeats: Σ Δhits ÷ Σ Δqueries (tokens;
+    /// vLLM's `prefix_cache_*_total`), `null` without them or when one went backwards.
+    #[serde(default)]
+    pub server_prefix_cache_hit_rate: Option<f64>,
+    /// The server's own speculative-decoding counters: Σ Δaccepted ÷ Σ Δdrafted (vLLM's
+    /// `spec_decode_num_*_tokens_total`).
+    #[serde(default)]
+    pub server_draft_acceptance_rate: Option<f64>,
     /// Why a figure above is `null`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub not_reported: Vec<String>,
@@ -77,6 +85,24 @@ fn add(s: &mut Sums, rep: &Repeat) {
     }
 }
 
+/// Σ Δnumerator ÷ Σ Δdenominator of a counter pair over the repeats (first and last sample of
+/// each); `None` when a repeat lacks either or a counter went backwards (a restart).
+fn counter_ratio(reps: &[&Repeat], pairs: &[(&str, &str)]) -> Option<f64> {
+    let delta = |r: &Repeat, name: &str| -> Option<f64> {
+        let first = r.server_metrics.first()?.values.get(name)?;
+        let last = r.server_metrics.last()?.values.get(name)?;
+        (last >= first).then(|| last - first)
+    };
+    pairs.iter().find_map(|&(num, den)| {
+        let (mut n, mut d) = (0.0, 0.0);
+        for r in reps {
+            n += delta(r, num)?;
+            d += delta(r, den)?;
+        }
+        (d > 0.0).then(|| n / d)
+    })
+}
+
 /// The signals of `reps`' successful requests.
 pub fn signals(reps: &[&Repeat]) -> ServerSignals {
     let mut s = Sums::default();
@@ -95,6 +121,14 @@ pub fn signals(reps: &[&Repeat]) -> ServerSignals {
             .drafted
             .filter(|&d| d > 0)
             .map(|d| s.accepted as f64 / d as f64),
+        server_prefix_cache_hit_rate: counter_ratio(
+            reps,
+            &crate::base::telemetry::PREFIX_CACHE_COUNTERS,
+        ),
+        server_draft_acceptance_rate: counter_ratio(
+            reps,
+            &crate::base::telemetry::SPEC_DECODE_COUNTERS,
+        ),
         not_reported: Vec::new(),
     };
     if reported == 0 {
@@ -158,6 +192,39 @@ mod tests {
         assert_eq!(s.draft_acceptance_rate, Some(0.5));
         assert!(s.not_reported.is_empty());
     }
+
+    fn sample(at: u64, v: &[(&str, f64)]) -> crate::schema::MetricSample {
+        crate::schema::MetricSample {
+            offset_us: at,
+            values: v.iter().map(|(k, x)| (k.to_string(), *x)).collect(),
+        }
+    }
+
+    #[test]
+    fn the_servers_own_counters_give_rates_over_the_repeats_and_a_restart_gives_none() {
+        let (h, q) = PREFIX;
+        let mut a = rep(&[(1_000, 10, None, None)]);
+        a.server_metrics = vec![
+            sample(0, &[(h, 100.0), (q, 400.0)]),
+            sample(9, &[(h, 160.0), (q, 500.0)]),
+        ];
+        let mut b = a.clone();
+        b.server_metrics = vec![
+            sample(0, &[(h, 160.0), (q, 500.0)]),
+            sample(9, &[(h, 200.0), (q, 600.0)]),
+        ];
+        let s = signals(&[&a, &b]);
+        assert_eq!(s.server_prefix_cache_hit_rate, Some(100.0 / 200.0));
+        assert_eq!(s.server_draft_acceptance_rate, None);
+        b.server_metrics[1].values.insert(h.into(), 10.0);
+        assert_eq!(
+            signals(&[&a, &b]).server_prefix_cache_hit_rate,
+            None,
+            "a restart"
+        );
+    }
+
+    const PREFIX: (&str, &str) = crate::base::telemetry::PREFIX_CACHE_COUNTERS[0];
 
     #[test]
     fn a_server_that_reports_nothing_gives_null_with_reasons_never_zero() {

@@ -17,9 +17,15 @@ fn ms(v: Option<f64>) -> String {
 }
 
 fn cache(s: &ServerSignals) -> Option<String> {
-    let rate = s.prefix_cache_hit_rate?;
+    let counters = s
+        .server_prefix_cache_hit_rate
+        .map(|r| format!("the server's own counters say {}", pct(r)));
+    let Some(rate) = s.prefix_cache_hit_rate else {
+        return counters.map(|c| format!("prefix-cache hit rate: {c} of prompt tokens"));
+    };
+    let also = counters.map(|c| format!("; {c}")).unwrap_or_default();
     Some(format!(
-        "prefix-cache hit rate {} of prompt tokens ({} of requests reused some; TTFT p95 {} on hits, {} on misses)",
+        "prefix-cache hit rate {} of prompt tokens ({} of requests reused some; TTFT p95 {} on hits, {} on misses{also})",
         pct(rate),
         s.cache_hit_request_share.map_or_else(|| "–".into(), pct),
         ms(s.ttft_cache_hit.p95_ms),
@@ -28,12 +34,18 @@ fn cache(s: &ServerSignals) -> Option<String> {
 }
 
 fn draft(s: &ServerSignals) -> Option<String> {
-    let rate = s.draft_acceptance_rate?;
-    Some(format!(
-        "speculative decoding: {} of {} draft tokens accepted",
-        pct(rate),
-        s.draft_tokens_total.unwrap_or(0)
-    ))
+    match (s.draft_acceptance_rate, s.server_draft_acceptance_rate) {
+        (Some(rate), _) => Some(format!(
+            "speculative decoding: {} of {} draft tokens accepted",
+            pct(rate),
+            s.draft_tokens_total.unwrap_or(0)
+        )),
+        (None, Some(rate)) => Some(format!(
+            "speculative decoding: {} of draft tokens accepted, by the server's own counters",
+            pct(rate)
+        )),
+        (None, None) => None,
+    }
 }
 
 fn energy(s: &Summary) -> Option<String> {
@@ -74,10 +86,10 @@ pub(super) fn lines(p: &ProfileReport) -> Vec<String> {
     if sigs.is_empty() {
         return out;
     }
-    if sigs.iter().all(|s| s.prefix_cache_hit_rate.is_none()) {
+    if sigs.iter().all(|s| cache(s).is_none()) {
         out.push(CACHE_NOT_REPORTED.into());
     }
-    if sigs.iter().all(|s| s.draft_acceptance_rate.is_none()) {
+    if sigs.iter().all(|s| draft(s).is_none()) {
         out.push(DRAFT_NOT_REPORTED.into());
     }
     let summaries = p.candidates.iter().filter_map(|c| c.summary.as_ref());
