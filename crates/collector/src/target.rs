@@ -22,3 +22,22 @@ pub struct TargetSpec {
     /// The `model` field of requests.
     pub model: Option<String>,
 }
+
+impl TargetSpec {
+    /// The placeholders of its server command: the plan's `vars`, then `{value}`, `{KNOB}`,
+    /// `{name}` and `{model_path}` (`{port}` is added at launch).
+    pub fn command_vars(
+        &self,
+        knob: &str,
+        plan_vars: &std::collections::BTreeMap<String, String>,
+    ) -> std::collections::BTreeMap<String, String> {
+        let mut vars = plan_vars.clone();
+        vars.insert("value".into(), self.value.to_string());
+        vars.insert(knob.to_string(), self.value.to_string());
+        vars.insert("name".into(), self.name.clone());
+        if let Some(m) = &self.model_path {
+            vars.insert("model_path".into(), m.clone());
+        }
+        vars
+    }
+}

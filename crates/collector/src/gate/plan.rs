@@ -4,7 +4,6 @@
 //! endpoints. The lineage records are the plan's, and the record written replaces the plan's
 //! gate record.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -103,14 +102,7 @@ impl PlanGate {
                 launched: None,
             });
         };
-        let knob = &self.plan.raw.plan.knob;
-        let mut vars: BTreeMap<String, String> = self.plan.raw.vars.clone();
-        vars.insert("value".into(), t.value.to_string());
-        vars.insert(knob.clone(), t.value.to_string());
-        vars.insert("name".into(), t.name.clone());
-        if let Some(m) = &t.model_path {
-            vars.insert("model_path".into(), m.clone());
-        }
+        let vars = t.command_vars(&self.plan.raw.plan.knob, &self.plan.raw.vars);
         std::fs::create_dir_all(logs).map_err(|e| format!("{}: {e}", logs.display()))?;
         let log = logs.join(format!("gate-{}.log", t.name));
         let tgt = &self.plan.raw.target;

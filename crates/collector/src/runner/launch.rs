@@ -2,7 +2,6 @@
 //! per word, credentials redacted from its log), and the failed runs a server that did not
 //! start leaves.
 
-use std::collections::BTreeMap;
 use std::time::Duration;
 
 use sloscope_core::schema::{EvidenceLevel, RunStatus, ServerInfo};
@@ -58,13 +57,7 @@ impl RunCtx<'_> {
             }
         };
         let knob = &self.plan.raw.plan.knob;
-        let mut vars: BTreeMap<String, String> = self.plan.raw.vars.clone();
-        vars.insert("value".into(), t.value.to_string());
-        vars.insert(knob.clone(), t.value.to_string());
-        vars.insert("name".into(), t.name.clone());
-        if let Some(m) = &t.model_path {
-            vars.insert("model_path".into(), m.clone());
-        }
+        let mut vars = t.command_vars(knob, &self.plan.raw.vars);
         if let Some(k) = &self.opts.api_key {
             vars.insert("api_key".into(), k.expose().to_string());
         }
