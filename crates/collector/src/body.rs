@@ -15,9 +15,41 @@ use sloscope_core::read::replay::Prompt;
 use sloscope_core::schema::replay::{TraceEntry, MOONCAKE_BLOCK_TOKENS};
 
 use crate::api::Api;
-use crate::drive::BodyFn;
 use crate::prompt;
 use crate::replay::Replay;
+
+/// Builds the body of request `i` (warm-ups use indices past the measured ones).
+pub type BodyFn = Arc<dyn Fn(u64) -> Bytes + Send + Sync>;
+
+/// Body index of repeat `rep`'s first measured request. Each repeat has its own range, so no
+/// request repeats an earlier one's prompt within a server instance (a prompt cache would
+/// otherwise serve later repeats from memory), while every candidate gets the same sequence.
+pub fn measured_base(rep: u32) -> u64 {
+    u64::from(rep) << 32
+}
+
+/// One user turn of a session: its message and output cap (`None`: the template's).
+#[derive(Debug, Clone)]
+pub(crate) struct UserTurn {
+    pub(crate) message: Prompt,
+    pub(crate) max_tokens: Option<u32>,
+}
+
+impl UserTurn {
+    /// The turn's messages, role and content (a dataset's system message included).
+    pub(crate) fn messages(&self) -> Vec<(String, String)> {
+        match &self.message {
+            Prompt::Text(t) => vec![("user".into(), t.clone())],
+            Prompt::Messages(m) => m.clone(),
+        }
+    }
+}
+
+/// The body index of turn `t` (from 0) of session `g`: apart from every request's index
+/// (the turn in the top byte).
+fn turn_index(g: u64, t: u64) -> u64 {
+    g ^ ((t + 1) << 56)
+}
 
 /// What a profile's requests carry besides their prompts.
 pub(crate) struct Template<'a> {
@@ -54,7 +86,7 @@ pub(crate) struct Bodies {
 }
 
 /// Request `i`'s index within its repeat (measured and warm-up indices carry their repeat in
-/// the high bits, see [`crate::drive::measured_base`]).
+/// the high bits, see [`measured_base`]).
 fn within_repeat(i: u64) -> u64 {
     i & 0xFFFF_FFFF
 }
@@ -112,8 +144,8 @@ impl Bodies {
     }
 
     /// As the load loop takes them.
-    pub(crate) fn into_fn(self) -> BodyFn {
-        Arc::new(move |i| self.body(i))
+    pub(crate) fn into_fn(this: Arc<Bodies>) -> BodyFn {
+        Arc::new(move |i| this.body(i))
     }
 
     fn to_words(&self, tokens: u32) -> usize {
@@ -204,6 +236,82 @@ impl Bodies {
             parts.push(prompt::text(self.to_words(left), own));
         }
         parts.join(" ")
+    }
+
+    /// The turns of session `g` (its body index): a dataset conversation's user turns (cut to
+    /// the drawn count when `turns` is given), or a drawn number of synthetic prompts. The
+    /// first turn goes behind the session's shared prefix, if any.
+    pub(crate) fn session_turns(&self, g: u64, turns: Option<&LengthDist>) -> Vec<UserTurn> {
+        let drawn = turns.map(|d| d.sample(self.salt ^ 0x7475_726E, g) as usize);
+        let mut out: Vec<UserTurn> = match self.replay.as_ref().and_then(|r| r.record(self.salt, g))
+        {
+            Some(rec) => {
+                let first = UserTurn {
+                    message: rec.opening(),
+                    max_tokens: self.dataset_cap(rec.output_tokens, rec.output_words, g, 0),
+                };
+                let later = rec.follow_ups.iter().enumerate().map(|(k, f)| UserTurn {
+                    message: Prompt::Text(f.text.clone()),
+                    max_tokens: self.dataset_cap(None, f.reply_words, g, k as u64 + 1),
+                });
+                std::iter::once(first).chain(later).collect()
+            }
+            None => (0..drawn.unwrap_or(1) as u64)
+                .map(|t| {
+                    let i = turn_index(g, t);
+                    let text = match t {
+                        0 => self.synthetic(g, None),
+                        _ => self.synthetic_suffix(i),
+                    };
+                    UserTurn {
+                        message: Prompt::Text(text),
+                        max_tokens: self.drawn_cap(i),
+                    }
+                })
+                .collect(),
+        };
+        out.truncate(drawn.unwrap_or(usize::MAX).max(1));
+        out
+    }
+
+    /// A dataset turn's cap: the workload's drawn one, else the record's tokens or reply words.
+    fn dataset_cap(&self, tokens: Option<u32>, words: Option<u32>, g: u64, t: u64) -> Option<u32> {
+        if self.output_length.is_some() {
+            return self.drawn_cap(turn_index(g, t));
+        }
+        tokens.or_else(|| {
+            words.map(|w| ((f64::from(w) / self.words_per_token.max(1e-9)).round() as u32).max(1))
+        })
+    }
+
+    /// A drawn output cap (`None`: the template's).
+    fn drawn_cap(&self, i: u64) -> Option<u32> {
+        self.output_length
+            .as_ref()
+            .map(|d| d.sample(self.salt ^ 0x6F75_7470, i))
+    }
+
+    /// A synthetic prompt without a shared prefix (a later turn's: the conversation before it
+    /// is its prefix).
+    fn synthetic_suffix(&self, i: u64) -> String {
+        let words = match &self.prompt_length {
+            Some(d) => self.to_words(d.sample(self.salt, i)),
+            None => self.words,
+        };
+        prompt::text(words, self.salt ^ i.wrapping_mul(0x2545_F491_4F6C_DD1D))
+    }
+
+    /// A session turn's body: the conversation so far (`history`, role and content), then the
+    /// turn's message.
+    pub(crate) fn turn_body(&self, history: &[(String, String)], turn: &UserTurn) -> Bytes {
+        let mut b = self.base.clone();
+        if let Some(cap) = turn.max_tokens {
+            b.insert("max_tokens".into(), cap.into());
+        }
+        let mut messages = history.to_vec();
+        messages.extend(turn.messages());
+        self.insert_message(&mut b, Prompt::Messages(messages));
+        Bytes::from(Value::Object(b).to_string())
     }
 
     fn insert_message(&self, b: &mut Map<String, Value>, message: Prompt) {
@@ -307,7 +415,7 @@ mod tests {
         assert_ne!(p3[4..8], p0[4..]);
         // The next repeat replays the trace with its own blocks: shared within it, new to the
         // server's cache.
-        let next = crate::drive::measured_base(1);
+        let next = measured_base(1);
         let (q0, q1) = (prompt_of(&b, next), prompt_of(&b, next + 1));
         assert_eq!(q0[..4], q1[..4]);
         assert_ne!(q0[..4], p0[..4]);

@@ -38,6 +38,8 @@ pub struct Client {
     bearer: Option<Arc<str>>,
     request_timeout: Duration,
     stall_timeout: Duration,
+    /// Keep each answer's text (a session's next turn resends it).
+    keep_text: bool,
 }
 
 /// What the server said about itself on the way.
@@ -45,6 +47,8 @@ pub struct Client {
 pub struct Observed {
     /// The server labelled itself a simulation (the test kit does).
     pub simulation: bool,
+    /// The answer's text, from a client that keeps it ([`Client::keeping_text`]).
+    pub text: Option<String>,
 }
 
 /// After `[DONE]`, how long the rest of the body (the chunked terminator) is waited for so
@@ -97,7 +101,16 @@ impl Client {
             bearer: key.map(|k| Arc::from(format!("Bearer {}", k.expose()))),
             request_timeout,
             stall_timeout,
+            keep_text: false,
         })
+    }
+
+    /// The same client (and connections), keeping each answer's text in [`Observed::text`].
+    pub fn keeping_text(&self) -> Client {
+        Client {
+            keep_text: true,
+            ..self.clone()
+        }
     }
 
     /// Base URL.
@@ -180,9 +193,10 @@ impl Client {
             };
             return fail(rec, sent, kind, &detail);
         }
-        let (state, kind, end) = self
+        let (mut state, kind, end) = self
             .read_events(conn, &head, (first, first_at), sent, deadline, cancel)
             .await;
+        obs.text = state.take_text();
         state.finish(
             &mut rec,
             us(end.saturating_duration_since(sent)),
@@ -281,6 +295,9 @@ impl Client {
         cancel: &Cancel,
     ) -> (StreamState, Option<FailureKind>, Instant) {
         let mut r = Reading::new(self.api, head, sent, first_at);
+        if self.keep_text {
+            r.state.keep_text();
+        }
         let mut ended = r.feed(&first, first_at);
         let timer = tokio::time::sleep_until((r.active + self.stall_timeout).min(deadline).into());
         tokio::pin!(timer);

@@ -113,7 +113,17 @@ pub(crate) async fn collect_profile(
         extra: ctx.extra,
         replay: ctx.replay.clone(),
     };
-    let body = crate::body::Bodies::new(template, prompts.words, target_tokens, salt).into_fn();
+    let bodies = Arc::new(crate::body::Bodies::new(
+        template,
+        prompts.words,
+        target_tokens,
+        salt,
+    ));
+    let sessions = w
+        .sessions
+        .as_ref()
+        .map(|s| Arc::new(crate::sessions::SessionLoad::new(bodies.clone(), s, salt)));
+    let body = crate::body::Bodies::into_fn(bodies);
     let mut simulation = false;
     let energy_unread = ctx.gpu.energy_mj().err();
     let repeats = w.repeats.unwrap_or(1) as u32;
@@ -136,6 +146,7 @@ pub(crate) async fn collect_profile(
                 .as_ref()
                 .filter(|x| !x.offsets_us.is_empty())
                 .map(|x| Arc::new(x.offsets_us.clone())),
+            sessions: sessions.clone(),
         };
         let label = format!(
             "{} / {} / repeat {}/{}",

@@ -10,13 +10,14 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use bytes::Bytes;
 use sloscope_core::schema::RequestRow;
 use tokio::sync::{mpsc, Semaphore};
 
 pub use crate::cancel::Cancel;
 use crate::client::{Client, Observed};
 use crate::failure::FailureKind;
+pub use crate::lane::Finished;
+use crate::lane::Lane;
 pub use sloscope_core::base::traffic::Arrival;
 
 /// What one repeat sends.
@@ -39,40 +40,11 @@ pub struct RepeatSpec {
     /// Send offsets (µs) replayed from a trace, one per measured request: open loop at these
     /// times whatever `rate_rps` says.
     pub schedule: Option<Arc<Vec<u64>>>,
+    /// Multi-turn sessions: `requests` counts turns, `concurrency` sessions in flight.
+    pub sessions: Option<Arc<crate::sessions::SessionLoad>>,
 }
 
-/// Builds the body of request `i` (warm-ups use indices past the measured ones).
-pub type BodyFn = Arc<dyn Fn(u64) -> Bytes + Send + Sync>;
-
-/// A finished request: its row, the kind of failure if it failed, what the server said.
-pub type Finished = (RequestRow, Option<FailureKind>, Observed);
-
-/// What every sending task of one loop shares.
-struct Lane {
-    client: Client,
-    body: BodyFn,
-    cancel: Cancel,
-    t0: Instant,
-    tx: mpsc::UnboundedSender<Finished>,
-}
-
-impl Lane {
-    fn new(
-        client: &Client,
-        body: &BodyFn,
-        cancel: &Cancel,
-        t0: Instant,
-        tx: mpsc::UnboundedSender<Finished>,
-    ) -> Lane {
-        Lane {
-            client: client.clone(),
-            body: body.clone(),
-            cancel: cancel.clone(),
-            t0,
-            tx,
-        }
-    }
-}
+pub use crate::body::{measured_base, BodyFn};
 
 /// Closed loop: `workers` tasks take request indices `0..n` in turn until all are sent or the
 /// collection is cancelled. Request `i` has body `body(base + i)` and id `{prefix}{i}`; each
@@ -227,20 +199,16 @@ pub async fn warmup(client: &Client, spec: &RepeatSpec, body: &BodyFn, cancel: &
     let (tx, mut rx) = mpsc::unbounded_channel::<Finished>();
     let base = WARMUP_BASE + spec.index as u64 * WARMUP_BASE;
     let lane = Lane::new(client, body, cancel, Instant::now(), tx);
-    let driver = closed_loop(lane, spec.warmup, spec.concurrency, base, "w");
+    let driver = match &spec.sessions {
+        Some(s) => crate::sessions::run(s.clone(), lane, base, spec.warmup, spec.concurrency, "w"),
+        None => closed_loop(lane, spec.warmup, spec.concurrency, base, "w"),
+    };
     while rx.recv().await.is_some() {}
     let _ = driver.await;
 }
 
 /// Body indices of warm-up requests start here (per repeat), far past any measured request.
 const WARMUP_BASE: u64 = 1 << 40;
-
-/// Body index of repeat `rep`'s first measured request. Each repeat has its own range, so no
-/// request repeats an earlier one's prompt within a server instance (a prompt cache would
-/// otherwise serve later repeats from memory), while every candidate gets the same sequence.
-pub fn measured_base(rep: u32) -> u64 {
-    u64::from(rep) << 32
-}
 
 /// Runs the measured requests; `on_row` sees each as it finishes. Returns what the server said
 /// about itself (a simulation).
@@ -257,6 +225,14 @@ pub async fn measure(
     let rep = spec.index;
     let lane = Lane::new(client, body, cancel, t0, tx);
     let driver = match (&spec.schedule, spec.rate_rps) {
+        _ if let Some(s) = &spec.sessions => crate::sessions::run(
+            s.clone(),
+            lane,
+            measured_base(rep),
+            n,
+            spec.concurrency,
+            &format!("{rep}-"),
+        ),
         (Some(times), _) => open_loop(
             lane,
             times.iter().copied().take(n).collect(),

@@ -84,6 +84,7 @@ pub struct RepeatRows {
     any_cached: bool,
     any_drafted: bool,
     any_accepted: bool,
+    any_session: bool,
 }
 
 impl RepeatRows {
@@ -116,6 +117,7 @@ impl RepeatRows {
         self.any_cached |= row.server.cached_prompt_tokens.is_some();
         self.any_drafted |= row.server.draft_tokens.is_some();
         self.any_accepted |= row.server.draft_accepted_tokens.is_some();
+        self.any_session |= row.turn.session.is_some();
         match &row.error {
             None => self.ok += 1,
             Some(e) => {
@@ -217,6 +219,8 @@ impl Columns {
             (rows.any_cached, "cached_prompt_tokens"),
             (rows.any_drafted, "draft_tokens"),
             (rows.any_accepted, "draft_accepted_tokens"),
+            (rows.any_session, "session"),
+            (rows.any_session, "turn"),
         ] {
             if on {
                 names.push(name);
@@ -261,6 +265,8 @@ impl Columns {
                 "draft_accepted_tokens" => {
                     serde_json::to_writer(&mut *w, &r.server.draft_accepted_tokens)
                 }
+                "session" => serde_json::to_writer(&mut *w, &r.turn.session),
+                "turn" => serde_json::to_writer(&mut *w, &r.turn.turn),
                 _ => serde_json::to_writer(&mut *w, &r.resent),
             }
             .map_err(std::io::Error::other)?;
@@ -414,7 +420,7 @@ mod tests {
     use sloscope_core::schema::ServerCounts;
 
     /// The streamed writer writes every column `RequestColumns::from_rows` makes, the
-    /// server's cache and draft counts included.
+    /// server's cache and draft counts and the session columns included.
     #[test]
     fn the_streamed_columns_are_the_in_memory_ones() {
         let mut run: Run = serde_json::from_str(include_str!(
@@ -434,6 +440,10 @@ mod tests {
                     cached_prompt_tokens: (i > 0).then_some(32),
                     draft_tokens: (i == 2).then_some(6),
                     draft_accepted_tokens: (i == 2).then_some(4),
+                },
+                turn: sloscope_core::schema::SessionTurn {
+                    session: Some(0),
+                    turn: Some(i + 1),
                 },
                 ..RequestRow::default()
             })
@@ -455,6 +465,7 @@ mod tests {
             want.cached_prompt_tokens,
             Some(vec![None, Some(32), Some(32)])
         );
+        assert_eq!(want.turn, Some(vec![Some(1), Some(2), Some(3)]));
         assert_eq!(back.repeats[0].requests, want);
     }
 }

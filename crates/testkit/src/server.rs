@@ -53,7 +53,8 @@ pub struct Script {
     /// Write every event of a request at once, without delays (throughput benchmark).
     pub burst: bool,
     /// Append one JSON line per request to this file as it arrives, timed by this process's
-    /// clock: `{"at_us", "prompt_tokens", "max_tokens", "prompt_head"}` (`at_us` from start).
+    /// clock: `{"at_us", "prompt_tokens", "max_tokens", "prompt_head", "prompt", "request_id"}`
+    /// (`at_us` from start; a chat request's prompt is its messages' contents joined by spaces).
     pub log: Option<std::path::PathBuf>,
     /// Report a prefix cache: `usage.prompt_tokens_details.cached_tokens` and `timings.cache_n`.
     pub prefix_cache: Option<PrefixCache>,
@@ -297,7 +298,7 @@ fn cached(st: &State, words: Vec<String>) -> Option<usize> {
     })
 }
 
-fn asked(st: &State, body: &[u8], received: Instant) -> Asked {
+fn asked(st: &State, body: &[u8], received: Instant, request_id: Option<&str>) -> Asked {
     let v: serde_json::Value = serde_json::from_slice(body).unwrap_or_default();
     let prompt_text = v["prompt"].as_str().map(str::to_string).unwrap_or_else(|| {
         v["messages"]
@@ -316,6 +317,8 @@ fn asked(st: &State, body: &[u8], received: Instant) -> Asked {
             "prompt_tokens": prompt_tokens,
             "max_tokens": v["max_tokens"],
             "prompt_head": prompt_text.chars().take(80).collect::<String>(),
+            "prompt": prompt_text,
+            "request_id": request_id,
         });
         if let Ok(mut f) = file.lock() {
             let _ = writeln!(f, "{line}");
@@ -339,7 +342,7 @@ async fn stream(
     request_id: Option<String>,
 ) -> Response<Body> {
     let index = st.arrivals.fetch_add(1, Ordering::Relaxed);
-    let asked = asked(&st, body, received);
+    let asked = asked(&st, body, received, request_id.as_deref());
     let per_event = st.script.tokens_per_event.max(1);
     let events = st
         .script
@@ -475,7 +478,13 @@ async fn paced(st: &State, tx: &Tx, one: &One, admitted: Instant) -> (bool, Vec<
         }
         tokio::time::sleep_until((start + st.script.gap * e).into()).await;
         stamps.push(Instant::now());
-        if send(chunk(one.chat, " tok")).await.is_err() {
+        // The first event names the request (`a7`), so a client that resends the answer (a
+        // session's next turn) can be seen doing it.
+        let text = match e {
+            0 => format!(" a{}", one.index),
+            _ => " tok".to_string(),
+        };
+        if send(chunk(one.chat, &text)).await.is_err() {
             return (false, stamps);
         }
     }

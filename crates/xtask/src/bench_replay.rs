@@ -174,6 +174,7 @@ fn replay_rows(
             warmup: 0,
             seed: 1,
             schedule: Some(Arc::new(offsets.to_vec())),
+            sessions: None,
         };
         let body: sloscope_collector::drive::BodyFn = Arc::new(|i| {
             Bytes::from(format!(

@@ -10,10 +10,12 @@ use sloscope_core::base::metric::Metric;
 mod capacity;
 mod compare;
 mod traffic;
+mod turns;
 pub use capacity::{capacity, CapacityY};
 pub use compare::{cdf_pair, tradeoff_shift};
 use sloscope_core::show::view::ChartsView;
 pub use traffic::{histogram, prefill, shares, Traffic, BINS};
+pub use turns::ttft_by_turn;
 
 /// A name from a file as a chart shows it (legends, labels): made inert by the view-model's one
 /// constructor, like every other string the page shows.

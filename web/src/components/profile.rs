@@ -73,6 +73,7 @@ pub fn profile(props: &Props) -> Html {
     let (p1, p2, p3, p4, p5) = (p.clone(), p.clone(), p.clone(), p.clone(), p.clone());
     let (p6, p7) = (p.clone(), p.clone());
     let (v1, v6, v7) = (v.clone(), v.clone(), v.clone());
+    let (p8, v8) = (p.clone(), v.clone());
     let (t1, t2, t3, t4) = (p.clone(), p.clone(), p.clone(), p.clone());
     let traffic = |c: &sloscope_core::analyse::summary::Curves| {
         !c.prompt_tokens.is_empty() || !c.output_tokens.is_empty()
@@ -158,6 +159,9 @@ pub fn profile(props: &Props) -> Html {
                 if p.capacity.is_some() {
                     { chart("capacity-slo", v.charts.capacity_caption.as_ref().map(ToString::to_string).unwrap_or_default(), Rc::new(move |root| drawn(charts::capacity(root, &p6, &v6.charts, charts::CapacityY::Slo))), 300) }
                     { chart("capacity-tps", v.charts.capacity_throughput_caption.as_ref().map(ToString::to_string).unwrap_or_default(), Rc::new(move |root| drawn(charts::capacity(root, &p7, &v7.charts, charts::CapacityY::Throughput))), 300) }
+                }
+                if let Some(caption) = &v.charts.turns_caption {
+                    { chart("turns", caption.to_string(), Rc::new(move |root| drawn(charts::ttft_by_turn(root, &p8, &v8.charts))), 260) }
                 }
                 if p.baseline.is_some() {
                     { chart("baseline", format!("{}: quantized / float ratios", p.profile), Rc::new(move |root| drawn(charts::baseline_ratios(root, &p5))), 260) }

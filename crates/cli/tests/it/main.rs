@@ -13,6 +13,7 @@ mod gate_reference;
 mod hostile;
 mod import;
 mod llama;
+mod sessions;
 mod shard;
 mod signals;
 mod traffic;

@@ -57,6 +57,8 @@ pub(crate) struct StreamState {
     server: ServerCounts,
     pub(crate) done: bool,
     pub(crate) error: Option<String>,
+    /// The answer's text, when kept (every content event is then parsed).
+    text: Option<String>,
 }
 
 impl StreamState {
@@ -73,7 +75,18 @@ impl StreamState {
             server: ServerCounts::default(),
             done: false,
             error: None,
+            text: None,
         }
+    }
+
+    /// Keep the answer's text (content only, as a chat client resends it).
+    pub(crate) fn keep_text(&mut self) {
+        self.text = Some(String::new());
+    }
+
+    /// The answer's text, if kept.
+    pub(crate) fn take_text(&mut self) -> Option<String> {
+        self.text.take()
     }
 
     pub(crate) fn event(&mut self, field: Field, data: &[u8], at_us: u64) {
@@ -92,7 +105,7 @@ impl StreamState {
             return;
         }
         let scan = scan_event(data, self.api);
-        if scan.needs_parse {
+        if scan.needs_parse || (scan.content && self.text.is_some()) {
             self.parse_full(data, at_us);
             return;
         }
@@ -143,6 +156,7 @@ impl StreamState {
         }
         if self.content(&v) {
             self.content_at(at_us);
+            self.append_text(&v);
         }
         if let Some(u) = v.get("usage").filter(|u| !u.is_null()) {
             if let Ok(u) = serde_json::from_value::<Usage>(u.clone()) {
@@ -161,6 +175,17 @@ impl StreamState {
                 s.draft_accepted_tokens = t.draft_n_accepted.or(s.draft_accepted_tokens);
             }
         }
+    }
+
+    fn append_text(&mut self, v: &serde_json::Value) {
+        let Some(text) = self.text.as_mut() else {
+            return;
+        };
+        let key = match self.api {
+            Api::Completions => &v["choices"][0]["text"],
+            Api::Chat => &v["choices"][0]["delta"]["content"],
+        };
+        text.push_str(key.as_str().unwrap_or(""));
     }
 
     fn content(&self, v: &serde_json::Value) -> bool {

@@ -101,6 +101,7 @@ fn repeat(how: Misbehavior) -> (Vec<RequestRow>, (usize, usize)) {
             warmup: 0,
             seed: 1,
             schedule: None,
+            sessions: None,
         };
         let mut rows = Vec::new();
         drive::measure(
@@ -279,6 +280,7 @@ fn a_server_that_closes_what_it_promised_to_keep_stops_being_reused() {
             warmup: 0,
             seed: 1,
             schedule: None,
+            sessions: None,
         };
         let mut rows = Vec::new();
         drive::measure(

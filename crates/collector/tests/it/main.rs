@@ -88,6 +88,7 @@ async fn run_repeat(
         warmup: 0,
         seed: 1,
         schedule: None,
+        sessions: None,
     };
     let mut rows = Vec::new();
     let obs = drive::measure(
@@ -299,6 +300,7 @@ fn cancellation_ends_streams_in_flight_as_failures() {
             warmup: 0,
             seed: 1,
             schedule: None,
+            sessions: None,
         };
         let cancel = Cancel::default();
         let c2 = cancel.clone();
@@ -362,6 +364,7 @@ fn open_loop_records_intended_send_times() {
             warmup: 0,
             seed: 5,
             schedule: None,
+            sessions: None,
         };
         let mut rows = Vec::new();
         drive::measure(

@@ -17,6 +17,7 @@
 //!   are each within the tightest limit the profile's SLO sets on that quantity.
 
 pub mod signals;
+pub mod turns;
 
 use std::collections::BTreeMap;
 

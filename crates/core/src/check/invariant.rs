@@ -114,6 +114,9 @@ catalogue! {
     /// What a server reports of its cache and draft model fits the request.
     ServerCountsFit = "server_counts_fit", Refuse,
         "a request's prompt tokens served from the prefix cache are at most its prompt tokens, and its accepted draft tokens at most the drafted ones";
+    /// A multi-turn session's turns follow each other.
+    SessionTurns = "session_turns", Refuse,
+        "a multi-turn session's turns are numbered 1, 2, 3 … in send order, each sent after the previous turn ended, and a turn after a successful one carries a longer prompt (the conversation so far)";
     /// Sizes and reported values are non-negative numbers.
     ValuesNonNegative = "values_non_negative", Refuse,
         "memory samples, GPU energy and reported summaries are non-negative numbers, reported under known metric names";

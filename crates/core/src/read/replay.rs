@@ -28,6 +28,57 @@ pub struct DatasetRecord {
     pub output_tokens: Option<u32>,
     /// Words of the expected reply (ShareGPT), for a cap when no token count is given.
     pub output_words: Option<u32>,
+    /// The conversation's later user turns, in order: a multi-turn session sends them after
+    /// the first, each with the conversation so far (the server's own answers, not the
+    /// dataset's).
+    pub follow_ups: Vec<FollowUp>,
+}
+
+/// A later user turn of a dataset's conversation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FollowUp {
+    /// What the user says.
+    pub text: String,
+    /// Words of the dataset's reply to it, for an output cap.
+    pub reply_words: Option<u32>,
+}
+
+impl DatasetRecord {
+    /// What a session's first turn sends: chat messages up to the first user message (a
+    /// system message before it is kept); the later user messages are [`Self::follow_ups`].
+    pub fn opening(&self) -> Prompt {
+        match &self.prompt {
+            Prompt::Messages(m) if !self.follow_ups.is_empty() => {
+                let first = m
+                    .iter()
+                    .position(|(r, _)| r == "user")
+                    .unwrap_or(m.len() - 1);
+                Prompt::Messages(m[..=first].to_vec())
+            }
+            p => p.clone(),
+        }
+    }
+}
+
+fn words(text: &str) -> u32 {
+    text.split_whitespace().count().max(1) as u32
+}
+
+/// The user messages after the first, each with the words of the reply that follows it.
+fn later_user_turns(m: &[(String, String)]) -> Vec<FollowUp> {
+    let users: Vec<usize> = (0..m.len()).filter(|&i| m[i].0 == "user").collect();
+    users
+        .iter()
+        .skip(1)
+        .filter(|&&i| !m[i].1.trim().is_empty())
+        .map(|&i| FollowUp {
+            text: m[i].1.clone(),
+            reply_words: m
+                .get(i + 1)
+                .filter(|(r, c)| r == "assistant" && !c.trim().is_empty())
+                .map(|(_, c)| words(c)),
+        })
+        .collect()
 }
 
 fn count(v: &serde_json::Value, field: &str) -> Result<Option<u32>, String> {
@@ -67,10 +118,15 @@ pub fn jsonl_record(line: &str) -> Result<Option<DatasetRecord>, String> {
             None => count(&v, "max_tokens")?,
         },
     };
+    let follow_ups = match &prompt {
+        Prompt::Messages(m) => later_user_turns(m),
+        Prompt::Text(_) => Vec::new(),
+    };
     Ok(Some(DatasetRecord {
         prompt,
         output_tokens,
         output_words: None,
+        follow_ups,
     }))
 }
 
@@ -130,10 +186,22 @@ pub fn sharegpt_record(v: &serde_json::Value) -> Result<Option<DatasetRecord>, S
     if prompt.trim().is_empty() || reply.trim().is_empty() {
         return Ok(None);
     }
+    let human = |t: &serde_json::Value| matches!(from(t).as_str(), "human" | "user");
+    let follow_ups = (i + 2..turns.len())
+        .filter(|&j| human(&turns[j]))
+        .filter_map(|j| {
+            let (ask, reply) = (text(&turns[j])?, turns.get(j + 1).and_then(text)?);
+            (!ask.trim().is_empty() && !reply.trim().is_empty()).then(|| FollowUp {
+                text: ask,
+                reply_words: Some(words(&reply)),
+            })
+        })
+        .collect();
     Ok(Some(DatasetRecord {
         prompt: Prompt::Text(prompt),
         output_tokens: None,
-        output_words: Some(reply.split_whitespace().count().max(1) as u32),
+        output_words: Some(words(&reply)),
+        follow_ups,
     }))
 }
 
@@ -350,6 +418,31 @@ mod tests {
     }
 
     #[test]
+    fn chat_messages_give_a_sessions_opening_and_follow_ups() {
+        let r = jsonl_record(
+            r#"{"messages": [{"role": "system", "content": "be brief"}, {"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello there"}, {"role": "user", "content": "more"}]}"#,
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(
+            r.opening(),
+            Prompt::Messages(vec![
+                ("system".into(), "be brief".into()),
+                ("user".into(), "hi".into())
+            ])
+        );
+        assert_eq!(
+            r.follow_ups,
+            vec![FollowUp {
+                text: "more".into(),
+                reply_words: None
+            }]
+        );
+        // Without sessions the record is sent as written.
+        assert!(matches!(&r.prompt, Prompt::Messages(m) if m.len() == 4));
+    }
+
+    #[test]
     fn sharegpt_takes_the_first_human_turn_and_its_reply() {
         let v = serde_json::json!({"id": "a", "conversations": [
             {"from": "system", "value": "sys"},
@@ -358,6 +451,19 @@ mod tests {
         let r = sharegpt_record(&v).unwrap().unwrap();
         assert_eq!(r.prompt, Prompt::Text("tell me a story".into()));
         assert_eq!(r.output_words, Some(6));
+        assert!(r.follow_ups.is_empty());
+        let chat = serde_json::json!({"conversations": [
+            {"from": "human", "value": "a"}, {"from": "gpt", "value": "b c"},
+            {"from": "human", "value": "d"}, {"from": "gpt", "value": "e f g"},
+            {"from": "human", "value": "unanswered"}]});
+        let r = sharegpt_record(&chat).unwrap().unwrap();
+        assert_eq!(
+            r.follow_ups,
+            vec![FollowUp {
+                text: "d".into(),
+                reply_words: Some(3)
+            }]
+        );
         let lone = serde_json::json!({"conversations": [{"from": "human", "value": "hi"}]});
         assert_eq!(sharegpt_record(&lone).unwrap(), None);
         assert!(sharegpt_record(&serde_json::json!({"x": 1}))

@@ -48,6 +48,20 @@ pub struct RequestRow {
     /// What the server reports of its prefix cache and speculative decoding.
     #[serde(default, flatten)]
     pub server: ServerCounts,
+    /// Multi-turn sessions: which session of the repeat, and which turn of it (from 1).
+    #[serde(default, flatten)]
+    pub turn: SessionTurn,
+}
+
+/// Where a request sits in a multi-turn session.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionTurn {
+    /// The session, numbered within its repeat.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<u32>,
+    /// The turn within the session, from 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn: Option<u32>,
 }
 
 /// What a server reports of one request's prefix-cache hits and speculative decoding.
@@ -92,6 +106,8 @@ impl RequestColumns {
         let cached = OptColumn::of(&rows, |r| r.server.cached_prompt_tokens);
         let drafted = OptColumn::of(&rows, |r| r.server.draft_tokens);
         let accepted = OptColumn::of(&rows, |r| r.server.draft_accepted_tokens);
+        let session = OptColumn::of(&rows, |r| r.turn.session);
+        let turn = OptColumn::of(&rows, |r| r.turn.turn);
         let open_loop = !rows.is_empty() && rows.iter().all(|r| r.intended_offset_us.is_some());
         let mut c = RequestColumns::default();
         let mut gaps = Gaps::new();
@@ -134,6 +150,8 @@ impl RequestColumns {
         c.cached_prompt_tokens = cached.done();
         c.draft_tokens = drafted.done();
         c.draft_accepted_tokens = accepted.done();
+        c.session = session.done();
+        c.turn = turn.done();
         c
     }
 }

@@ -20,7 +20,7 @@ pub use gaps::{
 pub use gate::{
     EvalSet, GateArtifact, GateDecision, GateEvidence, GateFigures, GateThresholds, PositionColumns,
 };
-pub use journal::{JournalLine, RequestRow, ServerCounts, JOURNAL_KIND};
+pub use journal::{JournalLine, RequestRow, ServerCounts, SessionTurn, JOURNAL_KIND};
 pub use lineage::{ArtifactIdentity, Decision, Deployment, FloatBaseline, QualityGate};
 pub use plan::{price, Candidate, KnobValue, Plan, ProfileSpec, SearchSpec, WorkloadSpec};
 pub use run::{

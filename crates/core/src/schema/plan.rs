@@ -117,6 +117,10 @@ pub struct WorkloadSpec {
     /// Shared prefix groups in front of each synthetic prompt.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shared_prefix: Option<super::replay::SharedPrefix>,
+    /// Multi-turn sessions: turns resend the conversation so far; `concurrency` counts
+    /// sessions in flight and `requests_per_repeat` turns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sessions: Option<super::replay::Sessions>,
 }
 
 /// A serving profile as written in a file. Checked by the profile contract.

@@ -83,6 +83,55 @@ pub struct SharedPrefix {
     pub tokens: u32,
 }
 
+/// Multi-turn sessions: each session is a conversation of several turns, each turn's request
+/// carrying the whole conversation so far (the server's own earlier answers included, as a chat
+/// client sends them), the next turn sent a think time after the answer ended. `concurrency` is
+/// the number of sessions in flight; `requests_per_repeat` counts turns.
+///
+/// ```toml
+/// sessions = { turns = { kind = "uniform", min = 2, max = 5 }, think_time_ms = { kind = "fixed", tokens = 500 } }
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Sessions {
+    /// Turns per session, drawn per session (a distribution of counts, its `tokens` read as
+    /// turns). With a dataset, a session is one conversation of the dataset, cut to this many
+    /// user turns when given; without one it is required.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turns: Option<crate::base::traffic::LengthDist>,
+    /// Think time between an answer's end and the next turn, milliseconds, drawn per turn;
+    /// absent: the next turn is sent at once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub think_time_ms: Option<crate::base::traffic::LengthDist>,
+}
+
+impl Sessions {
+    /// What is wrong with the parameters (`None`: fine).
+    pub fn problem(&self) -> Option<String> {
+        let turns = self.turns.as_ref().and_then(|d| d.problem());
+        let think = self.think_time_ms.as_ref().and_then(|d| d.problem());
+        match (turns, think) {
+            (Some(why), _) => Some(format!("turns: {why}")),
+            (None, Some(why)) => Some(format!("think_time_ms: {why}")),
+            (None, None) => None,
+        }
+    }
+
+    /// `sessions of uniform 2–5 turns, think time 500 ms`.
+    pub fn label(&self) -> String {
+        let turns = self
+            .turns
+            .as_ref()
+            .map_or_else(|| "the dataset's".into(), |d| d.label());
+        let think = self
+            .think_time_ms
+            .as_ref()
+            .map_or_else(|| "none".into(), |d| format!("{} ms", d.label()));
+        format!("sessions of {turns} turns, think time {think}")
+    }
+}
+
 /// One request of a trace.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TraceEntry {

@@ -251,6 +251,14 @@ pub struct RequestColumns {
     /// … and how many of them the target model accepted (`timings.draft_n_accepted`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub draft_accepted_tokens: Option<Vec<Option<u32>>>,
+    /// Multi-turn sessions: the session each request belongs to, numbered within the repeat
+    /// (present with `turn`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<Vec<Option<u32>>>,
+    /// … and its turn within the session, from 1: turn k+1 carries turn k's prompt and answer,
+    /// and is sent after turn k ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn: Option<Vec<Option<u32>>>,
 }
 
 impl RequestColumns {

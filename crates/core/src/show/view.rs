@@ -10,6 +10,7 @@ mod headline;
 mod shards;
 mod shown;
 mod signals;
+mod turns;
 mod types;
 
 pub use gate::GateView;
@@ -309,6 +310,9 @@ pub fn workload_line(w: Option<&WorkloadSpec>) -> String {
     if let Some(p) = &w.shared_prefix {
         replayed.push_str(&format!(", {}", p.label()));
     }
+    if let Some(s) = &w.sessions {
+        replayed.push_str(&format!(", {}", s.label()));
+    }
     if w.trace.is_some() {
         return format!(
             "workload {}: {} repeats × {} requests{}",
@@ -421,7 +425,7 @@ fn profile_view(p: &ProfileReport) -> ProfileView {
         candidates: candidate_table(p),
         warnings: all(candidate_warnings(p)),
         notes: all(run_notes(p)),
-        signals: all(signals::lines(p)),
+        signals: all(turns::lines(p).into_iter().chain(signals::lines(p))),
         excluded: all(p
             .excluded
             .iter()

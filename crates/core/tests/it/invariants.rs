@@ -56,6 +56,14 @@ fn cell<'a>(run: &'a mut Value, r: usize, col: &str, i: usize) -> &'a mut Value 
     &mut run["repeats"][r]["requests"][col][i]
 }
 
+/// Requests of the first repeat.
+fn requests(run: &Value) -> usize {
+    run["repeats"][0]["requests"]["send_offset_us"]
+        .as_array()
+        .unwrap()
+        .len()
+}
+
 /// Every request of every repeat: (repeat, index).
 fn each(run: &Value) -> Vec<(usize, usize)> {
     let reps = run["repeats"].as_array().unwrap();
@@ -145,13 +153,14 @@ fn case(inv: Invariant) -> Case {
         Invariant::GapsFitTokens => *cell(r, 0, "output_tokens", 2) = 1.into(),
         Invariant::GapsFitRequest => r["repeats"][0]["requests"]["itl_us"][2][0] = 9_000_000.into(),
         Invariant::ServerCountsFit => {
-            let n = r["repeats"][0]["requests"]["send_offset_us"]
-                .as_array()
-                .unwrap()
-                .len();
-            let mut cached = vec![Value::Null; n];
+            let mut cached = vec![Value::Null; requests(r)];
             cached[2] = 1_000_000.into();
             r["repeats"][0]["requests"]["cached_prompt_tokens"] = json!(cached);
+        }
+        Invariant::SessionTurns => {
+            // Every request turn 1 of session 0: the second one should be turn 2.
+            r["repeats"][0]["requests"]["session"] = json!(vec![0; requests(r)]);
+            r["repeats"][0]["requests"]["turn"] = json!(vec![1; requests(r)]);
         }
         Invariant::ValuesNonNegative => {
             r["repeats"][0]["memory"][0]["server_rss_mb"] = (-1.0).into()

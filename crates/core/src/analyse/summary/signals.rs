@@ -34,6 +34,10 @@ pub struct ServerSignals {
     /// `spec_decode_num_*_tokens_total`).
     #[serde(default)]
     pub server_draft_acceptance_rate: Option<f64>,
+    /// Multi-turn sessions: TTFT, prompt length and cache hit rate by turn (empty for a run
+    /// without sessions).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub by_turn: Vec<super::turns::TurnSignals>,
     /// Why a figure above is `null`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub not_reported: Vec<String>,
@@ -129,6 +133,7 @@ pub fn signals(reps: &[&Repeat]) -> ServerSignals {
             reps,
             &crate::base::telemetry::SPEC_DECODE_COUNTERS,
         ),
+        by_turn: super::turns::by_turn(reps),
         not_reported: Vec::new(),
     };
     if reported == 0 {

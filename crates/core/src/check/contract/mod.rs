@@ -186,7 +186,7 @@ fn workload_problems(workload: &WorkloadSpec, issues: &mut Vec<Problem>) {
 /// the send times and both lengths; a dataset the prompts; a shared prefix goes in front of
 /// synthetic prompts only).
 fn replay_problems(workload: &WorkloadSpec, issues: &mut Vec<Problem>) {
-    let checks: [(&str, Option<String>); 3] = [
+    let checks: [(&str, Option<String>); 4] = [
         (
             "dataset",
             workload.dataset.as_ref().and_then(|d| d.problem()),
@@ -196,6 +196,7 @@ fn replay_problems(workload: &WorkloadSpec, issues: &mut Vec<Problem>) {
             "shared_prefix",
             workload.shared_prefix.as_ref().and_then(|p| p.problem()),
         ),
+        ("sessions", sessions_problem(workload)),
     ];
     for (field, why) in checks {
         if let Some(why) = why {
@@ -205,7 +206,19 @@ fn replay_problems(workload: &WorkloadSpec, issues: &mut Vec<Problem>) {
             ));
         }
     }
-    let conflicts: [(&str, bool, &str, bool); 7] = [
+    let conflicts: [(&str, bool, &str, bool); 9] = [
+        (
+            "sessions",
+            workload.sessions.is_some(),
+            "trace",
+            workload.trace.is_some(),
+        ),
+        (
+            "sessions",
+            workload.sessions.is_some(),
+            "request_rate_rps",
+            workload.request_rate_rps.is_some(),
+        ),
         (
             "trace",
             workload.trace.is_some(),
@@ -253,6 +266,7 @@ fn replay_problems(workload: &WorkloadSpec, issues: &mut Vec<Problem>) {
         if has_a && has_b {
             let what = match a {
                 "trace" => "a trace sets the send times and both lengths",
+                "sessions" => "sessions send each turn when the previous answer has ended (a closed loop of sessions)",
                 _ => "a dataset sets the prompts",
             };
             issues.push(out_of_range(
@@ -261,6 +275,17 @@ fn replay_problems(workload: &WorkloadSpec, issues: &mut Vec<Problem>) {
             ));
         }
     }
+}
+
+/// A session's parameters, and its turn count: drawn, or the dataset's conversations.
+fn sessions_problem(workload: &WorkloadSpec) -> Option<String> {
+    let s = workload.sessions.as_ref()?;
+    if s.turns.is_none() && workload.dataset.is_none() {
+        return Some(
+            "turns is missing: expected a distribution of turns per session (or a dataset of conversations)".into(),
+        );
+    }
+    s.problem()
 }
 
 fn primary_metric(spec: &ProfileSpec, issues: &mut Vec<Problem>) -> Option<Metric> {
@@ -443,6 +468,45 @@ mod tests {
         w.shared_prefix = Some(SharedPrefix {
             groups: 4,
             tokens: 64,
+        });
+        assert!(validate_profile(&s).is_ok());
+    }
+
+    #[test]
+    fn sessions_need_turns_and_a_closed_loop() {
+        use crate::base::traffic::LengthDist;
+        use crate::schema::replay::{Dataset, DatasetFormat, Sessions};
+        let mut s = spec();
+        let w = s.workload.as_mut().unwrap();
+        w.sessions = Some(Sessions {
+            turns: None,
+            think_time_ms: Some(LengthDist::Uniform { min: 0, max: 10 }),
+        });
+        w.request_rate_rps = Some(2.0);
+        let issues = validate_profile(&s).unwrap_err();
+        let messages: Vec<&str> = issues.iter().map(|i| i.message.as_str()).collect();
+        assert_eq!(
+            messages,
+            [
+                "workload.sessions: turns is missing: expected a distribution of turns per session (or a dataset of conversations)",
+                "workload.request_rate_rps is set with workload.sessions: sessions send each turn when the previous answer has ended (a closed loop of sessions); remove one",
+            ]
+        );
+        let w = s.workload.as_mut().unwrap();
+        w.request_rate_rps = None;
+        w.dataset = Some(Dataset {
+            file: "chats.json".into(),
+            format: DatasetFormat::Sharegpt,
+            sha256: None,
+        });
+        let issues = validate_profile(&s).unwrap_err();
+        assert_eq!(
+            issues[0].message,
+            "workload.sessions: think_time_ms: min 0 and max 10: expected 1 ≤ min ≤ max"
+        );
+        s.workload.as_mut().unwrap().sessions = Some(Sessions {
+            turns: Some(LengthDist::Fixed { tokens: 4 }),
+            think_time_ms: None,
         });
         assert!(validate_profile(&s).is_ok());
     }

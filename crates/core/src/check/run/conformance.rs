@@ -313,6 +313,13 @@ fn replay_diffs(want: &WorkloadSpec, got: &WorkloadSpec, d: &mut Vec<String>) {
             label(want.trace.as_ref().map(|x| x.label()))
         ));
     }
+    if want.sessions != got.sessions {
+        d.push(format!(
+            "sessions {} (profile {})",
+            label(got.sessions.as_ref().map(|x| x.label())),
+            label(want.sessions.as_ref().map(|x| x.label()))
+        ));
+    }
     if want.shared_prefix != got.shared_prefix {
         d.push(format!(
             "shared_prefix {} (profile {})",

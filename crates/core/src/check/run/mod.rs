@@ -10,6 +10,7 @@
 
 pub mod conformance;
 pub mod physical;
+pub mod sessions;
 pub mod timing;
 pub mod tokens;
 
@@ -89,7 +90,10 @@ impl Stated {
         }
         let replayed = w.trace.is_some() || w.dataset.is_some();
         let prefix = w.shared_prefix.map_or(0.0, |p| f64::from(p.tokens));
+        // A session's later turns carry the conversation so far: its prompts are not the
+        // stated length.
         let prompt = match (&w.prompt_length, w.prompt_tokens) {
+            _ if w.sessions.is_some() => None,
             (Some(d), _) => Some(d.mean()),
             (None, Some(t)) if t > 0 => Some(t as f64),
             _ => None,

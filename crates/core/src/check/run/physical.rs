@@ -36,6 +36,7 @@ pub fn refusals(run: &Run) -> Checked {
         }
         columns(&base, r)?;
         send_order(&base, r)?;
+        super::sessions::turns(&base, r)?;
         for i in 0..r.len() {
             request(&base, r, i, imported)?;
         }
@@ -135,6 +136,8 @@ fn columns(base: &str, r: &RequestColumns) -> Checked {
             "draft_accepted_tokens",
             r.draft_accepted_tokens.as_ref().map(Vec::len),
         ),
+        ("session", r.session.as_ref().map(Vec::len)),
+        ("turn", r.turn.as_ref().map(Vec::len)),
     ];
     let present = optional
         .into_iter()

@@ -63,7 +63,7 @@ pub(crate) fn charts(p: &ProfileReport) -> ChartsView {
             "{}: TTFT p95 vs output throughput per candidate, {slo}, Pareto front dashed",
             p.profile
         )),
-        tradeoff_ttft: ttft,
+        tradeoff_ttft: ttft.clone(),
         tradeoff_throughput: tps,
         capacity_caption: capacity_caption.map(Shown::new),
         capacity_throughput_caption: p.capacity.as_ref().map(|_| {
@@ -73,5 +73,25 @@ pub(crate) fn charts(p: &ProfileReport) -> ChartsView {
             ))
         }),
         capacity_slo,
+        turns_caption: turns_caption(p, ttft.as_ref()).map(Shown::new),
     }
+}
+
+/// The TTFT-by-turn chart's caption: only when some candidate's runs had sessions.
+fn turns_caption(p: &ProfileReport, ttft: Option<&SloLine>) -> Option<String> {
+    let sessions = p.candidates.iter().any(|c| {
+        c.summary
+            .as_ref()
+            .is_some_and(|s| !s.signals.by_turn.is_empty())
+    });
+    let slo = match ttft {
+        Some(_) => "SLO limit dashed",
+        None => "no TTFT p95 SLO",
+    };
+    sessions.then(|| {
+        format!(
+            "{}: TTFT p95 by turn of a session per candidate (later turns resend the conversation so far; a prefix cache makes them cheaper), {slo}",
+            p.profile
+        )
+    })
 }

@@ -265,6 +265,9 @@ pub struct ChartsView {
     pub capacity_throughput_caption: Option<Shown>,
     /// The SLO the capacity chart plots against load, with its limit.
     pub capacity_slo: Option<SloLine>,
+    /// The TTFT-by-turn chart's caption, when a candidate's runs had multi-turn sessions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turns_caption: Option<Shown>,
 }
 
 /// The shards of a sharded results tree, as a reader sees them.
