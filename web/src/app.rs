@@ -389,6 +389,13 @@ fn overview(a: &Rc<Analysis>, v: &ReportView, generation: usize) -> Html {
                     }
                 </a>
             }) }
+            { for v.unknown_profiles.iter().map(|u| html! {
+                <div class="card unknown" data-profile={u.profile.to_string()}>
+                    <span class="profile-name">{ u.profile.to_string() }</span>
+                    <span class="decision">{ u.decision_label.to_string() }</span>
+                    <span class="headline">{ u.line.to_string() }</span>
+                </div>
+            }) }
             </div>
             { for v.notes.iter().map(|n| html! { <p class="warn">{ format!("note: {n}") }</p> }) }
             if a.profiles.len() > 1 {

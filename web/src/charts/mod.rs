@@ -152,8 +152,16 @@ pub fn tradeoff<DB: DrawingBackend>(
     }
     let slo_y = cv.tradeoff_ttft.as_ref().map(|s| s.limit);
     let slo_x = cv.tradeoff_throughput.as_ref().map(|s| s.limit);
-    let xmax = upper(pts.iter().map(|p| p.1).chain(slo_x));
-    let ymax = upper(pts.iter().map(|p| p.2).chain(slo_y));
+    // Room for the primary metric's interval bars on its axis.
+    let primary = p.primary_metric.as_deref().and_then(Metric::parse);
+    let highs = |m: Metric| {
+        p.candidates
+            .iter()
+            .filter(move |_| primary == Some(m))
+            .filter_map(|c| c.primary_interval.as_ref().map(|i| i.high))
+    };
+    let xmax = upper(pts.iter().map(|p| p.1).chain(slo_x).chain(highs(tps)));
+    let ymax = upper(pts.iter().map(|p| p.2).chain(slo_y).chain(highs(ttft)));
     root.fill(&WHITE)?;
     let mut chart = ChartBuilder::on(root)
         .caption(&title, (FONT, 16))
@@ -190,15 +198,8 @@ pub fn tradeoff<DB: DrawingBackend>(
         .map(|a| (a.1, a.2))
         .collect();
     front.sort_by(|a, b| a.0.total_cmp(&b.0));
-    chart
-        .draw_series(DashedLineSeries::new(
-            front,
-            6,
-            4,
-            BLACK.mix(0.8).stroke_width(2),
-        ))?
-        .label("Pareto front (no candidate both faster and higher-throughput)")
-        .legend(|(x, y)| PathElement::new([(x, y), (x + 16, y)], BLACK.mix(0.8).stroke_width(2)));
+    draw_front(&mut chart, &front)?;
+    draw_intervals(&mut chart, p)?;
     let markers: Vec<(i32, i32)> = pts
         .iter()
         .map(|(_, x, y)| chart.backend_coord(&(*x, *y)))
@@ -224,6 +225,70 @@ pub fn tradeoff<DB: DrawingBackend>(
         .position(SeriesLabelPosition::UpperLeft)
         .draw()?;
     root.present()
+}
+
+type Plane<'a, DB> = ChartContext<
+    'a,
+    DB,
+    Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+>;
+
+/// The Pareto front dashed; a front of one candidate (best on both axes) ringed, so it is
+/// drawn either way.
+fn draw_front<DB: DrawingBackend>(chart: &mut Plane<'_, DB>, front: &[(f64, f64)]) -> Drawn<DB> {
+    let style = BLACK.mix(0.8).stroke_width(2);
+    if let [one] = front {
+        chart
+            .draw_series(std::iter::once(Circle::new(*one, 11, style)))?
+            .label("Pareto front: one candidate best on both axes (ringed)")
+            .legend(move |(x, y)| Circle::new((x + 8, y), 5, style));
+        return Ok(());
+    }
+    chart
+        .draw_series(DashedLineSeries::new(front.to_vec(), 6, 4, style))?
+        .label("Pareto front (no candidate both faster and higher-throughput)")
+        .legend(move |(x, y)| PathElement::new([(x, y), (x + 16, y)], style));
+    Ok(())
+}
+
+/// The primary metric's 95 % interval as a bar through each point, when the primary metric is
+/// one of the chart's axes (TTFT p95 up, output throughput across): overlapping bars are
+/// candidates that cannot be told apart.
+fn draw_intervals<DB: DrawingBackend>(chart: &mut Plane<'_, DB>, p: &ProfileReport) -> Drawn<DB> {
+    let (ttft, tps) = (Metric::TTFT_P95, Metric::THROUGHPUT);
+    let primary = p.primary_metric.as_deref().and_then(Metric::parse);
+    let vertical = match primary {
+        Some(m) if m == ttft => true,
+        Some(m) if m == tps => false,
+        _ => return Ok(()),
+    };
+    let style = BLACK.mix(0.55).stroke_width(2);
+    let bars: Vec<[(f64, f64); 2]> = p
+        .candidates
+        .iter()
+        .filter_map(|c| {
+            let (x, y, iv) = (
+                c.metric(tps)?,
+                c.metric(ttft)?,
+                c.primary_interval.as_ref()?,
+            );
+            Some(match vertical {
+                true => [(x, iv.low), (x, iv.high)],
+                false => [(iv.low, y), (iv.high, y)],
+            })
+        })
+        .collect();
+    if bars.is_empty() {
+        return Ok(());
+    }
+    chart
+        .draw_series(
+            bars.into_iter()
+                .map(|b| PathElement::new(b.to_vec(), style)),
+        )?
+        .label("95 % interval of the primary metric")
+        .legend(move |(x, y)| PathElement::new([(x + 8, y - 6), (x + 8, y + 6)], style));
+    Ok(())
 }
 
 /// TPOT p95 of every candidate at each profile's concurrency. Each profile has its own

@@ -93,29 +93,7 @@ fn analyze_inner<F: std::borrow::Borrow<LoadedFile>>(
     if let Some(why) = &plan_conflict {
         notes.push(why.clone());
     }
-    let mut names: Vec<ProfileName> = Vec::new();
-    if let Some((file, p)) = plan {
-        for (i, spec) in p.profiles.iter().enumerate() {
-            match spec.name.as_deref().map(ProfileName::parse) {
-                Some(Some(n)) => names.push(n),
-                _ => notes.push(format!(
-                    "{file}: profiles[{i}].name {:?} is not latency, balanced or throughput",
-                    spec.name.as_deref().unwrap_or("")
-                )),
-            }
-        }
-    }
-    for (file, run) in &inputs.runs {
-        match ProfileName::parse(&run.profile) {
-            Some(n) => names.push(n),
-            None => notes.push(format!(
-                "{file}: profile {:?} is not latency, balanced or throughput",
-                run.profile
-            )),
-        }
-    }
-    names.sort();
-    names.dedup();
+    let (names, unknown_profiles) = profile_names(plan, &inputs.runs);
     let quantized_artifact = inputs
         .deployments
         .first()
@@ -147,9 +125,44 @@ fn analyze_inner<F: std::borrow::Borrow<LoadedFile>>(
         sloscope_version: env!("CARGO_PKG_VERSION").to_string(),
         lineage,
         profiles,
+        unknown_profiles,
         notes,
         shards,
     }
+}
+
+/// The profiles to analyse (the plan's and the runs', in order) and the names that are none of
+/// latency, balanced or throughput, each with the files that name it.
+fn profile_names(
+    plan: Option<(&str, &crate::schema::Plan)>,
+    runs: &[(&str, &Run)],
+) -> (Vec<ProfileName>, Vec<report::UnknownProfile>) {
+    let mut names: Vec<ProfileName> = Vec::new();
+    let mut unknown: Vec<report::UnknownProfile> = Vec::new();
+    let mut named = |name: &str, file: String| match ProfileName::parse(name) {
+        Some(n) => names.push(n),
+        None => match unknown.iter_mut().find(|u| u.name == name) {
+            Some(u) => u.files.push(file),
+            None => unknown.push(report::UnknownProfile {
+                name: name.to_string(),
+                files: vec![file],
+            }),
+        },
+    };
+    if let Some((file, p)) = plan {
+        for (i, spec) in p.profiles.iter().enumerate() {
+            named(
+                spec.name.as_deref().unwrap_or(""),
+                format!("{file} (profiles[{i}])"),
+            );
+        }
+    }
+    for (file, run) in runs {
+        named(&run.profile, file.to_string());
+    }
+    names.sort();
+    names.dedup();
+    (names, unknown)
 }
 
 /// Why a sharded results tree that does not stand for the whole plan gives no verdict.

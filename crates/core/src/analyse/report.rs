@@ -270,6 +270,16 @@ pub struct ProfileReport {
     pub price: Option<Result<(f64, u32), String>>,
 }
 
+/// A profile name that is not a serving profile, and the files that name it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct UnknownProfile {
+    /// The name as the files give it.
+    pub name: String,
+    /// The files (a plan's with the profile's index).
+    pub files: Vec<String>,
+}
+
 /// The whole report.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -280,6 +290,10 @@ pub struct Analysis {
     pub lineage: LineageReport,
     /// One entry per profile, in latency, balanced, throughput order.
     pub profiles: Vec<ProfileReport>,
+    /// Profile names that are none of latency, balanced or throughput: not analysed, and shown
+    /// as such (a row of their own), never silently dropped.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unknown_profiles: Vec<UnknownProfile>,
     /// Problems that belong to no profile.
     pub notes: Vec<String>,
     /// The merge of a sharded results tree, when the files came from `sloscope run --shard`.

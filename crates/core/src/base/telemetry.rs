@@ -34,11 +34,15 @@ pub const QUEUE_TIME_HISTOGRAMS: [&str; 4] = [
     "vllm:time_in_queue_requests",
 ];
 
-/// Counters of the server's own prefix cache, (hits, queries), in tokens (vLLM V1).
-pub const PREFIX_CACHE_COUNTERS: [(&str, &str); 1] = [(
-    "vllm:prefix_cache_hits_total",
-    "vllm:prefix_cache_queries_total",
-)];
+/// Counters of the server's own prefix cache, (hits, queries), in tokens: vLLM V1's, and
+/// SGLang's cached prompt tokens (summed over its `cache_source` labels) over its prompt tokens.
+pub const PREFIX_CACHE_COUNTERS: [(&str, &str); 2] = [
+    (
+        "vllm:prefix_cache_hits_total",
+        "vllm:prefix_cache_queries_total",
+    ),
+    ("sglang:cached_tokens_total", "sglang:prompt_tokens_total"),
+];
 
 /// Counters of speculative decoding, (accepted, drafted) tokens (vLLM).
 pub const SPEC_DECODE_COUNTERS: [(&str, &str); 1] = [(

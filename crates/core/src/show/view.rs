@@ -33,6 +33,15 @@ pub fn report_view(a: &Analysis) -> ReportView {
         lineage: lineage_view(a),
         shards: shards::view(a),
         verdicts: verdict_table(a),
+        unknown_profiles: a
+            .unknown_profiles
+            .iter()
+            .map(|u| UnknownProfileView {
+                profile: Shown::new(&u.name),
+                decision_label: Shown::new(NOT_ANALYSED),
+                line: Shown::new(unknown_line(u)),
+            })
+            .collect(),
         profiles: a.profiles.iter().map(profile_view).collect(),
         caveats: all(headline::report_caveats(a)),
         notes: all(&a.notes),
@@ -185,8 +194,31 @@ fn verdict_table(a: &Analysis) -> TableView {
                 ],
             }
         })
+        .chain(a.unknown_profiles.iter().map(|u| Row {
+            key: Shown::new(&u.name),
+            highlighted: false,
+            cells: vec![
+                Cell::text(&u.name),
+                Cell::text(NOT_ANALYSED),
+                Cell::text(MISSING),
+                Cell::text(MISSING),
+                Cell::text(MISSING),
+                Cell::text(unknown_line(u)),
+            ],
+        }))
         .collect();
     TableView { columns, rows }
+}
+
+/// The decision shown for a profile name that is not a serving profile.
+const NOT_ANALYSED: &str = "not analysed";
+
+/// Why a profile name was not analysed, and what names it.
+fn unknown_line(u: &crate::analyse::report::UnknownProfile) -> String {
+    format!(
+        "not a serving profile (latency, balanced or throughput): its runs are not compared; named by {}",
+        u.files.join(", ")
+    )
 }
 
 /// Metric columns of the candidate table, in order.

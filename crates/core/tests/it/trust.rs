@@ -440,3 +440,41 @@ fn hostile_strings_stay_inert_and_long_ones_are_cut() {
     let json = serde_json::to_string(&AnalysisOutput::new(a)).unwrap();
     assert!(json.len() < 400_000, "{} bytes of JSON", json.len());
 }
+
+/// A run whose profile is none of the three is not analysed, and shown as such: a row of its
+/// own in the verdict table (text, Markdown) and in the view, naming the file — not a note
+/// line only.
+#[test]
+fn an_unknown_profile_gets_a_visible_row_that_says_why() {
+    let files: Vec<LoadedFile> = example_files()
+        .into_iter()
+        .map(|f| match f.doc {
+            sloscope_core::Document::Run(mut r) if f.name.ends_with("latency--np4.json") => {
+                r.profile = "chat\u{202e}".into();
+                LoadedFile {
+                    name: f.name,
+                    doc: sloscope_core::Document::Run(r),
+                }
+            }
+            _ => f,
+        })
+        .collect();
+    let a = analyze(&files);
+    assert_eq!(a.unknown_profiles.len(), 1);
+    assert_eq!(a.unknown_profiles[0].name, "chat\u{202e}");
+    assert_eq!(
+        a.unknown_profiles[0].files,
+        ["static/examples/runs/latency--np4.json"]
+    );
+    let view = sloscope_core::show::view::report_view(&a);
+    let u = &view.unknown_profiles[0];
+    assert_eq!(u.profile.to_string(), "chat\\u{202e}", "made inert");
+    assert!(u.line.contains("not a serving profile"), "{}", u.line);
+    let row = view.verdicts.rows.last().unwrap();
+    assert_eq!(row.cells[1].text.to_string(), "not analysed");
+    let text = render::text(&a);
+    assert!(
+        text.contains("not analysed") && text.contains("latency--np4.json"),
+        "{text}"
+    );
+}

@@ -227,6 +227,14 @@ mod tests {
             None,
             "a restart"
         );
+        // SGLang: cached prompt tokens over prompt tokens.
+        let (c, p) = crate::base::telemetry::PREFIX_CACHE_COUNTERS[1];
+        let mut g = rep(&[(1_000, 10, None, None)]);
+        g.server_metrics = vec![
+            sample(0, &[(c, 10.0), (p, 40.0)]),
+            sample(9, &[(c, 40.0), (p, 160.0)]),
+        ];
+        assert_eq!(signals(&[&g]).server_prefix_cache_hit_rate, Some(0.25));
     }
 
     const PREFIX: (&str, &str) = crate::base::telemetry::PREFIX_CACHE_COUNTERS[0];

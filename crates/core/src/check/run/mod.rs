@@ -59,7 +59,8 @@ pub struct Stated {
     pub arrival_cv: f64,
     /// The workload replays a trace (its own send times) or a dataset (its own lengths).
     pub replayed: bool,
-    /// Prompt tokens asked for on average (with a shared prefix), when synthetic.
+    /// Prompt tokens asked for on average (with a shared prefix), when synthetic: a session's
+    /// first turns (later turns carry the conversation so far).
     pub prompt_tokens_mean: Option<f64>,
     /// The largest output cap the workload sends, when known without per-request caps.
     pub output_cap: Option<u32>,
@@ -90,10 +91,7 @@ impl Stated {
         }
         let replayed = w.trace.is_some() || w.dataset.is_some();
         let prefix = w.shared_prefix.map_or(0.0, |p| f64::from(p.tokens));
-        // A session's later turns carry the conversation so far: its prompts are not the
-        // stated length.
         let prompt = match (&w.prompt_length, w.prompt_tokens) {
-            _ if w.sessions.is_some() => None,
             (Some(d), _) => Some(d.mean()),
             (None, Some(t)) if t > 0 => Some(t as f64),
             _ => None,

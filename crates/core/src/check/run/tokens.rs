@@ -73,7 +73,10 @@ fn prompts(run: &Run, stated: &Stated, out: &mut Vec<Violation>) {
                 r.prompt_tokens_source[i],
                 Some(TokenSource::Usage | TokenSource::Tokenizer)
             );
-            if let (true, Some(p)) = (measured, r.prompt_tokens[i]) {
+            // A session's later turns carry the conversation so far: only first turns are the
+            // workload's own prompt.
+            let first = r.turn.as_ref().is_none_or(|t| t[i].is_none_or(|t| t <= 1));
+            if let (true, true, Some(p)) = (measured, first, r.prompt_tokens[i]) {
                 sum += f64::from(p);
                 n += 1;
             }

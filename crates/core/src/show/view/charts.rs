@@ -60,7 +60,7 @@ pub(crate) fn charts(p: &ProfileReport) -> ChartsView {
     });
     ChartsView {
         tradeoff_caption: Shown::new(format!(
-            "{}: TTFT p95 vs output throughput per candidate, {slo}, Pareto front dashed",
+            "{}: TTFT p95 vs output throughput per candidate, {slo}, Pareto front dashed (ringed when one candidate is best on both), the primary metric's 95 % interval as a bar where it is an axis",
             p.profile
         )),
         tradeoff_ttft: ttft.clone(),

@@ -212,8 +212,12 @@ pub struct ReportView {
     /// from one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shards: Option<ShardsView>,
-    /// One row per profile.
+    /// One row per profile (and per profile name that is none of the three).
     pub verdicts: TableView,
+    /// Profile names that are none of latency, balanced or throughput: shown beside the
+    /// verdicts as not analysed, with the files that name them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unknown_profiles: Vec<UnknownProfileView>,
     /// Per profile.
     pub profiles: Vec<ProfileView>,
     /// What weakens every verdict (lineage warnings: an asserted gate, fields not recorded),
@@ -235,6 +239,18 @@ pub struct AnalysisOutput {
     pub analysis: Analysis,
     /// What a reader sees of them.
     pub view: ReportView,
+}
+
+/// A profile name that is not a serving profile, as a reader sees it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct UnknownProfileView {
+    /// The name, inert.
+    pub profile: Shown,
+    /// `not analysed`.
+    pub decision_label: Shown,
+    /// Why, and the files that name it.
+    pub line: Shown,
 }
 
 /// An SLO limit a chart draws as a line.
