@@ -51,6 +51,10 @@ test('Load example (keyboard only) shows the same verdicts and numbers as slosco
   const n = await chartsDrew(page);
   assert.ok(n >= 15, `expected the overview, 4 charts per profile and the balanced profile's 2 capacity charts, got ${n}`);
   await page.screenshot({ path: path.join(shots, 'example-1280.png'), fullPage: true });
+  // The example's latency profile is multi-turn: TTFT by turn is charted (and only there).
+  assert.deepEqual(await page.locator('[id$="-turns"]').evaluateAll((els) => els.map((e) => e.id)), ['chart-latency-turns']);
+  await page.locator('#chart-latency-turns').screenshot({ path: path.join(shots, 'latency-turns.png') });
+  await page.locator('#chart-latency-tradeoff').screenshot({ path: path.join(shots, 'latency-tradeoff.png') });
   await ctx.grantPermissions(['clipboard-read', 'clipboard-write']);
   await page.click('#copy-summary');
   await page.waitForSelector('#share-status');

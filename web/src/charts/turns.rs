@@ -35,6 +35,9 @@ pub fn ttft_by_turn<DB: DrawingBackend + 'static>(
         return empty(root, &format!("{title}: no sessions"));
     }
     let slo = cv.tradeoff_ttft.as_ref().map(|s| s.limit);
+    // The legend has its own column at the right: it never covers a turn's point.
+    let (w, _) = root.dim_in_pixel();
+    let (root, side) = root.split_horizontally(w.saturating_sub(LEGEND_W));
     let turns = series
         .iter()
         .flat_map(|s| s.1.iter().map(|p| p.0))
@@ -46,7 +49,7 @@ pub fn ttft_by_turn<DB: DrawingBackend + 'static>(
             .chain(slo),
     );
     root.fill(&WHITE)?;
-    let mut chart = ChartBuilder::on(root)
+    let mut chart = ChartBuilder::on(&root)
         .caption(&title, (FONT, 15))
         .margin(12)
         .x_label_area_size(40)
@@ -61,29 +64,48 @@ pub fn ttft_by_turn<DB: DrawingBackend + 'static>(
         .y_label_formatter(&tick)
         .draw()?;
     if let Some(y) = slo {
-        chart
-            .draw_series(DashedLineSeries::new(
-                [(0.5, y), (turns + 0.5, y)],
-                6,
-                4,
-                SLO.stroke_width(2),
-            ))?
-            .label(format!("SLO ttft_p95_ms ≤ {}", tick(&y)))
-            .legend(|(x, y)| PathElement::new([(x, y), (x + 16, y)], SLO.stroke_width(2)));
+        chart.draw_series(DashedLineSeries::new(
+            [(0.5, y), (turns + 0.5, y)],
+            6,
+            4,
+            SLO.stroke_width(2),
+        ))?;
     }
-    for (i, (name, pts)) in series.iter().enumerate() {
+    for (i, (_, pts)) in series.iter().enumerate() {
         let color = PALETTE[i % PALETTE.len()];
         chart.draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))?;
-        chart
-            .draw_series(pts.iter().map(|&at| marker::<DB, _>(i, at, color)))?
-            .label(name.clone())
-            .legend(move |(x, y)| marker::<DB, _>(i, (x + 8, y), color));
+        chart.draw_series(pts.iter().map(|&at| marker::<DB, _>(i, at, color)))?;
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK.mix(0.3))
-        .position(SeriesLabelPosition::LowerRight)
-        .draw()?;
+    legend(&side, &series, slo)?;
     root.present()
+}
+
+/// Pixels of the legend column.
+const LEGEND_W: u32 = 170;
+
+/// The legend in its own column: the SLO line, then one marker and name per candidate.
+fn legend<DB: DrawingBackend + 'static>(
+    side: &DrawingArea<DB, Shift>,
+    series: &[(String, Vec<(f64, f64)>)],
+    slo: Option<f64>,
+) -> Drawn<DB> {
+    let mut y = 44;
+    if let Some(limit) = slo {
+        for x in [4, 14] {
+            side.draw(&PathElement::new([(x, y), (x + 6, y)], SLO.stroke_width(2)))?;
+        }
+        side.draw(&Text::new(
+            format!("SLO ≤ {} ms", tick(&limit)),
+            (26, y - 7),
+            (FONT, 13),
+        ))?;
+        y += 20;
+    }
+    for (i, (name, _)) in series.iter().enumerate() {
+        let color = PALETTE[i % PALETTE.len()];
+        side.draw(&marker::<DB, _>(i, (12, y), color))?;
+        side.draw(&Text::new(name.clone(), (26, y - 7), (FONT, 13)))?;
+        y += 20;
+    }
+    Ok(())
 }
