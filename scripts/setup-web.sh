@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the page's build and browser-test tools, pinned, from the registries only:
 #   Debian: chromium, chromium-driver · crates: trunk 0.21.14 (debug build: 3 min instead of 9),
-#   wasm-bindgen-cli 0.2.130 (= Cargo.lock) · npm: binaryen 132 (wasm-opt), playwright-core.
+#   wasm-bindgen-cli 0.2.130 (= Cargo.lock) · npm: binaryen 132 (wasm-opt), playwright-core, axe-core (accessibility checks).
 # Idempotent; prints `export PATH=…` for node_modules/.bin on stdout.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -27,8 +27,8 @@ if ! wasm-bindgen --version 2>/dev/null | grep -q "$BINDGEN"; then
   log "cargo install wasm-bindgen-cli $BINDGEN"
   CARGO_RESOLVER_INCOMPATIBLE_RUST_VERSIONS=fallback cargo install wasm-bindgen-cli --version "=$BINDGEN" --quiet >&2
 fi
-if [ ! -x "$root/node_modules/.bin/wasm-opt" ] || [ ! -d "$root/node_modules/playwright-core" ]; then
-  log "npm ci (binaryen, playwright-core)"
+if [ ! -x "$root/node_modules/.bin/wasm-opt" ] || [ ! -d "$root/node_modules/playwright-core" ] || [ ! -f "$root/node_modules/axe-core/axe.min.js" ]; then
+  log "npm ci (binaryen, playwright-core, axe-core)"
   (cd "$root" && npm ci --ignore-scripts --no-audit --no-fund >&2)
 fi
 echo "export PATH='$root/node_modules/.bin:$HOME/.cargo/bin:$PATH' CHROMEDRIVER=/usr/bin/chromedriver TRUNK_SKIP_VERSION_CHECK=true"

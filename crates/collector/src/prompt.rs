@@ -34,9 +34,11 @@ pub struct Prompts {
     pub note: Option<String>,
 }
 
-/// The words of request `seed`, deterministic.
+/// The words of request `seed`, deterministic. The seed is mixed first: seeds that differ only
+/// in their high bits (a repeat's or a turn's index) would otherwise start with the same words
+/// — a shared prefix a prompt cache would serve.
 pub fn text(words: usize, seed: u64) -> String {
-    let mut rng = Rng::new(seed);
+    let mut rng = Rng::new(sloscope_core::base::rng::finalize(seed));
     let mut out = String::with_capacity(words * 8);
     for i in 0..words {
         if i > 0 {
@@ -179,6 +181,13 @@ pub fn uncalibrated(target: u32, why: &str) -> Prompts {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn seeds_that_differ_in_high_bits_give_different_first_words() {
+        let first = |seed: u64| super::text(4, seed);
+        assert_ne!(first(7), first(7 ^ (1 << 56)));
+        assert_ne!(first(7), first(7 + (1 << 32)));
+    }
+
     use super::*;
 
     #[test]

@@ -36,7 +36,7 @@ pub fn lineage(props: &Props) -> Html {
             if let Some(g) = &v.gate {
                 <div class="gate" id="gate-evidence" data-decision={g.decision_label.to_string()}>
                     <ul class="gate-lines">{ for g.lines.iter().map(|l| html! { <li>{ l.to_string() }</li> }) }</ul>
-                    <div class="scroll">
+                    <div class="scroll" tabindex="0" role="region" aria-label="Quality gate: KL divergence per position">
                     <table id="gate-histogram">
                         <caption>{ "Per-position KL divergence" }</caption>
                         <thead><tr>{ for g.histogram.columns.iter().map(|c| html! { <th>{ c.title.to_string() }</th> }) }</tr></thead>
@@ -60,7 +60,7 @@ pub fn lineage(props: &Props) -> Html {
                 <ul class="notes" id="lineage-notes">{ for v.notes.iter().map(|n| html! { <li>{ format!("note: {n}") }</li> }) }</ul>
             }
             if !t.rows.is_empty() {
-                <div class="scroll">
+                <div class="scroll" tabindex="0" role="region" aria-label="Lineage table">
                 <table id="lineage-table">
                     <thead><tr>{ for t.columns.iter().map(|c| html! { <th>{ c.title.to_string() }</th> }) }</tr></thead>
                     <tbody>

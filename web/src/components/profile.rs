@@ -26,7 +26,8 @@ pub struct Props {
 /// highlighted row marked `chosen`.
 pub fn table(t: &TableView, id: String, class: &'static str) -> Html {
     html! {
-        <div class="scroll">
+        // Scrollable, so reachable by keyboard (a focusable region with a name).
+        <div class="scroll" tabindex="0" role="region" aria-label={format!("{class} table {id}")}>
         <table class={class} id={id}>
             <thead><tr>
                 { for t.columns.iter().map(|c| html! {

@@ -32,7 +32,7 @@ pub fn shards(props: &Props) -> Html {
             if !v.left_out.is_empty() {
                 <ul class="notes" id="shard-left-out">{ for v.left_out.iter().map(|l| html! { <li>{ format!("– {l}") }</li> }) }</ul>
             }
-            <div class="scroll">
+            <div class="scroll" tabindex="0" role="region" aria-label="Shards table">
             <table id="shards-table">
                 <thead><tr>{ for t.columns.iter().map(|c| html! { <th>{ c.title.to_string() }</th> }) }</tr></thead>
                 <tbody>

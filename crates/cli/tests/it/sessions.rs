@@ -40,6 +40,12 @@ fn each_turn_resends_the_conversation_and_the_run_records_session_and_turn() {
             assert!(answer[0].starts_with('a'), "{answer:?}");
             assert_eq!(answer[1..], ["tok", "tok"], "{answer:?}");
             assert!(n.len() > b.len() + 3, "a new user message follows");
+            let new = &n[b.len() + 3..];
+            assert_ne!(
+                new,
+                &b[b.len() - new.len()..],
+                "a different message each turn"
+            );
             let gap = now["at_us"].as_u64().unwrap() - before["at_us"].as_u64().unwrap();
             assert!(gap >= 30_000, "sent {gap} µs after the previous turn");
         }
@@ -158,4 +164,31 @@ fn a_sessions_later_turns_hit_llama_servers_prompt_cache() {
     let by_turn = &p["candidates"][0]["summary"]["signals"]["by_turn"];
     let rate = |t: usize| by_turn[t]["prefix_cache_hit_rate"].as_f64().unwrap();
     assert!(rate(2) > rate(0) && rate(2) > 0.5, "{by_turn}");
+}
+
+/// A turn the server fails is left out of the conversation: the next turn carries the turns
+/// before it and their answers, not the failed message, and the session goes on.
+#[test]
+fn a_failed_turn_is_left_out_and_the_session_goes_on() {
+    let d = crate::common::scratch("sessions-fail");
+    let one = WORKLOAD.replace("concurrency = 2", "concurrency = 1");
+    // Arrival 1 is session 0's second turn (one session at a time, no warm-up).
+    let (out, log) = run_logged_with(&d, &one, "--http500-at 1", 0);
+    let (t1, t2, t3) = (
+        words(turn(&log, 0, 1).unwrap()),
+        words(turn(&log, 0, 2).unwrap()),
+        words(turn(&log, 0, 3).unwrap()),
+    );
+    let kept = t1.len() + 3;
+    assert_eq!(t3[..kept], t2[..kept], "turn 1 and its answer, in both");
+    assert_ne!(t3[kept..], t2[kept..], "turn 2's message is not resent");
+    assert_eq!(
+        t3.len(),
+        t2.len(),
+        "turn 3 is turn 1, its answer and a new message"
+    );
+    let (_, run) = balanced_run(&out);
+    let cols = &run["repeats"][0]["requests"];
+    assert!(cols["error"][1].as_str().unwrap().contains("500"), "{cols}");
+    assert_eq!(cols["turn"], serde_json::json!([1, 2, 3, 1, 2, 3, 1]));
 }

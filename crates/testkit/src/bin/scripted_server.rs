@@ -6,7 +6,8 @@
 //! with an earlier one as cached tokens; `--lie-cache` more cached tokens than the prompt has;
 //! `--burst`
 //! writes each response at once, as fast as possible; `--exit-after` exits the process
-//! abruptly once N requests have finished, like a crashing server). Other flags (`--tag X`)
+//! abruptly once N requests have finished, like a crashing server; `--http500-at 1,5` answers
+//! those arrivals, counted from 0, with HTTP 500). Other flags (`--tag X`)
 //! are ignored, so tests can mark the processes they start.
 
 use std::time::Duration;
@@ -41,6 +42,17 @@ fn main() {
         } else {
             None
         },
+        faults: args
+            .iter()
+            .position(|a| a == "--http500-at")
+            .and_then(|i| args.get(i + 1))
+            .map(|list| {
+                list.split(',')
+                    .filter_map(|n| n.trim().parse().ok())
+                    .map(|n| (n, sloscope_testkit::server::Fault::Http500))
+                    .collect()
+            })
+            .unwrap_or_default(),
         ..Script::default()
     };
     let port = get("--port").unwrap_or(0.0) as u16;

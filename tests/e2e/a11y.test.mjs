@@ -1,0 +1,85 @@
+// Accessibility, checked by an engine rather than by eye: axe-core (npm, run inside the page)
+// on the example set as a reviewer opens it — every folded panel opened, every column shown —
+// in light and in dark mode, and on the downloaded report opened offline. No contrast, name or
+// label violation (WCAG 2 A and AA rules) may remain. (The engine is injected past the page's
+// content security policy, which allows no script but the page's own.)
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+import { serve } from './serve.mjs';
+import { ARGS, newPage, waitLoaded } from './lib.mjs';
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
+const axe = path.join(root, 'node_modules/axe-core/axe.min.js');
+const examples = path.join(root, 'static/examples');
+
+let server, browser, url;
+before(async () => {
+  server = await serve(path.join(root, 'dist'));
+  url = `http://127.0.0.1:${server.address().port}/`;
+  browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: ARGS });
+});
+after(async () => { await browser?.close(); server?.close(); });
+
+function exampleCount() {
+  let n = 0;
+  const walk = (d) => { for (const e of fs.readdirSync(d, { withFileTypes: true })) { const p = path.join(d, e.name); if (e.isDirectory()) walk(p); else if (p.endsWith('.json')) n++; } };
+  walk(examples);
+  return n;
+}
+
+/// Every panel open and every column shown, so the engine sees what a reviewer can reach.
+async function openEverything(page) {
+  await page.evaluate(() => document.querySelectorAll('details').forEach((d) => { d.open = true; }));
+  const folded = page.locator('button.more-columns[aria-expanded="false"]');
+  for (let i = 0; i < 10 && (await folded.count()) > 0; i++) await folded.first().click();
+}
+
+/// axe-core's WCAG 2 A/AA violations on the page, as `rule: target (summary)` lines.
+async function violations(page) {
+  await page.addScriptTag({ path: axe });
+  const found = await page.evaluate(async () => {
+    const r = await window.axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa'] }, resultTypes: ['violations'] });
+    return r.violations.flatMap((v) => v.nodes.map((n) => `${v.id}: ${n.target.join(' ')} (${n.failureSummary.split('\n').slice(0, 2).join(' ')})`));
+  });
+  return found;
+}
+
+for (const scheme of ['light', 'dark']) {
+  test(`the example set has no accessibility violations in ${scheme} mode`, async () => {
+    const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: scheme, bypassCSP: true });
+    const { page, errors } = await newPage(ctx, url);
+    await page.goto(url);
+    await page.click('#load-example');
+    await waitLoaded(page, exampleCount());
+    await openEverything(page);
+    const v = await violations(page);
+    assert.deepEqual(v, [], v.join('\n'));
+    assert.deepEqual(errors, []);
+    await ctx.close();
+  });
+}
+
+test('the downloaded report has no accessibility violations', async () => {
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const { page } = await newPage(ctx, url);
+  await page.goto(url);
+  await page.click('#load-example');
+  await waitLoaded(page, exampleCount());
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download-report')]);
+  const saved = path.join(os.tmpdir(), `sloscope-a11y-report-${process.pid}.html`);
+  await download.saveAs(saved);
+  const offline = await browser.newContext({ viewport: { width: 1280, height: 900 }, offline: true, bypassCSP: true });
+  const { page: rp } = await newPage(offline);
+  await rp.goto(`file://${saved}`);
+  await waitLoaded(rp, exampleCount());
+  await openEverything(rp);
+  const v = await violations(rp);
+  assert.deepEqual(v, [], v.join('\n'));
+  fs.rmSync(saved, { force: true });
+  await ctx.close();
+  await offline.close();
+});
