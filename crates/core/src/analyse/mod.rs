@@ -7,6 +7,7 @@ pub mod bootstrap;
 pub mod capacity;
 pub mod compare;
 pub mod flags;
+mod names;
 pub mod regression;
 pub mod report;
 pub(crate) mod screen;
@@ -93,7 +94,7 @@ fn analyze_inner<F: std::borrow::Borrow<LoadedFile>>(
     if let Some(why) = &plan_conflict {
         notes.push(why.clone());
     }
-    let (names, unknown_profiles) = profile_names(plan, &inputs.runs);
+    let (names, unknown_profiles) = names::profile_names(plan, &inputs.runs);
     let quantized_artifact = inputs
         .deployments
         .first()
@@ -129,40 +130,6 @@ fn analyze_inner<F: std::borrow::Borrow<LoadedFile>>(
         notes,
         shards,
     }
-}
-
-/// The profiles to analyse (the plan's and the runs', in order) and the names that are none of
-/// latency, balanced or throughput, each with the files that name it.
-fn profile_names(
-    plan: Option<(&str, &crate::schema::Plan)>,
-    runs: &[(&str, &Run)],
-) -> (Vec<ProfileName>, Vec<report::UnknownProfile>) {
-    let mut names: Vec<ProfileName> = Vec::new();
-    let mut unknown: Vec<report::UnknownProfile> = Vec::new();
-    let mut named = |name: &str, file: String| match ProfileName::parse(name) {
-        Some(n) => names.push(n),
-        None => match unknown.iter_mut().find(|u| u.name == name) {
-            Some(u) => u.files.push(file),
-            None => unknown.push(report::UnknownProfile {
-                name: name.to_string(),
-                files: vec![file],
-            }),
-        },
-    };
-    if let Some((file, p)) = plan {
-        for (i, spec) in p.profiles.iter().enumerate() {
-            named(
-                spec.name.as_deref().unwrap_or(""),
-                format!("{file} (profiles[{i}])"),
-            );
-        }
-    }
-    for (file, run) in runs {
-        named(&run.profile, file.to_string());
-    }
-    names.sort();
-    names.dedup();
-    (names, unknown)
 }
 
 /// Why a sharded results tree that does not stand for the whole plan gives no verdict.

@@ -12,6 +12,7 @@ mod shown;
 mod signals;
 mod turns;
 mod types;
+mod verdicts;
 
 pub use gate::GateView;
 pub use types::*;
@@ -32,16 +33,8 @@ pub fn report_view(a: &Analysis) -> ReportView {
     ReportView {
         lineage: lineage_view(a),
         shards: shards::view(a),
-        verdicts: verdict_table(a),
-        unknown_profiles: a
-            .unknown_profiles
-            .iter()
-            .map(|u| UnknownProfileView {
-                profile: Shown::new(&u.name),
-                decision_label: Shown::new(NOT_ANALYSED),
-                line: Shown::new(unknown_line(u)),
-            })
-            .collect(),
+        verdicts: verdicts::table(a),
+        unknown_profiles: verdicts::unknown(a),
         profiles: a.profiles.iter().map(profile_view).collect(),
         caveats: all(headline::report_caveats(a)),
         notes: all(&a.notes),
@@ -152,73 +145,12 @@ fn lineage_table(l: &crate::check::lineage::LineageReport) -> TableView {
     TableView { columns, rows }
 }
 
-fn column(title: &str, decisive: bool, numeric: bool) -> Column {
+pub(super) fn column(title: &str, decisive: bool, numeric: bool) -> Column {
     Column {
         title: Shown::new(title),
         decisive,
         numeric,
     }
-}
-
-fn verdict_table(a: &Analysis) -> TableView {
-    let columns = vec![
-        column("profile", true, false),
-        column("decision", true, false),
-        column("recommended", true, false),
-        column("primary metric", true, false),
-        column("value", true, true),
-        column("reason", false, false),
-    ];
-    let rows = a
-        .profiles
-        .iter()
-        .map(|p| {
-            let chosen = p.candidates.iter().find(|c| c.chosen);
-            let pm = p.primary_metric.as_deref().and_then(Metric::parse);
-            let value = chosen.and_then(|c| c.primary_value);
-            Row {
-                key: Shown::new(&p.profile),
-                highlighted: false,
-                cells: vec![
-                    Cell::text(&p.profile),
-                    Cell::text(decision_label(p)),
-                    Cell::text(p.recommended_name.as_deref().unwrap_or(MISSING)),
-                    Cell::text(p.primary_metric.as_deref().unwrap_or(MISSING)),
-                    Cell {
-                        text: Shown::new(with_unit(value, pm.map_or("", Metric::unit))),
-                        metric: pm,
-                        value,
-                        mark: Mark::None,
-                    },
-                    Cell::text(&p.reason),
-                ],
-            }
-        })
-        .chain(a.unknown_profiles.iter().map(|u| Row {
-            key: Shown::new(&u.name),
-            highlighted: false,
-            cells: vec![
-                Cell::text(&u.name),
-                Cell::text(NOT_ANALYSED),
-                Cell::text(MISSING),
-                Cell::text(MISSING),
-                Cell::text(MISSING),
-                Cell::text(unknown_line(u)),
-            ],
-        }))
-        .collect();
-    TableView { columns, rows }
-}
-
-/// The decision shown for a profile name that is not a serving profile.
-const NOT_ANALYSED: &str = "not analysed";
-
-/// Why a profile name was not analysed, and what names it.
-fn unknown_line(u: &crate::analyse::report::UnknownProfile) -> String {
-    format!(
-        "not a serving profile (latency, balanced or throughput): its runs are not compared; named by {}",
-        u.files.join(", ")
-    )
 }
 
 /// Metric columns of the candidate table, in order.

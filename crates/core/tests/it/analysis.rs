@@ -3,20 +3,18 @@
 use serde_json::json;
 use sloscope_core::analyse::report::SummarySource;
 use sloscope_core::analyze;
-use sloscope_core::base::problem::ProblemCode;
-use sloscope_core::check::lineage::FieldStatus;
 use sloscope_core::schema::{Decision, EvidenceLevel, Role, RunStatus};
-use sloscope_core::{read_document, Document, LoadedFile};
+use sloscope_core::{read_document, LoadedFile};
 use sloscope_testkit::synth::{self, Shape};
 
-fn load(name: &str, v: &serde_json::Value) -> LoadedFile {
+pub(crate) fn load(name: &str, v: &serde_json::Value) -> LoadedFile {
     LoadedFile {
         name: name.into(),
         doc: read_document(name, v.to_string().into_bytes()).unwrap_or_else(|e| panic!("{e}")),
     }
 }
 
-fn lineage_files() -> Vec<LoadedFile> {
+pub(crate) fn lineage_files() -> Vec<LoadedFile> {
     let [g, b, d] = synth::lineage();
     vec![
         load("gate.json", &g),
@@ -25,11 +23,11 @@ fn lineage_files() -> Vec<LoadedFile> {
     ]
 }
 
-fn run_file(name: &str, run: &sloscope_core::schema::Run) -> LoadedFile {
+pub(crate) fn run_file(name: &str, run: &sloscope_core::schema::Run) -> LoadedFile {
     load(name, &serde_json::to_value(run).unwrap())
 }
 
-fn latency() -> sloscope_core::schema::ProfileSpec {
+pub(crate) fn latency() -> sloscope_core::schema::ProfileSpec {
     synth::profile(
         "latency",
         "short",
@@ -336,117 +334,6 @@ fn non_comparable_runs_are_listed_with_reasons() {
 }
 
 #[test]
-fn broken_lineage_rejects_every_profile_and_lists_all_problems() {
-    let [mut g, b, mut d] = synth::lineage();
-    g["decision"] = json!("tune");
-    d["tokenizer_sha256"] = json!("ff00");
-    d["backend_version"] = json!("b2");
-    let p = latency();
-    let files = vec![
-        load("gate.json", &g),
-        load("baseline.json", &b),
-        load("deployment.json", &d),
-        run_file(
-            "np1.json",
-            &synth::run(
-                "other-artifact",
-                &p,
-                "np1",
-                1,
-                EvidenceLevel::RealBackendProfile,
-                &Shape::default(),
-            ),
-        ),
-    ];
-    let a = analyze(&files);
-    assert!(!a.lineage.ready);
-    let all = a
-        .lineage
-        .issues
-        .iter()
-        .map(|p| p.message.as_str())
-        .collect::<Vec<_>>()
-        .join("\n");
-    // Each kind of problem has a stable code and names its field.
-    let has = |code: ProblemCode, field: &str| {
-        a.lineage
-            .issues
-            .iter()
-            .any(|p| p.code == code && p.field == field)
-    };
-    assert!(has(ProblemCode::FieldMismatch, "tokenizer_sha256"), "{all}");
-    assert!(has(ProblemCode::FieldMismatch, "backend_version"), "{all}");
-    assert!(
-        has(ProblemCode::RunArtifactMismatch, "artifact_id"),
-        "{all}"
-    );
-    for want in [
-        "gate decision is \"tune\"",
-        "tokenizer_sha256 differs",
-        "backend_version differs",
-        "np1.json: run of artifact \"other-artifact\"",
-    ] {
-        assert!(all.contains(want), "{want} missing from:\n{all}");
-    }
-    let tok = a
-        .lineage
-        .fields
-        .iter()
-        .find(|f| f.field == "tokenizer_sha256")
-        .unwrap();
-    assert_eq!(tok.status, FieldStatus::Mismatch);
-    assert_eq!(a.profiles[0].decision, Decision::Reject);
-    assert!(a.profiles[0].reason.starts_with("lineage is broken"));
-}
-
-#[test]
-fn missing_records_and_unstated_fields() {
-    let [g, b, d] = synth::lineage();
-    let a = analyze(&[load("gate.json", &g), load("deployment.json", &d)]);
-    assert!(a
-        .lineage
-        .issues
-        .iter()
-        .any(|i| i.code == ProblemCode::MissingRecord
-            && i.field == "float_baseline"
-            && i.message.contains("no float_baseline record")));
-    let strip = |mut v: serde_json::Value| {
-        v.as_object_mut().unwrap().remove("revision");
-        v
-    };
-    let a = analyze(&[
-        load("g", &strip(g.clone())),
-        load("b", &strip(b.clone())),
-        load("d", &strip(d.clone())),
-    ]);
-    assert!(a.lineage.ready);
-    assert!(a
-        .lineage
-        .warnings
-        .iter()
-        .any(|w| w.code == ProblemCode::NotRecorded
-            && w.message
-                .contains("revision is recorded in no lineage record")));
-    let a = analyze(&[load("g", &strip(g)), load("b", &b), load("d", &d)]);
-    assert!(
-        a.lineage.issues.iter().any(|i| i.message.contains(
-            "revision is stated by baseline \"main\", deployment \"main\" but missing from gate"
-        )),
-        "{:?}",
-        a.lineage.issues
-    );
-    let mut bq = synth::lineage()[1].clone();
-    bq["format"] = json!("Q8_0");
-    let [g, _, d] = synth::lineage();
-    let a = analyze(&[load("g", &g), load("b", &bq), load("d", &d)]);
-    assert!(a
-        .lineage
-        .issues
-        .iter()
-        .any(|i| i.message.contains("expected a float format")));
-}
-
-#[test]
 fn baseline_runs_are_the_reference_not_candidates() {
     let p = latency();
     let q = Shape {
@@ -598,48 +485,4 @@ fn runs_of_another_traffic_shape_are_left_out_with_the_part_named() {
         "{}",
         reason("poisson.json")
     );
-}
-
-/// Copies of one lineage record (every output directory, every shard's attempt copies the
-/// plan's records) are one record; two records that differ are a conflict, shown as broken —
-/// never as "no records loaded".
-#[test]
-fn identical_record_copies_are_one_record_and_different_ones_a_conflict() {
-    use sloscope_core::show::view::report_view;
-    let mut files = crate::snapshots::example_files();
-    let gate = files
-        .iter()
-        .find(|f| matches!(f.doc, Document::QualityGate(_)))
-        .unwrap()
-        .clone();
-    let mut copy = gate.clone();
-    copy.name = "elsewhere/lineage/gate.json".into();
-    files.push(copy);
-    let a = sloscope_core::analyze(&files);
-    assert!(a.lineage.ready, "{:?}", a.lineage.issues);
-    let one = crate::snapshots::example_analysis();
-    assert_eq!(a.lineage.fields, one.lineage.fields);
-    assert_eq!(a.lineage.warnings, one.lineage.warnings);
-    // The copy read is the first by name, whatever the order the files came in.
-    assert_eq!(
-        a.lineage.gate_file.as_deref(),
-        Some("elsewhere/lineage/gate.json")
-    );
-    let mut other = gate;
-    other.name = "other/lineage/gate.json".into();
-    if let Document::QualityGate(g) = &mut other.doc {
-        g.notes = Some("a different gate".into());
-    }
-    files.push(other);
-    let a = sloscope_core::analyze(&files);
-    assert!(!a.lineage.ready);
-    let issue = &a.lineage.issues[0].message;
-    assert!(issue.contains("different quality_gate records"), "{issue}");
-    let v = report_view(&a);
-    assert!(
-        !v.lineage.absent,
-        "records were loaded: {}",
-        v.lineage.status_line
-    );
-    assert!(v.lineage.status_line.to_string().contains("BROKEN"));
 }

@@ -7,6 +7,7 @@ mod capacity;
 mod chunked;
 mod gate;
 mod invariants;
+mod lineage_records;
 mod metamorphic;
 mod peers;
 mod peers_hostile;

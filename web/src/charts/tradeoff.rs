@@ -1,0 +1,170 @@
+//! The TTFT–throughput trade-off of one profile: a point per candidate, the SLO lines, the
+//! Pareto front (ringed when one candidate is best on both axes) and the primary metric's 95 %
+//! interval as a bar where it is an axis.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use sloscope_core::analyse::report::ProfileReport;
+use sloscope_core::base::metric::Metric;
+use sloscope_core::show::view::ChartsView;
+
+use super::{empty, label_offset, shown, tick, upper, Drawn, Rect, FONT, PALETTE, SLO};
+
+// Axes, SLO lines, Pareto front, points and labels of one chart: plotters' builder style
+// makes this one long function (past 80 lines); each block is one layer of the drawing.
+/// TTFT p95 against output throughput per candidate, with the SLO lines and the Pareto front.
+pub fn tradeoff<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    p: &ProfileReport,
+    cv: &ChartsView,
+) -> Drawn<DB> {
+    let (ttft, tps) = (Metric::TTFT_P95, Metric::THROUGHPUT);
+    let pts: Vec<(String, f64, f64)> = p
+        .candidates
+        .iter()
+        .filter_map(|c| Some((shown(&c.name), c.metric(tps)?, c.metric(ttft)?)))
+        .collect();
+    let title = format!("{}: TTFT p95 vs output throughput", p.profile);
+    if pts.is_empty() {
+        return empty(root, &title);
+    }
+    let slo_y = cv.tradeoff_ttft.as_ref().map(|s| s.limit);
+    let slo_x = cv.tradeoff_throughput.as_ref().map(|s| s.limit);
+    // Room for the primary metric's interval bars on its axis.
+    let primary = p.primary_metric.as_deref().and_then(Metric::parse);
+    let highs = |m: Metric| {
+        p.candidates
+            .iter()
+            .filter(move |_| primary == Some(m))
+            .filter_map(|c| c.primary_interval.as_ref().map(|i| i.high))
+    };
+    let xmax = upper(pts.iter().map(|p| p.1).chain(slo_x).chain(highs(tps)));
+    let ymax = upper(pts.iter().map(|p| p.2).chain(slo_y).chain(highs(ttft)));
+    root.fill(&WHITE)?;
+    let mut chart = ChartBuilder::on(root)
+        .caption(&title, (FONT, 16))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(64)
+        .build_cartesian_2d(0f64..xmax, 0f64..ymax)?;
+    chart
+        .configure_mesh()
+        .x_desc("output throughput (tokens/s)")
+        .y_desc("TTFT p95 (ms)")
+        .x_label_formatter(&tick)
+        .y_label_formatter(&tick)
+        .draw()?;
+    if let Some(y) = slo_y {
+        chart
+            .draw_series(LineSeries::new([(0.0, y), (xmax, y)], SLO.stroke_width(2)))?
+            .label(format!("SLO ttft_p95_ms ≤ {y}"))
+            .legend(|(x, y)| PathElement::new([(x, y), (x + 16, y)], SLO.stroke_width(2)));
+    }
+    if let Some(x) = slo_x {
+        chart
+            .draw_series(LineSeries::new([(x, 0.0), (x, ymax)], SLO.stroke_width(2)))?
+            .label(format!("SLO throughput_tps ≥ {x}"))
+            .legend(|(x, y)| PathElement::new([(x, y), (x + 16, y)], SLO.stroke_width(2)));
+    }
+    // Pareto front: no other candidate has both more throughput and a lower TTFT.
+    let mut front: Vec<(f64, f64)> = pts
+        .iter()
+        .filter(|a| {
+            !pts.iter()
+                .any(|b| b.1 >= a.1 && b.2 <= a.2 && (b.1 > a.1 || b.2 < a.2))
+        })
+        .map(|a| (a.1, a.2))
+        .collect();
+    front.sort_by(|a, b| a.0.total_cmp(&b.0));
+    draw_front(&mut chart, &front)?;
+    draw_intervals(&mut chart, p)?;
+    let markers: Vec<(i32, i32)> = pts
+        .iter()
+        .map(|(_, x, y)| chart.backend_coord(&(*x, *y)))
+        .collect();
+    let mut placed: Vec<Rect> = Vec::new();
+    for (i, (name, x, y)) in pts.iter().enumerate() {
+        let color = PALETTE[i % PALETTE.len()];
+        chart
+            .draw_series(std::iter::once(Circle::new((*x, *y), 6, color.filled())))?
+            .label(name.clone())
+            .legend(move |(x, y)| Circle::new((x + 8, y), 5, color.filled()));
+        // The name beside its marker, on the first side where it covers no marker and no
+        // other label.
+        let offset = label_offset(markers[i], name, &markers, &mut placed);
+        chart.draw_series(std::iter::once(
+            EmptyElement::at((*x, *y)) + Text::new(name.clone(), offset, (FONT, 13)),
+        ))?;
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK.mix(0.3))
+        .position(SeriesLabelPosition::UpperLeft)
+        .draw()?;
+    root.present()
+}
+
+type Plane<'a, DB> = ChartContext<
+    'a,
+    DB,
+    Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+>;
+
+/// The Pareto front dashed; a front of one candidate (best on both axes) ringed, so it is
+/// drawn either way.
+fn draw_front<DB: DrawingBackend>(chart: &mut Plane<'_, DB>, front: &[(f64, f64)]) -> Drawn<DB> {
+    let style = BLACK.mix(0.8).stroke_width(2);
+    if let [one] = front {
+        chart
+            .draw_series(std::iter::once(Circle::new(*one, 11, style)))?
+            .label("Pareto front: one candidate best on both axes (ringed)")
+            .legend(move |(x, y)| Circle::new((x + 8, y), 5, style));
+        return Ok(());
+    }
+    chart
+        .draw_series(DashedLineSeries::new(front.to_vec(), 6, 4, style))?
+        .label("Pareto front (no candidate both faster and higher-throughput)")
+        .legend(move |(x, y)| PathElement::new([(x, y), (x + 16, y)], style));
+    Ok(())
+}
+
+/// The primary metric's 95 % interval as a bar through each point, when the primary metric is
+/// one of the chart's axes (TTFT p95 up, output throughput across): overlapping bars are
+/// candidates that cannot be told apart.
+fn draw_intervals<DB: DrawingBackend>(chart: &mut Plane<'_, DB>, p: &ProfileReport) -> Drawn<DB> {
+    let (ttft, tps) = (Metric::TTFT_P95, Metric::THROUGHPUT);
+    let primary = p.primary_metric.as_deref().and_then(Metric::parse);
+    let vertical = match primary {
+        Some(m) if m == ttft => true,
+        Some(m) if m == tps => false,
+        _ => return Ok(()),
+    };
+    let style = BLACK.mix(0.55).stroke_width(2);
+    let bars: Vec<[(f64, f64); 2]> = p
+        .candidates
+        .iter()
+        .filter_map(|c| {
+            let (x, y, iv) = (
+                c.metric(tps)?,
+                c.metric(ttft)?,
+                c.primary_interval.as_ref()?,
+            );
+            Some(match vertical {
+                true => [(x, iv.low), (x, iv.high)],
+                false => [(iv.low, y), (iv.high, y)],
+            })
+        })
+        .collect();
+    if bars.is_empty() {
+        return Ok(());
+    }
+    chart
+        .draw_series(
+            bars.into_iter()
+                .map(|b| PathElement::new(b.to_vec(), style)),
+        )?
+        .label("95 % interval of the primary metric")
+        .legend(move |(x, y)| PathElement::new([(x + 8, y - 6), (x + 8, y + 6)], style));
+    Ok(())
+}
