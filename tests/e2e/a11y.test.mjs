@@ -10,19 +10,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { serve } from './serve.mjs';
-import { ARGS, newPage, waitLoaded } from './lib.mjs';
+import { servedPage, newPage, waitLoaded } from './lib.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 const axe = path.join(root, 'node_modules/axe-core/axe.min.js');
 const examples = path.join(root, 'static/examples');
 
-let server, browser, url;
-before(async () => {
-  server = await serve(path.join(root, 'dist'));
-  url = `http://127.0.0.1:${server.address().port}/`;
-  browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: ARGS });
-});
-after(async () => { await browser?.close(); server?.close(); });
+const it = servedPage(root, { before, after }, serve, chromium);
 
 function exampleCount() {
   let n = 0;
@@ -50,9 +44,9 @@ async function violations(page) {
 
 for (const scheme of ['light', 'dark']) {
   test(`the example set has no accessibility violations in ${scheme} mode`, async () => {
-    const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: scheme, bypassCSP: true });
-    const { page, errors } = await newPage(ctx, url);
-    await page.goto(url);
+    const ctx = await it.browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: scheme, bypassCSP: true });
+    const { page, errors } = await newPage(ctx, it.url);
+    await page.goto(it.url);
     await page.click('#load-example');
     await waitLoaded(page, exampleCount());
     await openEverything(page);
@@ -64,15 +58,15 @@ for (const scheme of ['light', 'dark']) {
 }
 
 test('the downloaded report has no accessibility violations', async () => {
-  const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  const { page } = await newPage(ctx, url);
-  await page.goto(url);
+  const ctx = await it.browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const { page } = await newPage(ctx, it.url);
+  await page.goto(it.url);
   await page.click('#load-example');
   await waitLoaded(page, exampleCount());
   const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download-report')]);
   const saved = path.join(os.tmpdir(), `sloscope-a11y-report-${process.pid}.html`);
   await download.saveAs(saved);
-  const offline = await browser.newContext({ viewport: { width: 1280, height: 900 }, offline: true, bypassCSP: true });
+  const offline = await it.browser.newContext({ viewport: { width: 1280, height: 900 }, offline: true, bypassCSP: true });
   const { page: rp } = await newPage(offline);
   await rp.goto(`file://${saved}`);
   await waitLoaded(rp, exampleCount());

@@ -11,20 +11,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { serve } from './serve.mjs';
-import { ARGS, newPage, dropFiles, waitLoaded } from './lib.mjs';
+import { servedPage, newPage, dropFiles, waitLoaded } from './lib.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 const examples = path.join(root, 'static/examples');
 const RLO = '\u202e';
 const HOSTILE = `np4${RLO}\u001b[31m<b>bold</b><img src=x onerror=alert(1)>${'\u0301'.repeat(500)}${'w'.repeat(400)}`;
 
-let server, browser, url;
-before(async () => {
-  server = await serve(path.join(root, 'dist'));
-  url = `http://127.0.0.1:${server.address().port}/`;
-  browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: ARGS });
-});
-after(async () => { await browser?.close(); server?.close(); });
+const it = servedPage(root, { before, after }, serve, chromium);
 
 let noted = 0;
 
@@ -99,9 +93,9 @@ async function openEverything(page) {
 for (const [width, height] of [[1280, 900], [390, 844]]) {
   test(`a hostile example set at ${width} px: every file string inert, the layout holds, in the page and the report`, async () => {
     const files = hostileFiles();
-    const ctx = await browser.newContext({ viewport: { width, height } });
-    const { page, errors } = await newPage(ctx, url);
-    await page.goto(url);
+    const ctx = await it.browser.newContext({ viewport: { width, height } });
+    const { page, errors } = await newPage(ctx, it.url);
+    await page.goto(it.url);
     await dropFiles(page, files);
     await waitLoaded(page, files.length);
     assert.equal(await page.locator('#file-list li.bad').count(), 0, (await page.locator('#file-list li.bad').allTextContents()).join('\n'));
@@ -110,7 +104,7 @@ for (const [width, height] of [[1280, 900], [390, 844]]) {
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download-report')]);
     const saved = path.join(os.tmpdir(), `sloscope-hostile-${width}-${process.pid}.html`);
     await download.saveAs(saved);
-    const offline = await browser.newContext({ viewport: { width, height }, offline: true });
+    const offline = await it.browser.newContext({ viewport: { width, height }, offline: true });
     const { page: rp, errors: rerrors } = await newPage(offline);
     await rp.goto(`file://${saved}`);
     await waitLoaded(rp, files.length);

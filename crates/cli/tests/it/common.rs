@@ -109,3 +109,14 @@ pub fn journal_requests(out: &Path) -> usize {
         })
         .sum()
 }
+
+/// The entry for profile `name` in a `profiles` array of `sloscope analyze --format json` (the
+/// analysis's or its view's).
+pub fn profile<'a>(profiles: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    profiles
+        .as_array()
+        .unwrap_or_else(|| panic!("not a profiles array: {profiles}"))
+        .iter()
+        .find(|p| p["profile"] == name)
+        .unwrap_or_else(|| panic!("no {name} profile"))
+}

@@ -84,12 +84,7 @@ fn each_turn_resends_the_conversation_and_the_run_records_session_and_turn() {
     assert_eq!(counts, [3, 3, 1]);
     let a = sloscope(&["analyze", out.to_str().unwrap(), "--format", "json"], &[]);
     let v: serde_json::Value = serde_json::from_slice(&a.stdout).unwrap();
-    let p = v["profiles"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["profile"] == "balanced")
-        .unwrap();
+    let p = crate::common::profile(&v["profiles"], "balanced");
     let by_turn = p["candidates"][0]["summary"]["signals"]["by_turn"]
         .as_array()
         .unwrap();
@@ -155,12 +150,7 @@ fn a_sessions_later_turns_hit_llama_servers_prompt_cache() {
     let out = s.out.to_str().unwrap();
     let an = sloscope(&["analyze", out, "--format", "json"], &[]);
     let v: serde_json::Value = serde_json::from_slice(&an.stdout).unwrap();
-    let p = v["profiles"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["profile"] == "latency")
-        .unwrap();
+    let p = crate::common::profile(&v["profiles"], "latency");
     let by_turn = &p["candidates"][0]["summary"]["signals"]["by_turn"];
     let rate = |t: usize| by_turn[t]["prefix_cache_hit_rate"].as_f64().unwrap();
     assert!(rate(2) > rate(0) && rate(2) > 0.5, "{by_turn}");

@@ -52,12 +52,7 @@ fn hash_id_blocks_are_shared_and_the_servers_cache_hits_are_summarised() {
     );
     let a = sloscope(&["analyze", out.to_str().unwrap(), "--format", "json"], &[]);
     let v: serde_json::Value = serde_json::from_slice(&a.stdout).unwrap();
-    let p = v["profiles"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["profile"] == "balanced")
-        .unwrap();
+    let p = crate::common::profile(&v["profiles"], "balanced");
     let s = &p["candidates"][0]["summary"]["signals"];
     assert_eq!(s["cache_reported_requests"], 6, "{s}");
     let rate = s["prefix_cache_hit_rate"].as_f64().unwrap();
@@ -66,12 +61,7 @@ fn hash_id_blocks_are_shared_and_the_servers_cache_hits_are_summarised() {
     assert_eq!(s["ttft_cache_hit"]["count"], 3, "{s}");
     assert_eq!(s["ttft_cache_miss"]["count"], 3, "{s}");
     assert!((rate - 17.0 / 46.0).abs() < 1e-12, "{rate}");
-    let view = v["view"]["profiles"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["profile"] == "balanced")
-        .unwrap();
+    let view = crate::common::profile(&v["view"]["profiles"], "balanced");
     let lines = view["signals"].to_string();
     assert!(lines.contains("prefix-cache hit rate"), "{lines}");
     assert!(
@@ -94,12 +84,7 @@ fn a_server_that_claims_more_cached_tokens_than_the_prompt_has_is_not_believed()
     let a = sloscope(&["analyze", out.to_str().unwrap(), "--format", "json"], &[]);
     assert_ne!(a.status.code(), Some(2), "{}", stderr(&a));
     let v: serde_json::Value = serde_json::from_slice(&a.stdout).unwrap();
-    let p = v["profiles"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["profile"] == "balanced")
-        .unwrap();
+    let p = crate::common::profile(&v["profiles"], "balanced");
     let excluded = p["excluded"].to_string();
     assert!(excluded.contains("failed_run"), "{excluded}");
 }
@@ -152,12 +137,7 @@ fn a_draft_models_acceptance_is_recorded_as_the_server_logs_it() {
     let out = s.out.to_str().unwrap();
     let an = crate::common::sloscope(&["analyze", out, "--format", "json"], &[]);
     let v: serde_json::Value = serde_json::from_slice(&an.stdout).unwrap();
-    let p = v["profiles"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["profile"] == "latency")
-        .unwrap();
+    let p = crate::common::profile(&v["profiles"], "latency");
     let rate = p["candidates"][0]["summary"]["signals"]["draft_acceptance_rate"]
         .as_f64()
         .unwrap();

@@ -79,12 +79,7 @@ fn mixed_lengths_and_gamma_arrivals_reach_the_server_per_request() {
     }
     let a = sloscope(&["analyze", out.to_str().unwrap(), "--format", "json"], &[]);
     let v: serde_json::Value = serde_json::from_slice(&a.stdout).unwrap();
-    let p = v["profiles"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["profile"] == "balanced")
-        .unwrap();
+    let p = crate::common::profile(&v["profiles"], "balanced");
     assert_eq!(
         p["excluded"],
         serde_json::json!([]),
@@ -255,12 +250,7 @@ fn a_trace_is_replayed_at_its_times_and_lengths() {
     .unwrap();
     let a = sloscope(&["analyze", out.to_str().unwrap(), "--format", "json"], &[]);
     let v: serde_json::Value = serde_json::from_slice(&a.stdout).unwrap();
-    let p = v["profiles"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["profile"] == "balanced")
-        .unwrap();
+    let p = crate::common::profile(&v["profiles"], "balanced");
     let excluded = p["excluded"].as_array().unwrap();
     assert_eq!(excluded.len(), 1, "{excluded:?}");
     let why = excluded[0]["reason"].as_str().unwrap();
