@@ -225,7 +225,7 @@ for (const [width, height] of [[1280, 900], [390, 844]]) {
   });
 }
 
-test('phone width: readable, no sideways scrolling of the page', async () => {
+test('phone width: readable, no sideways scrolling of the page, charts at the screen density', async () => {
   const ctx = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 });
   const { page, errors } = await newPage(ctx);
   await page.goto(url);
@@ -234,6 +234,9 @@ test('phone width: readable, no sideways scrolling of the page', async () => {
   await chartsDrew(page);
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(overflow <= 1, `page is ${overflow}px wider than the screen`);
+  // Charts are drawn at the screen's density (2 device pixels per CSS pixel here), not blurred.
+  const sizes = await page.$$eval('canvas', (cs) => cs.map((c) => [c.width, c.clientWidth, c.height, c.clientHeight]));
+  for (const [w, cw, h, ch] of sizes) assert.ok(Math.abs(w - 2 * cw) <= 2 && Math.abs(h - 2 * ch) <= 2, `a ${cw}×${ch} chart has a ${w}×${h} bitmap`);
   await page.screenshot({ path: path.join(shots, 'example-phone.png'), fullPage: false });
   assert.deepEqual(errors, []);
   await ctx.close();

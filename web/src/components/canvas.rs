@@ -93,22 +93,33 @@ pub fn chart(props: &Props) -> Html {
     }
 }
 
-/// Sizes the canvas to its parent and draws, recording the draw time (for the page benchmark,
+/// Sizes the canvas to the room it has (its bitmap at the screen's density) and draws, recording the draw time (for the page benchmark,
 /// tests/e2e/bench.mjs) and whether it drew.
 fn draw_into(canvas: &NodeRef, draw: &DrawFn, height: u32, window_w: u32) {
     let Some(el) = canvas.cast::<HtmlCanvasElement>() else {
         return;
     };
-    let parent_w = el
-        .parent_element()
-        .map(|p| p.client_width() as u32)
+    // The width the canvas may take: its box at 100 % of the figure's content (padding left
+    // out), measured before the bitmap is sized.
+    let style = el.style();
+    let _ = style.set_property("width", "100%");
+    let avail = Some(el.client_width())
         .filter(|w| *w > 0)
+        .map(|w| w as u32)
         .unwrap_or(window_w.saturating_sub(48));
-    el.set_width(parent_w.clamp(280, 1400));
-    el.set_height(height);
+    let css_w = avail.clamp(280, 1400);
+    let scale = device_scale();
+    // The bitmap at the screen's density, laid out at CSS size: sharp on phones and in PNGs.
+    el.set_width((f64::from(css_w) * scale).round() as u32);
+    el.set_height((f64::from(height) * scale).round() as u32);
+    let _ = style.set_property("width", &format!("{css_w}px"));
+    let _ = style.set_property("height", &format!("{height}px"));
     let _ = el.remove_attribute("data-drawn");
     if let Some(backend) = CanvasBackend::with_canvas_object(el.clone()) {
-        let root = backend.into_drawing_area();
+        // Charts draw in CSS pixels on the top-left CSS-sized area; the context scales them
+        // to the bitmap (set after sizing: a new width resets the context).
+        scale_context(&el, scale);
+        let root = backend.into_drawing_area().shrink((0, 0), (css_w, height));
         let now = || gloo::utils::window().performance().map_or(0.0, |p| p.now());
         let t0 = now();
         match draw(&root) {
@@ -120,6 +131,25 @@ fn draw_into(canvas: &NodeRef, draw: &DrawFn, height: u32, window_w: u32) {
                 let _ = el.set_attribute("data-error", &e);
             }
         }
+    }
+}
+
+/// The screen's device pixels per CSS pixel, between 1 and 3.
+fn device_scale() -> f64 {
+    web_sys::window()
+        .map_or(1.0, |w| w.device_pixel_ratio())
+        .clamp(1.0, 3.0)
+}
+
+fn scale_context(el: &HtmlCanvasElement, scale: f64) {
+    use wasm_bindgen::JsCast;
+    let ctx = el
+        .get_context("2d")
+        .ok()
+        .flatten()
+        .and_then(|c| c.dyn_into::<web_sys::CanvasRenderingContext2d>().ok());
+    if let Some(ctx) = ctx {
+        let _ = ctx.set_transform(scale, 0.0, 0.0, scale, 0.0, 0.0);
     }
 }
 
