@@ -219,6 +219,16 @@ for (const [width, height] of [[1280, 900], [390, 844]]) {
       await page.click('#more-columns-latency');
       const all = await page.locator('#table-latency thead th').evaluateAll((ths) => ths.filter((th) => getComputedStyle(th).display !== 'none').length);
       assert.equal(all, expected.view.profiles[0].candidates.columns.length);
+      // Scrolled to the middle, the candidate and the SLO column stay inside the visible box.
+      const held = await page.locator('#table-latency').evaluate((t) => {
+        const wrap = t.parentElement;
+        wrap.scrollLeft = (wrap.scrollWidth - wrap.clientWidth) / 2;
+        const box = wrap.getBoundingClientRect();
+        const row = t.querySelector('tbody tr');
+        const inside = (el) => { const r = el.getBoundingClientRect(); return r.left >= box.left - 1 && r.right <= box.right + 1; };
+        return [wrap.scrollWidth > wrap.clientWidth, inside(row.firstElementChild), inside(row.lastElementChild)];
+      });
+      if (held[0]) assert.deepEqual(held.slice(1), [true, true], 'the candidate and SLO columns scroll out of view');
     }
     assert.deepEqual(errors, []);
     await ctx.close();

@@ -113,7 +113,10 @@ type Plane<'a, DB> = ChartContext<
 
 /// The Pareto front dashed; a front of one candidate (best on both axes) ringed, so it is
 /// drawn either way.
-fn draw_front<DB: DrawingBackend>(chart: &mut Plane<'_, DB>, front: &[(f64, f64)]) -> Drawn<DB> {
+fn draw_front<'a, DB: DrawingBackend + 'a>(
+    chart: &mut Plane<'a, DB>,
+    front: &[(f64, f64)],
+) -> Drawn<DB> {
     let style = BLACK.mix(0.8).stroke_width(2);
     if let [one] = front {
         chart
@@ -125,7 +128,12 @@ fn draw_front<DB: DrawingBackend>(chart: &mut Plane<'_, DB>, front: &[(f64, f64)
     chart
         .draw_series(DashedLineSeries::new(front.to_vec(), 6, 4, style))?
         .label("Pareto front (no candidate both faster and higher-throughput)")
-        .legend(move |(x, y)| PathElement::new([(x, y), (x + 16, y)], style));
+        // Dashed in the legend too, as the caption says.
+        .legend(move |(x, y)| {
+            EmptyElement::at((x, y))
+                + PathElement::new([(0, 0), (6, 0)], style)
+                + PathElement::new([(10, 0), (16, 0)], style)
+        });
     Ok(())
 }
 
