@@ -47,7 +47,9 @@ fn scripted_server_binary_serves_health_and_a_labelled_stream() {
     child.kill().unwrap();
     let _ = child.wait();
     assert!(resp.contains("x-sloscope-simulation: testkit"), "{resp}");
-    assert_eq!(resp.matches("\"text\":\" tok\"").count(), 3, "{resp}");
+    // Three content events: the first names the request (arrival 0), the rest are tokens.
+    assert!(resp.contains("\"text\":\" a0\""), "{resp}");
+    assert_eq!(resp.matches("\"text\":\" tok\"").count(), 2, "{resp}");
     assert!(resp.contains("\"completion_tokens\":3"));
     assert!(resp.contains("data: [DONE]"));
 }
