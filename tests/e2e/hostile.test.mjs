@@ -96,6 +96,8 @@ for (const [width, height] of [[1280, 900], [390, 844]]) {
     const ctx = await it.browser.newContext({ viewport: { width, height } });
     const { page, errors } = await newPage(ctx, it.url);
     await page.goto(it.url);
+    // The app listens for drops once it has mounted.
+    await page.waitForSelector('#load-example');
     await dropFiles(page, files);
     await waitLoaded(page, files.length);
     assert.equal(await page.locator('#file-list li.bad').count(), 0, (await page.locator('#file-list li.bad').allTextContents()).join('\n'));
