@@ -5,24 +5,16 @@
 
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
-use sloscope_core::{analyze, LoadedFile};
+use sloscope_core::LoadedFile;
 use sloscope_web::charts::{self, Quantity};
 use sloscope_web::load;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 
-wasm_bindgen_test_configure!(run_in_browser);
+mod common;
+use common::example_analysis;
 
-fn example_analysis() -> sloscope_core::Analysis {
-    let files: Vec<LoadedFile> = load::EXAMPLES
-        .iter()
-        .map(|(n, t)| LoadedFile {
-            name: n.to_string(),
-            doc: load::parse(n, t.as_bytes().to_vec()).unwrap(),
-        })
-        .collect();
-    analyze(&files)
-}
+wasm_bindgen_test_configure!(run_in_browser);
 
 fn canvas() -> web_sys::HtmlCanvasElement {
     let doc = gloo::utils::document();

@@ -11,10 +11,11 @@ use plotters::prelude::*;
 use plotters_backend::{
     BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingErrorKind,
 };
-use sloscope_core::{analyze, LoadedFile};
 use sloscope_web::charts;
-use sloscope_web::load;
 use wasm_bindgen_test::*;
+
+mod common;
+use common::example_analysis;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
@@ -80,20 +81,9 @@ impl DrawingBackend for &Recorder {
     }
 }
 
-fn example() -> sloscope_core::Analysis {
-    let files: Vec<LoadedFile> = load::EXAMPLES
-        .iter()
-        .map(|(n, t)| LoadedFile {
-            name: n.to_string(),
-            doc: load::parse(n, t.as_bytes().to_vec()).unwrap(),
-        })
-        .collect();
-    analyze(&files)
-}
-
 #[wasm_bindgen_test]
 fn a_one_point_front_is_ringed_and_intervals_drawn_where_the_primary_is_an_axis() {
-    let a = example();
+    let a = example_analysis();
     let view = sloscope_core::show::view::report_view(&a);
     let i = a
         .profiles
@@ -124,7 +114,7 @@ fn a_one_point_front_is_ringed_and_intervals_drawn_where_the_primary_is_an_axis(
 
 #[wasm_bindgen_test]
 fn the_examples_multi_turn_profile_draws_ttft_by_turn() {
-    let a = example();
+    let a = example_analysis();
     let view = sloscope_core::show::view::report_view(&a);
     let with: Vec<&str> = view
         .profiles
