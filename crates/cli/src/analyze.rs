@@ -77,6 +77,9 @@ pub fn load_all(files: &[PathBuf]) -> (Vec<LoadedFile>, Vec<String>) {
 /// Runs the command.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let found = crate::files::find_files(&args.paths);
+    if let Some(line) = found.passed_over_line() {
+        eprintln!("sloscope: {}", sloscope_core::show::view::escaped(&line));
+    }
     for d in &found.duplicates {
         eprintln!("sloscope: {d}: already read through another path; read once");
     }

@@ -152,6 +152,9 @@ fn sides(args: &Args) -> Result<(Vec<PathBuf>, Vec<PathBuf>), String> {
 /// Reads one side; bad files are named and make the exit code 2.
 fn load(side: &str, paths: &[PathBuf]) -> (Vec<sloscope_core::LoadedFile>, Vec<String>) {
     let found = crate::files::find_files(paths);
+    if let Some(line) = found.passed_over_line() {
+        eprintln!("sloscope: {side}: {}", escaped(&line));
+    }
     for d in &found.duplicates {
         eprintln!("sloscope: {side}: {d}: already read through another path; read once");
     }

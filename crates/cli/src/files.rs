@@ -68,12 +68,21 @@ pub struct Found {
     pub errors: Vec<String>,
     /// Paths seen more than once (an alias, a symlink, a repeated argument), skipped.
     pub duplicates: Vec<String>,
+    /// Files a directory walk passed over that sloscope reads when named (`*.csv`, `*.yaml`:
+    /// other tools' summaries, usually twins of a JSON file beside them).
+    pub passed_over: Vec<String>,
 }
 
 /// Whether a directory walk picks up this file. Explicitly named files are always read.
 fn wanted(path: &Path) -> bool {
     path.extension()
         .is_some_and(|e| e == "json" || e == "jsonl")
+}
+
+/// Whether sloscope reads this file when it is named (a walk reads JSON and JSON Lines only).
+fn readable_if_named(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e == "csv" || e == "yaml" || e == "yml")
 }
 
 /// Collects files under `paths`. Symlinks are resolved; every file and directory is visited
@@ -140,6 +149,20 @@ pub fn find_files(paths: &[PathBuf]) -> Found {
     found
 }
 
+impl Found {
+    /// What a walk passed over, in one line (none when nothing was).
+    pub fn passed_over_line(&self) -> Option<String> {
+        let first = self.passed_over.first()?;
+        let more = match self.passed_over.len() {
+            1 => String::new(),
+            n => format!(" and {} more", n - 1),
+        };
+        Some(format!(
+            "{first}{more}: not read (a directory is read for *.json and *.jsonl; the CSV and YAML summaries other tools write beside their JSON are read when named)"
+        ))
+    }
+}
+
 fn walk(
     shown: &Path,
     real: &Path,
@@ -188,7 +211,9 @@ fn walk(
         if meta.is_dir() {
             walk(&shown_child, &real_child, seen_dirs, seen_files, found);
         } else if !wanted(&shown_child) {
-            continue;
+            if readable_if_named(&shown_child) {
+                found.passed_over.push(shown_child.display().to_string());
+            }
         } else if let Some(what) = not_regular(&meta) {
             found.errors.push(format!(
                 "{}: {what}, not a regular file: skipped",

@@ -67,13 +67,20 @@ fn analyze_inner<F: std::borrow::Borrow<LoadedFile>>(
 ) -> Analysis {
     // Every list the analysis builds follows this order, so the order the files were given in
     // never changes a result.
-    let mut files: Vec<&LoadedFile> = files.iter().map(std::borrow::Borrow::borrow).collect();
+    let given: Vec<&LoadedFile> = files.iter().map(std::borrow::Borrow::borrow).collect();
+    // Another tool's run written as several files is one run (an AIPerf artifact directory).
+    let joined = crate::read::import::artifact::join(&given);
+    let mut files: Vec<&LoadedFile> = given
+        .into_iter()
+        .filter(|f| !joined.consumed.contains(&f.name))
+        .chain(&joined.files)
+        .collect();
     files.sort_by(|a, b| a.name.cmp(&b.name));
     let (files, shards) = shard::merge::merge(files);
     let held = shards.as_ref().filter(|s| !s.complete).map(shard_hold);
     let mut inputs = LineageInputs::default();
     let mut plans: Vec<(&str, &Plan)> = Vec::new();
-    let mut notes = Vec::new();
+    let mut notes = joined.notes.clone();
     let mut imported: Vec<(&str, &Vec<(String, Run)>)> = Vec::new();
     for f in files {
         match &f.doc {
@@ -83,6 +90,7 @@ fn analyze_inner<F: std::borrow::Borrow<LoadedFile>>(
             Document::Plan(p) => plans.push((&f.name, p)),
             Document::Run(r) => inputs.runs.push((&f.name, r)),
             Document::Imported(runs) => imported.push((&f.name, runs)),
+            Document::Aside(what) => notes.push(format!("{}: set aside: {what}", f.name)),
             Document::Shard(_) | Document::ShardDone(_) => {}
         }
     }

@@ -24,12 +24,16 @@ pub enum Document {
     Shard(Box<ShardRecord>),
     /// A shard attempt's completion marker (`done.json`).
     ShardDone(ShardDone),
+    /// A file another tool writes beside its results that holds no measurement of its own
+    /// (AIPerf's `inputs.json`, phase manifest, results-ready marker, a warm-up phase's
+    /// summary): recognised and set aside, with what it is.
+    Aside(String),
 }
 
 impl Document {
-    /// The document's kind.
-    pub fn kind(&self) -> Kind {
-        match self {
+    /// The document's kind (none for a file set aside).
+    pub fn kind(&self) -> Option<Kind> {
+        Some(match self {
             Document::QualityGate(_) => Kind::QualityGate,
             Document::FloatBaseline(_) => Kind::FloatBaseline,
             Document::Deployment(_) => Kind::Deployment,
@@ -37,7 +41,8 @@ impl Document {
             Document::Run(_) | Document::Imported(_) => Kind::Run,
             Document::Shard(_) => Kind::Shard,
             Document::ShardDone(_) => Kind::ShardDone,
-        }
+            Document::Aside(_) => return None,
+        })
     }
 }
 

@@ -190,6 +190,16 @@ fn foreign_file(shape: Shape, bytes: &[u8]) -> Option<crate::read::import::detec
     }
 }
 
+/// What a file another tool writes beside its results is, when it holds no measurement.
+fn aside(shape: Shape, bytes: &[u8]) -> Option<String> {
+    match shape {
+        Shape::Json if crate::read::json::envelope_prefix(bytes).is_none() => {
+            crate::read::import::detect::aside_bytes(bytes)
+        }
+        _ => None,
+    }
+}
+
 /// Reads one file: recognises its format by content, parses and validates it. Another tool's
 /// result file is imported (one run per benchmark, summaries only until a plan assigns it).
 pub fn read_document(file: &str, bytes: Vec<u8>) -> Result<Document, LoadError> {
@@ -198,6 +208,9 @@ pub fn read_document(file: &str, bytes: Vec<u8>) -> Result<Document, LoadError> 
 
 fn read_any(file: &str, bytes: Vec<u8>) -> Result<Document, LoadError> {
     let shape = sniff(&bytes);
+    if let Some(what) = aside(shape, &bytes) {
+        return Ok(Document::Aside(what));
+    }
     if let Some(f) = foreign_file(shape, &bytes) {
         if crate::read::import::importable_format(f.format) {
             let runs = crate::read::import::standalone_runs(file, &bytes)?;

@@ -27,6 +27,7 @@ pub fn finish(file: &str, mut doc: Document) -> Result<Document, LoadError> {
         Document::Imported(runs) => runs.iter_mut().try_for_each(|(_, r)| text::run(r)),
         Document::Shard(s) => text::shard(s),
         Document::ShardDone(d) => text::shard_ref("$.shard", &d.shard),
+        Document::Aside(_) => Ok(()),
     };
     bounded.map_err(|v| crate::read::refused(file, v))?;
     match &mut doc {
@@ -49,6 +50,7 @@ pub fn finish(file: &str, mut doc: Document) -> Result<Document, LoadError> {
         Document::Imported(runs) => runs.iter_mut().for_each(|(_, r)| run(r)),
         Document::Shard(s) => s.shard.plan_sha256.make_ascii_lowercase(),
         Document::ShardDone(d) => d.shard.plan_sha256.make_ascii_lowercase(),
+        Document::Aside(_) => {}
     }
     Ok(doc)
 }

@@ -9,6 +9,7 @@ mod gate;
 mod invariants;
 mod lineage_records;
 mod metamorphic;
+mod peer_artifacts;
 mod peers;
 mod peers_hostile;
 mod regression;

@@ -28,6 +28,62 @@ fn to_ms(unit: &str) -> Option<f64> {
     }
 }
 
+/// What a file of an AIPerf artifact directory that holds no measurement of its own is:
+/// the results-ready marker, the phase manifest, `inputs.json` (the bodies sent), or the
+/// summary of a phase other than profiling (`phases/warmup/profile_export_aiperf.json`).
+pub(crate) fn aside(v: &Value) -> Option<String> {
+    let o = v.as_object()?;
+    let flag = |k: &str| o.get(k).and_then(Value::as_bool);
+    if o.len() == 3 && flag("ready").is_some() && flag("partial").is_some() {
+        let said = match (flag("was_cancelled"), flag("partial")) {
+            (Some(true), _) => "; it says the run was cancelled",
+            (_, Some(true)) => "; it says the results are partial",
+            _ => "",
+        };
+        return Some(format!(
+            "AIPerf's results-ready marker (.aiperf_results_ready.json), no measurement{said}"
+        ));
+    }
+    let first = |k: &str| o.get(k).and_then(Value::as_array).and_then(|a| a.first());
+    if first("phases").is_some_and(|p| p.get("phase_kind").is_some()) {
+        return Some(
+            "AIPerf's phase manifest (phase_manifest.json): which phase wrote which summary, no measurement"
+                .into(),
+        );
+    }
+    if first("data").is_some_and(|d| d.get("payloads").is_some()) {
+        return Some("AIPerf's inputs.json: the request bodies it sent, no measurement".into());
+    }
+    match summary_phase(v) {
+        Some(phase) if phase != "profiling" => Some(format!(
+            "AIPerf's {phase} phase summary: not the measured (profiling) phase, whose summary and records are the run"
+        )),
+        _ => None,
+    }
+}
+
+/// The phase an AIPerf summary describes, by its request count against the phases of its
+/// `input_config` (the top-level summary, which carries `warmup_metrics`, is profiling);
+/// `None` when it cannot be told (phases by duration, equal counts, a cancelled run).
+fn summary_phase(v: &Value) -> Option<&str> {
+    v.pointer("/time_to_first_token/unit")?;
+    if v.get("warmup_metrics").is_some() {
+        return Some("profiling");
+    }
+    let ok = v.get("request_count").and_then(|m| num(m, "avg"))?;
+    let failed = v
+        .get("error_request_count")
+        .and_then(|m| num(m, "avg"))
+        .unwrap_or(0.0);
+    let phases = v.pointer("/input_config/phases")?.as_array()?;
+    let mut matching = phases
+        .iter()
+        .filter(|p| num(p, "requests") == Some(ok + failed))
+        .filter_map(|p| p.get("kind").and_then(Value::as_str));
+    let phase = matching.next()?;
+    matching.next().is_none().then_some(phase)
+}
+
 /// Reads `profile_export_aiperf.json`.
 pub(crate) fn summary(v: &Value) -> Result<(Option<String>, Benchmark), Fail> {
     if !v.is_object() {

@@ -163,6 +163,25 @@ pub fn identify_text(bytes: &[u8]) -> Option<Foreign> {
     None
 }
 
+/// What a JSON file another tool writes beside its results is, when it holds no measurement
+/// (AIPerf's helper files and warm-up phase summary). Files without any of the keys that
+/// mark one are not parsed here.
+pub fn aside_bytes(bytes: &[u8]) -> Option<String> {
+    let marked = [
+        &b"\"ready\""[..],
+        b"\"phase_kind\"",
+        b"\"payloads\"",
+        b"\"warmup\"",
+    ]
+    .iter()
+    .any(|k| memchr::memmem::find(bytes, k).is_some());
+    if !marked {
+        return None;
+    }
+    let v = serde_json::from_slice::<Value>(&nonfinite_to_null(bytes)).ok()?;
+    super::aiperf::aside(&v)
+}
+
 /// The foreign tool of a file's bytes: the whole JSON value, or the first line of JSON Lines.
 pub fn identify_bytes(bytes: &[u8]) -> Option<Foreign> {
     let bytes = &*nonfinite_to_null(bytes);

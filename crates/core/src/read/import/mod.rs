@@ -10,6 +10,7 @@
 //! never 0.
 
 mod aiperf;
+pub mod artifact;
 mod columns;
 pub mod detect;
 mod guidellm;

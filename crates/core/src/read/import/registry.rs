@@ -194,7 +194,7 @@ pub const PEERS: [Peer; 5] = [
     },
     Peer {
         tool: "AIPerf",
-        produce: "`aiperf profile … --artifact-dir D` → `D/profile_export.jsonl` (or the summaries `profile_export_aiperf.json` / `.csv`)",
+        produce: "`aiperf profile … --artifact-dir D` → the directory `D` given whole (one run), or `D/profile_export.jsonl` (or the summaries `profile_export_aiperf.json` / `.csv`)",
         mapping: "every record (warm-up left out); AIPerf's ITL is sloscope's TPOT, `inter_chunk_latency` the chunk gaps; token counts from the server's usage. Its throughput divides by the profiling phase's window, as sloscope's does by its measured window.",
     },
     Peer {

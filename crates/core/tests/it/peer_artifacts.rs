@@ -1,0 +1,166 @@
+//! A real AIPerf artifact directory (tests/fixtures/peers/aiperf-artifact/c2, written by
+//! `aiperf profile … --warmup-request-count 2 --artifact-dir c2`): its records, its summary
+//! at the top and per phase, their CSV twins and its helper files are one run, whichever of
+//! them are given and in any order.
+
+use sloscope_core::analyse::report::{CandidateReport, SummarySource};
+use sloscope_core::{analyze, read_document, Analysis, Document, LoadedFile};
+
+use crate::peers::fixture;
+
+const DIR: &str = "aiperf-artifact/c2";
+const RECORDS: &str = "profile_export.jsonl";
+const SUMMARY: &str = "profile_export_aiperf.json";
+const HELPERS: [&str; 3] = [
+    ".aiperf_results_ready.json",
+    "inputs.json",
+    "phase_manifest.json",
+];
+const EVERY: [&str; 10] = [
+    ".aiperf_results_ready.json",
+    "inputs.json",
+    "phase_manifest.json",
+    "phases/profiling/profile_export_aiperf.csv",
+    "phases/profiling/profile_export_aiperf.json",
+    "phases/warmup/profile_export_aiperf.csv",
+    "phases/warmup/profile_export_aiperf.json",
+    "profile_export.jsonl",
+    "profile_export_aiperf.csv",
+    "profile_export_aiperf.json",
+];
+
+fn load(rel: &str, bytes: Vec<u8>) -> LoadedFile {
+    let name = format!("c2/{rel}");
+    let doc = read_document(&name, bytes).unwrap_or_else(|e| panic!("{e}"));
+    LoadedFile { name, doc }
+}
+
+fn read(files: &[&str]) -> Vec<LoadedFile> {
+    files
+        .iter()
+        .map(|rel| load(rel, fixture(&format!("{DIR}/{rel}")).1))
+        .collect()
+}
+
+/// Every candidate of the analysis (summaries only: no plan).
+fn candidates(a: &Analysis) -> Vec<&CandidateReport> {
+    a.profiles.iter().flat_map(|p| &p.candidates).collect()
+}
+
+fn excluded(a: &Analysis) -> usize {
+    a.profiles.iter().map(|p| p.excluded.len()).sum()
+}
+
+#[test]
+fn the_whole_directory_is_one_recomputed_run_checked_against_the_summary() {
+    let a = analyze(&read(&EVERY));
+    let c = candidates(&a);
+    assert_eq!(
+        c.len(),
+        1,
+        "{:?}",
+        c.iter().map(|c| &c.name).collect::<Vec<_>>()
+    );
+    assert_eq!(excluded(&a), 0);
+    let c = c[0];
+    assert_eq!(c.name, "AIPerf c2 64→32");
+    assert_eq!(c.source, SummarySource::Recomputed);
+    assert_eq!(c.summary.as_ref().map(|s| s.requests_sent), Some(12));
+    assert!(c.reported.get("ttft_p50_ms").copied().flatten().is_some());
+    assert!(c.disagreements.is_empty(), "{:?}", c.disagreements);
+    let said = a.notes.join("\n");
+    for rel in HELPERS
+        .iter()
+        .chain(&["phases/warmup/profile_export_aiperf.json"])
+    {
+        assert!(
+            said.contains(&format!("c2/{rel}: set aside")),
+            "{rel}: {said}"
+        );
+    }
+    assert!(
+        said.contains("phases/warmup/profile_export_aiperf.csv: set aside"),
+        "{said}"
+    );
+    for copy in [
+        "profile_export_aiperf.csv",
+        "phases/profiling/profile_export_aiperf.json",
+    ] {
+        assert!(
+            said.contains(&format!("c2/{copy}: the same AIPerf run")),
+            "{copy}: {said}"
+        );
+    }
+}
+
+#[test]
+fn the_order_and_subset_given_do_not_make_other_runs() {
+    let whole = analyze(&read(&EVERY));
+    let mut reversed = read(&EVERY);
+    reversed.reverse();
+    assert_eq!(analyze(&reversed), whole);
+    // Records with any profiling summary: the same one run.
+    for summary in [SUMMARY, "phases/profiling/profile_export_aiperf.json"] {
+        let a = analyze(&read(&[RECORDS, summary]));
+        let c = candidates(&a);
+        assert_eq!(c.len(), 1, "{summary}");
+        assert_eq!(c[0].source, SummarySource::Recomputed);
+        assert_eq!(c[0].summary, candidates(&whole)[0].summary, "{summary}");
+    }
+    // The summaries alone: one run, as reported.
+    let a = analyze(&read(&[
+        SUMMARY,
+        "phases/profiling/profile_export_aiperf.json",
+        "profile_export_aiperf.csv",
+    ]));
+    let c = candidates(&a);
+    assert_eq!((c.len(), c[0].source), (1, SummarySource::Reported));
+}
+
+#[test]
+fn helper_files_and_the_warm_up_summary_are_set_aside_when_read() {
+    for rel in HELPERS
+        .iter()
+        .chain(&["phases/warmup/profile_export_aiperf.json"])
+    {
+        let f = load(rel, fixture(&format!("{DIR}/{rel}")).1);
+        assert!(
+            matches!(f.doc, Document::Aside(_)),
+            "{rel}: {:?}",
+            f.doc.kind()
+        );
+    }
+    // A marker that says the run was cancelled says so.
+    let f = load(
+        "m.json",
+        br#"{"ready":true,"was_cancelled":true,"partial":false}"#.to_vec(),
+    );
+    assert!(
+        matches!(&f.doc, Document::Aside(w) if w.contains("cancelled")),
+        "{:?}",
+        f.doc
+    );
+}
+
+#[test]
+fn a_summary_that_differs_is_not_folded_in() {
+    // The summary's TTFT doctored: the records keep their run and the summary's figure is
+    // said to disagree with them.
+    let (_, bytes) = fixture(&format!("{DIR}/{SUMMARY}"));
+    let mut v: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+    let p50 = &mut v["time_to_first_token"]["p50"];
+    *p50 = serde_json::json!(p50.as_f64().unwrap() * 1.3);
+    let doctored = load(SUMMARY, serde_json::to_vec(&v).unwrap());
+    let mut files = read(&[RECORDS]);
+    files.push(doctored);
+    let a = analyze(&files);
+    let c = candidates(&a);
+    assert_eq!(c.len(), 1);
+    assert_eq!(c[0].disagreements.len(), 1, "{:?}", c[0].disagreements);
+    // A summary of another request count is another run: not joined.
+    v["request_count"]["avg"] = serde_json::json!(11.0);
+    let mut files = read(&[RECORDS]);
+    files.push(load(SUMMARY, serde_json::to_vec(&v).unwrap()));
+    let a = analyze(&files);
+    assert_eq!(candidates(&a).len() + excluded(&a), 2);
+}
