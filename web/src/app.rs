@@ -18,15 +18,16 @@ use crate::components::profile::Profile;
 use crate::components::shards::Shards;
 use crate::components::toolbar::Toolbar;
 use crate::engine::{Engine, Source};
-use crate::load;
 use crate::report::{self, Embedded};
 use crate::state::{Action, State};
 use sloscope_core::Analysis;
 
 /// Hands dropped or browsed files to the reader (by reference: nothing is read here). Files of
 /// a chosen directory are named by their path in it, and only its `*.json` and `*.jsonl` files
-/// are read, as `sloscope analyze DIR` reads a directory.
-fn load_files(files: web_sys::FileList, engine: &Engine) {
+/// are read, as `sloscope analyze DIR` reads a directory; the CSV and YAML files it passes
+/// over (other tools' summaries, read when given by name) are said.
+fn load_files(files: web_sys::FileList, engine: &Engine) -> Option<String> {
+    let mut passed_over = Vec::new();
     let list = (0..files.length())
         .filter_map(|i| files.get(i))
         .filter_map(|f| {
@@ -38,10 +39,21 @@ fn load_files(files: web_sys::FileList, engine: &Engine) {
                 return Some((f.name(), f.size(), Source::File(f)));
             }
             let wanted = path.ends_with(".json") || path.ends_with(".jsonl");
+            if !wanted && [".csv", ".yaml", ".yml"].iter().any(|x| path.ends_with(x)) {
+                passed_over.push(path.clone());
+            }
             wanted.then(|| (path, f.size(), Source::File(f)))
         })
         .collect();
     engine.load(list);
+    let first = sloscope_core::show::view::Shown::new(passed_over.first()?).to_string();
+    Some(format!(
+        "{first}{}: not read (a folder is read for *.json and *.jsonl; the CSV and YAML summaries other tools write beside their JSON are read when chosen by name)",
+        match passed_over.len() {
+            1 => String::new(),
+            n => format!(" and {} more", n - 1),
+        }
+    ))
 }
 
 fn load_texts(files: Vec<(String, String)>, engine: &Engine) {
@@ -123,16 +135,25 @@ pub fn app() -> Html {
     use_print_opens_details();
     let on_files = {
         let engine = engine.clone();
-        Callback::from(move |files: web_sys::FileList| load_files(files, &engine))
+        let status = status.clone();
+        Callback::from(move |files: web_sys::FileList| {
+            if let Some(said) = load_files(files, &engine) {
+                status.set(Some(said));
+            }
+        })
     };
     let on_example = {
         let engine = engine.clone();
+        let status = status.clone();
         Callback::from(move |_| {
-            let files = load::EXAMPLES
-                .iter()
-                .map(|(n, t)| (format!("examples/{n}"), t.to_string()))
-                .collect();
-            load_texts(files, &engine)
+            let engine = engine.clone();
+            let status = status.clone();
+            spawn_local(async move {
+                match crate::examples::fetch().await {
+                    Ok(files) => load_texts(files, &engine),
+                    Err(e) => status.set(Some(e)),
+                }
+            })
         })
     };
     let on_clear = {
@@ -169,7 +190,7 @@ pub fn app() -> Html {
         <>
         <header>
             <h1>{ "sloscope" }<span class="sub">{ " — serving profiles of a quantized LLM, judged against SLOs" }</span></h1>
-            <p class="privacy">{ "Files never leave your browser: this page makes no network requests." }</p>
+            <p class="privacy">{ "Files never leave your browser: nothing is uploaded, and the page fetches only its own files (the example set, when asked)." }</p>
         </header>
         <Toolbar on_files={on_files} on_example={on_example} on_download={on_download} on_copy={on_copy} on_clear={on_clear}
             has_report={analysis.is_some()} can_copy={analysis.is_some() || state.comparison.is_some()} side={state.side} on_side={on_side} embedded={embedded.is_some()} status={(*status).clone()}

@@ -8,6 +8,7 @@ pub mod app;
 pub mod charts;
 pub mod components;
 pub mod engine;
+pub mod examples;
 pub mod load;
 pub mod protocol;
 pub mod report;

@@ -124,11 +124,7 @@ pub fn kind_label(doc: &Document) -> String {
             runs.len(),
             if runs.len() == 1 { "" } else { "s" }
         ),
-        doc => doc.kind().as_str().to_string(),
+        Document::Aside(what) => format!("set aside: {what}"),
+        doc => doc.kind().map_or("", |k| k.as_str()).to_string(),
     }
 }
-
-/// The example result set: a real collection against llama-server (see
-/// `scripts/update-examples.sh`), compiled in so it loads offline; the list is written by
-/// `build.rs` from the files under `static/examples/`.
-pub const EXAMPLES: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/examples.rs"));

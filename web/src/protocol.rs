@@ -28,7 +28,7 @@ impl Side {
 
 /// Page → reader.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "op", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum ToReader {
     /// Read, parse and keep this file (the payload), then analyse everything kept.
     Load {
@@ -56,7 +56,7 @@ pub enum ToReader {
 
 /// Reader → page.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "op", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum FromReader {
     /// The reader's wasm is running and takes messages.
     Ready,

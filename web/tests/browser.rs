@@ -12,7 +12,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 
 mod common;
-use common::example_analysis;
+use common::{example_analysis, EXAMPLES};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
@@ -133,7 +133,7 @@ async fn the_reader_reads_blobs_and_sends_one_analysis() {
         let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(text));
         web_sys::Blob::new_with_str_sequence(&parts).unwrap()
     };
-    for (id, (name, text)) in (1..).zip(load::EXAMPLES) {
+    for (id, (name, text)) in (1..).zip(EXAMPLES) {
         reader.handle(
             ToReader::Load {
                 id,
@@ -166,7 +166,7 @@ async fn the_reader_reads_blobs_and_sends_one_analysis() {
         .iter()
         .filter(|m| matches!(m, FromReader::Loaded { .. }))
         .count();
-    assert_eq!(loaded, load::EXAMPLES.len());
+    assert_eq!(loaded, EXAMPLES.len());
     let failed: Vec<&FromReader> = heard
         .iter()
         .filter(|m| matches!(m, FromReader::Failed { .. }))
@@ -225,7 +225,7 @@ async fn the_reader_compares_the_two_sides() {
     let heard: Rc<RefCell<Vec<FromReader>>> = Rc::default();
     let h = heard.clone();
     let reader = ReaderHandle::new(Rc::new(move |m| h.borrow_mut().push(m)));
-    let slower: Vec<(String, String)> = load::EXAMPLES
+    let slower: Vec<(String, String)> = EXAMPLES
         .iter()
         .map(|(n, t)| {
             let v: serde_json::Value = serde_json::from_str(t).unwrap();
@@ -242,7 +242,7 @@ async fn the_reader_compares_the_two_sides() {
     for (side, set) in [
         (
             Side::Before,
-            load::EXAMPLES
+            EXAMPLES
                 .iter()
                 .map(|(n, t)| (n.to_string(), t.to_string()))
                 .collect::<Vec<_>>(),
@@ -340,7 +340,7 @@ fn chart_labels_never_cover_a_marker_or_another_label() {
 fn the_analysis_crosses_to_the_page_and_into_a_report_unchanged() {
     use sloscope_web::protocol::FromReader;
     for pool_reruns in [false, true] {
-        let files: Vec<LoadedFile> = load::EXAMPLES
+        let files: Vec<LoadedFile> = EXAMPLES
             .iter()
             .map(|(n, t)| LoadedFile {
                 name: n.to_string(),

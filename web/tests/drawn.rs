@@ -1,7 +1,8 @@
-//! What a chart draws, recorded by a backend that keeps every text and every circle instead
-//! of pixels: the one-point Pareto front is drawn (ringed) and said in the legend, the primary
-//! metric's interval bars are drawn where it is an axis, and the TTFT-by-turn chart draws the
-//! example's multi-turn profile.
+//! What a chart draws, recorded by a backend that keeps every text (with where it is drawn)
+//! and every circle instead of pixels: the one-point Pareto front is drawn (ringed) and said in
+//! the legend, the primary metric's interval bars are drawn where it is an axis, the
+//! TTFT-by-turn chart draws the example's multi-turn profile, legends have their own room (no
+//! curve or label under them), knee labels do not overlap, and titles fit a phone's width.
 #![cfg(target_arch = "wasm32")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -19,11 +20,41 @@ use common::example_analysis;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
-/// Texts and circles a chart drew.
+/// Texts and circles a chart drew, on a canvas of `size` (800 × 400 unless set).
 #[derive(Default)]
 struct Recorder {
     texts: RefCell<Vec<String>>,
+    at: RefCell<Vec<(String, BackendCoord)>>,
     circles: RefCell<Vec<(BackendCoord, u32)>>,
+    size: Option<(u32, u32)>,
+}
+
+impl Recorder {
+    fn sized(w: u32, h: u32) -> &'static Recorder {
+        Box::leak(Box::new(Recorder {
+            size: Some((w, h)),
+            ..Default::default()
+        }))
+    }
+
+    /// Where each text with this name was drawn.
+    fn placed(&self, name: &str) -> Vec<BackendCoord> {
+        let at = self.at.borrow();
+        at.iter()
+            .filter(|(t, _)| t == name)
+            .map(|(_, p)| *p)
+            .collect()
+    }
+}
+
+/// A text's box as the recorder estimates it (7 px a character, 13 high).
+fn text_box(text: &str, at: BackendCoord) -> (i32, i32, i32, i32) {
+    (
+        at.0,
+        at.1,
+        at.0 + 7 * text.chars().count() as i32,
+        at.1 + 13,
+    )
 }
 
 #[derive(Debug)]
@@ -38,7 +69,7 @@ impl std::error::Error for Never {}
 impl DrawingBackend for &Recorder {
     type ErrorType = Never;
     fn get_size(&self) -> (u32, u32) {
-        (800, 400)
+        self.size.unwrap_or((800, 400))
     }
     fn ensure_prepared(&mut self) -> Result<(), DrawingErrorKind<Never>> {
         Ok(())
@@ -67,9 +98,10 @@ impl DrawingBackend for &Recorder {
         &mut self,
         text: &str,
         _: &S,
-        _: BackendCoord,
+        at: BackendCoord,
     ) -> Result<(), DrawingErrorKind<Never>> {
         self.texts.borrow_mut().push(text.to_string());
+        self.at.borrow_mut().push((text.to_string(), at));
         Ok(())
     }
     fn estimate_text_size<S: BackendTextStyle>(
@@ -145,4 +177,145 @@ fn the_examples_multi_turn_profile_draws_ttft_by_turn() {
     for c in &a.profiles[i].candidates {
         assert!(texts.contains(&c.name), "{} in the legend: {texts}", c.name);
     }
+}
+
+fn profile(a: &sloscope_core::Analysis, name: &str) -> usize {
+    a.profiles.iter().position(|p| p.profile == name).unwrap()
+}
+
+#[wasm_bindgen_test]
+fn legends_have_their_own_room_beside_or_under_the_plot() {
+    let a = example_analysis();
+    let view = sloscope_core::show::view::report_view(&a);
+    let (l, b) = (profile(&a, "latency"), profile(&a, "balanced"));
+    let names: Vec<String> = a.profiles[l]
+        .candidates
+        .iter()
+        .map(|c| c.name.clone())
+        .collect();
+    assert!(
+        a.profiles[l].baseline.is_some(),
+        "the example has a float baseline"
+    );
+    for (w, h) in [(800, 260), (390, 260)] {
+        let cdf = Recorder::sized(w, h);
+        charts::cdf(
+            &cdf.into_drawing_area(),
+            &a.profiles[l],
+            charts::Quantity::Ttft,
+        )
+        .unwrap();
+        let cap = Recorder::sized(w, 300);
+        charts::capacity(
+            &cap.into_drawing_area(),
+            &a.profiles[b],
+            &view.profiles[b].charts,
+            charts::CapacityY::Slo,
+        )
+        .unwrap();
+        for (r, h, extra) in [(cdf, h, "(float)"), (cap, 300, "failing trial (ringed)")] {
+            let legend: Vec<String> =
+                r.at.borrow()
+                    .iter()
+                    .map(|t| t.0.clone())
+                    .filter(|t| names.contains(t) || t.contains(extra))
+                    .collect();
+            assert!(legend.len() > names.len() - 1, "{w}: {legend:?}");
+            for name in legend {
+                for (x, y) in r.placed(&name) {
+                    // Wide: a column at the right; narrow: rows under the plot.
+                    let beside = w >= 520 && x >= (w - 170) as i32;
+                    let under = w < 520 && y >= (h - 3 * 20 - 6) as i32 - 10;
+                    assert!(
+                        beside || under,
+                        "{w}×{h}: {name} at ({x}, {y}) is inside the plot"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[wasm_bindgen_test]
+fn knee_and_failure_labels_never_overlap() {
+    let a = example_analysis();
+    let view = sloscope_core::show::view::report_view(&a);
+    let b = profile(&a, "balanced");
+    for (w, y) in [
+        (800, charts::CapacityY::Slo),
+        (390, charts::CapacityY::Slo),
+        (800, charts::CapacityY::Throughput),
+        (390, charts::CapacityY::Throughput),
+    ] {
+        let r = Recorder::sized(w, 300);
+        charts::capacity(
+            &r.into_drawing_area(),
+            &a.profiles[b],
+            &view.profiles[b].charts,
+            y,
+        )
+        .unwrap();
+        let labels: Vec<(String, (i32, i32, i32, i32))> =
+            r.at.borrow()
+                .iter()
+                .filter(|(t, _)| t.contains(" knee ") || t.starts_with("fails "))
+                .map(|(t, at)| (t.clone(), text_box(t, *at)))
+                .collect();
+        assert!(
+            labels.iter().any(|l| l.0.contains(" knee ")),
+            "{w}: {labels:?}"
+        );
+        for (i, (ta, ra)) in labels.iter().enumerate() {
+            for (tb, rb) in &labels[i + 1..] {
+                assert!(
+                    !charts::overlaps(*ra, *rb),
+                    "{w}: {ta:?} {ra:?} over {tb:?} {rb:?}"
+                );
+            }
+        }
+    }
+}
+
+#[wasm_bindgen_test]
+fn every_title_fits_a_phone() {
+    let a = example_analysis();
+    let view = sloscope_core::show::view::report_view(&a);
+    let first_text = |draw: &dyn Fn(&DrawingArea<&'static Recorder, plotters::coord::Shift>)| {
+        let r = Recorder::sized(330, 260);
+        draw(&r.into_drawing_area());
+        r.texts.borrow()[0].clone()
+    };
+    let mut titles = vec![first_text(&|root| {
+        charts::tpot_by_concurrency(root, &a).unwrap()
+    })];
+    for (p, v) in a.profiles.iter().zip(&view.profiles) {
+        titles.push(first_text(&|root| {
+            charts::tradeoff(root, p, &v.charts).unwrap()
+        }));
+        titles.push(first_text(&|root| {
+            charts::cdf(root, p, charts::Quantity::Tpot).unwrap()
+        }));
+        if p.capacity.is_some() {
+            titles.push(first_text(&|root| {
+                charts::capacity(root, p, &v.charts, charts::CapacityY::Slo).unwrap()
+            }));
+        }
+        if charts::baseline_bars(p).is_ok() {
+            titles.push(first_text(&|root| {
+                charts::baseline_ratios(root, p).unwrap()
+            }));
+        }
+    }
+    for t in &titles {
+        assert!(
+            7 * t.chars().count() <= 330 - 24,
+            "{t:?} is wider than a phone's chart"
+        );
+    }
+    assert!(
+        titles
+            .iter()
+            .any(|t| t.starts_with("TPOT p95 by concurrency")),
+        "{titles:?}"
+    );
 }

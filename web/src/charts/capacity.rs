@@ -8,7 +8,8 @@ use sloscope_core::analyse::report::ProfileReport;
 use sloscope_core::base::metric::Metric;
 
 use super::{
-    empty, label_offset_within, marker, shown, tick, upper, Drawn, Rect, FONT, PALETTE, SLO,
+    empty, frame, label_offset_within, legend, legend_room, marker, shown, tick, upper, Drawn,
+    Frame, Rect, Swatch, FONT, PALETTE, SLO,
 };
 
 /// What a capacity chart puts on its y axis.
@@ -65,13 +66,26 @@ pub fn capacity<DB: DrawingBackend + 'static>(
             .flat_map(|s| s.2.iter().map(|p| p.1))
             .chain(limit.map(|l| l.limit)),
     );
-    root.fill(&WHITE)?;
-    let mut chart = ChartBuilder::on(root)
-        .caption(&title, (FONT, 16))
-        .margin(12)
-        .x_label_area_size(40)
-        .y_label_area_size(64)
-        .build_cartesian_2d(0f64..xmax, 0f64..ymax)?;
+    // The legend has its own room: it never covers a knee label or a trial.
+    let mut entries: Vec<(String, Swatch)> = limit
+        .map(|l| {
+            let op = if l.higher_is_better { "≥" } else { "≤" };
+            let name = format!("SLO {} {op} {}", l.metric, tick(&l.limit));
+            (name, Swatch::Dashed(SLO))
+        })
+        .into_iter()
+        .collect();
+    entries.extend(
+        series
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (s.0.clone(), Swatch::Marker(i, PALETTE[i % PALETTE.len()]))),
+    );
+    entries.push(("failing trial (ringed)".into(), Swatch::Ring(SLO)));
+    let (plot, side) = legend_room(root, entries.len());
+    let root = &plot;
+    let mut chart =
+        frame(root, &title, Frame::Roomy)?.build_cartesian_2d(0f64..xmax, 0f64..ymax)?;
     let y_desc = match y {
         CapacityY::Slo => y_name.name(),
         CapacityY::Throughput => "output throughput (tokens/s)".to_string(),
@@ -87,20 +101,7 @@ pub fn capacity<DB: DrawingBackend + 'static>(
         slo_limit(&mut chart, l, xmax)?;
     }
     candidates(&mut chart, &series, y, y_name)?;
-    chart
-        .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())?
-        .label("failing trial (ringed)")
-        .legend(|(x, y)| Circle::new((x + 8, y), 5, SLO.stroke_width(2)));
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK.mix(0.3))
-        .position(match y {
-            // Latency rises with load (upper left is free); throughput fills the top.
-            CapacityY::Slo => SeriesLabelPosition::UpperLeft,
-            CapacityY::Throughput => SeriesLabelPosition::LowerRight,
-        })
-        .draw()?;
+    legend(&side, &entries)?;
     root.present()
 }
 
@@ -140,17 +141,13 @@ fn slo_limit<DB: DrawingBackend + 'static>(
     line: &sloscope_core::show::view::SloLine,
     xmax: f64,
 ) -> Drawn<DB> {
-    let (l, y_name) = (line.limit, line.metric);
-    let op = if line.higher_is_better { "≥" } else { "≤" };
-    chart
-        .draw_series(DashedLineSeries::new(
-            [(0.0, l), (xmax, l)],
-            8,
-            4,
-            SLO.stroke_width(2),
-        ))?
-        .label(format!("SLO {y_name} {op} {}", tick(&l)))
-        .legend(|(x, y)| PathElement::new([(x, y), (x + 16, y)], SLO.stroke_width(2)));
+    let l = line.limit;
+    chart.draw_series(DashedLineSeries::new(
+        [(0.0, l), (xmax, l)],
+        8,
+        4,
+        SLO.stroke_width(2),
+    ))?;
     Ok(())
 }
 
@@ -172,10 +169,7 @@ fn candidates<DB: DrawingBackend + 'static>(
     for (i, (name, knee, pts)) in series.iter().enumerate() {
         let color = PALETTE[i % PALETTE.len()];
         let line: Vec<(f64, f64)> = pts.iter().map(|p| (p.0, p.1)).collect();
-        chart
-            .draw_series(LineSeries::new(line, color.stroke_width(2)))?
-            .label(name.to_string())
-            .legend(move |(x, y)| PathElement::new([(x, y), (x + 16, y)], color.stroke_width(2)));
+        chart.draw_series(LineSeries::new(line, color.stroke_width(2)))?;
         chart.draw_series(pts.iter().map(|p| marker(i, (p.0, p.1), color)))?;
         // A failing trial: a red ring around its marker (shape keeps the series, the ring the
         // outcome, so neither rests on colour alone).

@@ -7,7 +7,7 @@ use plotters::prelude::*;
 use sloscope_core::analyse::regression::types::Cell;
 use sloscope_core::base::metric::Metric;
 
-use super::{empty, shown, tick, upper, Drawn, Quantity, FONT, PALETTE};
+use super::{empty, frame, shown, tick, upper, Drawn, Frame, Quantity, PALETTE};
 
 /// (throughput, TTFT p95) of one side.
 type Point = (f64, f64);
@@ -37,13 +37,8 @@ pub fn tradeoff_shift<DB: DrawingBackend>(
     }
     let xmax = upper(pts.iter().flat_map(|p| [p.1 .0, p.2 .0]));
     let ymax = upper(pts.iter().flat_map(|p| [p.1 .1, p.2 .1]));
-    root.fill(&WHITE)?;
-    let mut chart = ChartBuilder::on(root)
-        .caption(&title, (FONT, 15))
-        .margin(12)
-        .x_label_area_size(40)
-        .y_label_area_size(64)
-        .build_cartesian_2d(0f64..xmax, 0f64..ymax)?;
+    let mut chart =
+        frame(root, &title, Frame::Roomy)?.build_cartesian_2d(0f64..xmax, 0f64..ymax)?;
     chart
         .configure_mesh()
         .x_desc("output throughput (tokens/s)")
@@ -93,13 +88,8 @@ pub fn cdf_pair<DB: DrawingBackend>(
         return empty(root, &format!("{title}: no values"));
     }
     let xmax = upper(before.iter().chain(after).copied());
-    root.fill(&WHITE)?;
-    let mut chart = ChartBuilder::on(root)
-        .caption(&title, (FONT, 15))
-        .margin(10)
-        .x_label_area_size(36)
-        .y_label_area_size(48)
-        .build_cartesian_2d(0f64..xmax, 0f64..1.0f64)?;
+    let mut chart =
+        frame(root, &title, Frame::Small)?.build_cartesian_2d(0f64..xmax, 0f64..1.0f64)?;
     chart
         .configure_mesh()
         .x_desc(format!("{} (ms)", q.label()))

@@ -27,6 +27,143 @@ pub fn shown(name: &str) -> String {
 /// Result of a drawing function.
 pub type Drawn<DB> = Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
 
+/// How much room a chart's axes take (margin, x-label and y-label areas in pixels).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Frame {
+    /// CDFs and histograms: short ticks.
+    Small,
+    /// Longer y ticks (milliseconds in the thousands).
+    LongTicks,
+    /// Scatter plots with axis titles and long ticks.
+    Roomy,
+    /// Horizontal bars labelled inside the plot: no y ticks.
+    Bars,
+}
+
+/// Pixel size of chart titles.
+const TITLE_PX: u32 = 15;
+
+/// Every chart's set-up: a white background, the title fitted to the width, the margins and
+/// label areas of its frame.
+pub fn frame<'a, 'b, DB: DrawingBackend>(
+    root: &'a DrawingArea<DB, Shift>,
+    title: &str,
+    f: Frame,
+) -> Result<ChartBuilder<'a, 'b, DB>, DrawingAreaErrorKind<DB::ErrorType>> {
+    root.fill(&WHITE)?;
+    let (margin, x, y) = match f {
+        Frame::Small => (10, 36, 48),
+        Frame::LongTicks => (10, 36, 56),
+        Frame::Roomy => (12, 40, 64),
+        Frame::Bars => (10, 36, 10),
+    };
+    let mut b = ChartBuilder::on(root);
+    b.caption(fitted_title(root, title), (FONT, TITLE_PX))
+        .margin(margin)
+        .x_label_area_size(x)
+        .y_label_area_size(y);
+    Ok(b)
+}
+
+/// A title as it fits the area's width (a phone's chart is about 330 px): whole, else without
+/// its closing parenthesis (the figure's caption says the same in words), else cut with "…".
+pub fn fitted_title<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, title: &str) -> String {
+    let room = root.dim_in_pixel().0.saturating_sub(24);
+    let font: TextStyle = (FONT, TITLE_PX).into();
+    let fits = |t: &str| {
+        root.estimate_text_size(t, &font)
+            .map_or(true, |(w, _)| w <= room)
+    };
+    if fits(title) {
+        return title.to_string();
+    }
+    let short = title.find(" (").map_or(title, |i| &title[..i]);
+    if fits(short) {
+        return short.to_string();
+    }
+    let mut cut: String = short.to_string();
+    while cut.pop().is_some() {
+        let t = format!("{}…", cut.trim_end());
+        if fits(&t) {
+            return t;
+        }
+    }
+    String::new()
+}
+
+/// What a legend entry shows beside its name.
+#[derive(Debug, Clone, Copy)]
+pub enum Swatch {
+    /// A series' line.
+    Line(RGBColor),
+    /// A series' marker (its shape by index, as [`marker`] draws it).
+    Marker(usize, RGBColor),
+    /// A dashed line (an SLO limit).
+    Dashed(RGBColor),
+    /// A ring (a failing trial).
+    Ring(RGBColor),
+}
+
+/// Pixels of a legend column; charts narrower than [`LEGEND_COLUMN_MIN_W`] put the legend
+/// under the plot instead.
+const LEGEND_W: u32 = 170;
+const LEGEND_COLUMN_MIN_W: u32 = 520;
+const LEGEND_ROW_H: u32 = 20;
+
+/// Splits the legend's room off the chart's area, so it never covers a point or a line: a
+/// column at the right of a wide chart, two columns of rows under a narrow one (a phone).
+/// Returns (plot area, legend area).
+pub fn legend_room<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    entries: usize,
+) -> (DrawingArea<DB, Shift>, DrawingArea<DB, Shift>) {
+    let (w, h) = root.dim_in_pixel();
+    if w >= LEGEND_COLUMN_MIN_W {
+        return root.split_horizontally(w - LEGEND_W);
+    }
+    let rows = entries.div_ceil(2) as u32;
+    root.split_vertically(h.saturating_sub(rows * LEGEND_ROW_H + 6))
+}
+
+/// Draws a legend into the room [`legend_room`] made.
+pub fn legend<DB: DrawingBackend + 'static>(
+    side: &DrawingArea<DB, Shift>,
+    entries: &[(String, Swatch)],
+) -> Drawn<DB> {
+    side.fill(&WHITE)?;
+    let (w, _) = side.dim_in_pixel();
+    let column = w <= LEGEND_W;
+    for (i, (name, swatch)) in entries.iter().enumerate() {
+        let (x, y) = if column {
+            (0, 44 + i as i32 * LEGEND_ROW_H as i32)
+        } else {
+            let half = (w / 2) as i32;
+            (
+                8 + (i % 2) as i32 * half,
+                12 + (i / 2) as i32 * LEGEND_ROW_H as i32,
+            )
+        };
+        match *swatch {
+            Swatch::Line(c) => side.draw(&PathElement::new(
+                [(x + 4, y), (x + 20, y)],
+                c.stroke_width(2),
+            ))?,
+            Swatch::Marker(k, c) => side.draw(&marker::<DB, _>(k, (x + 12, y), c))?,
+            Swatch::Ring(c) => side.draw(&Circle::new((x + 12, y), 5, c.stroke_width(2)))?,
+            Swatch::Dashed(c) => {
+                for dx in [4, 14] {
+                    side.draw(&PathElement::new(
+                        [(x + dx, y), (x + dx + 6, y)],
+                        c.stroke_width(2),
+                    ))?;
+                }
+            }
+        }
+        side.draw(&Text::new(name.clone(), (x + 26, y - 7), (FONT, 13)))?;
+    }
+    Ok(())
+}
+
 /// Series colours (colour-blind-safe Okabe–Ito).
 pub const PALETTE: [RGBColor; 7] = [
     RGBColor(0, 114, 178),
@@ -87,7 +224,7 @@ pub fn label_offset_within(
     placed: &mut Vec<Rect>,
     bounds: Option<Rect>,
 ) -> (i32, i32) {
-    let w = 7 * name.chars().count() as i32 + 2;
+    let w = 8 * name.chars().count() as i32 + 2;
     let h = 14;
     let mut spots = Vec::new();
     for step in 0..4 {
@@ -104,11 +241,26 @@ pub fn label_offset_within(
                 .any(|m| overlaps(r, (m.0 - 7, m.1 - 7, m.0 + 7, m.1 + 7)))
             && !placed.iter().any(|p| overlaps(r, *p))
     };
+    // No free spot: the one inside the plot that covers the fewest labels and markers.
+    let crowd = |r: Rect| {
+        placed.iter().filter(|p| overlaps(r, **p)).count()
+            + markers
+                .iter()
+                .filter(|m| overlaps(r, (m.0 - 7, m.1 - 7, m.0 + 7, m.1 + 7)))
+                .count()
+            + if inside(r) { 0 } else { 1000 }
+    };
     let chosen = spots
         .iter()
         .copied()
         .find(|s| free(rect(*s)))
-        .unwrap_or(spots[0]);
+        .unwrap_or_else(|| {
+            spots
+                .iter()
+                .copied()
+                .min_by_key(|s| crowd(rect(*s)))
+                .unwrap_or(spots[0])
+        });
     placed.push(rect(chosen));
     chosen
 }
@@ -129,7 +281,11 @@ fn empty<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, title: &str) -> Draw
     } else {
         format!("{title}: no data")
     };
-    root.draw(&Text::new(text, (20, 30), (FONT, 16)))?;
+    root.draw(&Text::new(
+        fitted_title(root, &text),
+        (20, 30),
+        (FONT, TITLE_PX),
+    ))?;
     root.present()
 }
 
@@ -172,16 +328,20 @@ pub fn tpot_by_concurrency<DB: DrawingBackend + 'static>(
     }
     let xmax = upper(series.iter().flat_map(|s| s.1.iter().map(|p| p.0)));
     let ymax = upper(series.iter().flat_map(|s| s.1.iter().map(|p| p.1)));
-    root.fill(&WHITE)?;
-    let mut chart = ChartBuilder::on(root)
-        .caption(title, (FONT, 15))
-        .margin(12)
-        .x_label_area_size(40)
-        .y_label_area_size(64)
-        .build_cartesian_2d(0f64..xmax, 0f64..ymax)?;
-    // The workload's name under its concurrency's tick.
+    let entries: Vec<(String, Swatch)> = series
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.0.clone(), Swatch::Marker(i, PALETTE[i % PALETTE.len()])))
+        .collect();
+    let narrow = root.dim_in_pixel().0 < LEGEND_COLUMN_MIN_W;
+    let (plot, side) = legend_room(root, entries.len());
+    let root = &plot;
+    let mut chart = frame(root, title, Frame::Roomy)?.build_cartesian_2d(0f64..xmax, 0f64..ymax)?;
+    // The workload's name under its concurrency's tick; on a narrow chart (a phone) only
+    // those ticks are labelled, so names and numbers do not run into each other.
     let at_tick = |x: &f64| match workloads.iter().find(|(c, _)| (c - x).abs() < 1e-9) {
         Some((_, id)) => format!("{} · {id}", tick(x)),
+        None if narrow => String::new(),
         None => tick(x),
     };
     chart
@@ -197,19 +357,11 @@ pub fn tpot_by_concurrency<DB: DrawingBackend + 'static>(
             BLACK.mix(0.15).stroke_width(1),
         ))?;
     }
-    for (i, (name, pts)) in series.iter().enumerate() {
+    for (i, (_, pts)) in series.iter().enumerate() {
         let color = PALETTE[i % PALETTE.len()];
-        chart
-            .draw_series(pts.iter().map(|&at| marker::<DB, _>(i, at, color)))?
-            .label(name.clone())
-            .legend(move |(x, y)| marker::<DB, _>(i, (x + 8, y), color));
+        chart.draw_series(pts.iter().map(|&at| marker::<DB, _>(i, at, color)))?;
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK.mix(0.3))
-        .position(SeriesLabelPosition::UpperLeft)
-        .draw()?;
+    legend(&side, &entries)?;
     root.present()
 }
 
@@ -236,7 +388,7 @@ impl Quantity {
 }
 
 /// Latency CDF of every candidate (and the float baseline) in one profile.
-pub fn cdf<DB: DrawingBackend>(
+pub fn cdf<DB: DrawingBackend + 'static>(
     root: &DrawingArea<DB, Shift>,
     p: &ProfileReport,
     q: Quantity,
@@ -262,13 +414,12 @@ pub fn cdf<DB: DrawingBackend>(
         return empty(root, &title);
     }
     let xmax = upper(lines.iter().flat_map(|l| l.1.iter().copied()));
-    root.fill(&WHITE)?;
-    let mut chart = ChartBuilder::on(root)
-        .caption(&title, (FONT, 15))
-        .margin(10)
-        .x_label_area_size(36)
-        .y_label_area_size(48)
-        .build_cartesian_2d(0f64..xmax, 0f64..1.0f64)?;
+    // The legend has its own room: it never covers a curve (the float baseline's is often
+    // where a legend inside the plot would sit).
+    let (plot, side) = legend_room(root, lines.len());
+    let root = &plot;
+    let mut chart =
+        frame(root, &title, Frame::Small)?.build_cartesian_2d(0f64..xmax, 0f64..1.0f64)?;
     chart
         .configure_mesh()
         .x_desc(format!("{} (ms)", q.label()))
@@ -276,6 +427,7 @@ pub fn cdf<DB: DrawingBackend>(
         .x_label_formatter(&tick)
         .y_label_formatter(&tick)
         .draw()?;
+    let mut entries = Vec::with_capacity(lines.len());
     for (i, (name, vals)) in lines.iter().enumerate() {
         let color = PALETTE[i % PALETTE.len()];
         let pts: Vec<(f64, f64)> = vals
@@ -283,18 +435,32 @@ pub fn cdf<DB: DrawingBackend>(
             .enumerate()
             .map(|(k, v)| (*v, k as f64 / 100.0))
             .collect();
-        chart
-            .draw_series(LineSeries::new(pts, color.stroke_width(2)))?
-            .label(name.clone())
-            .legend(move |(x, y)| PathElement::new([(x, y), (x + 16, y)], color.stroke_width(2)));
+        chart.draw_series(LineSeries::new(pts, color.stroke_width(2)))?;
+        entries.push((name.clone(), Swatch::Line(color)));
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK.mix(0.3))
-        .position(SeriesLabelPosition::LowerRight)
-        .draw()?;
+    legend(&side, &entries)?;
     root.present()
+}
+
+/// The quantized / float ratios to draw (metric, ratio), or why there are none (the page says
+/// it in words instead of drawing an empty chart).
+pub fn baseline_bars(p: &ProfileReport) -> Result<Vec<(String, f64)>, &'static str> {
+    let Some(b) = &p.baseline else {
+        return Err("no float baseline run");
+    };
+    let bars: Vec<(String, f64)> = b
+        .rows
+        .iter()
+        .filter_map(|r| Some((r.metric.name(), r.ratio?)))
+        .filter(|(_, r)| r.is_finite() && *r > 0.0)
+        .collect();
+    match (bars.is_empty(), &b.compared_with) {
+        (false, _) => Ok(bars),
+        (true, None) => {
+            Err("no candidate was chosen, so there is nothing to compare with the float baseline")
+        }
+        (true, Some(_)) => Err("no metric measured on both sides"),
+    }
 }
 
 /// Quantized / float ratio for each compared metric: one horizontal bar per metric from the
@@ -308,23 +474,10 @@ pub fn baseline_ratios<DB: DrawingBackend>(
         "{}: quantized / float (log scale; 1 = same as float)",
         p.profile
     );
-    let Some(b) = &p.baseline else {
-        return empty(root, &title);
+    let bars = match baseline_bars(p) {
+        Ok(bars) => bars,
+        Err(why) => return empty(root, &format!("{title}: {why}")),
     };
-    let bars: Vec<(String, f64)> = b
-        .rows
-        .iter()
-        .filter_map(|r| Some((r.metric.name(), r.ratio?)))
-        .filter(|(_, r)| r.is_finite() && *r > 0.0)
-        .collect();
-    if bars.is_empty() {
-        let why = if b.compared_with.is_none() {
-            "no candidate was chosen, so there is nothing to compare with the float baseline"
-        } else {
-            "no metric measured on both sides"
-        };
-        return empty(root, &format!("{title}: {why}"));
-    }
     let far = bars
         .iter()
         .map(|(_, r)| r.ln().abs())
@@ -332,13 +485,8 @@ pub fn baseline_ratios<DB: DrawingBackend>(
         .max(2f64.ln())
         * 1.25;
     let (lo, hi) = ((-far).exp(), far.exp());
-    root.fill(&WHITE)?;
     let n = bars.len();
-    let mut chart = ChartBuilder::on(root)
-        .caption(&title, (FONT, 15))
-        .margin(10)
-        .x_label_area_size(36)
-        .y_label_area_size(10)
+    let mut chart = frame(root, &title, Frame::Bars)?
         .build_cartesian_2d((lo..hi).log_scale(), 0f64..n as f64)?;
     chart
         .configure_mesh()

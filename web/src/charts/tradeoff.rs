@@ -8,7 +8,9 @@ use sloscope_core::analyse::report::ProfileReport;
 use sloscope_core::base::metric::Metric;
 use sloscope_core::show::view::ChartsView;
 
-use super::{empty, label_offset, shown, tick, upper, Drawn, Rect, FONT, PALETTE, SLO};
+use super::{
+    empty, frame, label_offset, shown, tick, upper, Drawn, Frame, Rect, FONT, PALETTE, SLO,
+};
 
 // Axes, SLO lines, Pareto front, points and labels of one chart: plotters' builder style
 // makes this one long function (past 80 lines); each block is one layer of the drawing.
@@ -40,13 +42,8 @@ pub fn tradeoff<DB: DrawingBackend>(
     };
     let xmax = upper(pts.iter().map(|p| p.1).chain(slo_x).chain(highs(tps)));
     let ymax = upper(pts.iter().map(|p| p.2).chain(slo_y).chain(highs(ttft)));
-    root.fill(&WHITE)?;
-    let mut chart = ChartBuilder::on(root)
-        .caption(&title, (FONT, 16))
-        .margin(12)
-        .x_label_area_size(40)
-        .y_label_area_size(64)
-        .build_cartesian_2d(0f64..xmax, 0f64..ymax)?;
+    let mut chart =
+        frame(root, &title, Frame::Roomy)?.build_cartesian_2d(0f64..xmax, 0f64..ymax)?;
     chart
         .configure_mesh()
         .x_desc("output throughput (tokens/s)")

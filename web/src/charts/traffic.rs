@@ -8,7 +8,7 @@ use plotters::prelude::*;
 use sloscope_core::analyse::report::ProfileReport;
 use sloscope_core::analyse::summary::Curves;
 
-use super::{empty, marker, shown, tick, upper, Drawn, FONT, PALETTE};
+use super::{empty, frame, marker, shown, tick, upper, Drawn, Frame, PALETTE};
 
 /// Which measured quantity a traffic histogram shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -108,13 +108,7 @@ pub fn histogram<DB: DrawingBackend + 'static>(
     let width = (hi - lo) / BINS as f64;
     let bars: Vec<Vec<f64>> = lines.iter().map(|l| shares(l.1, lo, hi)).collect();
     let ymax = upper(bars.iter().flatten().copied()).min(100.0);
-    root.fill(&WHITE)?;
-    let mut chart = ChartBuilder::on(root)
-        .caption(&title, (FONT, 15))
-        .margin(10)
-        .x_label_area_size(36)
-        .y_label_area_size(48)
-        .build_cartesian_2d(lo..hi, 0f64..ymax)?;
+    let mut chart = frame(root, &title, Frame::Small)?.build_cartesian_2d(lo..hi, 0f64..ymax)?;
     chart
         .configure_mesh()
         .x_desc(which.label())
@@ -172,13 +166,8 @@ pub fn prefill<DB: DrawingBackend + 'static>(
     let pad = ((xhi - xlo) * 0.1).max(4.0);
     let (xmin, xmax) = ((xlo - pad).max(0.0), xhi + pad);
     let ymax = upper(bins.map(|b| b.ttft_p90_ms));
-    root.fill(&WHITE)?;
-    let mut chart = ChartBuilder::on(root)
-        .caption(&title, (FONT, 15))
-        .margin(10)
-        .x_label_area_size(36)
-        .y_label_area_size(56)
-        .build_cartesian_2d(xmin..xmax, 0f64..ymax)?;
+    let mut chart =
+        frame(root, &title, Frame::LongTicks)?.build_cartesian_2d(xmin..xmax, 0f64..ymax)?;
     chart
         .configure_mesh()
         .x_desc("prompt tokens (bin median)")

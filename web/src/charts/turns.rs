@@ -7,7 +7,10 @@ use plotters::prelude::*;
 use sloscope_core::analyse::report::ProfileReport;
 use sloscope_core::show::view::ChartsView;
 
-use super::{empty, marker, shown, tick, upper, Drawn, FONT, PALETTE, SLO};
+use super::{
+    empty, frame, legend, legend_room, marker, shown, tick, upper, Drawn, Frame, Swatch, PALETTE,
+    SLO,
+};
 
 /// TTFT p95 against the turn number, per candidate.
 pub fn ttft_by_turn<DB: DrawingBackend + 'static>(
@@ -35,9 +38,18 @@ pub fn ttft_by_turn<DB: DrawingBackend + 'static>(
         return empty(root, &format!("{title}: no sessions"));
     }
     let slo = cv.tradeoff_ttft.as_ref().map(|s| s.limit);
-    // The legend has its own column at the right: it never covers a turn's point.
-    let (w, _) = root.dim_in_pixel();
-    let (root, side) = root.split_horizontally(w.saturating_sub(LEGEND_W));
+    // The legend has its own room: it never covers a turn's point.
+    let mut entries: Vec<(String, Swatch)> = slo
+        .map(|limit| (format!("SLO ≤ {} ms", tick(&limit)), Swatch::Dashed(SLO)))
+        .into_iter()
+        .collect();
+    entries.extend(
+        series
+            .iter()
+            .enumerate()
+            .map(|(i, (name, _))| (name.clone(), Swatch::Marker(i, PALETTE[i % PALETTE.len()]))),
+    );
+    let (root, side) = legend_room(root, entries.len());
     let turns = series
         .iter()
         .flat_map(|s| s.1.iter().map(|p| p.0))
@@ -48,13 +60,8 @@ pub fn ttft_by_turn<DB: DrawingBackend + 'static>(
             .flat_map(|s| s.1.iter().map(|p| p.1))
             .chain(slo),
     );
-    root.fill(&WHITE)?;
-    let mut chart = ChartBuilder::on(&root)
-        .caption(&title, (FONT, 15))
-        .margin(12)
-        .x_label_area_size(40)
-        .y_label_area_size(64)
-        .build_cartesian_2d(0.5f64..turns + 0.5, 0f64..ymax)?;
+    let mut chart =
+        frame(&root, &title, Frame::Roomy)?.build_cartesian_2d(0.5f64..turns + 0.5, 0f64..ymax)?;
     chart
         .configure_mesh()
         .x_desc("turn of the session")
@@ -76,36 +83,6 @@ pub fn ttft_by_turn<DB: DrawingBackend + 'static>(
         chart.draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))?;
         chart.draw_series(pts.iter().map(|&at| marker::<DB, _>(i, at, color)))?;
     }
-    legend(&side, &series, slo)?;
+    legend(&side, &entries)?;
     root.present()
-}
-
-/// Pixels of the legend column.
-const LEGEND_W: u32 = 170;
-
-/// The legend in its own column: the SLO line, then one marker and name per candidate.
-fn legend<DB: DrawingBackend + 'static>(
-    side: &DrawingArea<DB, Shift>,
-    series: &[(String, Vec<(f64, f64)>)],
-    slo: Option<f64>,
-) -> Drawn<DB> {
-    let mut y = 44;
-    if let Some(limit) = slo {
-        for x in [4, 14] {
-            side.draw(&PathElement::new([(x, y), (x + 6, y)], SLO.stroke_width(2)))?;
-        }
-        side.draw(&Text::new(
-            format!("SLO ≤ {} ms", tick(&limit)),
-            (26, y - 7),
-            (FONT, 13),
-        ))?;
-        y += 20;
-    }
-    for (i, (name, _)) in series.iter().enumerate() {
-        let color = PALETTE[i % PALETTE.len()];
-        side.draw(&marker::<DB, _>(i, (12, y), color))?;
-        side.draw(&Text::new(name.clone(), (26, y - 7), (FONT, 13)))?;
-        y += 20;
-    }
-    Ok(())
 }

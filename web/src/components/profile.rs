@@ -165,7 +165,11 @@ pub fn profile(props: &Props) -> Html {
                     { chart("turns", caption.to_string(), Rc::new(move |root| drawn(charts::ttft_by_turn(root, &p8, &v8.charts))), 260) }
                 }
                 if p.baseline.is_some() {
-                    { chart("baseline", format!("{}: quantized / float ratios", p.profile), Rc::new(move |root| drawn(charts::baseline_ratios(root, &p5))), 260) }
+                    if let Err(why) = charts::baseline_bars(&p) {
+                        <p class="chart-none" id={format!("{}-baseline-none", p.profile)}>{ format!("{}: quantized / float ratios — not drawn: {why}", p.profile) }</p>
+                    } else {
+                        { chart("baseline", format!("{}: quantized / float ratios", p.profile), Rc::new(move |root| drawn(charts::baseline_ratios(root, &p5))), 260) }
+                    }
                 }
             </div>
             if has_traffic {
