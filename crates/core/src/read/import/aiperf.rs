@@ -34,7 +34,8 @@ fn to_ms(unit: &str) -> Option<f64> {
 pub(crate) fn aside(v: &Value) -> Option<String> {
     let o = v.as_object()?;
     let flag = |k: &str| o.get(k).and_then(Value::as_bool);
-    if o.len() == 3 && flag("ready").is_some() && flag("partial").is_some() {
+    let marker = ["ready", "was_cancelled", "partial"].map(|k| flag(k).is_some());
+    if o.len() == 3 && marker.iter().all(|&m| m) {
         let said = match (flag("was_cancelled"), flag("partial")) {
             (Some(true), _) => "; it says the run was cancelled",
             (_, Some(true)) => "; it says the results are partial",
