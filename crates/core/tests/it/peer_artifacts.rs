@@ -164,3 +164,36 @@ fn a_summary_that_differs_is_not_folded_in() {
     let a = analyze(&files);
     assert_eq!(candidates(&a).len() + excluded(&a), 2);
 }
+
+#[test]
+fn one_run_in_two_formats_is_read_once() {
+    // GuideLLM wrote one invocation (two benchmarks) as JSON and YAML side by side.
+    let files: Vec<LoadedFile> = ["small-benchmarks.json", "small-benchmarks.yaml"]
+        .iter()
+        .map(|rel| {
+            let (_, bytes) = fixture(&format!("guidellm/{rel}"));
+            let doc = read_document(rel, bytes).unwrap_or_else(|e| panic!("{e}"));
+            LoadedFile {
+                name: rel.to_string(),
+                doc,
+            }
+        })
+        .collect();
+    let a = analyze(&files);
+    assert_eq!((candidates(&a).len(), excluded(&a)), (2, 0));
+    assert!(
+        a.notes.iter().any(|n| n.starts_with("small-benchmarks.yaml: the same runs as small-benchmarks.json")),
+        "{:?}",
+        a.notes
+    );
+    // The same files in two folders are not one artifact: a conflict, as before.
+    let moved: Vec<LoadedFile> = files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| LoadedFile {
+            name: format!("d{i}/{}", f.name),
+            doc: f.doc.clone(),
+        })
+        .collect();
+    assert!(excluded(&analyze(&moved)) > 0);
+}

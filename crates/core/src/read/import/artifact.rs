@@ -5,6 +5,11 @@
 //! files dropped together — they are one run: the records recomputed, the summary's figures
 //! kept as what the tool reported (and checked against the records), copies read once.
 //!
+//! The same holds for any tool's run written in several formats side by side (GuideLLM's
+//! JSON, YAML and CSV of one invocation): a file whose every run matches, in order, a run of
+//! another file of the same tool in the same directory — the same name, the same request count
+//! and every figure both state within 0.5 % — is that file in another format, read once.
+//!
 //! Files belong to one artifact when they sit in the same directory, a `phases/<name>/`
 //! directory counting as its parent's. A summary is a copy of another when every figure both
 //! state agrees within 0.5 % (the CSV rounds); records join the summary when their request
@@ -117,8 +122,83 @@ fn joined_run(records: &Run, summary: &Run, records_name: &str, summary_name: &s
     run
 }
 
-/// Joins the files of each AIPerf artifact given together.
+/// Joins the files of each AIPerf artifact given together, then reads once each file that is
+/// another format of a file beside it.
 pub fn join(files: &[&LoadedFile]) -> Joined {
+    let mut out = join_aiperf(files);
+    let rest: Vec<&LoadedFile> = files
+        .iter()
+        .copied()
+        .filter(|f| !out.consumed.contains(&f.name))
+        .collect();
+    twins(&rest, &mut out);
+    out
+}
+
+/// The runs a file imported from another tool holds.
+fn imported(f: &LoadedFile) -> Option<&[(String, Run)]> {
+    match &f.doc {
+        Document::Imported(runs) if !runs.is_empty() => Some(runs),
+        _ => None,
+    }
+}
+
+fn request_count(run: &Run) -> Option<f64> {
+    if run.repeats.is_empty() {
+        return requests_sent(run);
+    }
+    Some(run.repeats.iter().map(|r| r.requests.len()).sum::<usize>() as f64)
+}
+
+/// Whether every run of `b` is, in order, the same run as one of `a`: one tool, one name,
+/// one request count, the same figures.
+fn same_runs(a: &[(String, Run)], b: &[(String, Run)]) -> bool {
+    let tool = |r: &Run| r.import.as_ref().map(|i| i.tool.clone());
+    a.len() == b.len()
+        && a.iter().zip(b).all(|((_, x), (_, y))| {
+            tool(x).is_some()
+                && tool(x) == tool(y)
+                && x.candidate.name == y.candidate.name
+                && request_count(x) == request_count(y)
+                && same_figures(x, y)
+        })
+}
+
+/// Files that are another format of a file beside them: read once (the one with raw
+/// requests kept, then JSON, then the shorter name).
+fn twins(files: &[&LoadedFile], out: &mut Joined) {
+    let mut by_dir: BTreeMap<&str, Vec<(&str, &[(String, Run)])>> = BTreeMap::new();
+    for f in files {
+        if let Some(runs) = imported(f) {
+            by_dir
+                .entry(artifact_dir(&f.name))
+                .or_default()
+                .push((&f.name, runs));
+        }
+    }
+    for (_, mut group) in by_dir {
+        group.sort_by_key(|(n, runs)| {
+            let raw = runs.iter().any(|(_, r)| !r.repeats.is_empty());
+            (!raw, !n.ends_with(".json"), n.len(), *n)
+        });
+        let mut kept: Vec<(&str, &[(String, Run)])> = Vec::new();
+        for (name, runs) in group {
+            match kept.iter().find(|(_, k)| same_runs(k, runs)) {
+                Some((first, _)) => {
+                    out.consumed.insert(name.to_string());
+                    out.notes.push(format!(
+                        "{name}: the same run{} as {first}, in another format (every figure agrees): read once",
+                        if runs.len() == 1 { "" } else { "s" }
+                    ));
+                }
+                None => kept.push((name, runs)),
+            }
+        }
+    }
+}
+
+/// Joins the files of each AIPerf artifact given together.
+fn join_aiperf(files: &[&LoadedFile]) -> Joined {
     let mut by_dir: BTreeMap<&str, Vec<(&str, &Run)>> = BTreeMap::new();
     for f in files {
         if let Some(run) = aiperf_run(f) {

@@ -136,9 +136,12 @@ pub enum PercentileRule {
     /// numpy's default, linear interpolation between the ranks around `q (n − 1)` (sloscope's,
     /// vLLM's, SGLang's, AIPerf's).
     Linear,
-    /// The sorted value at index `⌊q n⌋` (clamped to the last), no interpolation: GuideLLM's
-    /// (checked against its own reported percentiles on the committed fixtures).
-    FloorRank,
+    /// No interpolation: the first sorted value whose cumulative weight (1/n added value by
+    /// value, in floating point) reaches `q` — GuideLLM's. The float sum decides ties: with 12
+    /// values six weights sum to just under 0.5, so p50 is the 7th value, with 4 values two sum
+    /// to 0.5 exactly, so p50 is the 2nd. Checked against every percentile (p1 … p99) GuideLLM
+    /// reports for every benchmark of the committed fixtures (4 and 12 requests).
+    CumulativeRank,
 }
 
 impl PercentileRule {
@@ -147,10 +150,14 @@ impl PercentileRule {
     pub fn percentile(self, sorted: &[f64], q: f64) -> Option<f64> {
         match self {
             PercentileRule::Linear => None,
-            PercentileRule::FloorRank => {
-                let n = sorted.len();
-                let i = ((q / 100.0 * n as f64).floor() as usize).min(n.checked_sub(1)?);
-                sorted.get(i).copied()
+            PercentileRule::CumulativeRank => {
+                let weight = 1.0 / sorted.len() as f64;
+                let mut cumulative = 0.0;
+                let at = sorted.iter().position(|_| {
+                    cumulative += weight;
+                    cumulative >= q / 100.0
+                });
+                at.map_or(sorted.last().copied(), |i| sorted.get(i).copied())
             }
         }
     }
@@ -159,7 +166,7 @@ impl PercentileRule {
 /// The percentile rule of `tool`'s reported figures.
 pub fn percentile_rule(tool: &str) -> PercentileRule {
     match tool {
-        "GuideLLM" => PercentileRule::FloorRank,
+        "GuideLLM" => PercentileRule::CumulativeRank,
         _ => PercentileRule::Linear,
     }
 }
