@@ -164,10 +164,13 @@ fn same_runs(a: &[(String, Run)], b: &[(String, Run)]) -> bool {
         })
 }
 
+/// A file's name and the runs it imported.
+type NamedRuns<'a> = (&'a str, &'a [(String, Run)]);
+
 /// Files that are another format of a file beside them: read once (the one with raw
 /// requests kept, then JSON, then the shorter name).
 fn twins(files: &[&LoadedFile], out: &mut Joined) {
-    let mut by_dir: BTreeMap<&str, Vec<(&str, &[(String, Run)])>> = BTreeMap::new();
+    let mut by_dir: BTreeMap<&str, Vec<NamedRuns<'_>>> = BTreeMap::new();
     for f in files {
         if let Some(runs) = imported(f) {
             by_dir
@@ -181,7 +184,7 @@ fn twins(files: &[&LoadedFile], out: &mut Joined) {
             let raw = runs.iter().any(|(_, r)| !r.repeats.is_empty());
             (!raw, !n.ends_with(".json"), n.len(), *n)
         });
-        let mut kept: Vec<(&str, &[(String, Run)])> = Vec::new();
+        let mut kept: Vec<NamedRuns<'_>> = Vec::new();
         for (name, runs) in group {
             match kept.iter().find(|(_, k)| same_runs(k, runs)) {
                 Some((first, _)) => {
