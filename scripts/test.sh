@@ -27,7 +27,7 @@ step "clippy (native)"
 cargo clippy --locked --workspace --exclude sloscope-web --all-targets -- -D warnings
 
 step "clippy (core and page for wasm32)"
-cargo clippy --locked -p sloscope-core -p sloscope-web --target wasm32-unknown-unknown -- -D warnings
+cargo clippy --locked -p sloscope-core -p sloscope-charts -p sloscope-web --target wasm32-unknown-unknown -- -D warnings
 
 step "real backend: llama-server + SmolLM2 Q4_1/F16 (scripts/setup-llama.sh)"
 eval "$(bash scripts/setup-llama.sh)"

@@ -18,3 +18,9 @@ for f in "$work/out"/lineage/*.json; do copy "$f" "$dest/lineage/$(basename "$f"
 for f in "$work/out"/lineage/other-gates/*.json; do copy "$f" "$dest/lineage/other-gates/$(basename "$f")"; done
 for f in "$work/out"/runs/*.json; do copy "$f" "$dest/runs/$(basename "$f")"; done
 echo "update-examples: wrote $(find "$dest" -name '*.json' | wc -l) files to static/examples/" >&2
+# What is drawn and said of the example set is snapshotted: record the new set's charts and
+# analysis (review the diff before committing).
+cd "$root"
+INSTA_UPDATE=always cargo test -q -p sloscope-charts --test svg >&2
+INSTA_UPDATE=always cargo test -q -p sloscope-core --test it snapshots >&2 || true
+echo "update-examples: chart and analysis snapshots updated; review them with git diff" >&2

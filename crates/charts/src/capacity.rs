@@ -7,7 +7,7 @@ use plotters::prelude::*;
 use sloscope_core::analyse::report::ProfileReport;
 use sloscope_core::base::metric::Metric;
 
-use super::{
+use crate::{
     empty, frame, label_offset_within, legend, legend_room, marker, shown, tick, upper, Drawn,
     Frame, Rect, Swatch, FONT, PALETTE, SLO,
 };

@@ -7,7 +7,7 @@ use plotters::prelude::*;
 use sloscope_core::analyse::regression::types::Cell;
 use sloscope_core::base::metric::Metric;
 
-use super::{empty, frame, shown, tick, upper, Drawn, Frame, Quantity, PALETTE};
+use crate::{empty, frame, shown, tick, upper, Drawn, Frame, Quantity, PALETTE};
 
 /// (throughput, TTFT p95) of one side.
 type Point = (f64, f64);

@@ -8,7 +8,7 @@ use plotters::prelude::*;
 use sloscope_core::analyse::report::ProfileReport;
 use sloscope_core::analyse::summary::Curves;
 
-use super::{empty, frame, marker, shown, tick, upper, Drawn, Frame, PALETTE};
+use crate::{empty, frame, marker, shown, tick, upper, Drawn, Frame, PALETTE};
 
 /// Which measured quantity a traffic histogram shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -8,7 +8,7 @@ use sloscope_core::analyse::report::ProfileReport;
 use sloscope_core::base::metric::Metric;
 use sloscope_core::show::view::ChartsView;
 
-use super::{
+use crate::{
     empty, frame, label_offset, shown, tick, upper, Drawn, Frame, Rect, FONT, PALETTE, SLO,
 };
 

@@ -7,7 +7,7 @@ use plotters::prelude::*;
 use sloscope_core::analyse::report::ProfileReport;
 use sloscope_core::show::view::ChartsView;
 
-use super::{
+use crate::{
     empty, frame, legend, legend_room, marker, shown, tick, upper, Drawn, Frame, Swatch, PALETTE,
     SLO,
 };

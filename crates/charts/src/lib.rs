@@ -1,0 +1,295 @@
+//! The report's charts, drawn with plotters. Every function is generic over plotters'
+//! `DrawingBackend`: the page draws them on its canvas, the snapshot tests record them as SVG
+//! (`tests/svg.rs`), so a change in a number, a label or a line is a reviewed diff. They read
+//! the analysis and the core's view-model only (which SLO bound applies, captions).
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+mod baseline;
+mod capacity;
+mod cdf;
+mod compare;
+mod concurrency;
+mod tradeoff;
+mod traffic;
+mod turns;
+pub use baseline::{baseline_bars, baseline_ratios};
+pub use capacity::{capacity, CapacityY};
+pub use cdf::{cdf, Quantity};
+pub use compare::{cdf_pair, tradeoff_shift};
+pub use concurrency::tpot_by_concurrency;
+pub use tradeoff::tradeoff;
+pub use traffic::{histogram, prefill, shares, Traffic, BINS};
+pub use turns::ttft_by_turn;
+
+/// A name from a file as a chart shows it (legends, labels): made inert by the view-model's one
+/// constructor, like every other string the page shows.
+pub fn shown(name: &str) -> String {
+    sloscope_core::show::view::Shown::new(name).to_string()
+}
+
+/// Result of a drawing function.
+pub type Drawn<DB> = Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
+
+/// How much room a chart's axes take (margin, x-label and y-label areas in pixels).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Frame {
+    /// CDFs and histograms: short ticks.
+    Small,
+    /// Longer y ticks (milliseconds in the thousands).
+    LongTicks,
+    /// Scatter plots with axis titles and long ticks.
+    Roomy,
+    /// Horizontal bars labelled inside the plot: no y ticks.
+    Bars,
+}
+
+/// Pixel size of chart titles.
+const TITLE_PX: u32 = 15;
+
+/// Every chart's set-up: a white background, the title fitted to the width, the margins and
+/// label areas of its frame.
+pub fn frame<'a, 'b, DB: DrawingBackend>(
+    root: &'a DrawingArea<DB, Shift>,
+    title: &str,
+    f: Frame,
+) -> Result<ChartBuilder<'a, 'b, DB>, DrawingAreaErrorKind<DB::ErrorType>> {
+    root.fill(&WHITE)?;
+    let (margin, x, y) = match f {
+        Frame::Small => (10, 36, 48),
+        Frame::LongTicks => (10, 36, 56),
+        Frame::Roomy => (12, 40, 64),
+        Frame::Bars => (10, 36, 10),
+    };
+    let mut b = ChartBuilder::on(root);
+    b.caption(fitted_title(root, title), (FONT, TITLE_PX))
+        .margin(margin)
+        .x_label_area_size(x)
+        .y_label_area_size(y);
+    Ok(b)
+}
+
+/// A title as it fits the area's width (a phone's chart is about 330 px): whole, else without
+/// its closing parenthesis (the figure's caption says the same in words), else cut with "…".
+pub fn fitted_title<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, title: &str) -> String {
+    let room = root.dim_in_pixel().0.saturating_sub(24);
+    let font: TextStyle = (FONT, TITLE_PX).into();
+    let fits = |t: &str| {
+        root.estimate_text_size(t, &font)
+            .map_or(true, |(w, _)| w <= room)
+    };
+    if fits(title) {
+        return title.to_string();
+    }
+    let short = title.find(" (").map_or(title, |i| &title[..i]);
+    if fits(short) {
+        return short.to_string();
+    }
+    let mut cut: String = short.to_string();
+    while cut.pop().is_some() {
+        let t = format!("{}…", cut.trim_end());
+        if fits(&t) {
+            return t;
+        }
+    }
+    String::new()
+}
+
+/// What a legend entry shows beside its name.
+#[derive(Debug, Clone, Copy)]
+pub enum Swatch {
+    /// A series' line.
+    Line(RGBColor),
+    /// A series' marker (its shape by index, as [`marker`] draws it).
+    Marker(usize, RGBColor),
+    /// A dashed line (an SLO limit).
+    Dashed(RGBColor),
+    /// A ring (a failing trial).
+    Ring(RGBColor),
+}
+
+/// Pixels of a legend column; charts narrower than [`LEGEND_COLUMN_MIN_W`] put the legend
+/// under the plot instead.
+const LEGEND_W: u32 = 170;
+const LEGEND_COLUMN_MIN_W: u32 = 520;
+const LEGEND_ROW_H: u32 = 20;
+
+/// Splits the legend's room off the chart's area, so it never covers a point or a line: a
+/// column at the right of a wide chart, two columns of rows under a narrow one (a phone).
+/// Returns (plot area, legend area).
+pub fn legend_room<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    entries: usize,
+) -> (DrawingArea<DB, Shift>, DrawingArea<DB, Shift>) {
+    let (w, h) = root.dim_in_pixel();
+    if w >= LEGEND_COLUMN_MIN_W {
+        return root.split_horizontally(w - LEGEND_W);
+    }
+    let rows = entries.div_ceil(2) as u32;
+    root.split_vertically(h.saturating_sub(rows * LEGEND_ROW_H + 6))
+}
+
+/// Draws a legend into the room [`legend_room`] made.
+pub fn legend<DB: DrawingBackend + 'static>(
+    side: &DrawingArea<DB, Shift>,
+    entries: &[(String, Swatch)],
+) -> Drawn<DB> {
+    side.fill(&WHITE)?;
+    let (w, _) = side.dim_in_pixel();
+    let column = w <= LEGEND_W;
+    for (i, (name, swatch)) in entries.iter().enumerate() {
+        let (x, y) = if column {
+            (0, 44 + i as i32 * LEGEND_ROW_H as i32)
+        } else {
+            let half = (w / 2) as i32;
+            (
+                8 + (i % 2) as i32 * half,
+                12 + (i / 2) as i32 * LEGEND_ROW_H as i32,
+            )
+        };
+        match *swatch {
+            Swatch::Line(c) => side.draw(&PathElement::new(
+                [(x + 4, y), (x + 20, y)],
+                c.stroke_width(2),
+            ))?,
+            Swatch::Marker(k, c) => side.draw(&marker::<DB, _>(k, (x + 12, y), c))?,
+            Swatch::Ring(c) => side.draw(&Circle::new((x + 12, y), 5, c.stroke_width(2)))?,
+            Swatch::Dashed(c) => {
+                for dx in [4, 14] {
+                    side.draw(&PathElement::new(
+                        [(x + dx, y), (x + dx + 6, y)],
+                        c.stroke_width(2),
+                    ))?;
+                }
+            }
+        }
+        side.draw(&Text::new(name.clone(), (x + 26, y - 7), (FONT, 13)))?;
+    }
+    Ok(())
+}
+
+/// Series colours (colour-blind-safe Okabe–Ito).
+pub const PALETTE: [RGBColor; 7] = [
+    RGBColor(0, 114, 178),
+    RGBColor(230, 159, 0),
+    RGBColor(0, 158, 115),
+    RGBColor(204, 121, 167),
+    RGBColor(86, 180, 233),
+    RGBColor(213, 94, 0),
+    RGBColor(240, 228, 66),
+];
+const SLO: RGBColor = RGBColor(200, 30, 30);
+const FONT: &str = "sans-serif";
+
+/// A tick label as the tables write numbers: `20`, `2500`, `0.25` — never `20.0`.
+fn tick(v: &f64) -> String {
+    sloscope_core::base::fmt::format_number(*v)
+}
+
+/// A marker shape per series, so series differ by more than colour.
+fn marker<DB: DrawingBackend + 'static, C: Clone + 'static>(
+    i: usize,
+    at: C,
+    color: RGBColor,
+) -> DynElement<'static, DB, C> {
+    let style = color.filled();
+    match i % 3 {
+        0 => Circle::new(at, 5, style).into_dyn(),
+        1 => TriangleMarker::new(at, 6, style).into_dyn(),
+        _ => Cross::new(at, 5, color.stroke_width(2)).into_dyn(),
+    }
+}
+
+/// A label's box in pixels: left, top, right, bottom.
+pub type Rect = (i32, i32, i32, i32);
+
+pub fn overlaps(a: Rect, b: Rect) -> bool {
+    a.0 < b.2 && b.0 < a.2 && a.1 < b.3 && b.1 < a.3
+}
+
+/// Where to put `name` next to the marker at `at` (pixels): right-above, right-below,
+/// left-above, left-below, then further out, the first spot that covers no marker (radius 7)
+/// and no label already placed. Records the chosen box in `placed`.
+pub fn label_offset(
+    at: (i32, i32),
+    name: &str,
+    markers: &[(i32, i32)],
+    placed: &mut Vec<Rect>,
+) -> (i32, i32) {
+    label_offset_within(at, name, markers, placed, None)
+}
+
+/// [`label_offset`], preferring spots whose box lies inside `bounds` (the plotting area, in
+/// pixels) so a label near the edge goes to the other side instead of being cut.
+pub fn label_offset_within(
+    at: (i32, i32),
+    name: &str,
+    markers: &[(i32, i32)],
+    placed: &mut Vec<Rect>,
+    bounds: Option<Rect>,
+) -> (i32, i32) {
+    let w = 8 * name.chars().count() as i32 + 2;
+    let h = 14;
+    let mut spots = Vec::new();
+    for step in 0..4 {
+        let d = 9 + 16 * step;
+        spots.extend([(9, -d - 9), (9, d - 7), (-9 - w, -d - 9), (-9 - w, d - 7)]);
+    }
+    let rect = |(dx, dy): (i32, i32)| (at.0 + dx, at.1 + dy, at.0 + dx + w, at.1 + dy + h);
+    let inside =
+        |r: Rect| bounds.is_none_or(|b| r.0 >= b.0 && r.1 >= b.1 && r.2 <= b.2 && r.3 <= b.3);
+    let free = |r: Rect| {
+        inside(r)
+            && !markers
+                .iter()
+                .any(|m| overlaps(r, (m.0 - 7, m.1 - 7, m.0 + 7, m.1 + 7)))
+            && !placed.iter().any(|p| overlaps(r, *p))
+    };
+    // No free spot: the one inside the plot that covers the fewest labels and markers.
+    let crowd = |r: Rect| {
+        placed.iter().filter(|p| overlaps(r, **p)).count()
+            + markers
+                .iter()
+                .filter(|m| overlaps(r, (m.0 - 7, m.1 - 7, m.0 + 7, m.1 + 7)))
+                .count()
+            + if inside(r) { 0 } else { 1000 }
+    };
+    let chosen = spots
+        .iter()
+        .copied()
+        .find(|s| free(rect(*s)))
+        .unwrap_or_else(|| {
+            spots
+                .iter()
+                .copied()
+                .min_by_key(|s| crowd(rect(*s)))
+                .unwrap_or(spots[0])
+        });
+    placed.push(rect(chosen));
+    chosen
+}
+
+fn upper(values: impl Iterator<Item = f64>) -> f64 {
+    let m = values.filter(|v| v.is_finite()).fold(0.0f64, f64::max);
+    if m <= 0.0 {
+        1.0
+    } else {
+        m * 1.15
+    }
+}
+
+fn empty<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, title: &str) -> Drawn<DB> {
+    root.fill(&WHITE)?;
+    let text = if title.contains(": no ") {
+        title.to_string()
+    } else {
+        format!("{title}: no data")
+    };
+    root.draw(&Text::new(
+        fitted_title(root, &text),
+        (20, 30),
+        (FONT, TITLE_PX),
+    ))?;
+    root.present()
+}

@@ -1,0 +1,299 @@
+//! An SVG snapshot of every chart the page draws for the committed example set
+//! (`static/examples/`), at a laptop's width and a phone's: each chart is drawn on a backend
+//! that writes every line, shape and text as an SVG element (text measured as 7 px a
+//! character, so no font is needed), and compared with `snapshots/` by insta. A change in a
+//! number, a label, a legend or a line is a reviewed diff (`cargo insta review`, or
+//! `INSTA_UPDATE=always cargo test -p sloscope-charts`).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::cell::RefCell;
+use std::fmt::Write as _;
+use std::path::Path;
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters_backend::{
+    BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingErrorKind,
+};
+use sloscope_charts as charts;
+use sloscope_core::{analyze, read_document, Analysis, LoadedFile};
+
+/// Draws into SVG text.
+struct Svg {
+    size: (u32, u32),
+    out: RefCell<String>,
+    /// Faint one-pixel lines (the grid), counted rather than written: half of every chart,
+    /// and they change only with the axis ranges, which the tick labels already show.
+    grid: std::cell::Cell<u32>,
+}
+
+#[derive(Debug)]
+struct Never;
+impl std::fmt::Display for Never {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("never")
+    }
+}
+impl std::error::Error for Never {}
+
+type Done = Result<(), DrawingErrorKind<Never>>;
+
+fn paint(c: BackendColor) -> String {
+    let (r, g, b) = c.rgb;
+    if c.alpha >= 1.0 {
+        format!("#{r:02x}{g:02x}{b:02x}")
+    } else {
+        format!("#{r:02x}{g:02x}{b:02x}\" opacity=\"{:.2}", c.alpha)
+    }
+}
+
+fn escape(t: &str) -> String {
+    t.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+impl Svg {
+    fn element(&self, e: std::fmt::Arguments<'_>) -> Done {
+        let mut out = self.out.borrow_mut();
+        out.write_fmt(e).expect("a String takes writes");
+        out.push('\n');
+        Ok(())
+    }
+}
+
+impl DrawingBackend for &Svg {
+    type ErrorType = Never;
+    fn get_size(&self) -> (u32, u32) {
+        self.size
+    }
+    fn ensure_prepared(&mut self) -> Done {
+        Ok(())
+    }
+    fn present(&mut self) -> Done {
+        Ok(())
+    }
+    fn draw_pixel(&mut self, at: BackendCoord, c: BackendColor) -> Done {
+        self.element(format_args!(
+            r#"<rect x="{}" y="{}" width="1" height="1" fill="{}"/>"#,
+            at.0,
+            at.1,
+            paint(c)
+        ))
+    }
+    fn draw_line<S: BackendStyle>(&mut self, a: BackendCoord, b: BackendCoord, s: &S) -> Done {
+        if s.color().alpha < 0.5 && s.stroke_width() <= 1 {
+            self.grid.set(self.grid.get() + 1);
+            return Ok(());
+        }
+        self.element(format_args!(
+            r#"<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}" stroke-width="{}"/>"#,
+            a.0,
+            a.1,
+            b.0,
+            b.1,
+            paint(s.color()),
+            s.stroke_width()
+        ))
+    }
+    fn draw_rect<S: BackendStyle>(
+        &mut self,
+        a: BackendCoord,
+        b: BackendCoord,
+        s: &S,
+        fill: bool,
+    ) -> Done {
+        let how = if fill { "fill" } else { "fill=\"none\" stroke" };
+        self.element(format_args!(
+            r#"<rect x="{}" y="{}" width="{}" height="{}" {how}="{}"/>"#,
+            a.0,
+            a.1,
+            b.0 - a.0,
+            b.1 - a.1,
+            paint(s.color())
+        ))
+    }
+    fn draw_path<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
+        &mut self,
+        path: I,
+        s: &S,
+    ) -> Done {
+        let points: Vec<String> = path
+            .into_iter()
+            .map(|p| format!("{},{}", p.0, p.1))
+            .collect();
+        self.element(format_args!(
+            r#"<polyline points="{}" fill="none" stroke="{}" stroke-width="{}"/>"#,
+            points.join(" "),
+            paint(s.color()),
+            s.stroke_width()
+        ))
+    }
+    fn draw_circle<S: BackendStyle>(&mut self, c: BackendCoord, r: u32, s: &S, fill: bool) -> Done {
+        let how = if fill { "fill" } else { "fill=\"none\" stroke" };
+        self.element(format_args!(
+            r#"<circle cx="{}" cy="{}" r="{r}" {how}="{}"/>"#,
+            c.0,
+            c.1,
+            paint(s.color())
+        ))
+    }
+    fn fill_polygon<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
+        &mut self,
+        vert: I,
+        s: &S,
+    ) -> Done {
+        let points: Vec<String> = vert
+            .into_iter()
+            .map(|p| format!("{},{}", p.0, p.1))
+            .collect();
+        self.element(format_args!(
+            r#"<polygon points="{}" fill="{}"/>"#,
+            points.join(" "),
+            paint(s.color())
+        ))
+    }
+    fn draw_text<S: BackendTextStyle>(&mut self, text: &str, s: &S, at: BackendCoord) -> Done {
+        self.element(format_args!(
+            r#"<text x="{}" y="{}" font-size="{}" fill="{}">{}</text>"#,
+            at.0,
+            at.1,
+            s.size(),
+            paint(s.color()),
+            escape(text)
+        ))
+    }
+    fn estimate_text_size<S: BackendTextStyle>(
+        &self,
+        text: &str,
+        _: &S,
+    ) -> Result<(u32, u32), DrawingErrorKind<Never>> {
+        Ok((7 * text.chars().count() as u32, 13))
+    }
+}
+
+/// The chart `draw` makes at `size`, as an SVG document.
+fn svg(size: (u32, u32), draw: impl FnOnce(&DrawingArea<&'static Svg, Shift>)) -> String {
+    let s: &'static Svg = Box::leak(Box::new(Svg {
+        size,
+        out: RefCell::default(),
+        grid: std::cell::Cell::new(0),
+    }));
+    draw(&s.into_drawing_area());
+    format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\">\n<!-- {} grid lines -->\n{}</svg>\n",
+        size.0,
+        size.1,
+        s.grid.get(),
+        s.out.borrow()
+    )
+}
+
+fn walk(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            walk(&p, out);
+        } else if p.extension().is_some_and(|x| x == "json") {
+            out.push(p);
+        }
+    }
+}
+
+/// The example set, read and analysed as the page does (named `examples/<path>`).
+fn example_analysis() -> Analysis {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../static/examples");
+    let mut paths = Vec::new();
+    walk(&root, &mut paths);
+    paths.sort();
+    let files: Vec<LoadedFile> = paths
+        .iter()
+        .map(|p| {
+            let rel = p
+                .strip_prefix(&root)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            let name = format!("examples/{rel}");
+            let doc = read_document(&name, std::fs::read(p).unwrap()).unwrap();
+            LoadedFile { name, doc }
+        })
+        .collect();
+    analyze(&files)
+}
+
+/// Every chart of every profile, by the name its snapshot has.
+fn every_chart(a: &Analysis, size: (u32, u32)) -> Vec<(String, String)> {
+    let view = sloscope_core::show::view::report_view(a);
+    let mut out = vec![(
+        "tpot-by-concurrency".to_string(),
+        svg(size, |r| charts::tpot_by_concurrency(r, a).unwrap()),
+    )];
+    for (p, v) in a.profiles.iter().zip(&view.profiles) {
+        let name = |chart: &str| format!("{}-{chart}", p.profile);
+        out.push((
+            name("tradeoff"),
+            svg(size, |r| charts::tradeoff(r, p, &v.charts).unwrap()),
+        ));
+        for (q, n) in [
+            (charts::Quantity::Ttft, "cdf-ttft"),
+            (charts::Quantity::Tpot, "cdf-tpot"),
+            (charts::Quantity::E2e, "cdf-e2e"),
+        ] {
+            out.push((name(n), svg(size, |r| charts::cdf(r, p, q).unwrap())));
+        }
+        if p.capacity.is_some() {
+            for (y, n) in [
+                (charts::CapacityY::Slo, "capacity-slo"),
+                (charts::CapacityY::Throughput, "capacity-tps"),
+            ] {
+                out.push((
+                    name(n),
+                    svg(size, |r| charts::capacity(r, p, &v.charts, y).unwrap()),
+                ));
+            }
+        }
+        if v.charts.turns_caption.is_some() {
+            out.push((
+                name("turns"),
+                svg(size, |r| charts::ttft_by_turn(r, p, &v.charts).unwrap()),
+            ));
+        }
+        if charts::baseline_bars(p).is_ok() {
+            out.push((
+                name("baseline"),
+                svg(size, |r| charts::baseline_ratios(r, p).unwrap()),
+            ));
+        }
+        out.push((
+            name("prefill"),
+            svg(size, |r| charts::prefill(r, p).unwrap()),
+        ));
+        for (t, n) in [
+            (charts::Traffic::Prompt, "hist-prompt"),
+            (charts::Traffic::Output, "hist-output"),
+            (charts::Traffic::Interarrival, "hist-gaps"),
+        ] {
+            out.push((name(n), svg(size, |r| charts::histogram(r, p, t).unwrap())));
+        }
+    }
+    out
+}
+
+#[test]
+fn every_chart_of_the_example_set_at_a_laptops_width() {
+    let a = example_analysis();
+    let drawn = every_chart(&a, (800, 300));
+    assert!(drawn.len() >= 20, "{}", drawn.len());
+    for (name, svg) in drawn {
+        insta::assert_snapshot!(format!("laptop-{name}"), svg);
+    }
+}
+
+#[test]
+fn every_chart_of_the_example_set_at_a_phones_width() {
+    let a = example_analysis();
+    for (name, svg) in every_chart(&a, (340, 260)) {
+        insta::assert_snapshot!(format!("phone-{name}"), svg);
+    }
+}
