@@ -22,5 +22,5 @@ echo "update-examples: wrote $(find "$dest" -name '*.json' | wc -l) files to sta
 # analysis (review the diff before committing).
 cd "$root"
 INSTA_UPDATE=always cargo test -q -p sloscope-charts --test svg >&2
-INSTA_UPDATE=always cargo test -q -p sloscope-core --test it snapshots >&2 || true
+INSTA_UPDATE=always cargo test -q -p sloscope-core --test it snapshots >&2
 echo "update-examples: chart and analysis snapshots updated; review them with git diff" >&2
