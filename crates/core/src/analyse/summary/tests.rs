@@ -1,4 +1,5 @@
 //! Unit tests of the recomputed summaries.
+use super::curves::PREFILL_BINS;
 use super::*;
 use crate::schema::{Gaps, MemorySample, MetricSample, RequestColumns};
 

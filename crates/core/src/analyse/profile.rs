@@ -1,0 +1,388 @@
+//! One profile of the analysis: its definition (the plan's, or the one its runs agree on),
+//! its comparable candidates with their recomputed summaries, the SLO verdict, the float
+//! baseline, the capacity search and the cost.
+
+use crate::analyse::compare::Ctx;
+use crate::analyse::report::{CandidateReport, Excluded, ProfileReport};
+use crate::analyse::screen::{self, screen};
+use crate::analyse::summary::Thresholds;
+use crate::analyse::verdict::{decide, Contender};
+use crate::base::metric::Metric;
+use crate::base::problem::{Problem, ProblemCode};
+use crate::check::contract::{validate_profile, Profile};
+use crate::check::run::Expect;
+use crate::schema::{Decision, Plan, ProfileName, ProfileSpec, Role, Run, WorkloadSpec};
+
+/// The profile's definition: the plan's, else the one every run that carries one agrees on
+/// (runs that define it differently leave it undefined, never decided by file order).
+fn profile_spec(
+    ctx: &Ctx<'_>,
+    name: ProfileName,
+    runs: &[(&str, &Run)],
+) -> Result<(ProfileSpec, String), String> {
+    if let Some((file, plan)) = ctx.plan {
+        return plan
+            .profiles
+            .iter()
+            .find(|p| p.name.as_deref() == Some(name.as_str()))
+            .map(|s| (s.clone(), file.to_string()))
+            .ok_or_else(|| format!("the plan {file} does not define the {name} profile"));
+    }
+    let mut specs: Vec<(&str, &ProfileSpec)> = runs
+        .iter()
+        .filter_map(|(f, r)| r.profile_spec.as_ref().map(|s| (*f, s)))
+        .collect();
+    specs.sort_by(|a, b| a.0.cmp(b.0));
+    let Some(&(first_file, first)) = specs.first() else {
+        return Err(format!(
+            "no definition of the {name} profile: load the plan, or runs that carry profile_spec"
+        ));
+    };
+    if let Some((other, _)) = specs.iter().find(|(_, s)| *s != first) {
+        return Err(format!(
+            "the runs define the {name} profile differently ({first_file} and {other} differ): \
+             load the plan to say which is meant"
+        ));
+    }
+    Ok((first.clone(), first_file.to_string()))
+}
+
+pub(super) fn analyze_profile(ctx: &Ctx<'_>, name: ProfileName) -> ProfileReport {
+    let runs: Vec<(&str, &Run)> = ctx
+        .runs
+        .iter()
+        .filter(|(_, r)| r.profile == name.as_str())
+        .copied()
+        .collect();
+    let defined = profile_spec(ctx, name, &runs);
+    let (spec, defined_in) = match &defined {
+        Ok((s, f)) => (
+            Some(with_replayed_hashes(s.clone(), runs.iter().copied())),
+            Some(f.clone()),
+        ),
+        Err(_) => (None, None),
+    };
+    let knob = ctx.plan.map(|(_, p)| p.knob.clone()).or_else(|| {
+        runs.iter()
+            .find(|(_, r)| r.role == Role::Candidate)
+            .and_then(|(_, r)| r.candidate.knob.clone())
+    });
+    let contract = match (&spec, &defined) {
+        (Some(s), _) => validate_profile(s),
+        (None, Err(why)) => Err(vec![Problem::new(
+            ProblemCode::MissingField,
+            "profiles",
+            why.clone(),
+        )]),
+        (None, Ok(_)) => Err(Vec::new()),
+    };
+    let profile = contract.as_ref().ok();
+    let mut report = empty_report(name, spec.as_ref(), defined_in, &contract, knob.clone());
+    let expect = Expect {
+        spec: spec.as_ref(),
+        plan: ctx.plan,
+        knob: knob.as_deref(),
+        artifact: ctx.quantized_artifact.as_deref(),
+        search: profile.and_then(|p| p.search.as_ref()),
+    };
+    let runs = screen(&runs, &expect, &mut report.excluded, &mut report.flags);
+    let (trial_runs, runs): (Vec<_>, Vec<_>) = runs
+        .into_iter()
+        .partition(|(_, r)| r.trial.is_some() && r.role == Role::Candidate);
+    let (baseline_runs, candidate_runs): (Vec<_>, Vec<_>) = runs
+        .into_iter()
+        .partition(|(_, r)| r.role == Role::Baseline);
+    candidates(ctx, &expect, profile, &candidate_runs, &mut report);
+    order_like_plan(ctx.plan.map(|p| p.1), &mut report.candidates);
+    decide_profile(ctx, profile, &mut report);
+    if spec.is_none() && ctx.no_records {
+        report.summaries_only = true;
+        report.reason = "summaries only: a verdict needs the plan (SLOs) and the lineage records; import another tool's file with `sloscope import FILE --out DIR --plan PLAN --profile NAME --candidate NAME`".into();
+    }
+    capacity(ctx, profile, &trial_runs, &mut report);
+    crate::analyse::flags::after_verdict(&mut report);
+    let thresholds = profile.map_or_else(Thresholds::default, |p| Thresholds::from_slo(&p.slo));
+    report.baseline = crate::analyse::compare::baseline_report(
+        &expect,
+        &thresholds,
+        &baseline_runs,
+        ctx.pool_reruns,
+        &mut report,
+    );
+    cost(ctx.plan.map(|p| p.1), &mut report);
+    canonical_order(&mut report);
+    report
+}
+
+/// Each candidate's cost per million output tokens at the plan's price.
+fn cost(plan: Option<&crate::schema::Plan>, report: &mut ProfileReport) {
+    let price = match plan.map(crate::schema::price) {
+        None | Some(Ok(None)) => return,
+        Some(Ok(Some(p))) => Ok(p),
+        Some(Err(e)) => Err(e),
+    };
+    if let Ok((usd, gpus)) = price {
+        for c in &mut report.candidates {
+            c.cost_per_million_output_tokens_usd = c
+                .metric(crate::base::metric::Metric::THROUGHPUT)
+                .filter(|&t| t > 0.0)
+                .map(|t| usd * f64::from(gpus) / 3600.0 / t * 1e6);
+        }
+    }
+    report.price = Some(price);
+}
+
+/// Flags and exclusions in an order the evidence decides — code (the catalogue's order, then
+/// the selection's own), candidate, words — and only then the file name: files given in
+/// another order or under other names give the same report.
+fn canonical_order(report: &mut ProfileReport) {
+    report.flags.sort_by(|a, b| {
+        (a.code, &a.candidate, &a.message).cmp(&(b.code, &b.candidate, &b.message))
+    });
+    report.excluded.sort_by(|a, b| {
+        (a.code, &a.candidate, &a.reason, &a.file).cmp(&(b.code, &b.candidate, &b.reason, &b.file))
+    });
+}
+
+fn empty_report(
+    name: ProfileName,
+    spec: Option<&ProfileSpec>,
+    defined_in: Option<String>,
+    contract: &Result<Profile, Vec<Problem>>,
+    knob: Option<String>,
+) -> ProfileReport {
+    let profile = contract.as_ref().ok();
+    ProfileReport {
+        profile: name.as_str().to_string(),
+        decision: Decision::Reject,
+        recommended_name: None,
+        reason: String::new(),
+        contract_issues: contract.as_ref().err().cloned().unwrap_or_default(),
+        defined_in,
+        workload: spec.and_then(|s| s.workload.clone()),
+        primary_metric: spec.and_then(|s| s.primary_metric.clone()),
+        primary_direction: profile.map(|p| p.primary_metric.direction()),
+        slo: profile.map(Profile::slo_limits).unwrap_or_default(),
+        knob,
+        candidates: Vec::new(),
+        excluded: Vec::new(),
+        binding_slo: None,
+        confidence: None,
+        baseline: None,
+        flags: Vec::new(),
+        capacity: None,
+        summaries_only: false,
+        price: None,
+    }
+}
+
+/// The candidates' reports: distinct runs (pooled when asked, and a pooled run passes the
+/// invariants again as the run it now is), those that finished with data, each summarised.
+fn candidates(
+    ctx: &Ctx<'_>,
+    expect: &Expect<'_>,
+    profile: Option<&Profile>,
+    runs: &[(&str, &Run)],
+    report: &mut ProfileReport,
+) {
+    let thresholds = profile.map_or_else(Thresholds::default, |p| Thresholds::from_slo(&p.slo));
+    let runs = crate::analyse::compare::distinct_runs(
+        runs,
+        ctx.pool_reruns,
+        &mut report.flags,
+        &mut report.excluded,
+    );
+    for (file, run) in &runs {
+        let pooled = matches!(run, std::borrow::Cow::Owned(_));
+        let (file, run) = (file.as_str(), &**run);
+        if pooled {
+            let found = crate::check::run::examine(run, expect);
+            if !screen::apply(file, run, found, &mut report.excluded, &mut report.flags) {
+                continue;
+            }
+        }
+        match crate::analyse::compare::comparable(run) {
+            Err((code, reason)) => report.excluded.push(Excluded {
+                file: file.to_string(),
+                candidate: run.candidate.name.clone(),
+                code,
+                reason,
+            }),
+            Ok(()) => {
+                let c = crate::analyse::compare::candidate_report(file, run, profile, &thresholds);
+                if let Some(kept) = ctx.kept {
+                    kept.borrow_mut().push(crate::analyse::compare::Kept {
+                        profile: report_name(report),
+                        candidate: c.name.clone(),
+                        run: run.clone(),
+                    });
+                }
+                crate::analyse::flags::repeat_artefact(&c, &mut report.flags);
+                report.candidates.push(c);
+            }
+        }
+    }
+}
+
+fn report_name(report: &ProfileReport) -> ProfileName {
+    ProfileName::parse(&report.profile).unwrap_or(ProfileName::Latency)
+}
+
+fn order_like_plan(plan: Option<&Plan>, cands: &mut [CandidateReport]) {
+    if let Some(plan) = plan {
+        let pos = |n: &str| {
+            plan.candidates
+                .iter()
+                .position(|c| c.name == n)
+                .unwrap_or(usize::MAX)
+        };
+        cands.sort_by_key(|c| pos(&c.name));
+    }
+}
+
+fn decide_profile(ctx: &Ctx<'_>, profile: Option<&Profile>, report: &mut ProfileReport) {
+    if let Some(why) = ctx.plan_conflict.as_ref().or(ctx.held.as_ref()) {
+        report.reason = why.clone();
+        return;
+    }
+    if !ctx.lineage.ready {
+        let first = ctx
+            .lineage
+            .issues
+            .first()
+            .map(|p| p.message.clone())
+            .unwrap_or_default();
+        let more = ctx.lineage.issues.len().saturating_sub(1);
+        report.reason = if more > 0 {
+            format!("lineage is broken: {first} (and {more} more)")
+        } else {
+            format!("lineage is broken: {first}")
+        };
+        return;
+    }
+    let Some(profile) = profile else {
+        report.reason = format!(
+            "the profile definition is invalid: {}",
+            report
+                .contract_issues
+                .iter()
+                .map(|p| p.message.as_str())
+                .collect::<Vec<_>>()
+                .join("; ")
+        );
+        return;
+    };
+    let lookups: Vec<Box<dyn Fn(Metric) -> Option<f64> + '_>> = report
+        .candidates
+        .iter()
+        .map(|c| Box::new(move |m: Metric| c.metric(m)) as Box<dyn Fn(Metric) -> Option<f64>>)
+        .collect();
+    let contenders: Vec<Contender<'_>> = report
+        .candidates
+        .iter()
+        .zip(&lookups)
+        .map(|(c, f)| Contender {
+            name: &c.name,
+            evidence: c.evidence_level,
+            value: f.as_ref(),
+            primary_interval: c.primary_interval,
+        })
+        .collect();
+    let v = decide(profile, &contenders);
+    drop(contenders);
+    drop(lookups);
+    report.decision = v.decision;
+    report.recommended_name = v.recommended.clone();
+    report.reason = v.reason;
+    report.binding_slo = v.binding;
+    report.confidence = v.confidence;
+    for c in &mut report.candidates {
+        c.chosen = v.recommended.as_deref() == Some(c.name.as_str());
+    }
+}
+
+/// The capacity search's result from the trial runs; with `rank_by = "capacity"` or
+/// `"goodput"` it decides
+/// the profile (when the lineage and contract allow any decision).
+fn capacity(
+    ctx: &Ctx<'_>,
+    profile: Option<&Profile>,
+    trial_runs: &[(&str, &Run)],
+    report: &mut ProfileReport,
+) {
+    let search = profile.and_then(|p| p.search.as_ref().map(|s| (p, s)));
+    let Some((profile, search)) = search else {
+        for (file, run) in trial_runs {
+            report.excluded.push(Excluded {
+                file: file.to_string(),
+                candidate: run.candidate.name.clone(),
+                code: crate::analyse::report::Code::TrialWithoutSearch,
+                reason: "a capacity-search trial, but the profile declares no search".into(),
+            });
+        }
+        return;
+    };
+    let order: Vec<String> = ctx
+        .plan
+        .map(|p| p.1.candidates.iter().map(|c| c.name.clone()).collect())
+        .unwrap_or_default();
+    let cap = crate::analyse::capacity::capacity_report(profile, search, trial_runs, &order);
+    if search.rank_by != crate::analyse::capacity::RankBy::FixedLoad && ctx.lineage.ready {
+        let v = crate::analyse::capacity::decide(&cap);
+        report.decision = v.0;
+        report.recommended_name = v.1;
+        report.reason = v.2;
+        report.confidence = None;
+        for c in &mut report.candidates {
+            c.chosen = report.recommended_name.as_deref() == Some(c.name.as_str());
+        }
+    }
+    report.capacity = Some(cap);
+}
+
+/// Picks a replayed file (name, hash) out of a workload.
+type FileOf = dyn Fn(&WorkloadSpec) -> Option<(&str, Option<&str>)>;
+
+/// A plan names the dataset or trace a profile replays, usually without its hash; the runs
+/// record the hash of what they read. The profile takes the hash of the first run (by file
+/// name) that replayed a file of that name, so runs that read other bytes under the same name
+/// are not compared with it.
+fn with_replayed_hashes<'a>(
+    mut spec: ProfileSpec,
+    runs: impl Iterator<Item = (&'a str, &'a Run)>,
+) -> ProfileSpec {
+    let Some(w) = spec.workload.as_mut() else {
+        return spec;
+    };
+    let mut runs: Vec<(&str, &Run)> = runs.collect();
+    runs.sort_by(|a, b| a.0.cmp(b.0));
+    let theirs = |pick: &FileOf, name: &str| {
+        runs.iter().find_map(|(_, r)| {
+            let (file, hash) = pick(r.profile_spec.as_ref()?.workload.as_ref()?)?;
+            (crate::schema::replay::file_name(file) == name)
+                .then(|| hash.map(str::to_owned))
+                .flatten()
+        })
+    };
+    if let Some(d) = w.dataset.as_mut().filter(|d| d.sha256.is_none()) {
+        d.sha256 = theirs(
+            &|w| {
+                w.dataset
+                    .as_ref()
+                    .map(|d| (d.file.as_str(), d.sha256.as_deref()))
+            },
+            crate::schema::replay::file_name(&d.file),
+        );
+    }
+    if let Some(t) = w.trace.as_mut().filter(|t| t.sha256.is_none()) {
+        t.sha256 = theirs(
+            &|w| {
+                w.trace
+                    .as_ref()
+                    .map(|t| (t.file.as_str(), t.sha256.as_deref()))
+            },
+            crate::schema::replay::file_name(&t.file),
+        );
+    }
+    spec
+}
