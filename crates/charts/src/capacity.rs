@@ -82,7 +82,7 @@ pub fn capacity<DB: DrawingBackend + 'static>(
             .map(|(i, s)| (s.0.clone(), Swatch::Marker(i, PALETTE[i % PALETTE.len()]))),
     );
     entries.push(("failing trial (ringed)".into(), Swatch::Ring(SLO)));
-    let (plot, side) = legend_room(root, entries.len());
+    let (plot, side) = legend_room(root, &entries);
     let root = &plot;
     let mut chart =
         frame(root, &title, Frame::Roomy)?.build_cartesian_2d(0f64..xmax, 0f64..ymax)?;

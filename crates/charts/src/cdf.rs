@@ -57,7 +57,12 @@ pub fn cdf<DB: DrawingBackend + 'static>(
     let xmax = upper(lines.iter().flat_map(|l| l.1.iter().copied()));
     // The legend has its own room: it never covers a curve (the float baseline's is often
     // where a legend inside the plot would sit).
-    let (plot, side) = legend_room(root, lines.len());
+    let entries: Vec<(String, Swatch)> = lines
+        .iter()
+        .enumerate()
+        .map(|(i, l)| (l.0.clone(), Swatch::Line(PALETTE[i % PALETTE.len()])))
+        .collect();
+    let (plot, side) = legend_room(root, &entries);
     let root = &plot;
     let mut chart =
         frame(root, &title, Frame::Small)?.build_cartesian_2d(0f64..xmax, 0f64..1.0f64)?;
@@ -68,8 +73,7 @@ pub fn cdf<DB: DrawingBackend + 'static>(
         .x_label_formatter(&tick)
         .y_label_formatter(&tick)
         .draw()?;
-    let mut entries = Vec::with_capacity(lines.len());
-    for (i, (name, vals)) in lines.iter().enumerate() {
+    for (i, (_, vals)) in lines.iter().enumerate() {
         let color = PALETTE[i % PALETTE.len()];
         let pts: Vec<(f64, f64)> = vals
             .iter()
@@ -77,7 +81,6 @@ pub fn cdf<DB: DrawingBackend + 'static>(
             .map(|(k, v)| (*v, k as f64 / 100.0))
             .collect();
         chart.draw_series(LineSeries::new(pts, color.stroke_width(2)))?;
-        entries.push((name.clone(), Swatch::Line(color)));
     }
     legend(&side, &entries)?;
     root.present()

@@ -7,7 +7,10 @@ use plotters::prelude::*;
 use sloscope_core::analyse::regression::types::Cell;
 use sloscope_core::base::metric::Metric;
 
-use crate::{empty, frame, shown, tick, upper, Drawn, Frame, Quantity, PALETTE};
+use crate::{
+    empty, frame, legend, legend_room, shown, tick, upper, Drawn, Entry, Frame, Quantity, Swatch,
+    PALETTE,
+};
 
 /// (throughput, TTFT p95) of one side.
 type Point = (f64, f64);
@@ -18,7 +21,7 @@ fn value(cell: &Cell, m: Metric) -> Option<(f64, f64)> {
 }
 
 /// One profile's cells on the TTFT–throughput plane, before and after.
-pub fn tradeoff_shift<DB: DrawingBackend>(
+pub fn tradeoff_shift<DB: DrawingBackend + 'static>(
     root: &DrawingArea<DB, Shift>,
     profile: &str,
     cells: &[&Cell],
@@ -37,6 +40,16 @@ pub fn tradeoff_shift<DB: DrawingBackend>(
     }
     let xmax = upper(pts.iter().flat_map(|p| [p.1 .0, p.2 .0]));
     let ymax = upper(pts.iter().flat_map(|p| [p.1 .1, p.2 .1]));
+    let entries: Vec<Entry> = pts
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let name = format!("{}: before ○ → after ●", p.0);
+            (name, Swatch::Dot(PALETTE[i % PALETTE.len()]))
+        })
+        .collect();
+    let (plot, side) = legend_room(root, &entries);
+    let root = &plot;
     let mut chart =
         frame(root, &title, Frame::Roomy)?.build_cartesian_2d(0f64..xmax, 0f64..ymax)?;
     chart
@@ -46,26 +59,18 @@ pub fn tradeoff_shift<DB: DrawingBackend>(
         .x_label_formatter(&tick)
         .y_label_formatter(&tick)
         .draw()?;
-    for (i, (name, b, a)) in pts.iter().enumerate() {
+    for (i, (_, b, a)) in pts.iter().enumerate() {
         let color = PALETTE[i % PALETTE.len()];
         chart.draw_series(LineSeries::new([*b, *a], color.stroke_width(2)))?;
         chart.draw_series([Circle::new(*b, 5, color.stroke_width(2))])?;
-        chart
-            .draw_series([Circle::new(*a, 5, color.filled())])?
-            .label(format!("{name}: before ○ → after ●"))
-            .legend(move |(x, y)| Circle::new((x + 8, y), 5, color.filled()));
+        chart.draw_series([Circle::new(*a, 5, color.filled())])?;
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK.mix(0.3))
-        .position(SeriesLabelPosition::UpperRight)
-        .draw()?;
+    legend(&side, &entries)?;
     root.present()
 }
 
 /// One cell's distribution of `q` before (dashed) and after (solid).
-pub fn cdf_pair<DB: DrawingBackend>(
+pub fn cdf_pair<DB: DrawingBackend + 'static>(
     root: &DrawingArea<DB, Shift>,
     cell: &Cell,
     q: Quantity,
@@ -88,6 +93,13 @@ pub fn cdf_pair<DB: DrawingBackend>(
         return empty(root, &format!("{title}: no values"));
     }
     let xmax = upper(before.iter().chain(after).copied());
+    let (cb, ca) = (PALETTE[0], PALETTE[5]);
+    let entries: Vec<Entry> = vec![
+        ("before (dashed)".into(), Swatch::Dashed(cb)),
+        ("after (solid)".into(), Swatch::Line(ca)),
+    ];
+    let (plot, side) = legend_room(root, &entries);
+    let root = &plot;
     let mut chart =
         frame(root, &title, Frame::Small)?.build_cartesian_2d(0f64..xmax, 0f64..1.0f64)?;
     chart
@@ -103,25 +115,13 @@ pub fn cdf_pair<DB: DrawingBackend>(
             .map(|(k, x)| (*x, k as f64 / 100.0))
             .collect()
     };
-    let (cb, ca) = (PALETTE[0], PALETTE[5]);
-    chart
-        .draw_series(DashedLineSeries::new(
-            line(before),
-            6,
-            4,
-            cb.stroke_width(2),
-        ))?
-        .label("before (dashed)")
-        .legend(move |(x, y)| PathElement::new([(x, y), (x + 16, y)], cb.stroke_width(2)));
-    chart
-        .draw_series(LineSeries::new(line(after), ca.stroke_width(2)))?
-        .label("after (solid)")
-        .legend(move |(x, y)| PathElement::new([(x, y), (x + 16, y)], ca.stroke_width(2)));
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK.mix(0.3))
-        .position(SeriesLabelPosition::LowerRight)
-        .draw()?;
+    chart.draw_series(DashedLineSeries::new(
+        line(before),
+        6,
+        4,
+        cb.stroke_width(2),
+    ))?;
+    chart.draw_series(LineSeries::new(line(after), ca.stroke_width(2)))?;
+    legend(&side, &entries)?;
     root.present()
 }

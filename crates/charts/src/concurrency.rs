@@ -55,7 +55,7 @@ pub fn tpot_by_concurrency<DB: DrawingBackend + 'static>(
         .map(|(i, s)| (s.0.clone(), Swatch::Marker(i, PALETTE[i % PALETTE.len()])))
         .collect();
     let narrow = root.dim_in_pixel().0 < LEGEND_COLUMN_MIN_W;
-    let (plot, side) = legend_room(root, entries.len());
+    let (plot, side) = legend_room(root, &entries);
     let root = &plot;
     let mut chart = frame(root, title, Frame::Roomy)?.build_cartesian_2d(0f64..xmax, 0f64..ymax)?;
     // The workload's name under its concurrency's tick; on a narrow chart (a phone) only

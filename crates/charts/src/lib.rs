@@ -103,70 +103,157 @@ pub enum Swatch {
     Line(RGBColor),
     /// A series' marker (its shape by index, as [`marker`] draws it).
     Marker(usize, RGBColor),
-    /// A dashed line (an SLO limit).
+    /// A filled dot (a candidate's point).
+    Dot(RGBColor),
+    /// A dashed line (an SLO limit, a front).
     Dashed(RGBColor),
-    /// A ring (a failing trial).
+    /// A ring (a failing trial, a one-point front).
     Ring(RGBColor),
+    /// A short vertical bar (an interval).
+    Bar(RGBColor),
 }
+
+/// A legend entry: its name and what is drawn beside it.
+pub type Entry = (String, Swatch);
 
 /// Pixels of a legend column; charts narrower than [`LEGEND_COLUMN_MIN_W`] put the legend
 /// under the plot instead.
-const LEGEND_W: u32 = 170;
+const LEGEND_W: u32 = 180;
 const LEGEND_COLUMN_MIN_W: u32 = 520;
-const LEGEND_ROW_H: u32 = 20;
+const LEGEND_ROW_H: i32 = 20;
+const LEGEND_LINE_H: i32 = 15;
+/// Where an entry's text starts, right of its swatch.
+const LEGEND_TEXT_X: i32 = 26;
+
+/// An entry's name in lines that fit `room` pixels (at most two; the rest cut with "…").
+fn wrapped<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    name: &str,
+    room: u32,
+) -> Vec<String> {
+    let font: TextStyle = (FONT, 13).into();
+    let fits = |t: &str| {
+        area.estimate_text_size(t, &font)
+            .map_or(true, |(w, _)| w <= room)
+    };
+    if fits(name) {
+        return vec![name.to_string()];
+    }
+    // The longest head that fits, broken at a space where there is one.
+    let chars: Vec<char> = name.chars().collect();
+    let mut end = chars.len();
+    while end > 1 && !fits(&chars[..end].iter().collect::<String>()) {
+        end -= 1;
+    }
+    let head: String = chars[..end].iter().collect();
+    let cut = head.rfind(' ').filter(|&i| i > 0).unwrap_or(head.len());
+    let first = head[..cut].trim_end().to_string();
+    let rest = name[cut..].trim_start();
+    let mut second: String = rest.to_string();
+    if !fits(&second) {
+        second.pop();
+        while !second.is_empty() && !fits(&format!("{second}…")) {
+            second.pop();
+        }
+        second.push('…');
+    }
+    vec![first, second]
+}
+
+/// Where each entry goes (x, y of its first line) and its lines, and the height the legend
+/// needs: a column (`column`) or two columns of rows.
+fn layout<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    entries: &[Entry],
+    width: u32,
+    column: bool,
+) -> (Vec<(i32, i32, Vec<String>)>, i32) {
+    let room = if column { width } else { width / 2 }.saturating_sub(LEGEND_TEXT_X as u32 + 12);
+    let lines: Vec<Vec<String>> = entries.iter().map(|e| wrapped(area, &e.0, room)).collect();
+    let height = |l: &Vec<String>| LEGEND_ROW_H + LEGEND_LINE_H * (l.len() as i32 - 1);
+    let mut out = Vec::with_capacity(entries.len());
+    let mut y = if column { 44 } else { 12 };
+    for (i, l) in lines.iter().enumerate() {
+        if column {
+            out.push((0, y, l.clone()));
+            y += height(l);
+        } else {
+            let x = 8 + (i % 2) as i32 * (width / 2) as i32;
+            out.push((x, y, l.clone()));
+            if i % 2 == 1 || i + 1 == lines.len() {
+                let row = lines[i - i % 2..=i]
+                    .iter()
+                    .map(height)
+                    .max()
+                    .unwrap_or(LEGEND_ROW_H);
+                y += row;
+            }
+        }
+    }
+    (out, y)
+}
 
 /// Splits the legend's room off the chart's area, so it never covers a point or a line: a
 /// column at the right of a wide chart, two columns of rows under a narrow one (a phone).
 /// Returns (plot area, legend area).
 pub fn legend_room<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
-    entries: usize,
+    entries: &[Entry],
 ) -> (DrawingArea<DB, Shift>, DrawingArea<DB, Shift>) {
     let (w, h) = root.dim_in_pixel();
     if w >= LEGEND_COLUMN_MIN_W {
         return root.split_horizontally(w - LEGEND_W);
     }
-    let rows = entries.div_ceil(2) as u32;
-    root.split_vertically(h.saturating_sub(rows * LEGEND_ROW_H + 6))
+    let (_, needed) = layout(root, entries, w, false);
+    root.split_vertically(h.saturating_sub(needed as u32))
 }
 
-/// Draws a legend into the room [`legend_room`] made.
+/// Draws a legend into the room [`legend_room`] made; names too long for it wrap to a second
+/// line (and are cut with "…" after it).
 pub fn legend<DB: DrawingBackend + 'static>(
     side: &DrawingArea<DB, Shift>,
-    entries: &[(String, Swatch)],
+    entries: &[Entry],
 ) -> Drawn<DB> {
     side.fill(&WHITE)?;
     let (w, _) = side.dim_in_pixel();
-    let column = w <= LEGEND_W;
-    for (i, (name, swatch)) in entries.iter().enumerate() {
-        let (x, y) = if column {
-            (0, 44 + i as i32 * LEGEND_ROW_H as i32)
-        } else {
-            let half = (w / 2) as i32;
-            (
-                8 + (i % 2) as i32 * half,
-                12 + (i / 2) as i32 * LEGEND_ROW_H as i32,
-            )
-        };
-        match *swatch {
-            Swatch::Line(c) => side.draw(&PathElement::new(
-                [(x + 4, y), (x + 20, y)],
-                c.stroke_width(2),
-            ))?,
-            Swatch::Marker(k, c) => side.draw(&marker::<DB, _>(k, (x + 12, y), c))?,
-            Swatch::Ring(c) => side.draw(&Circle::new((x + 12, y), 5, c.stroke_width(2)))?,
-            Swatch::Dashed(c) => {
-                for dx in [4, 14] {
-                    side.draw(&PathElement::new(
-                        [(x + dx, y), (x + dx + 6, y)],
-                        c.stroke_width(2),
-                    ))?;
-                }
-            }
+    let (placed, _) = layout(side, entries, w, w <= LEGEND_W);
+    for ((x, y, lines), (_, swatch)) in placed.into_iter().zip(entries) {
+        draw_swatch(side, *swatch, (x, y))?;
+        for (k, line) in lines.into_iter().enumerate() {
+            let at = (x + LEGEND_TEXT_X, y - 7 + k as i32 * LEGEND_LINE_H);
+            side.draw(&Text::new(line, at, (FONT, 13)))?;
         }
-        side.draw(&Text::new(name.clone(), (x + 26, y - 7), (FONT, 13)))?;
     }
     Ok(())
+}
+
+fn draw_swatch<DB: DrawingBackend + 'static>(
+    side: &DrawingArea<DB, Shift>,
+    swatch: Swatch,
+    (x, y): (i32, i32),
+) -> Drawn<DB> {
+    match swatch {
+        Swatch::Line(c) => side.draw(&PathElement::new(
+            [(x + 4, y), (x + 20, y)],
+            c.stroke_width(2),
+        )),
+        Swatch::Marker(k, c) => side.draw(&marker::<DB, _>(k, (x + 12, y), c)),
+        Swatch::Dot(c) => side.draw(&Circle::new((x + 12, y), 5, c.filled())),
+        Swatch::Ring(c) => side.draw(&Circle::new((x + 12, y), 5, c.stroke_width(2))),
+        Swatch::Bar(c) => side.draw(&PathElement::new(
+            [(x + 12, y - 6), (x + 12, y + 6)],
+            c.stroke_width(2),
+        )),
+        Swatch::Dashed(c) => {
+            for dx in [4, 14] {
+                side.draw(&PathElement::new(
+                    [(x + dx, y), (x + dx + 6, y)],
+                    c.stroke_width(2),
+                ))?;
+            }
+            Ok(())
+        }
+    }
 }
 
 /// Series colours (colour-blind-safe Okabe–Ito).

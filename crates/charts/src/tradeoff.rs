@@ -9,13 +9,14 @@ use sloscope_core::base::metric::Metric;
 use sloscope_core::show::view::ChartsView;
 
 use crate::{
-    empty, frame, label_offset, shown, tick, upper, Drawn, Frame, Rect, FONT, PALETTE, SLO,
+    empty, frame, label_offset, legend, legend_room, shown, tick, upper, Drawn, Entry, Frame, Rect,
+    Swatch, FONT, PALETTE, SLO,
 };
 
 // Axes, SLO lines, Pareto front, points and labels of one chart: plotters' builder style
 // makes this one long function (past 80 lines); each block is one layer of the drawing.
 /// TTFT p95 against output throughput per candidate, with the SLO lines and the Pareto front.
-pub fn tradeoff<DB: DrawingBackend>(
+pub fn tradeoff<DB: DrawingBackend + 'static>(
     root: &DrawingArea<DB, Shift>,
     p: &ProfileReport,
     cv: &ChartsView,
@@ -42,27 +43,6 @@ pub fn tradeoff<DB: DrawingBackend>(
     };
     let xmax = upper(pts.iter().map(|p| p.1).chain(slo_x).chain(highs(tps)));
     let ymax = upper(pts.iter().map(|p| p.2).chain(slo_y).chain(highs(ttft)));
-    let mut chart =
-        frame(root, &title, Frame::Roomy)?.build_cartesian_2d(0f64..xmax, 0f64..ymax)?;
-    chart
-        .configure_mesh()
-        .x_desc("output throughput (tokens/s)")
-        .y_desc("TTFT p95 (ms)")
-        .x_label_formatter(&tick)
-        .y_label_formatter(&tick)
-        .draw()?;
-    if let Some(y) = slo_y {
-        chart
-            .draw_series(LineSeries::new([(0.0, y), (xmax, y)], SLO.stroke_width(2)))?
-            .label(format!("SLO ttft_p95_ms ≤ {y}"))
-            .legend(|(x, y)| PathElement::new([(x, y), (x + 16, y)], SLO.stroke_width(2)));
-    }
-    if let Some(x) = slo_x {
-        chart
-            .draw_series(LineSeries::new([(x, 0.0), (x, ymax)], SLO.stroke_width(2)))?
-            .label(format!("SLO throughput_tps ≥ {x}"))
-            .legend(|(x, y)| PathElement::new([(x, y), (x + 16, y)], SLO.stroke_width(2)));
-    }
     // Pareto front: no other candidate has both more throughput and a lower TTFT.
     let mut front: Vec<(f64, f64)> = pts
         .iter()
@@ -73,6 +53,25 @@ pub fn tradeoff<DB: DrawingBackend>(
         .map(|a| (a.1, a.2))
         .collect();
     front.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let entries = entries(p, &pts, slo_y, slo_x, front.len());
+    // The legend has its own room: it never covers a point, a label or the front.
+    let (plot, side) = legend_room(root, &entries);
+    let root = &plot;
+    let mut chart =
+        frame(root, &title, Frame::Roomy)?.build_cartesian_2d(0f64..xmax, 0f64..ymax)?;
+    chart
+        .configure_mesh()
+        .x_desc("output throughput (tokens/s)")
+        .y_desc("TTFT p95 (ms)")
+        .x_label_formatter(&tick)
+        .y_label_formatter(&tick)
+        .draw()?;
+    if let Some(y) = slo_y {
+        chart.draw_series(LineSeries::new([(0.0, y), (xmax, y)], SLO.stroke_width(2)))?;
+    }
+    if let Some(x) = slo_x {
+        chart.draw_series(LineSeries::new([(x, 0.0), (x, ymax)], SLO.stroke_width(2)))?;
+    }
     draw_front(&mut chart, &front)?;
     draw_intervals(&mut chart, p)?;
     let markers: Vec<(i32, i32)> = pts
@@ -82,10 +81,7 @@ pub fn tradeoff<DB: DrawingBackend>(
     let mut placed: Vec<Rect> = Vec::new();
     for (i, (name, x, y)) in pts.iter().enumerate() {
         let color = PALETTE[i % PALETTE.len()];
-        chart
-            .draw_series(std::iter::once(Circle::new((*x, *y), 6, color.filled())))?
-            .label(name.clone())
-            .legend(move |(x, y)| Circle::new((x + 8, y), 5, color.filled()));
+        chart.draw_series(std::iter::once(Circle::new((*x, *y), 6, color.filled())))?;
         // The name beside its marker, on the first side where it covers no marker and no
         // other label.
         let offset = label_offset(markers[i], name, &markers, &mut placed);
@@ -93,13 +89,61 @@ pub fn tradeoff<DB: DrawingBackend>(
             EmptyElement::at((*x, *y)) + Text::new(name.clone(), offset, (FONT, 13)),
         ))?;
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK.mix(0.3))
-        .position(SeriesLabelPosition::UpperLeft)
-        .draw()?;
+    legend(&side, &entries)?;
     root.present()
+}
+
+/// The legend: the SLO lines, each candidate's dot, the front (dashed, or ringed when it is one
+/// point) and the primary metric's interval when it is drawn.
+fn entries(
+    p: &ProfileReport,
+    pts: &[(String, f64, f64)],
+    slo_y: Option<f64>,
+    slo_x: Option<f64>,
+    front: usize,
+) -> Vec<Entry> {
+    let front_color = RGBColor(51, 51, 51);
+    let mut out: Vec<Entry> = Vec::new();
+    if let Some(y) = slo_y {
+        out.push((format!("SLO ttft_p95_ms ≤ {}", tick(&y)), Swatch::Line(SLO)));
+    }
+    if let Some(x) = slo_x {
+        out.push((
+            format!("SLO throughput_tps ≥ {}", tick(&x)),
+            Swatch::Line(SLO),
+        ));
+    }
+    for (i, (name, _, _)) in pts.iter().enumerate() {
+        out.push((name.clone(), Swatch::Dot(PALETTE[i % PALETTE.len()])));
+    }
+    out.push(match front {
+        1 => (
+            "Pareto front: one candidate best on both axes (ringed)".into(),
+            Swatch::Ring(front_color),
+        ),
+        _ => (
+            "Pareto front (no candidate both faster and higher-throughput)".into(),
+            Swatch::Dashed(front_color),
+        ),
+    });
+    if interval_axis(p).is_some() && p.candidates.iter().any(|c| c.primary_interval.is_some()) {
+        out.push((
+            "95 % interval of the primary metric".into(),
+            Swatch::Bar(RGBColor(115, 115, 115)),
+        ));
+    }
+    out
+}
+
+/// Whether the primary metric is the vertical axis (TTFT p95) or the horizontal one
+/// (throughput); `None` when it is neither.
+fn interval_axis(p: &ProfileReport) -> Option<bool> {
+    let primary = p.primary_metric.as_deref().and_then(Metric::parse);
+    match primary {
+        Some(m) if m == Metric::TTFT_P95 => Some(true),
+        Some(m) if m == Metric::THROUGHPUT => Some(false),
+        _ => None,
+    }
 }
 
 type Plane<'a, DB> = ChartContext<
@@ -116,21 +160,10 @@ fn draw_front<'a, DB: DrawingBackend + 'a>(
 ) -> Drawn<DB> {
     let style = BLACK.mix(0.8).stroke_width(2);
     if let [one] = front {
-        chart
-            .draw_series(std::iter::once(Circle::new(*one, 11, style)))?
-            .label("Pareto front: one candidate best on both axes (ringed)")
-            .legend(move |(x, y)| Circle::new((x + 8, y), 5, style));
+        chart.draw_series(std::iter::once(Circle::new(*one, 11, style)))?;
         return Ok(());
     }
-    chart
-        .draw_series(DashedLineSeries::new(front.to_vec(), 6, 4, style))?
-        .label("Pareto front (no candidate both faster and higher-throughput)")
-        // Dashed in the legend too, as the caption says.
-        .legend(move |(x, y)| {
-            EmptyElement::at((x, y))
-                + PathElement::new([(0, 0), (6, 0)], style)
-                + PathElement::new([(10, 0), (16, 0)], style)
-        });
+    chart.draw_series(DashedLineSeries::new(front.to_vec(), 6, 4, style))?;
     Ok(())
 }
 
@@ -139,11 +172,8 @@ fn draw_front<'a, DB: DrawingBackend + 'a>(
 /// candidates that cannot be told apart.
 fn draw_intervals<DB: DrawingBackend>(chart: &mut Plane<'_, DB>, p: &ProfileReport) -> Drawn<DB> {
     let (ttft, tps) = (Metric::TTFT_P95, Metric::THROUGHPUT);
-    let primary = p.primary_metric.as_deref().and_then(Metric::parse);
-    let vertical = match primary {
-        Some(m) if m == ttft => true,
-        Some(m) if m == tps => false,
-        _ => return Ok(()),
+    let Some(vertical) = interval_axis(p) else {
+        return Ok(());
     };
     let style = BLACK.mix(0.55).stroke_width(2);
     let bars: Vec<[(f64, f64); 2]> = p
@@ -164,12 +194,9 @@ fn draw_intervals<DB: DrawingBackend>(chart: &mut Plane<'_, DB>, p: &ProfileRepo
     if bars.is_empty() {
         return Ok(());
     }
-    chart
-        .draw_series(
-            bars.into_iter()
-                .map(|b| PathElement::new(b.to_vec(), style)),
-        )?
-        .label("95 % interval of the primary metric")
-        .legend(move |(x, y)| PathElement::new([(x + 8, y - 6), (x + 8, y + 6)], style));
+    chart.draw_series(
+        bars.into_iter()
+            .map(|b| PathElement::new(b.to_vec(), style)),
+    )?;
     Ok(())
 }

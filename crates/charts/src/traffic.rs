@@ -8,7 +8,10 @@ use plotters::prelude::*;
 use sloscope_core::analyse::report::ProfileReport;
 use sloscope_core::analyse::summary::Curves;
 
-use crate::{empty, frame, marker, shown, tick, upper, Drawn, Frame, PALETTE};
+use crate::{
+    empty, frame, legend, legend_room, marker, shown, tick, upper, Drawn, Entry, Frame, Swatch,
+    PALETTE,
+};
 
 /// Which measured quantity a traffic histogram shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -108,6 +111,13 @@ pub fn histogram<DB: DrawingBackend + 'static>(
     let width = (hi - lo) / BINS as f64;
     let bars: Vec<Vec<f64>> = lines.iter().map(|l| shares(l.1, lo, hi)).collect();
     let ymax = upper(bars.iter().flatten().copied()).min(100.0);
+    let entries: Vec<Entry> = lines
+        .iter()
+        .enumerate()
+        .map(|(i, l)| (l.0.clone(), Swatch::Marker(i, PALETTE[i % PALETTE.len()])))
+        .collect();
+    let (plot, side) = legend_room(root, &entries);
+    let root = &plot;
     let mut chart = frame(root, &title, Frame::Small)?.build_cartesian_2d(lo..hi, 0f64..ymax)?;
     chart
         .configure_mesh()
@@ -116,32 +126,17 @@ pub fn histogram<DB: DrawingBackend + 'static>(
         .x_label_formatter(&tick)
         .y_label_formatter(&tick)
         .draw()?;
-    for (i, ((name, _), shares)) in lines.iter().zip(&bars).enumerate() {
+    for (i, (_, shares)) in lines.iter().zip(&bars).enumerate() {
         let color = PALETTE[i % PALETTE.len()];
         let pts: Vec<(f64, f64)> = shares
             .iter()
             .enumerate()
             .map(|(b, s)| (lo + width * (b as f64 + 0.5), *s))
             .collect();
-        chart
-            .draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))?
-            .label(name.clone())
-            .legend(move |(x, y)| PathElement::new([(x, y), (x + 16, y)], color.stroke_width(2)));
+        chart.draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))?;
         chart.draw_series(pts.into_iter().map(|at| marker(i, at, color)))?;
     }
-    // The legend goes on the side with less of the requests.
-    let left: f64 = bars.iter().map(|b| b[..BINS / 2].iter().sum::<f64>()).sum();
-    let right: f64 = bars.iter().map(|b| b[BINS / 2..].iter().sum::<f64>()).sum();
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK.mix(0.3))
-        .position(if left > right {
-            SeriesLabelPosition::UpperRight
-        } else {
-            SeriesLabelPosition::UpperLeft
-        })
-        .draw()?;
+    legend(&side, &entries)?;
     root.present()
 }
 
@@ -166,6 +161,13 @@ pub fn prefill<DB: DrawingBackend + 'static>(
     let pad = ((xhi - xlo) * 0.1).max(4.0);
     let (xmin, xmax) = ((xlo - pad).max(0.0), xhi + pad);
     let ymax = upper(bins.map(|b| b.ttft_p90_ms));
+    let entries: Vec<Entry> = lines
+        .iter()
+        .enumerate()
+        .map(|(i, l)| (l.0.clone(), Swatch::Marker(i, PALETTE[i % PALETTE.len()])))
+        .collect();
+    let (plot, side) = legend_room(root, &entries);
+    let root = &plot;
     let mut chart =
         frame(root, &title, Frame::LongTicks)?.build_cartesian_2d(xmin..xmax, 0f64..ymax)?;
     chart
@@ -175,7 +177,7 @@ pub fn prefill<DB: DrawingBackend + 'static>(
         .x_label_formatter(&tick)
         .y_label_formatter(&tick)
         .draw()?;
-    for (i, (name, c)) in lines.iter().enumerate() {
+    for (i, (_, c)) in lines.iter().enumerate() {
         let color = PALETTE[i % PALETTE.len()];
         let p50: Vec<(f64, f64)> = c
             .ttft_by_prompt
@@ -187,18 +189,10 @@ pub fn prefill<DB: DrawingBackend + 'static>(
             .iter()
             .map(|b| (b.prompt_tokens, b.ttft_p90_ms))
             .collect();
-        chart
-            .draw_series(LineSeries::new(p50.clone(), color.stroke_width(2)))?
-            .label(name.clone())
-            .legend(move |(x, y)| PathElement::new([(x, y), (x + 16, y)], color.stroke_width(2)));
+        chart.draw_series(LineSeries::new(p50.clone(), color.stroke_width(2)))?;
         chart.draw_series(DashedLineSeries::new(p90, 6, 4, color.stroke_width(1)))?;
         chart.draw_series(p50.into_iter().map(|at| marker(i, at, color)))?;
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK.mix(0.3))
-        .position(SeriesLabelPosition::LowerRight)
-        .draw()?;
+    legend(&side, &entries)?;
     root.present()
 }

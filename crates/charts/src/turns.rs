@@ -49,7 +49,7 @@ pub fn ttft_by_turn<DB: DrawingBackend + 'static>(
             .enumerate()
             .map(|(i, (name, _))| (name.clone(), Swatch::Marker(i, PALETTE[i % PALETTE.len()]))),
     );
-    let (root, side) = legend_room(root, entries.len());
+    let (root, side) = legend_room(root, &entries);
     let turns = series
         .iter()
         .flat_map(|s| s.1.iter().map(|p| p.0))
