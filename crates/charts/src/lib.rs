@@ -118,7 +118,7 @@ pub type Entry = (String, Swatch);
 
 /// Pixels of a legend column; charts narrower than [`LEGEND_COLUMN_MIN_W`] put the legend
 /// under the plot instead.
-const LEGEND_W: u32 = 180;
+const LEGEND_W: u32 = 200;
 const LEGEND_COLUMN_MIN_W: u32 = 520;
 const LEGEND_ROW_H: i32 = 20;
 const LEGEND_LINE_H: i32 = 15;

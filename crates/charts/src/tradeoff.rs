@@ -118,17 +118,14 @@ fn entries(
     }
     out.push(match front {
         1 => (
-            "Pareto front: one candidate best on both axes (ringed)".into(),
+            "Pareto front: one point (ringed)".into(),
             Swatch::Ring(front_color),
         ),
-        _ => (
-            "Pareto front (no candidate both faster and higher-throughput)".into(),
-            Swatch::Dashed(front_color),
-        ),
+        _ => ("Pareto front (dashed)".into(), Swatch::Dashed(front_color)),
     });
     if interval_axis(p).is_some() && p.candidates.iter().any(|c| c.primary_interval.is_some()) {
         out.push((
-            "95 % interval of the primary metric".into(),
+            "95 % interval (primary)".into(),
             Swatch::Bar(RGBColor(115, 115, 115)),
         ));
     }
