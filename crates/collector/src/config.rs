@@ -2,177 +2,18 @@
 //! what to measure. Raw input becomes a checked [`RunPlan`] before anything runs.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
 use sloscope_core::check::contract::{validate_profile, Profile};
-use sloscope_core::schema::{Deployment, FloatBaseline, KnobValue, Plan, ProfileName, QualityGate};
+use sloscope_core::schema::{Deployment, FloatBaseline, KnobValue, ProfileName, QualityGate};
 
 pub use crate::api::Api;
 use crate::replay::Replay;
 pub use crate::template::{expand_env, fill_template};
 
-/// Paths of the lineage records, relative to the plan file.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct LineagePaths {
-    /// Quality-gate record.
-    pub gate: PathBuf,
-    /// Float-baseline record.
-    pub baseline: PathBuf,
-    /// Deployment record.
-    pub deployment: PathBuf,
-}
-
-fn default_health() -> String {
-    "/health".into()
-}
-fn default_metrics() -> String {
-    "/metrics".into()
-}
-fn default_timeout() -> f64 {
-    120.0
-}
-fn default_true() -> bool {
-    true
-}
-
-/// Where and how to send requests.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Target {
-    /// API flavour.
-    #[serde(default)]
-    pub api: Api,
-    /// `model` field of requests (and of `/tokenize`).
-    #[serde(default)]
-    pub model: Option<String>,
-    /// An already running endpoint, e.g. `http://127.0.0.1:8000`.
-    #[serde(default)]
-    pub endpoint: Option<String>,
-    /// A command template started once per candidate instead: placeholders `{port}`,
-    /// `{value}` (the knob value), `{<knob>}`, `{name}`, `{model_path}` and any of `vars`.
-    #[serde(default)]
-    pub server_command: Option<String>,
-    /// Health path polled after launch.
-    #[serde(default = "default_health")]
-    pub health_path: String,
-    /// Prometheus path scraped every second; an empty string turns scraping off.
-    #[serde(default = "default_metrics")]
-    pub metrics_path: String,
-    /// Seconds to wait for a launched server to become healthy.
-    #[serde(default = "default_timeout")]
-    pub health_timeout_s: f64,
-    /// Seconds one request may take in all.
-    #[serde(default = "default_timeout")]
-    pub request_timeout_s: f64,
-    /// Seconds without a byte before a stream counts as stalled.
-    #[serde(default)]
-    pub stall_timeout_s: Option<f64>,
-    /// Send `ignore_eos: true` so every request generates exactly `max_output_tokens`
-    /// (llama.cpp, vLLM and SGLang accept it).
-    #[serde(default = "default_true")]
-    pub ignore_eos: bool,
-    /// Extra JSON fields merged into every request body.
-    #[serde(default)]
-    pub extra_body: BTreeMap<String, serde_json::Value>,
-    /// Path of the model file the quantized server loads (`{model_path}`).
-    #[serde(default)]
-    pub model_path: Option<String>,
-}
-
-/// The float baseline's serving target (same profiles, one configuration).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct BaselineTarget {
-    /// Name shown in reports.
-    #[serde(default = "baseline_name")]
-    pub name: String,
-    /// Knob value the baseline is served with.
-    pub value: KnobValue,
-    /// A running endpoint for the float model.
-    #[serde(default)]
-    pub endpoint: Option<String>,
-    /// Or a command template (same placeholders; `{model_path}` is this one's).
-    #[serde(default)]
-    pub server_command: Option<String>,
-    /// Model file of the float baseline.
-    #[serde(default)]
-    pub model_path: Option<String>,
-    /// `model` field of requests, if it differs.
-    #[serde(default)]
-    pub model: Option<String>,
-}
-
-fn baseline_name() -> String {
-    "float-baseline".into()
-}
-
-/// `[gate]`: how `sloscope gate --plan` measures the quantized artifact against the float
-/// baseline, on the servers the plan describes (a candidate's configuration for the quantized
-/// model, the baseline's for the float one). Flags override each field.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct GateSection {
-    /// The evaluation set, relative to the plan: plain text (texts separated by blank lines) or
-    /// JSON Lines with `"text"`.
-    pub eval: PathBuf,
-    /// The candidate whose configuration serves the quantized model (default: the first).
-    #[serde(default)]
-    pub candidate: Option<String>,
-    /// `llama` (default), `vllm` or `sglang`.
-    #[serde(default)]
-    pub backend: Option<String>,
-    /// Log-probabilities per position and side (default 20).
-    #[serde(default)]
-    pub top_k: Option<u32>,
-    /// Each text is cut to this many tokens (default 256).
-    #[serde(default)]
-    pub max_tokens: Option<usize>,
-    /// Score in llama-perplexity's chunks of this many tokens.
-    #[serde(default)]
-    pub chunk: Option<usize>,
-    /// Largest mean KL divergence, nats (default 0.05).
-    #[serde(default)]
-    pub kld_mean_max: Option<f64>,
-    /// Smallest top-1 agreement (default 0.90).
-    #[serde(default)]
-    pub top1_min: Option<f64>,
-    /// Largest perplexity ratio (default 1.05).
-    #[serde(default)]
-    pub ppl_ratio_max: Option<f64>,
-    /// Notes for the record (the artifacts' provenance).
-    #[serde(default)]
-    pub notes: Option<String>,
-}
-
-/// The plan file as written.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct CollectorPlan {
-    /// Profiles, candidates, knob.
-    #[serde(flatten)]
-    pub plan: Plan,
-    /// Lineage record paths.
-    pub lineage: LineagePaths,
-    /// Endpoint or server command.
-    pub target: Target,
-    /// Optional float baseline.
-    #[serde(default)]
-    pub baseline: Option<BaselineTarget>,
-    /// How `sloscope gate --plan` measures the quality gate.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub gate: Option<GateSection>,
-    /// Values for `{name}` placeholders in commands (environment variables are expanded:
-    /// `"$LLAMA_SERVER"`).
-    #[serde(default)]
-    pub vars: BTreeMap<String, String>,
-    /// Names of `vars` whose values are credentials: replaced by `***` in everything sloscope
-    /// writes (the plan copy, run files, journals, server command lines and logs). The
-    /// `--api-key-env` key, `{api_key}` in commands, is always treated so.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub secret_vars: Vec<String>,
-}
+mod sections;
+pub use sections::{BaselineTarget, CollectorPlan, GateSection, LineagePaths, Target};
 
 /// Command-line overrides.
 #[derive(Debug, Clone, Default)]
