@@ -46,12 +46,18 @@ fn load_files(files: web_sys::FileList, engine: &Engine) -> Option<String> {
         })
         .collect();
     engine.load(list);
-    let first = sloscope_core::show::view::Shown::new(passed_over.first()?).to_string();
+    passed_over.first()?;
+    let named: Vec<String> = passed_over
+        .iter()
+        .take(10)
+        .map(|n| sloscope_core::show::view::Shown::new(n).to_string())
+        .collect();
     Some(format!(
-        "{first}{}: not read (a folder is read for *.json and *.jsonl; the CSV and YAML summaries other tools write beside their JSON are read when chosen by name)",
+        "{}{}: not read (a folder is read for *.json and *.jsonl; the CSV and YAML summaries other tools write beside their JSON are read when chosen by name)",
+        named.join(", "),
         match passed_over.len() {
-            1 => String::new(),
-            n => format!(" and {} more", n - 1),
+            n if n > 10 => format!(" and {} more", n - 10),
+            _ => String::new(),
         }
     ))
 }

@@ -152,13 +152,20 @@ pub fn find_files(paths: &[PathBuf]) -> Found {
 impl Found {
     /// What a walk passed over, in one line (none when nothing was).
     pub fn passed_over_line(&self) -> Option<String> {
-        let first = self.passed_over.first()?;
+        self.passed_over.first()?;
+        let named = self
+            .passed_over
+            .iter()
+            .take(10)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(", ");
         let more = match self.passed_over.len() {
-            1 => String::new(),
-            n => format!(" and {} more", n - 1),
+            n if n > 10 => format!(" and {} more", n - 10),
+            _ => String::new(),
         };
         Some(format!(
-            "{first}{more}: not read (a directory is read for *.json and *.jsonl; the CSV and YAML summaries other tools write beside their JSON are read when named)"
+            "{named}{more}: not read (a directory is read for *.json and *.jsonl; the CSV and YAML summaries other tools write beside their JSON are read when named)"
         ))
     }
 }

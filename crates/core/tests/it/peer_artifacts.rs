@@ -87,7 +87,7 @@ fn the_whole_directory_is_one_recomputed_run_checked_against_the_summary() {
         "phases/profiling/profile_export_aiperf.json",
     ] {
         assert!(
-            said.contains(&format!("c2/{copy}: the same AIPerf run")),
+            said.contains(&format!("c2/{copy}: a copy of")),
             "{copy}: {said}"
         );
     }
@@ -196,4 +196,146 @@ fn one_run_in_two_formats_is_read_once() {
         })
         .collect();
     assert!(excluded(&analyze(&moved)) > 0);
+}
+
+/// The artifact's files with `rel` replaced by `bytes`.
+fn with(rel: &str, bytes: Vec<u8>, files: &[&str]) -> Vec<LoadedFile> {
+    let mut out: Vec<LoadedFile> = read(files)
+        .into_iter()
+        .filter(|f| f.name != format!("c2/{rel}"))
+        .collect();
+    out.push(load(rel, bytes));
+    out
+}
+
+fn notes(a: &Analysis) -> String {
+    a.notes.join("\n")
+}
+
+#[test]
+fn files_of_one_run_that_disagree_conflict_and_are_never_counted_twice() {
+    let all = [
+        RECORDS,
+        SUMMARY,
+        "phases/profiling/profile_export_aiperf.json",
+    ];
+    // Records with one profiling request fewer than the summary says.
+    let (_, bytes) = fixture(&format!("{DIR}/{RECORDS}"));
+    let text = String::from_utf8(bytes).unwrap();
+    let cut = text
+        .lines()
+        .position(|l| l.contains("\"benchmark_phase\":\"profiling\""))
+        .unwrap();
+    let fewer: Vec<&str> = text
+        .lines()
+        .enumerate()
+        .filter(|(i, _)| *i != cut)
+        .map(|(_, l)| l)
+        .collect();
+    let a = analyze(&with(RECORDS, (fewer.join("\n") + "\n").into_bytes(), &all));
+    assert_eq!(
+        (candidates(&a).len(), excluded(&a)),
+        (0, 2),
+        "{}",
+        notes(&a)
+    );
+    assert!(
+        notes(&a).contains("holds 11 requests where"),
+        "{}",
+        notes(&a)
+    );
+    // The top summary doctored, its phase copy not: the difference is said, and they conflict.
+    let (_, bytes) = fixture(&format!("{DIR}/{SUMMARY}"));
+    let mut v: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+    let p50 = v["time_to_first_token"]["p50"].as_f64().unwrap();
+    v["time_to_first_token"]["p50"] = serde_json::json!(p50 * 1.05);
+    let a = analyze(&with(SUMMARY, serde_json::to_vec(&v).unwrap(), &all));
+    assert_eq!(candidates(&a).len(), 0);
+    assert!(notes(&a).contains("ttft_p50_ms"), "{}", notes(&a));
+    // A copy that says the run was cancelled is not the same summary.
+    let mut v: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+    v["was_cancelled"] = serde_json::json!(true);
+    let a = analyze(&with(
+        "phases/profiling/profile_export_aiperf.json",
+        serde_json::to_vec(&v).unwrap(),
+        &all,
+    ));
+    assert!(
+        notes(&a).contains("only one says the run was cancelled"),
+        "{}",
+        notes(&a)
+    );
+    // Another run's summary in the folder keeps its own name; this run is still joined.
+    let (_, other) = fixture("aiperf/profile_export_aiperf.json");
+    let mut files = read(&all);
+    files.push(load("other.json", other));
+    let a = analyze(&files);
+    let names: Vec<&str> = candidates(&a).iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names.len(), 2, "{names:?}");
+    assert!(candidates(&a)
+        .iter()
+        .any(|c| c.name == "AIPerf c2 64→32" && c.source == SummarySource::Recomputed));
+}
+
+#[test]
+fn a_second_file_with_other_requests_is_not_a_copy() {
+    let (_, bytes) = fixture("guidellm/small-benchmarks.json");
+    let mut v: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+    let t = &mut v["benchmarks"][0]["requests"]["successful"][0]["info"]["timings"]
+        ["first_token_iteration"];
+    *t = serde_json::json!(t.as_f64().unwrap() + 0.02);
+    let files: Vec<LoadedFile> = [
+        ("g/a.json", bytes),
+        ("g/b.json", serde_json::to_vec(&v).unwrap()),
+    ]
+    .into_iter()
+    .map(|(n, b)| LoadedFile {
+        name: n.into(),
+        doc: read_document(n, b).unwrap(),
+    })
+    .collect();
+    let a = analyze(&files);
+    assert!(excluded(&a) >= 2, "{}", notes(&a));
+    assert!(!notes(&a).contains("read once"), "{}", notes(&a));
+    // The CSV of the same invocation is read once beside its JSON.
+    let files: Vec<LoadedFile> = ["small-benchmarks.json", "small-benchmarks.csv"]
+        .iter()
+        .map(|rel| LoadedFile {
+            name: rel.to_string(),
+            doc: read_document(rel, fixture(&format!("guidellm/{rel}")).1).unwrap(),
+        })
+        .collect();
+    let a = analyze(&files);
+    assert_eq!(
+        (candidates(&a).len(), excluded(&a)),
+        (2, 0),
+        "{}",
+        notes(&a)
+    );
+}
+
+#[test]
+fn every_form_of_the_ready_marker_is_set_aside_and_says_what_it_says() {
+    for (json, says) in [
+        (r#"{"ready":false}"#, "not ready"),
+        (
+            r#"{"ready":true,"was_cancelled":false,"partial":false,"schema_version":2}"#,
+            "",
+        ),
+        (
+            r#"{"ready":true,"was_cancelled":true,"partial":false,"was_cancelled":false}"#,
+            "given twice",
+        ),
+        (
+            r#"{"ready":true,"was_cancelled":false,"partial":"yes"}"#,
+            "not true or false",
+        ),
+    ] {
+        let f = load(".aiperf_results_ready.json", json.as_bytes().to_vec());
+        assert!(
+            matches!(&f.doc, Document::Aside(w) if w.contains(says)),
+            "{json}: {:?}",
+            f.doc
+        );
+    }
 }

@@ -33,14 +33,7 @@ fn to_ms(unit: &str) -> Option<f64> {
 /// summary of a phase other than profiling (`phases/warmup/profile_export_aiperf.json`).
 pub(crate) fn aside(v: &Value) -> Option<String> {
     let o = v.as_object()?;
-    let flag = |k: &str| o.get(k).and_then(Value::as_bool);
-    let marker = ["ready", "was_cancelled", "partial"].map(|k| flag(k).is_some());
-    if o.len() == 3 && marker.iter().all(|&m| m) {
-        let said = match (flag("was_cancelled"), flag("partial")) {
-            (Some(true), _) => "; it says the run was cancelled",
-            (_, Some(true)) => "; it says the results are partial",
-            _ => "",
-        };
+    if let Some(said) = marker(o) {
         return Some(format!(
             "AIPerf's results-ready marker (.aiperf_results_ready.json), no measurement{said}"
         ));
@@ -61,6 +54,34 @@ pub(crate) fn aside(v: &Value) -> Option<String> {
         )),
         _ => None,
     }
+}
+
+/// What AIPerf's results-ready marker says beyond "ready" (`None` when the object is not
+/// one: a `ready` key, a few flat values, no results). Every flag that is not a plain "all
+/// well" is said, a value that is not true or false included.
+fn marker(o: &serde_json::Map<String, Value>) -> Option<String> {
+    let flat = o.values().all(|v| !v.is_object() && !v.is_array());
+    if !o.contains_key("ready") || o.len() > 8 || !flat {
+        return None;
+    }
+    let mut said = Vec::new();
+    match o.get("ready") {
+        Some(Value::Bool(true)) => {}
+        Some(Value::Bool(false)) => said.push("it says the results are not ready".to_string()),
+        Some(v) => said.push(format!("its `ready` is {v}, not true or false")),
+        None => {}
+    }
+    for (k, what) in [
+        ("was_cancelled", "the run was cancelled"),
+        ("partial", "the results are partial"),
+    ] {
+        match o.get(k) {
+            Some(Value::Bool(true)) => said.push(format!("it says {what}")),
+            Some(Value::Bool(false)) | None => {}
+            Some(v) => said.push(format!("its `{k}` is {v}, not true or false")),
+        }
+    }
+    Some(said.iter().map(|s| format!("; {s}")).collect())
 }
 
 /// The phase an AIPerf summary describes, by its request count against the phases of its

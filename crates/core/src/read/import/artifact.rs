@@ -70,6 +70,11 @@ fn aiperf_run(f: &LoadedFile) -> Option<&Run> {
 
 /// Every figure both runs report agrees within 0.5 %, and they share at least one.
 fn same_figures(a: &Run, b: &Run) -> bool {
+    same_figures_within(a, b, 0.005)
+}
+
+/// Every figure both runs report agrees within `rel` (relative), and they share at least one.
+fn same_figures_within(a: &Run, b: &Run, rel: f64) -> bool {
     let (Some(ra), Some(rb)) = (&a.reported, &b.reported) else {
         return false;
     };
@@ -80,7 +85,7 @@ fn same_figures(a: &Run, b: &Run) -> bool {
     !shared.is_empty()
         && shared
             .iter()
-            .all(|(x, y)| (x - y).abs() <= 0.005 * x.abs().max(y.abs()) + 1e-9)
+            .all(|(x, y)| (x - y).abs() <= rel * x.abs().max(y.abs()) + 1e-9)
 }
 
 fn requests_sent(run: &Run) -> Option<f64> {
@@ -150,18 +155,59 @@ fn request_count(run: &Run) -> Option<f64> {
     Some(run.repeats.iter().map(|r| r.requests.len()).sum::<usize>() as f64)
 }
 
-/// Whether every run of `b` is, in order, the same run as one of `a`: one tool, one name,
-/// one request count, the same figures.
+/// Whether every run of `b` is, in order, the same run as one of `a`: one tool, one name
+/// (or the same benchmark where one file holds summaries only and names it by less), one
+/// request count, the same figures, and where both hold requests, the same requests.
 fn same_runs(a: &[(String, Run)], b: &[(String, Run)]) -> bool {
     let tool = |r: &Run| r.import.as_ref().map(|i| i.tool.clone());
+    let index = |r: &Run| r.import.as_ref().map(|i| i.benchmark);
+    let summary_only = |r: &Run| r.repeats.is_empty();
     a.len() == b.len()
         && a.iter().zip(b).all(|((_, x), (_, y))| {
+            let named = x.candidate.name == y.candidate.name
+                || ((summary_only(x) || summary_only(y)) && index(x) == index(y));
             tool(x).is_some()
                 && tool(x) == tool(y)
-                && x.candidate.name == y.candidate.name
+                && named
                 && request_count(x) == request_count(y)
                 && same_figures(x, y)
+                && same_requests(x, y)
         })
+}
+
+/// Where both runs hold requests: request by request, the same outcome, output tokens and
+/// (within 2 µs, what a format's rounding moves) TTFT and end-to-end time.
+fn same_requests(x: &Run, y: &Run) -> bool {
+    if x.repeats.is_empty() || y.repeats.is_empty() {
+        return true;
+    }
+    let rows = |r: &Run| {
+        r.repeats
+            .iter()
+            .flat_map(|rep| {
+                let q = &rep.requests;
+                (0..q.len()).map(move |i| {
+                    let at = |v: &Vec<Option<u64>>| v.get(i).copied().flatten();
+                    (
+                        at(&q.ttft_us),
+                        at(&q.e2e_us),
+                        q.output_tokens.get(i).copied().flatten(),
+                        q.error.get(i).is_some_and(Option::is_some),
+                    )
+                })
+            })
+            .collect::<Vec<_>>()
+    };
+    let near = |a: Option<u64>, b: Option<u64>| match (a, b) {
+        (Some(a), Some(b)) => a.abs_diff(b) <= 2,
+        (a, b) => a == b,
+    };
+    let (rx, ry) = (rows(x), rows(y));
+    rx.len() == ry.len()
+        && rx
+            .iter()
+            .zip(&ry)
+            .all(|(p, q)| near(p.0, q.0) && near(p.1, q.1) && p.2 == q.2 && p.3 == q.3)
 }
 
 /// A file's name and the runs it imported.
@@ -190,7 +236,7 @@ fn twins(files: &[&LoadedFile], out: &mut Joined) {
                 Some((first, _)) => {
                     out.consumed.insert(name.to_string());
                     out.notes.push(format!(
-                        "{name}: the same run{} as {first}, in another format (every figure agrees): read once",
+                        "{name}: the same run{} as {first}, in another file (every figure and request agrees): read once",
                         if runs.len() == 1 { "" } else { "s" }
                     ));
                 }
@@ -220,13 +266,72 @@ fn join_aiperf(files: &[&LoadedFile]) -> Joined {
     out
 }
 
+type Named<'a> = (&'a str, &'a Run);
+
+fn is_csv(run: &Run) -> bool {
+    run.import
+        .as_ref()
+        .is_some_and(|i| i.format.contains("csv"))
+}
+
+fn cancelled(run: &Run) -> bool {
+    run.notes.iter().any(|n| n.contains("cancelled"))
+}
+
+/// A copy of the same summary: the same request count, the same cancelled state, and every
+/// figure equal (within 0.5 % when one of them is AIPerf's CSV, which rounds).
+fn copy_of(a: &Run, b: &Run) -> bool {
+    let exact = !is_csv(a) && !is_csv(b);
+    requests_sent(a) == requests_sent(b)
+        && cancelled(a) == cancelled(b)
+        && if exact {
+            same_figures_within(a, b, 1e-12)
+        } else {
+            same_figures(a, b)
+        }
+}
+
+/// The records' TTFT median (numpy-linear, AIPerf's rule too) agrees with the summary's.
+fn median_agrees(records: &Run, summary: &Run) -> bool {
+    let mut ttft: Vec<f64> = records
+        .repeats
+        .iter()
+        .flat_map(|r| r.requests.ttft_us.iter().zip(&r.requests.error))
+        .filter(|(_, e)| e.is_none())
+        .filter_map(|(t, _)| t.map(|t| t as f64 / 1000.0))
+        .collect();
+    ttft.sort_by(f64::total_cmp);
+    let ours = crate::base::stats::percentile_sorted(&ttft, 50.0);
+    let theirs = summary
+        .reported
+        .as_ref()
+        .and_then(|r| r.get("ttft_p50_ms").copied().flatten());
+    matches!((ours, theirs), (Some(x), Some(y)) if (x - y).abs() <= 0.005 * x.abs().max(y.abs()) + 0.051)
+}
+
+/// `run` under `like`'s name, workload and profile, so the analysis sees two runs of one
+/// name that differ and says they conflict (instead of counting one measurement twice).
+fn renamed(name: &str, run: &Run, like: &Run, why: String, out: &mut Joined) {
+    let mut run = run.clone();
+    run.candidate.name.clone_from(&like.candidate.name);
+    run.workload_id.clone_from(&like.workload_id);
+    run.profile.clone_from(&like.profile);
+    run.notes.push(why.clone());
+    out.consumed.insert(name.to_string());
+    out.notes.push(format!("{name}: {why}"));
+    out.files.push(LoadedFile {
+        name: name.to_string(),
+        doc: Document::Imported(vec![(name.to_string(), run)]),
+    });
+}
+
 fn join_group(group: &[(&str, &Run)], out: &mut Joined) {
-    let (records, summaries): (Vec<_>, Vec<_>) =
+    let (records, summaries): (Vec<Named<'_>>, Vec<Named<'_>>) =
         group.iter().partition(|(_, r)| !r.repeats.is_empty());
-    // A CSV says nothing of its phase: its folder does (the JSON's content, when read).
-    let (other_phase, summaries): (Vec<_>, Vec<_>) = summaries
+    // A CSV says nothing of its phase: its folder does (a JSON summary's content does).
+    let (other_phase, summaries): (Vec<Named<'_>>, Vec<Named<'_>>) = summaries
         .into_iter()
-        .partition(|(n, _)| phase_folder(n).is_some_and(|p| p != "profiling"));
+        .partition(|(n, r)| is_csv(r) && phase_folder(n).is_some_and(|p| p != "profiling"));
     for &(name, _) in &other_phase {
         out.consumed.insert(name.to_string());
         out.notes.push(format!(
@@ -234,38 +339,114 @@ fn join_group(group: &[(&str, &Run)], out: &mut Joined) {
             phase_folder(name).unwrap_or_default()
         ));
     }
+    let [(records_name, records)] = records[..] else {
+        read_copies_once(&summaries, out);
+        return;
+    };
+    let rows = request_count(records);
+    let same_count: Vec<Named<'_>> = summaries
+        .iter()
+        .copied()
+        .filter(|s| requests_sent(s.1) == rows)
+        .collect();
+    let chosen = same_count
+        .iter()
+        .find(|s| median_agrees(records, s.1))
+        .or(same_count.first())
+        .copied();
+    let Some((summary_name, summary)) = chosen else {
+        // Records that no summary of their folder describes: the files of one AIPerf run
+        // disagree; under the summary's name the analysis says they conflict.
+        read_copies_once(&summaries, out);
+        if let Some(&(name, primary)) = summaries.first() {
+            let why = format!(
+                "holds {} requests where {name} (the same AIPerf artifact) reports {}: the run's files disagree",
+                rows.unwrap_or(0.0),
+                requests_sent(primary).map_or("no count".into(), |n| n.to_string())
+            );
+            renamed(records_name, records, primary, why, out);
+        }
+        return;
+    };
+    join_records(records_name, records, summary_name, summary, out);
+    for &(name, other) in summaries.iter().filter(|s| s.0 != summary_name) {
+        others(name, other, (summary_name, summary), out);
+    }
+}
+
+/// A summary beside the one joined: a copy is read once; one of the same run (same request
+/// count, no other load) that differs conflicts with the joined run; another run keeps its name.
+fn others(name: &str, other: &Run, (joined_name, joined): Named<'_>, out: &mut Joined) {
+    if copy_of(joined, other) {
+        out.consumed.insert(name.to_string());
+        out.notes.push(format!(
+            "{name}: a copy of {joined_name} (every figure agrees): read once"
+        ));
+        return;
+    }
+    let load = |r: &Run| r.import.as_ref().and_then(|i| i.workload.concurrency);
+    let other_load = matches!((load(joined), load(other)), (Some(a), Some(b)) if a != b);
+    if requests_sent(other) == requests_sent(joined) && !other_load {
+        let differ: Vec<String> = differing(joined, other);
+        let why = format!(
+            "a summary of the same AIPerf run as {joined_name} that differs from it ({}): the run's files disagree",
+            differ.join(", ")
+        );
+        renamed(name, other, joined, why, out);
+    }
+}
+
+/// The figures two summaries state differently, as `name a vs b`.
+fn differing(a: &Run, b: &Run) -> Vec<String> {
+    let (Some(ra), Some(rb)) = (&a.reported, &b.reported) else {
+        return vec!["no figures".into()];
+    };
+    let said =
+        (cancelled(a) != cancelled(b)).then(|| "only one says the run was cancelled".to_string());
+    let figures = ra
+        .iter()
+        .filter_map(|(k, x)| Some((k, (*x)?, rb.get(k).copied().flatten()?)))
+        .filter(|(_, x, y)| (x - y).abs() > 1e-9 * x.abs().max(y.abs()))
+        .take(3)
+        .map(|(k, x, y)| {
+            let n = crate::base::fmt::format_number;
+            format!("{k} {} vs {}", n(x), n(y))
+        });
+    said.into_iter().chain(figures).collect()
+}
+
+/// Summaries alone: copies of the first read once.
+fn read_copies_once(summaries: &[Named<'_>], out: &mut Joined) {
     let Some(&(primary, summary)) = summaries.first() else {
         return;
     };
     for &(name, copy) in &summaries[1..] {
-        if same_figures(summary, copy) {
+        if copy_of(summary, copy) {
             out.consumed.insert(name.to_string());
             out.notes.push(format!(
-                "{name}: the same AIPerf run as {primary} (every figure agrees): read once"
+                "{name}: a copy of {primary} (every figure agrees): read once"
             ));
         }
     }
-    let [(records_name, records)] = records[..] else {
-        return;
-    };
-    let rows = records
-        .repeats
-        .iter()
-        .map(|r| r.requests.len())
-        .sum::<usize>() as f64;
-    if requests_sent(summary) != Some(rows) {
-        return;
-    }
+}
+
+fn join_records(
+    records_name: &str,
+    records: &Run,
+    summary_name: &str,
+    summary: &Run,
+    out: &mut Joined,
+) {
     out.consumed.insert(records_name.to_string());
-    out.consumed.insert(primary.to_string());
+    out.consumed.insert(summary_name.to_string());
     out.notes.push(format!(
-        "{primary}: the summary of {records_name}'s run: one AIPerf run, its figures checked against the records"
+        "{summary_name}: the summary of {records_name}'s run: one AIPerf run, its figures checked against the records"
     ));
     out.files.push(LoadedFile {
         name: records_name.to_string(),
         doc: Document::Imported(vec![(
             records_name.to_string(),
-            joined_run(records, summary, records_name, primary),
+            joined_run(records, summary, records_name, summary_name),
         )]),
     });
 }

@@ -178,8 +178,17 @@ pub fn aside_bytes(bytes: &[u8]) -> Option<String> {
     if !marked {
         return None;
     }
-    let v = serde_json::from_slice::<Value>(&nonfinite_to_null(bytes)).ok()?;
-    super::aiperf::aside(&v)
+    let bytes = nonfinite_to_null(bytes);
+    let v = serde_json::from_slice::<Value>(&bytes).ok()?;
+    let what = super::aiperf::aside(&v)?;
+    // A key given twice: which value counts cannot be told, so it is said, not picked.
+    Some(match crate::read::strict::value(&bytes) {
+        Ok(_) => what,
+        Err(e) => format!(
+            "{what}; but a key is given twice, so its flags cannot be read: {} [unique_keys]",
+            e.message
+        ),
+    })
 }
 
 /// The foreign tool of a file's bytes: the whole JSON value, or the first line of JSON Lines.
