@@ -120,8 +120,13 @@ fn joined_run(records: &Run, summary: &Run, records_name: &str, summary_name: &s
         .cloned()
         .collect();
     notes.extend(records.notes.iter().filter(|n| !lone(n)).cloned());
+    // By base name: a copy of the whole directory elsewhere is then the same run (read once).
+    let (records_file, summary_file) = (
+        super::base_name(records_name),
+        super::base_name(summary_name),
+    );
     notes.push(format!(
-        "one AIPerf run: the requests of {records_name} recomputed; {summary_name}'s figures kept as the tool reported them"
+        "one AIPerf run: the requests of {records_file} recomputed; {summary_file}'s figures kept as the tool reported them"
     ));
     run.notes = notes;
     run
