@@ -297,3 +297,26 @@ fn every_chart_of_the_example_set_at_a_phones_width() {
         insta::assert_snapshot!(format!("phone-{name}"), svg);
     }
 }
+
+#[test]
+fn a_baseline_with_nothing_to_compare_is_said_in_words_not_drawn_empty() {
+    let a = example_analysis();
+    let mut p = a
+        .profiles
+        .iter()
+        .find(|p| p.baseline.is_some())
+        .unwrap()
+        .clone();
+    assert!(
+        charts::baseline_bars(&p).is_ok(),
+        "the example draws its ratios"
+    );
+    // No candidate chosen: the page shows this sentence instead of the chart.
+    let b = p.baseline.as_mut().unwrap();
+    b.compared_with = None;
+    for r in &mut b.rows {
+        r.ratio = None;
+    }
+    let why = charts::baseline_bars(&p).unwrap_err();
+    assert!(why.contains("no candidate was chosen"), "{why}");
+}
