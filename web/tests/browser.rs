@@ -378,3 +378,14 @@ fn traffic_shares_add_up_to_every_request_and_follow_the_grid() {
     let same = vec![64.0; 101];
     assert_eq!(charts::shares(&same, 64.0, 65.0)[0], 100.0);
 }
+
+#[wasm_bindgen_test]
+fn guidellm_yaml_is_refused_on_the_page_with_its_json_named() {
+    // The page leaves YAML out (its payload); the same invocation's JSON is read.
+    let yaml = include_str!("../../tests/fixtures/peers/guidellm/small-benchmarks.yaml");
+    let err = load::parse("small-benchmarks.yaml", yaml.as_bytes().to_vec()).unwrap_err();
+    assert!(err.contains("small-benchmarks.yaml"), "{err}");
+    assert!(err.contains("the page reads GuideLLM's JSON"), "{err}");
+    let json = include_str!("../../tests/fixtures/peers/guidellm/small-benchmarks.json");
+    assert!(load::parse("small-benchmarks.json", json.as_bytes().to_vec()).is_ok());
+}

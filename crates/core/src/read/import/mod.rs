@@ -134,18 +134,7 @@ pub fn import(file: &str, original: &[u8]) -> Result<Imported, LoadError> {
         Format::LlmperfIndividual => (None, vec![llmperf::individual(&json(bytes)?).map_err(err)?]),
         Format::LlmperfSummary => llmperf::summary(&json(bytes)?).map_err(err)?,
         Format::AiperfCsv => (None, vec![aiperf::csv(bytes).map_err(err)?]),
-        Format::GuideLlmYaml => {
-            let v: Value = serde_norway::from_slice(bytes).map_err(|e| {
-                LoadError::new(
-                    file,
-                    e.location()
-                        .map_or("$".into(), |l| format!("line {}", l.line())),
-                    format!("not YAML GuideLLM wrote (a truncated file?): {e}"),
-                    LoadErrorKind::Syntax,
-                )
-            })?;
-            guidellm::read(&v).map_err(err)?
-        }
+        Format::GuideLlmYaml => guidellm::read(&yaml(file, bytes)?).map_err(err)?,
         Format::GuideLlmCsv => (None, guidellm::csv(bytes).map_err(err)?),
         Format::GenaiPerf => {
             return Err(LoadError::new(
@@ -181,6 +170,31 @@ pub fn import(file: &str, original: &[u8]) -> Result<Imported, LoadError> {
         sha256: sha256_hex(original),
         benchmarks,
     })
+}
+
+/// GuideLLM's YAML as a JSON value.
+#[cfg(feature = "yaml")]
+fn yaml(file: &str, bytes: &[u8]) -> Result<Value, LoadError> {
+    serde_norway::from_slice(bytes).map_err(|e| {
+        LoadError::new(
+            file,
+            e.location()
+                .map_or("$".into(), |l| format!("line {}", l.line())),
+            format!("not YAML GuideLLM wrote (a truncated file?): {e}"),
+            LoadErrorKind::Syntax,
+        )
+    })
+}
+
+/// Without YAML (the page): said, with what to give instead.
+#[cfg(not(feature = "yaml"))]
+fn yaml(file: &str, _: &[u8]) -> Result<Value, LoadError> {
+    Err(LoadError::new(
+        file,
+        "$",
+        "this is GuideLLM's YAML output: the page reads GuideLLM's JSON (`--output kind=json,path=benchmarks.json`, the same data), and `sloscope analyze` reads either",
+        LoadErrorKind::Invalid,
+    ))
 }
 
 /// A per-request array in another unit than the tool writes (milliseconds where seconds

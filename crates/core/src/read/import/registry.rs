@@ -196,7 +196,7 @@ pub const PEERS: [Peer; 5] = [
     },
     Peer {
         tool: "GuideLLM",
-        produce: "`guidellm run … --output kind=json,path=benchmarks.json` (or `kind=yaml`; `kind=csv` holds summaries only)",
+        produce: "`guidellm run … --output kind=json,path=benchmarks.json` (or `kind=yaml`, read by the CLI only; `kind=csv` holds summaries only)",
         mapping: "every request from its timings, one run per benchmark. Its percentiles are not interpolated (the nearest rank: with few requests they differ from sloscope's, and are checked against the tool's own rule before a difference is said); its `time_per_output_token_ms` includes TTFT and its `inter_token_latency_ms` is weighted by tokens, so neither is taken over; no chunk gaps, so ITL unknown.",
     },
     Peer {
