@@ -4,7 +4,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use sloscope_core::analyse::report::ProfileReport;
 
-use crate::{empty, frame, legend, legend_room, shown, tick, upper, Drawn, Frame, Swatch, PALETTE};
+use crate::{axes, empty, frame, legend, legend_room, shown, upper, Drawn, Frame, Swatch, PALETTE};
 
 /// Which latency a CDF shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,13 +66,11 @@ pub fn cdf<DB: DrawingBackend + 'static>(
     let root = &plot;
     let mut chart =
         frame(root, &title, Frame::Small)?.build_cartesian_2d(0f64..xmax, 0f64..1.0f64)?;
-    chart
-        .configure_mesh()
-        .x_desc(format!("{} (ms)", q.label()))
-        .y_desc("fraction of requests")
-        .x_label_formatter(&tick)
-        .y_label_formatter(&tick)
-        .draw()?;
+    axes(
+        &mut chart,
+        &format!("{} (ms)", q.label()),
+        "fraction of requests",
+    )?;
     for (i, (_, vals)) in lines.iter().enumerate() {
         let color = PALETTE[i % PALETTE.len()];
         let pts: Vec<(f64, f64)> = vals

@@ -8,7 +8,7 @@ use sloscope_core::analyse::regression::types::Cell;
 use sloscope_core::base::metric::Metric;
 
 use crate::{
-    empty, frame, legend, legend_room, shown, tick, upper, Drawn, Entry, Frame, Quantity, Swatch,
+    axes, empty, frame, legend, legend_room, shown, upper, Drawn, Entry, Frame, Quantity, Swatch,
     PALETTE,
 };
 
@@ -52,13 +52,7 @@ pub fn tradeoff_shift<DB: DrawingBackend + 'static>(
     let root = &plot;
     let mut chart =
         frame(root, &title, Frame::Roomy)?.build_cartesian_2d(0f64..xmax, 0f64..ymax)?;
-    chart
-        .configure_mesh()
-        .x_desc("output throughput (tokens/s)")
-        .y_desc("TTFT p95 (ms)")
-        .x_label_formatter(&tick)
-        .y_label_formatter(&tick)
-        .draw()?;
+    axes(&mut chart, "output throughput (tokens/s)", "TTFT p95 (ms)")?;
     for (i, (_, b, a)) in pts.iter().enumerate() {
         let color = PALETTE[i % PALETTE.len()];
         chart.draw_series(LineSeries::new([*b, *a], color.stroke_width(2)))?;
@@ -102,13 +96,11 @@ pub fn cdf_pair<DB: DrawingBackend + 'static>(
     let root = &plot;
     let mut chart =
         frame(root, &title, Frame::Small)?.build_cartesian_2d(0f64..xmax, 0f64..1.0f64)?;
-    chart
-        .configure_mesh()
-        .x_desc(format!("{} (ms)", q.label()))
-        .y_desc("fraction of requests")
-        .x_label_formatter(&tick)
-        .y_label_formatter(&tick)
-        .draw()?;
+    axes(
+        &mut chart,
+        &format!("{} (ms)", q.label()),
+        "fraction of requests",
+    )?;
     let line = |v: &[f64]| -> Vec<(f64, f64)> {
         v.iter()
             .enumerate()

@@ -70,6 +70,24 @@ pub fn frame<'a, 'b, DB: DrawingBackend>(
     Ok(b)
 }
 
+/// A chart on two linear axes of `f64`.
+pub(crate) type Plane<'a, DB> = ChartContext<
+    'a,
+    DB,
+    Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+>;
+
+/// The mesh of a plain chart: both axes named, ticks in the one number format.
+pub(crate) fn axes<DB: DrawingBackend>(chart: &mut Plane<'_, DB>, x: &str, y: &str) -> Drawn<DB> {
+    chart
+        .configure_mesh()
+        .x_desc(x)
+        .y_desc(y)
+        .x_label_formatter(&tick)
+        .y_label_formatter(&tick)
+        .draw()
+}
+
 /// A title as it fits the area's width (a phone's chart is about 330 px): whole, else without
 /// its closing parenthesis (the figure's caption says the same in words), else cut with "…".
 pub fn fitted_title<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, title: &str) -> String {

@@ -9,8 +9,8 @@ use sloscope_core::base::metric::Metric;
 use sloscope_core::show::view::ChartsView;
 
 use crate::{
-    empty, frame, label_offset, legend, legend_room, shown, tick, upper, Drawn, Entry, Frame, Rect,
-    Swatch, FONT, PALETTE, SLO,
+    axes, empty, frame, label_offset, legend, legend_room, shown, tick, upper, Drawn, Entry, Frame,
+    Plane, Rect, Swatch, FONT, PALETTE, SLO,
 };
 
 // Axes, SLO lines, Pareto front, points and labels of one chart: plotters' builder style
@@ -59,13 +59,7 @@ pub fn tradeoff<DB: DrawingBackend + 'static>(
     let root = &plot;
     let mut chart =
         frame(root, &title, Frame::Roomy)?.build_cartesian_2d(0f64..xmax, 0f64..ymax)?;
-    chart
-        .configure_mesh()
-        .x_desc("output throughput (tokens/s)")
-        .y_desc("TTFT p95 (ms)")
-        .x_label_formatter(&tick)
-        .y_label_formatter(&tick)
-        .draw()?;
+    axes(&mut chart, "output throughput (tokens/s)", "TTFT p95 (ms)")?;
     if let Some(y) = slo_y {
         chart.draw_series(LineSeries::new([(0.0, y), (xmax, y)], SLO.stroke_width(2)))?;
     }
@@ -142,12 +136,6 @@ fn interval_axis(p: &ProfileReport) -> Option<bool> {
         _ => None,
     }
 }
-
-type Plane<'a, DB> = ChartContext<
-    'a,
-    DB,
-    Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
->;
 
 /// The Pareto front dashed; a front of one candidate (best on both axes) ringed, so it is
 /// drawn either way.
