@@ -4,6 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=never
+# One-off builds: incremental compilation only adds work to a build from scratch (and a change of
+# this setting rebuilds everything, so every step below shares it).
+export CARGO_INCREMENTAL=0
 log=$(mktemp)
 trap 'rm -f "$log" "$log.e2e"' EXIT
 step() { printf '\n== %s (%s)\n' "$1" "$(date +%H:%M:%S)"; }
@@ -32,6 +35,9 @@ cargo clippy --locked -p sloscope-core -p sloscope-charts -p sloscope-web --targ
 step "real backend: llama-server + SmolLM2 Q4_1/F16 (scripts/setup-llama.sh)"
 eval "$(bash scripts/setup-llama.sh)"
 
+step "build (native, every target in one feature set: the tests' binaries, sloscope and xtask for the page's tests)"
+cargo build --locked --workspace --exclude sloscope-web --all-targets
+
 step "tests (native, including the llama-server end-to-end test)"
 set +e
 cargo test --locked --workspace --exclude sloscope-web --no-fail-fast -- --include-ignored 2>&1 | tee "$log"
@@ -49,7 +55,6 @@ step "page: trunk build --release"
 trunk build --release
 
 step "page: end to end in headless Chromium (playwright-core; xtask generates the large run)"
-cargo build --locked -p xtask
 set +e
 SLOSCOPE_BIN=target/debug/sloscope SLOSCOPE_XTASK=target/debug/xtask node --test tests/e2e/ 2>&1 | tee "$log.e2e"
 e2e=${PIPESTATUS[0]}

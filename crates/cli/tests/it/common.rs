@@ -120,3 +120,39 @@ pub fn profile<'a>(profiles: &'a serde_json::Value, name: &str) -> &'a serde_jso
         .find(|p| p["profile"] == name)
         .unwrap_or_else(|| panic!("no {name} profile"))
 }
+
+/// The demo's lineage records for the artifact of `format` (`Q4_1`, `Q8_0`, `Q4_0`) written into
+/// `dir`. `scripts/make-lineage.sh` hashes the models (about 6 s on this project's machines), so
+/// it runs once per format for the whole test binary; each test gets its own copy to change.
+pub(crate) fn lineage_in(dir: &Path, format: &str) {
+    std::fs::create_dir_all(dir).unwrap();
+    for f in std::fs::read_dir(made_lineage(format)).unwrap() {
+        let f = f.unwrap().path();
+        std::fs::copy(&f, dir.join(f.file_name().unwrap())).unwrap();
+    }
+}
+
+/// The records of `format` as `scripts/make-lineage.sh` wrote them once (never to be changed).
+pub(crate) fn made_lineage(format: &str) -> PathBuf {
+    static MADE: std::sync::Mutex<Vec<(String, PathBuf)>> = std::sync::Mutex::new(Vec::new());
+    let mut made = MADE.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, d)) = made.iter().find(|(f, _)| f == format) {
+        return d.clone();
+    }
+    for var in ["LLAMA_SERVER", "SLOSCOPE_Q4_GGUF", "SLOSCOPE_F16_GGUF"] {
+        assert!(
+            std::env::var_os(var).is_some(),
+            "{var} is not set: source the output of scripts/setup-llama.sh"
+        );
+    }
+    let d = scratch(&format!("lineage-{}", format.to_lowercase()));
+    let st = Command::new("bash")
+        .arg(repo().join("scripts/make-lineage.sh"))
+        .arg(&d)
+        .arg(format)
+        .status()
+        .unwrap();
+    assert!(st.success(), "scripts/make-lineage.sh {format}");
+    made.push((format.to_string(), d.clone()));
+    d
+}

@@ -7,34 +7,19 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use crate::common::{files_under, journal_requests, repo, scratch, sloscope, sloscope_bin, stderr};
+use crate::common::{
+    files_under, journal_requests, made_lineage, scratch, sloscope, sloscope_bin, stderr,
+};
 use crate::endpoint::own_server;
 
 /// The direct server command; `{tag}` marks its processes for the test to find.
 pub(crate) const SERVER: &str = "{llama_server} -m {model_path} --parallel {parallel} -c 2048 -t 1 --host 127.0.0.1 --port {port} --metrics --no-webui --alias {tag}";
 
 /// Lineage records for the embedded default, made once per test run.
-pub(crate) fn lineage() -> &'static Path {
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        for var in ["LLAMA_SERVER", "SLOSCOPE_Q4_GGUF", "SLOSCOPE_F16_GGUF"] {
-            assert!(
-                std::env::var_os(var).is_some(),
-                "{var} is not set: source the output of scripts/setup-llama.sh"
-            );
-        }
-        let d = scratch("faults-lineage");
-        let st = Command::new("bash")
-            .arg(repo().join("scripts/make-lineage.sh"))
-            .arg(&d)
-            .status()
-            .unwrap();
-        assert!(st.success());
-        d
-    })
+pub(crate) fn lineage() -> PathBuf {
+    made_lineage("Q4_1")
 }
 
 /// A scratch directory with a plan: `server` is the command template (`{tag}` filled),

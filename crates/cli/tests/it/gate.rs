@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::common::{repo, scratch, scripted_server, sloscope, sloscope_bin, stderr};
+use crate::common::{lineage_in, repo, scratch, scripted_server, sloscope, sloscope_bin, stderr};
 
 pub(crate) struct Server(Child);
 
@@ -92,13 +92,7 @@ fn lineage(d: &Path) -> PathBuf {
 /// The demo's lineage records for the artifact of `format` (scripts/make-lineage.sh).
 pub(crate) fn lineage_of(d: &Path, format: &str) -> PathBuf {
     let l = d.join("lineage");
-    let st = Command::new("bash")
-        .arg(repo().join("scripts/make-lineage.sh"))
-        .arg(&l)
-        .arg(format)
-        .status()
-        .unwrap();
-    assert!(st.success());
+    lineage_in(&l, format);
     l
 }
 

@@ -2,7 +2,7 @@
 //! baseline). Needs `scripts/setup-llama.sh`; `scripts/test.sh` runs it, a plain `cargo test`
 //! lists it as ignored.
 
-use crate::common::{repo, scratch, sloscope, stderr, validate_runs_against_schema};
+use crate::common::{lineage_in, repo, scratch, sloscope, stderr, validate_runs_against_schema};
 
 #[test]
 #[ignore = "needs llama-server and the models: run through scripts/test.sh (it runs scripts/setup-llama.sh)"]
@@ -73,12 +73,7 @@ fn capacity_search_on_llama_server_brackets_each_candidate() {
         "LLAMA_SERVER is not set: source the output of scripts/setup-llama.sh"
     );
     let d = scratch("llama-capacity");
-    let st = std::process::Command::new("bash")
-        .arg(repo().join("scripts/make-lineage.sh"))
-        .arg(d.join("lineage"))
-        .status()
-        .unwrap();
-    assert!(st.success());
+    lineage_in(&d.join("lineage"), "Q4_1");
     let plan = d.join("capacity.toml");
     std::fs::copy(repo().join("tests/fixtures/llama/capacity.toml"), &plan).unwrap();
     let out = d.join("out");
@@ -152,12 +147,7 @@ pub(crate) fn llama_plan(name: &str) -> std::path::PathBuf {
     }
     let d = scratch(name);
     let lineage = d.join("lineage");
-    let st = std::process::Command::new("bash")
-        .arg(repo().join("scripts/make-lineage.sh"))
-        .arg(&lineage)
-        .status()
-        .unwrap();
-    assert!(st.success());
+    lineage_in(&lineage, "Q4_1");
     let plan = d.join("plan.toml");
     let text = std::fs::read_to_string(repo().join("tests/fixtures/llama/plan.toml")).unwrap();
     std::fs::write(
@@ -244,12 +234,7 @@ fn compare_finds_a_serving_flag_that_made_the_real_server_worse() {
     // balanced workload (4 streams), served with --parallel 1 — a changed serving flag.
     let d = scratch("llama-compare");
     let lineage = d.join("lineage");
-    let st = std::process::Command::new("bash")
-        .arg(repo().join("scripts/make-lineage.sh"))
-        .arg(&lineage)
-        .status()
-        .unwrap();
-    assert!(st.success());
+    lineage_in(&lineage, "Q4_1");
     let text = std::fs::read_to_string(repo().join("tests/fixtures/llama/plan.toml"))
         .unwrap()
         .replace("../../../examples/llama-cpu/lineage/", "lineage/")

@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 
 use crate::collect::{kill_tagged, plan_in, run};
 use crate::common::{
-    files_under, journal_requests, repo, scratch, scripted_server, sloscope, sloscope_bin, stderr,
-    validate_runs_against_schema,
+    files_under, journal_requests, lineage_in, repo, scratch, scripted_server, sloscope,
+    sloscope_bin, stderr, validate_runs_against_schema,
 };
 
 /// `sloscope run --shard-from-env --shards N` as index `k` of an Indexed Job, started.
@@ -385,12 +385,7 @@ fn the_demo_plan_renders_to_manifests_that_validate() {
         d.join("plan.toml"),
     )
     .unwrap();
-    let st = Command::new("bash")
-        .arg(repo().join("scripts/make-lineage.sh"))
-        .arg(d.join("lineage"))
-        .status()
-        .unwrap();
-    assert!(st.success());
+    lineage_in(&d.join("lineage"), "Q4_1");
     let (_, docs) = render_valid(
         &d.join("plan.toml"),
         &[
