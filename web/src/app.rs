@@ -120,7 +120,7 @@ pub fn app() -> Html {
                         }
                         // What its author saw; nothing is read again, so the reader stays idle.
                         dispatch.dispatch(Action::SetPool(pool_reruns));
-                        dispatch.dispatch(Action::Analyzed(Some(Rc::new(a)), 0.0));
+                        dispatch.dispatch(Action::Analyzed(Some(Rc::new(a)), 0.0, 0.0));
                     }
                     None => {
                         if pool_reruns {
@@ -204,7 +204,7 @@ pub fn app() -> Html {
         if *dragging {
             <div class="drop-overlay" id="drop-overlay" aria-hidden="true"><div>{ "Drop result files to analyse them" }</div></div>
         }
-        <main data-ready={state.settled().to_string()} data-generation={state.generation.to_string()} data-reader-memory-bytes={state.reader_memory_bytes.to_string()} aria-busy={(!state.settled()).to_string()}>
+        <main data-ready={state.settled().to_string()} data-generation={state.generation.to_string()} data-reader-memory-bytes={state.reader_memory_bytes.to_string()} data-analysis-ms={state.analysis_ms.to_string()} aria-busy={(!state.settled()).to_string()}>
             if state.entries.is_empty() {
                 <section class="landing" id="drop">
                     <p>{ "Drop sloscope result files anywhere on this page — run files, the plan, the quality-gate, float-baseline and deployment records, or a whole results folder's files — or use Browse. Load example shows a real collection against llama-server on CPU." }</p>

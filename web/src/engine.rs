@@ -325,10 +325,12 @@ impl Engine {
             FromReader::Analysis {
                 analysis,
                 memory_bytes,
+                analysis_ms,
             } => {
                 self.dispatch.dispatch(Action::Analyzed(
                     analysis.map(|a| Rc::new(*a)),
                     memory_bytes,
+                    analysis_ms,
                 ));
             }
         }

@@ -107,5 +107,7 @@ pub enum FromReader {
         analysis: Option<Box<sloscope_core::Analysis>>,
         /// The reader's wasm memory in bytes (what the files cost to keep).
         memory_bytes: f64,
+        /// How long the analysis took in the reader, ms (the benchmark's breakdown).
+        analysis_ms: f64,
     },
 }

@@ -70,6 +70,8 @@ pub struct State {
     pub analysing: bool,
     /// The reader's wasm memory at its last analysis, in bytes (what the files cost to keep).
     pub reader_memory_bytes: f64,
+    /// How long the reader's last analysis took, ms.
+    pub analysis_ms: f64,
     /// Compare mode: the collection new files join (`None`: one collection, analysed).
     pub side: Option<Side>,
     /// In Compare mode, the comparison of the two collections.
@@ -148,8 +150,8 @@ pub enum Action {
         id: u32,
     },
     /// The reader's analysis of every file kept (`None`: no file kept), and the reader's wasm
-    /// memory in bytes.
-    Analyzed(Option<Rc<Analysis>>, f64),
+    /// memory in bytes, and how long the analysis took (ms).
+    Analyzed(Option<Rc<Analysis>>, f64, f64),
     /// Pool reruns, or not.
     SetPool(bool),
     /// Compare mode: the collection new files join, or off.
@@ -214,8 +216,9 @@ impl Reducible for State {
                     s.entries[i].progress = None;
                 }
             }
-            Action::Analyzed(a, memory) => {
+            Action::Analyzed(a, memory, took) => {
                 s.reader_memory_bytes = memory;
+                s.analysis_ms = took;
                 s.view = a.as_ref().map(|a| Rc::new(report_view(a)));
                 s.analysis = a;
                 s.generation += 1;

@@ -97,6 +97,7 @@ fn post_comparison(r: &Reader) -> bool {
     (r.sink)(FromReader::Analysis {
         analysis: None,
         memory_bytes: memory_bytes(),
+        analysis_ms: 0.0,
     });
     true
 }
@@ -105,6 +106,7 @@ fn post_analysis(r: &Reader) {
     if post_comparison(r) {
         return;
     }
+    let started = js_sys::Date::now();
     let analysis = (!r.docs.is_empty()).then(|| {
         let docs: Vec<&Rc<LoadedFile>> = r.docs.iter().map(|(_, _, d)| d).collect();
         let files: Vec<&LoadedFile> = docs.iter().map(|d| d.as_ref()).collect();
@@ -119,6 +121,7 @@ fn post_analysis(r: &Reader) {
     (r.sink)(FromReader::Analysis {
         analysis,
         memory_bytes: memory_bytes(),
+        analysis_ms: js_sys::Date::now() - started,
     });
 }
 

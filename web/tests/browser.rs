@@ -109,9 +109,13 @@ fn every_chart_draws_on_a_canvas() {
 
 #[wasm_bindgen_test]
 fn a_file_too_big_to_read_whole_is_refused_with_the_limit_and_its_reason_named() {
-    let msg = load::too_big("huge.csv", 1_500_000_000.0);
+    // The core's reader, as the page drives it: a file that is not a sloscope run, over the
+    // limit, is refused at its first bytes.
+    use sloscope_core::read::reader::Reader;
+    let mut r = Reader::new("huge.csv", 1_500_000_000, Some(load::MAX_WHOLE_READ_BYTES));
+    let msg = r.feed(&[b'a'; 8192]).unwrap_err().to_string();
     assert!(
-        msg.contains("huge.csv: 1500 MB is over the page's limit of 1024 MB for a file read whole"),
+        msg.contains("huge.csv: $: 1500 MB is over the limit of 1024 MB for a file read whole in the browser"),
         "{msg}"
     );
     assert!(msg.contains("wasm32's 4 GiB"), "{msg}");
@@ -351,6 +355,7 @@ fn the_analysis_crosses_to_the_page_and_into_a_report_unchanged() {
         let msg = FromReader::Analysis {
             analysis: Some(Box::new(a.clone())),
             memory_bytes: 1.0,
+            analysis_ms: 2.0,
         };
         let back: FromReader =
             serde_wasm_bindgen::from_value(serde_wasm_bindgen::to_value(&msg).unwrap()).unwrap();

@@ -348,7 +348,7 @@ fn finish(mut g: Gathered<'_>, reps: &[&Repeat], with_curves: bool) -> Summary {
         let mut prompts: Vec<u32> = g.prompt_ttft.iter().map(|p| p.0).collect();
         sort_counts(&mut prompts, |p| *p);
         sort_counts(&mut g.outputs, |o| *o);
-        g.interarrival_us.sort_unstable();
+        crate::base::sort::sort_u64(&mut g.interarrival_us);
         Curves {
             ttft_ms: curve(|i| g.ttft_us[i] as f64 / 1000.0, g.ttft_us.len()),
             tpot_ms: curve(|i| g.tpot_ms[i], g.tpot_ms.len()),

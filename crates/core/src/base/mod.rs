@@ -8,6 +8,7 @@ pub mod metric;
 pub mod problem;
 pub mod protocol;
 pub mod rng;
+pub mod sort;
 pub mod stats;
 pub mod telemetry;
 pub mod time;

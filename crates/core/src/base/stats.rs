@@ -66,7 +66,7 @@ impl Distribution {
 
     /// From values in milliseconds (sorted in place).
     pub fn from_ms(values: &mut [f64]) -> Distribution {
-        values.sort_unstable_by(f64::total_cmp);
+        crate::base::sort::sort_f64(values);
         let n = values.len();
         if n == 0 {
             return Distribution::default();
@@ -87,7 +87,7 @@ impl Distribution {
 
     /// From integer microseconds (sorted in place); reported in milliseconds.
     pub fn from_us(values: &mut [u64]) -> Distribution {
-        values.sort_unstable();
+        crate::base::sort::sort_u64(values);
         let n = values.len();
         if n == 0 {
             return Distribution::default();
@@ -160,6 +160,50 @@ fn summarize_ranked(n: usize, sum_us: u128, at: impl Fn(usize) -> f64) -> Distri
         p99_ms: p(99.0),
         max_ms: Some(at(n - 1) / 1000.0),
     }
+}
+
+/// The value of rank `k` (0-based, ascending) among all the values of `parts` taken together,
+/// without copying or sorting them: one counting pass over the high 16 bits finds the value's
+/// bucket, a second over the low 16 bits of that bucket's values finds the value (O(n), two
+/// 64 Ki-entry tables; sorting 64 million gaps to find their median took most of an analysis).
+/// `None` when there are not `k + 1` values.
+pub fn rank_u32(parts: &[&[u32]], k: usize) -> Option<u32> {
+    // The first pass also counts the values under 2^16 (most gaps, in µs) exactly: when rank
+    // `k` is among them, one pass is enough.
+    let mut high = vec![0usize; 1 << 16];
+    let mut low = vec![0usize; 1 << 16];
+    for p in parts {
+        for &v in *p {
+            high[(v >> 16) as usize] += 1;
+            if v >> 16 == 0 {
+                low[v as usize] += 1;
+            }
+        }
+    }
+    let (h, k) = nth_in_buckets(&high, k)?;
+    if h != 0 {
+        low.fill(0);
+        for p in parts {
+            for &v in *p {
+                if v >> 16 == h {
+                    low[(v & 0xffff) as usize] += 1;
+                }
+            }
+        }
+    }
+    let (l, _) = nth_in_buckets(&low, k)?;
+    Some(h << 16 | l)
+}
+
+/// The bucket holding rank `k` of the counted values, and `k`'s rank within it.
+fn nth_in_buckets(counts: &[usize], mut k: usize) -> Option<(u32, usize)> {
+    for (bucket, &c) in counts.iter().enumerate() {
+        if k < c {
+            return Some((bucket as u32, k));
+        }
+        k -= c;
+    }
+    None
 }
 
 /// Order statistics from a counting histogram: rank → value by binary search on prefix sums.
@@ -355,6 +399,17 @@ mod tests {
             let got = percentile_sorted(&sorted, q).unwrap();
             let want = naive(&f, q);
             proptest::prop_assert!((got - want).abs() <= 1e-6 * want.abs().max(1.0));
+        }
+
+        #[test]
+        fn rank_u32_is_the_sorted_value(
+            a in proptest::collection::vec(proptest::prelude::any::<u32>(), 0..400),
+            b in proptest::collection::vec(0u32..70_000, 0..400),
+            k in 0usize..900,
+        ) {
+            let mut all: Vec<u32> = a.iter().chain(&b).copied().collect();
+            all.sort_unstable();
+            proptest::prop_assert_eq!(rank_u32(&[&a, &b], k), all.get(k).copied());
         }
 
         #[test]

@@ -83,7 +83,7 @@ impl Reader {
                 }
                 let head = std::mem::take(head);
                 if is_run_prefix(&head) {
-                    let mut s = GapStream::new();
+                    let mut s = GapStream::with_size(self.size);
                     if s.feed(&head).is_err() {
                         return self.restart_whole();
                     }
@@ -103,10 +103,13 @@ impl Reader {
                 &self.name,
                 "$",
                 format!(
-                    "{:.0} MB is over the {:.0} MB a file can be read whole here (only sloscope \
-                     run files are streamed): analyse it with `sloscope analyze`",
+                    "{:.0} MB is over the limit of {:.0} MB for a file read whole in the browser \
+                     (only sloscope run files are streamed; the limit is wasm32's 4 GiB of \
+                     memory, which must hold the file and its parsed copy): analyse it with \
+                     `sloscope analyze {}`",
                     self.size as f64 / 1e6,
-                    m as f64 / 1e6
+                    m as f64 / (1024.0 * 1024.0),
+                    self.name
                 ),
                 LoadErrorKind::Syntax,
             )),

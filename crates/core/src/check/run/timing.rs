@@ -4,6 +4,7 @@
 
 use super::Stated;
 use crate::base::fmt::format_number;
+use crate::base::stats::rank_u32;
 use crate::check::invariant::{Invariant, Violation};
 use crate::schema::{RequestColumns, Run, RunSource};
 
@@ -237,23 +238,22 @@ fn streamed(run: &Run, out: &mut Vec<Violation>) {
 }
 
 /// The median of the successful requests' TTFTs and of their inter-token gaps, µs.
+/// (The upper median of an even count; the gaps are ranked in place, not copied and sorted.)
 fn medians(run: &Run) -> (Option<f64>, Option<f64>) {
     let mut ttft: Vec<u64> = Vec::new();
-    let mut gaps: Vec<u32> = Vec::new();
+    let mut gaps: Vec<&[u32]> = Vec::new();
     for rep in &run.repeats {
         let r = &rep.requests;
         for i in (0..r.len()).filter(|&i| r.error[i].is_none()) {
             ttft.extend(r.ttft_us[i]);
-            gaps.extend_from_slice(r.itl_us.get(i));
+            gaps.push(r.itl_us.get(i));
         }
     }
-    ttft.sort_unstable();
-    gaps.sort_unstable();
-    let mid = |n: usize| n / 2;
-    (
-        ttft.get(mid(ttft.len())).map(|&t| t as f64),
-        gaps.get(mid(gaps.len())).map(|&g| f64::from(g)),
-    )
+    let mid = ttft.len() / 2;
+    let ttft = (mid < ttft.len()).then(|| *ttft.select_nth_unstable(mid).1 as f64);
+    let count: usize = gaps.iter().map(|g| g.len()).sum();
+    let gap = rank_u32(&gaps, count / 2).map(f64::from);
+    (ttft, gap)
 }
 
 /// Times to first token no model and no HTTP round trip can produce: under 100 µs, or under a

@@ -121,8 +121,8 @@ fn gaps_span_decode(run: &Run, out: &mut Vec<Violation>) {
     if shares.len() < 2 {
         return;
     }
-    shares.sort_by(f64::total_cmp);
-    let median = shares[shares.len() / 2];
+    let mid = shares.len() / 2;
+    let median = *shares.select_nth_unstable_by(mid, f64::total_cmp).1;
     if median < MIN_GAP_SHARE {
         out.push(Violation::new(
             Invariant::GapsSpanDecode,
