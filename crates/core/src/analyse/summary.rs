@@ -17,11 +17,13 @@
 //!   are each within the tightest limit the profile's SLO sets on that quantity.
 
 mod curves;
+mod server;
 pub mod signals;
 pub mod turns;
 
 use curves::{curve, prefill_bins, sort_counts};
 pub use curves::{Curves, PrefillBin};
+use server::{add_energy, add_telemetry, histogram_queue};
 
 use std::collections::BTreeMap;
 
@@ -29,7 +31,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::base::metric::{Metric, Quantity, Scalar};
 use crate::base::stats::Distribution;
-use crate::base::telemetry::{self, first_present};
 use crate::schema::{Repeat, TokenSource};
 
 /// Everything computed for one run, or one repeat of it.
@@ -392,93 +393,6 @@ fn finish(mut g: Gathered<'_>, reps: &[&Repeat], with_curves: bool) -> Summary {
 }
 
 /// Energy per output token and mean power, where every repeat has its GPU energy.
-fn add_energy(s: &mut Summary, reps: &[&Repeat]) {
-    let readings: Option<Vec<f64>> = reps.iter().map(|r| r.gpu_energy_j).collect();
-    let Some(j) = readings
-        .filter(|r| !r.is_empty())
-        .map(|r| r.iter().sum::<f64>())
-    else {
-        return;
-    };
-    s.gpu_energy_j = Some(j);
-    s.energy_per_output_token_j =
-        (s.output_tokens_total > 0).then(|| j / s.output_tokens_total as f64);
-    s.mean_gpu_power_w = s.window_s.map(|w| j / w);
-}
-
-/// Queue wait from the server's histogram deltas when no per-request value exists.
-fn histogram_queue(reps: &[&Repeat]) -> (Distribution, Option<String>) {
-    let hists: Vec<_> = reps
-        .iter()
-        .filter_map(|r| r.server_queue_histogram.as_ref())
-        .collect();
-    let Some(first) = hists.first() else {
-        return (Distribution::default(), None);
-    };
-    let mut buckets: Vec<(Option<f64>, f64)> =
-        first.buckets.iter().map(|b| (b.le_seconds, 0.0)).collect();
-    let (mut count, mut sum) = (0.0, 0.0);
-    for h in &hists {
-        if h.metric != first.metric || h.buckets.len() != buckets.len() {
-            return (Distribution::default(), None);
-        }
-        count += h.count;
-        sum += h.sum_seconds;
-        for (acc, b) in buckets.iter_mut().zip(&h.buckets) {
-            acc.1 += b.count;
-        }
-    }
-    if count <= 0.0 {
-        return (Distribution::default(), None);
-    }
-    let q = |p: f64| telemetry::histogram_quantile(p, &buckets).map(|s| s * 1000.0);
-    let d = Distribution {
-        count: count.round() as u64,
-        mean_ms: Some(sum / count * 1000.0),
-        min_ms: None,
-        p50_ms: q(0.50),
-        p90_ms: q(0.90),
-        p95_ms: q(0.95),
-        p99_ms: q(0.99),
-        max_ms: None,
-    };
-    (
-        d,
-        Some(format!(
-            "server histogram {} (bucket-interpolated)",
-            first.metric
-        )),
-    )
-}
-
-fn add_telemetry(s: &mut Summary, reps: &[&Repeat]) {
-    let max = |acc: &mut Option<f64>, v: f64| *acc = Some(acc.map_or(v, |a: f64| a.max(v)));
-    for rep in reps {
-        for m in &rep.memory {
-            if let Some(v) = m.gpu_used_mb {
-                max(&mut s.peak_gpu_memory_mb, v);
-            }
-            if let Some(v) = m.server_rss_mb {
-                max(&mut s.peak_rss_mb, v);
-            }
-        }
-        for sample in &rep.server_metrics {
-            if let Some((name, v)) = first_present(&sample.values, &telemetry::QUEUE_DEPTH_SERIES) {
-                max(&mut s.queue_depth_max, v);
-                s.queue_depth_series.get_or_insert(name);
-            }
-            if let Some((_, v)) = first_present(&sample.values, &telemetry::KV_USAGE_SERIES) {
-                max(&mut s.kv_cache_usage_max, v);
-            }
-        }
-    }
-    (s.peak_memory_mb, s.memory_source) = match (s.peak_gpu_memory_mb, s.peak_rss_mb) {
-        (Some(g), _) => (Some(g), Some("gpu".to_string())),
-        (None, Some(r)) => (Some(r), Some("server_rss".to_string())),
-        _ => (None, None),
-    };
-}
-
 /// Summaries of a run: pooled over all repeats, and one per repeat.
 pub fn summarize(repeats: &[Repeat], th: &Thresholds) -> (Summary, Vec<Summary>) {
     let parts: Vec<Gathered<'_>> = repeats.iter().map(|r| gather(r, th)).collect();
