@@ -14,16 +14,21 @@ pub fn sort_u64(v: &mut [u64]) {
     if v.len() < RADIX_MIN {
         v.sort_unstable();
     } else {
-        radix(v, |x| x);
+        radix(v);
     }
 }
 
-/// Sorts in [`f64::total_cmp`] order (−NaN, −∞ … −0, +0 … +∞, +NaN).
+/// Sorts in [`f64::total_cmp`] order (−NaN, −∞ … −0, +0 … +∞, +NaN): the values' keys in that
+/// order ([`total_order_key`]) are sorted as integers and turned back into the same bits.
 pub fn sort_f64(v: &mut [f64]) {
     if v.len() < RADIX_MIN {
         v.sort_unstable_by(f64::total_cmp);
-    } else {
-        radix(v, total_order_key);
+        return;
+    }
+    let mut keys: Vec<u64> = v.iter().map(|&x| total_order_key(x)).collect();
+    radix(&mut keys);
+    for (x, &k) in v.iter_mut().zip(&keys) {
+        *x = from_total_order_key(k);
     }
 }
 
@@ -38,24 +43,30 @@ fn total_order_key(x: f64) -> u64 {
     }
 }
 
-fn radix<T: Copy + Default>(v: &mut [T], key: impl Fn(T) -> u64) {
+/// The value whose [`total_order_key`] is `k`.
+fn from_total_order_key(k: u64) -> f64 {
+    f64::from_bits(if k >> 63 == 1 { k ^ 1 << 63 } else { !k })
+}
+
+// Plain integers, no key function: the page's size-optimized build would call a generic key
+// as a function per value and digit.
+fn radix(v: &mut [u64]) {
     let (mut any, mut all) = (0u64, u64::MAX);
-    for &x in v.iter() {
-        let k = key(x);
+    for &k in v.iter() {
         any |= k;
         all &= k;
     }
     let varying = any ^ all;
-    let mut buf = vec![T::default(); v.len()];
+    let mut buf = vec![0u64; v.len()];
     let mut in_buf = false;
     for shift in (0..64).step_by(DIGIT_BITS as usize) {
         if (varying >> shift) & (BUCKETS as u64 - 1) == 0 {
             continue;
         }
         if in_buf {
-            pass(&buf, v, &key, shift);
+            pass(&buf, v, shift);
         } else {
-            pass(v, &mut buf, &key, shift);
+            pass(v, &mut buf, shift);
         }
         in_buf = !in_buf;
     }
@@ -65,18 +76,17 @@ fn radix<T: Copy + Default>(v: &mut [T], key: impl Fn(T) -> u64) {
 }
 
 /// One stable counting pass on the digit at `shift`.
-fn pass<T: Copy>(src: &[T], dst: &mut [T], key: &impl Fn(T) -> u64, shift: u32) {
-    let digit = |x: T| ((key(x) >> shift) as usize) & (BUCKETS - 1);
-    let mut at = vec![0usize; BUCKETS];
+fn pass(src: &[u64], dst: &mut [u64], shift: u32) {
+    let mut at = [0usize; BUCKETS];
     for &x in src {
-        at[digit(x)] += 1;
+        at[(x >> shift) as usize & (BUCKETS - 1)] += 1;
     }
     let mut sum = 0;
     for slot in at.iter_mut() {
         (*slot, sum) = (sum, sum + *slot);
     }
     for &x in src {
-        let d = digit(x);
+        let d = (x >> shift) as usize & (BUCKETS - 1);
         dst[at[d]] = x;
         at[d] += 1;
     }

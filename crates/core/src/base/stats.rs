@@ -127,12 +127,13 @@ impl Distribution {
         let range = (hi - lo) as usize + 1;
         if range <= COUNTING_RANGE_MAX && range <= n.saturating_mul(4).max(1024) {
             let mut counts = vec![0u32; range];
+            let counts = counts.as_mut_slice(); // indexed per value: see `rank_u32`
             for p in parts {
                 for &v in *p {
                     counts[(v - lo) as usize] += 1;
                 }
             }
-            let ranked = CountedRanks::new(&counts, lo);
+            let ranked = CountedRanks::new(counts, lo);
             return summarize_ranked(n, sum, |i| ranked.value_at(i));
         }
         let mut sorted: Vec<u32> = Vec::with_capacity(n);
@@ -170,8 +171,10 @@ fn summarize_ranked(n: usize, sum_us: u128, at: impl Fn(usize) -> f64) -> Distri
 pub fn rank_u32(parts: &[&[u32]], k: usize) -> Option<u32> {
     // The first pass also counts the values under 2^16 (most gaps, in µs) exactly: when rank
     // `k` is among them, one pass is enough.
-    let mut high = vec![0usize; 1 << 16];
-    let mut low = vec![0usize; 1 << 16];
+    // Slices, not `Vec`s, are indexed in the loops: the page's size-optimized build calls
+    // `Vec`'s `Index` as a function, one call per gap.
+    let (mut high, mut low) = (vec![0usize; 1 << 16], vec![0usize; 1 << 16]);
+    let (high, low) = (high.as_mut_slice(), low.as_mut_slice());
     for p in parts {
         for &v in *p {
             high[(v >> 16) as usize] += 1;
@@ -180,7 +183,7 @@ pub fn rank_u32(parts: &[&[u32]], k: usize) -> Option<u32> {
             }
         }
     }
-    let (h, k) = nth_in_buckets(&high, k)?;
+    let (h, k) = nth_in_buckets(high, k)?;
     if h != 0 {
         low.fill(0);
         for p in parts {
@@ -191,7 +194,7 @@ pub fn rank_u32(parts: &[&[u32]], k: usize) -> Option<u32> {
             }
         }
     }
-    let (l, _) = nth_in_buckets(&low, k)?;
+    let (l, _) = nth_in_buckets(low, k)?;
     Some(h << 16 | l)
 }
 

@@ -57,6 +57,7 @@ pub(super) fn sort_counts<T: Copy>(items: &mut [T], key: impl Fn(&T) -> u32) {
         return;
     }
     let mut start = vec![0usize; max + 2];
+    let start = start.as_mut_slice(); // indexed per item: see `base::stats::rank_u32`
     for x in items.iter() {
         start[key(x) as usize + 1] += 1;
     }
@@ -96,7 +97,7 @@ pub(super) fn prefill_bins(pairs: &mut [(u32, u64)]) -> Vec<PrefillBin> {
         .map(|w| {
             let bin = &pairs[w[0]..w[1]];
             let mut ttft: Vec<f64> = bin.iter().map(|p| p.1 as f64 / 1000.0).collect();
-            ttft.sort_unstable_by(f64::total_cmp);
+            crate::base::sort::sort_f64(&mut ttft);
             let pct = |q| crate::base::stats::percentile_ranked(ttft.len(), q, |i| ttft[i]);
             PrefillBin {
                 prompt_tokens: pairs_median(bin),

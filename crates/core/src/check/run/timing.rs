@@ -4,6 +4,7 @@
 
 use super::Stated;
 use crate::base::fmt::format_number;
+use crate::base::sort::sort_u64;
 use crate::base::stats::rank_u32;
 use crate::check::invariant::{Invariant, Violation};
 use crate::schema::{RequestColumns, Run, RunSource};
@@ -51,27 +52,42 @@ fn sent_once(run: &Run, out: &mut Vec<Violation>) {
 /// The most requests in flight at once in any repeat and how many requests have both a send
 /// and an end time. Send times of unknown origin (`send_times_unknown`) are skipped.
 pub fn in_flight(run: &Run) -> (usize, usize) {
-    let mut peak = 0;
-    let mut timed = 0;
+    let (mut peak, mut timed) = (0, 0);
     for rep in run.repeats.iter().filter(|r| !r.send_times_unknown) {
-        let r = &rep.requests;
-        let mut events: Vec<(u64, i32)> = Vec::with_capacity(2 * r.len());
-        for (&send, e2e) in r.send_offset_us.iter().zip(&r.e2e_us) {
-            if let Some(e2e) = e2e {
-                let end = send.saturating_add(e2e.saturating_sub(OVERLAP_SLACK_US));
-                events.push((send, 1));
-                events.push((end.max(send), -1));
-                timed += 1;
-            }
-        }
-        events.sort_unstable();
-        let mut now: i32 = 0;
-        for (_, d) in events {
-            now += d;
-            peak = peak.max(now.max(0) as usize);
-        }
+        let (p, t) = overlap(&rep.requests.send_offset_us, &rep.requests.e2e_us);
+        peak = peak.max(p);
+        timed += t;
     }
     (peak, timed)
+}
+
+/// [`in_flight`] of one repeat's columns. The sends and the ends are radix-sorted apart and
+/// walked in time order, an end before a send at the same time (its slot is free): sorting
+/// the two million send and end events together took a sixth of a 1,000,000-request analysis
+/// in the page.
+fn overlap(send_us: &[u64], e2e_us: &[Option<u64>]) -> (usize, usize) {
+    let (mut sends, mut ends) = (
+        Vec::with_capacity(send_us.len()),
+        Vec::with_capacity(send_us.len()),
+    );
+    for (&send, e2e) in send_us.iter().zip(e2e_us) {
+        if let Some(e2e) = e2e {
+            let end = send.saturating_add(e2e.saturating_sub(OVERLAP_SLACK_US));
+            sends.push(send);
+            ends.push(end.max(send));
+        }
+    }
+    sort_u64(&mut sends);
+    sort_u64(&mut ends);
+    let (ends, mut j, mut now, mut peak) = (ends.as_slice(), 0, 0i64, 0);
+    for &send in &sends {
+        while j < ends.len() && ends[j] <= send {
+            (j, now) = (j + 1, now - 1);
+        }
+        now += 1;
+        peak = peak.max(now.max(0) as usize);
+    }
+    (peak, sends.len())
 }
 
 fn depth(run: &Run, stated: &Stated, out: &mut Vec<Violation>) {
@@ -290,4 +306,40 @@ fn plausible(run: &Run, out: &mut Vec<Violation>) {
             format_number(ttft)
         ),
     ));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every send and end event sorted together, ends first at equal times.
+    fn overlap_by_events(send_us: &[u64], e2e_us: &[Option<u64>]) -> (usize, usize) {
+        let mut events = Vec::new();
+        for (&send, e2e) in send_us.iter().zip(e2e_us) {
+            if let Some(e2e) = e2e {
+                let end = send.saturating_add(e2e.saturating_sub(OVERLAP_SLACK_US));
+                events.push((send, 1i64));
+                events.push((end.max(send), -1));
+            }
+        }
+        events.sort_unstable();
+        let (mut now, mut peak) = (0i64, 0usize);
+        for (_, d) in &events {
+            now += d;
+            peak = peak.max(now.max(0) as usize);
+        }
+        (peak, events.len() / 2)
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn overlap_as_all_events_sorted_together(
+            rows in proptest::collection::vec((0u64..50_000, proptest::option::of(0u64..20_000)), 0..2500),
+        ) {
+            // Sends and ends close together (ties, ends within the slack), both sides of the
+            // radix sort's threshold.
+            let (send, e2e): (Vec<u64>, Vec<Option<u64>>) = rows.into_iter().unzip();
+            proptest::prop_assert_eq!(overlap(&send, &e2e), overlap_by_events(&send, &e2e));
+        }
+    }
 }
