@@ -139,9 +139,14 @@ fn gate_on_llama_server_writes_evidence_that_analyze_reads_and_a_dead_server_rej
     let e = &g["evidence"];
     let positions = e["figures"]["positions"].as_u64().unwrap();
     assert!(positions > 40, "both texts scored: {positions}");
-    assert_eq!(
-        e["noise_floor"]["kld_mean"], 0.0,
-        "a CPU server scores the same twice"
+    // The float server scored twice (the second time without its prompt cache) agrees with
+    // itself up to rounding: exactly on some CPUs, in the last bits on others (3e-6 nats on an
+    // AMD EPYC host, where the quantization moved 0.003) — far below what quantizing changes.
+    let noise = e["noise_floor"]["kld_mean"].as_f64().unwrap();
+    let quantized = e["figures"]["kld_mean"].as_f64().unwrap();
+    assert!(
+        (0.0..quantized / 100.0).contains(&noise),
+        "noise floor {noise} nats against {quantized} for the quantization"
     );
     assert_eq!(g["decision"], e["decision"]);
     assert_eq!(r.status.code() == Some(0), e["decision"] == "accept");
