@@ -29,6 +29,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::base::blocks::each_range;
 use crate::base::metric::{Metric, Quantity, Scalar};
 use crate::base::stats::Distribution;
 use crate::schema::{Repeat, TokenSource};
@@ -235,59 +236,61 @@ fn gather<'a>(rep: &'a Repeat, th: &Thresholds) -> Gathered<'a> {
     let intended_us = r.intended_offset_us.as_deref();
     let (mut first, mut last) = (u64::MAX, 0u64);
     let mut by_source = [0u64; SOURCE_NAMES.len()];
-    for i in 0..n {
-        let send = send_us[i];
-        first = first.min(send);
-        if let Some(e) = e2e_us[i] {
-            last = last.max(send.saturating_add(e));
+    each_range(n, |range| {
+        for i in range {
+            let send = send_us[i];
+            first = first.min(send);
+            if let Some(e) = e2e_us[i] {
+                last = last.max(send.saturating_add(e));
+            }
+            if error[i].is_some() {
+                continue;
+            }
+            let (Some(ttft), Some(e2e), Some(out)) = (ttft_us[i], e2e_us[i], outputs[i]) else {
+                continue; // excluded by validation for successful requests
+            };
+            g.ok += 1;
+            g.ttft_us.push(ttft);
+            g.e2e_us.push(e2e);
+            g.output_tokens += out as u64;
+            g.prompt_tokens += prompts[i].unwrap_or(0) as u64;
+            g.outputs.push(out);
+            if let Some(p) = prompts[i] {
+                g.prompt_ttft.push((p, ttft));
+            }
+            by_source[source_slot(sources[i])] += 1;
+            let tpot_us = (out > 1).then(|| e2e.saturating_sub(ttft) as f64 / (out - 1) as f64);
+            if let Some(t) = tpot_us {
+                g.tpot_ms.push(t / 1000.0);
+            }
+            let client = intended_us.map(|intended| send.saturating_sub(intended[i]));
+            let server = server_queue_us[i];
+            g.queue_client |= client.is_some();
+            g.queue_server |= server.is_some();
+            let queue = match (client, server) {
+                (None, None) => None,
+                (a, b) => Some(a.unwrap_or(0).saturating_add(b.unwrap_or(0))),
+            };
+            if let Some(q) = queue {
+                g.queue_us.push(q);
+            }
+            if !all_ok {
+                g.itl.push(r.itl_us.get(i));
+            }
+            let within = |v: Option<f64>, limit: Option<f64>| match (v, limit) {
+                (Some(v), Some(l)) => v <= l,
+                _ => true,
+            };
+            if within(Some(ttft as f64), th.ttft_us)
+                && within(tpot_us, th.tpot_us)
+                && within(Some(e2e as f64), th.e2e_us)
+                && within(queue.map(|q| q as f64), th.queue_us)
+            {
+                g.good += 1;
+                g.good_tokens += u64::from(out);
+            }
         }
-        if error[i].is_some() {
-            continue;
-        }
-        let (Some(ttft), Some(e2e), Some(out)) = (ttft_us[i], e2e_us[i], outputs[i]) else {
-            continue; // excluded by validation for successful requests
-        };
-        g.ok += 1;
-        g.ttft_us.push(ttft);
-        g.e2e_us.push(e2e);
-        g.output_tokens += out as u64;
-        g.prompt_tokens += prompts[i].unwrap_or(0) as u64;
-        g.outputs.push(out);
-        if let Some(p) = prompts[i] {
-            g.prompt_ttft.push((p, ttft));
-        }
-        by_source[source_slot(sources[i])] += 1;
-        let tpot_us = (out > 1).then(|| e2e.saturating_sub(ttft) as f64 / (out - 1) as f64);
-        if let Some(t) = tpot_us {
-            g.tpot_ms.push(t / 1000.0);
-        }
-        let client = intended_us.map(|intended| send.saturating_sub(intended[i]));
-        let server = server_queue_us[i];
-        g.queue_client |= client.is_some();
-        g.queue_server |= server.is_some();
-        let queue = match (client, server) {
-            (None, None) => None,
-            (a, b) => Some(a.unwrap_or(0).saturating_add(b.unwrap_or(0))),
-        };
-        if let Some(q) = queue {
-            g.queue_us.push(q);
-        }
-        if !all_ok {
-            g.itl.push(r.itl_us.get(i));
-        }
-        let within = |v: Option<f64>, limit: Option<f64>| match (v, limit) {
-            (Some(v), Some(l)) => v <= l,
-            _ => true,
-        };
-        if within(Some(ttft as f64), th.ttft_us)
-            && within(tpot_us, th.tpot_us)
-            && within(Some(e2e as f64), th.e2e_us)
-            && within(queue.map(|q| q as f64), th.queue_us)
-        {
-            g.good += 1;
-            g.good_tokens += u64::from(out);
-        }
-    }
+    });
     for (name, &count) in SOURCE_NAMES.iter().zip(&by_source) {
         if count > 0 {
             g.sources.insert(name.to_string(), count);

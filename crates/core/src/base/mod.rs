@@ -2,6 +2,7 @@
 //! traffic shapes, server metric names, number formatting, problem codes and the header names
 //! of the test protocol. Depends on nothing else in the crate.
 
+pub mod blocks;
 pub mod divergence;
 pub mod fmt;
 pub mod metric;

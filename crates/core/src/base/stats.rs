@@ -6,6 +6,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::base::blocks::each_block;
+
 /// numpy-linear percentile of already sorted values. `q` is clamped to [0, 100].
 pub fn percentile_sorted(sorted: &[f64], q: f64) -> Option<f64> {
     percentile_ranked(sorted.len(), q, |i| sorted[i])
@@ -112,10 +114,10 @@ impl Distribution {
             return Distribution::default();
         }
         let (mut lo, mut hi, mut sum) = (u32::MAX, 0u32, 0u128);
-        for p in parts {
-            // per slice in u64 (no overflow below 2^32 values), then added up
+        each_block(parts, |block| {
+            // per block in u64 (no overflow below 2^32 values), then added up
             let (mut l, mut h, mut s) = (u32::MAX, 0u32, 0u64);
-            for &v in *p {
+            for &v in block {
                 l = l.min(v);
                 h = h.max(v);
                 s += u64::from(v);
@@ -123,16 +125,16 @@ impl Distribution {
             lo = lo.min(l);
             hi = hi.max(h);
             sum += u128::from(s);
-        }
+        });
         let range = (hi - lo) as usize + 1;
         if range <= COUNTING_RANGE_MAX && range <= n.saturating_mul(4).max(1024) {
             let mut counts = vec![0u32; range];
             let counts = counts.as_mut_slice(); // indexed per value: see `rank_u32`
-            for p in parts {
-                for &v in *p {
+            each_block(parts, |block| {
+                for &v in block {
                     counts[(v - lo) as usize] += 1;
                 }
-            }
+            });
             let ranked = CountedRanks::new(counts, lo);
             return summarize_ranked(n, sum, |i| ranked.value_at(i));
         }
@@ -175,24 +177,24 @@ pub fn rank_u32(parts: &[&[u32]], k: usize) -> Option<u32> {
     // `Vec`'s `Index` as a function, one call per gap.
     let (mut high, mut low) = (vec![0usize; 1 << 16], vec![0usize; 1 << 16]);
     let (high, low) = (high.as_mut_slice(), low.as_mut_slice());
-    for p in parts {
-        for &v in *p {
+    each_block(parts, |block| {
+        for &v in block {
             high[(v >> 16) as usize] += 1;
             if v >> 16 == 0 {
                 low[v as usize] += 1;
             }
         }
-    }
+    });
     let (h, k) = nth_in_buckets(high, k)?;
     if h != 0 {
         low.fill(0);
-        for p in parts {
-            for &v in *p {
+        each_block(parts, |block| {
+            for &v in block {
                 if v >> 16 == h {
                     low[(v & 0xffff) as usize] += 1;
                 }
             }
-        }
+        });
     }
     let (l, _) = nth_in_buckets(low, k)?;
     Some(h << 16 | l)

@@ -252,6 +252,7 @@ fn read_digits_slow(b: &[u8], mut i: usize) -> (u64, usize) {
     (v, i - start)
 }
 
+#[inline(always)]
 fn skip_ws(b: &[u8], mut i: usize) -> usize {
     while matches!(b.get(i), Some(b' ' | b'\n' | b'\r' | b'\t')) {
         i += 1;
@@ -281,6 +282,10 @@ fn number_error(b: &[u8], start: usize, request: usize, gap: usize) -> String {
 }
 
 /// The numbers of one request's gap array (between its brackets) onto `g`.
+// Out of line: called once per request, it is what the page's engine optimizes and swaps in
+// early; inlined into the per-chunk loop it ran in baseline code for half the file (see
+// `base::blocks`).
+#[inline(never)]
 fn parse_inner(s: &[u8], g: &mut Gaps, request: usize) -> Result<(), String> {
     // Values go through a small block copied into `flat` when full: one call per 64 values
     // instead of a `push` per value (which a size-optimized build such as the page's reader

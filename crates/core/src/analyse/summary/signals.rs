@@ -5,6 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::base::blocks::each_range;
 use crate::base::stats::Distribution;
 use crate::schema::Repeat;
 
@@ -66,27 +67,29 @@ struct Sums {
 
 fn add(s: &mut Sums, rep: &Repeat) {
     let r = &rep.requests;
-    for i in 0..r.len() {
-        let (Some(ttft), None) = (r.ttft_us[i], &r.error[i]) else {
-            continue;
-        };
-        let at =
-            |c: &Option<Vec<Option<u32>>>| c.as_ref().and_then(|c| c.get(i).copied().flatten());
-        if let (Some(c), Some(p)) = (at(&r.cached_prompt_tokens), r.prompt_tokens[i]) {
-            s.cached += u64::from(c);
-            s.prompt += u64::from(p);
-            if c > 0 {
-                s.hit_requests += 1;
-                s.hit_ttft.push(ttft);
-            } else {
-                s.miss_ttft.push(ttft);
+    each_range(r.len(), |range| {
+        for i in range {
+            let (Some(ttft), None) = (r.ttft_us[i], &r.error[i]) else {
+                continue;
+            };
+            let at =
+                |c: &Option<Vec<Option<u32>>>| c.as_ref().and_then(|c| c.get(i).copied().flatten());
+            if let (Some(c), Some(p)) = (at(&r.cached_prompt_tokens), r.prompt_tokens[i]) {
+                s.cached += u64::from(c);
+                s.prompt += u64::from(p);
+                if c > 0 {
+                    s.hit_requests += 1;
+                    s.hit_ttft.push(ttft);
+                } else {
+                    s.miss_ttft.push(ttft);
+                }
+            }
+            if let Some(d) = at(&r.draft_tokens) {
+                *s.drafted.get_or_insert(0) += u64::from(d);
+                s.accepted += u64::from(at(&r.draft_accepted_tokens).unwrap_or(0));
             }
         }
-        if let Some(d) = at(&r.draft_tokens) {
-            *s.drafted.get_or_insert(0) += u64::from(d);
-            s.accepted += u64::from(at(&r.draft_accepted_tokens).unwrap_or(0));
-        }
-    }
+    });
 }
 
 /// Σ Δnumerator ÷ Σ Δdenominator of a counter pair over the repeats (first and last sample of

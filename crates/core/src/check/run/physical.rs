@@ -313,6 +313,9 @@ pub fn row(r: &RowView<'_>, imported: bool) -> Result<(), Violation> {
 }
 
 /// Request `i` of the columns at `base`, its violation's path made whole.
+// Out of line: a call per request is what the page's engine optimizes and swaps in early
+// (see `base::blocks`).
+#[inline(never)]
 fn request(base: &str, c: &RequestColumns, i: usize, imported: bool) -> Checked {
     row(&RowView::of_columns(c, i), imported).map_err(|mut v| {
         v.path = format!("{base}.{}[{i}]", v.path);

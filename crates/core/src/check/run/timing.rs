@@ -3,6 +3,7 @@
 //! times only a real stream over HTTP can produce.
 
 use super::Stated;
+use crate::base::blocks::{each_block, each_range};
 use crate::base::fmt::format_number;
 use crate::base::sort::sort_u64;
 use crate::base::stats::rank_u32;
@@ -70,23 +71,28 @@ fn overlap(send_us: &[u64], e2e_us: &[Option<u64>]) -> (usize, usize) {
         Vec::with_capacity(send_us.len()),
         Vec::with_capacity(send_us.len()),
     );
-    for (&send, e2e) in send_us.iter().zip(e2e_us) {
-        if let Some(e2e) = e2e {
-            let end = send.saturating_add(e2e.saturating_sub(OVERLAP_SLACK_US));
-            sends.push(send);
-            ends.push(end.max(send));
+    each_range(send_us.len().min(e2e_us.len()), |range| {
+        for i in range {
+            if let Some(e2e) = e2e_us[i] {
+                let send = send_us[i];
+                let end = send.saturating_add(e2e.saturating_sub(OVERLAP_SLACK_US));
+                sends.push(send);
+                ends.push(end.max(send));
+            }
         }
-    }
+    });
     sort_u64(&mut sends);
     sort_u64(&mut ends);
     let (ends, mut j, mut now, mut peak) = (ends.as_slice(), 0, 0i64, 0);
-    for &send in &sends {
-        while j < ends.len() && ends[j] <= send {
-            (j, now) = (j + 1, now - 1);
+    each_block(&[&sends], |block| {
+        for &send in block {
+            while j < ends.len() && ends[j] <= send {
+                (j, now) = (j + 1, now - 1);
+            }
+            now += 1;
+            peak = peak.max(now.max(0) as usize);
         }
-        now += 1;
-        peak = peak.max(now.max(0) as usize);
-    }
+    });
     (peak, sends.len())
 }
 
@@ -225,20 +231,22 @@ fn streamed(run: &Run, out: &mut Vec<Violation>) {
     let mut at_once = 0usize;
     for rep in &run.repeats {
         let r = &rep.requests;
-        for i in 0..r.len() {
-            let (Some(t), Some(e), Some(n)) = (r.ttft_us[i], r.e2e_us[i], r.output_tokens[i])
-            else {
-                continue;
-            };
-            if r.error[i].is_some() || n < 2 {
-                continue;
+        each_range(r.len(), |range| {
+            for i in range {
+                let (Some(t), Some(e), Some(n)) = (r.ttft_us[i], r.e2e_us[i], r.output_tokens[i])
+                else {
+                    continue;
+                };
+                if r.error[i].is_some() || n < 2 {
+                    continue;
+                }
+                multi += 1;
+                let gaps = r.itl_us.get(i);
+                if e <= t || (!gaps.is_empty() && gaps.iter().all(|&g| g == 0)) {
+                    at_once += 1;
+                }
             }
-            multi += 1;
-            let gaps = r.itl_us.get(i);
-            if e <= t || (!gaps.is_empty() && gaps.iter().all(|&g| g == 0)) {
-                at_once += 1;
-            }
-        }
+        });
     }
     if at_once >= 2 && 2 * at_once > multi {
         out.push(Violation::new(
@@ -260,10 +268,12 @@ fn medians(run: &Run) -> (Option<f64>, Option<f64>) {
     let mut gaps: Vec<&[u32]> = Vec::new();
     for rep in &run.repeats {
         let r = &rep.requests;
-        for i in (0..r.len()).filter(|&i| r.error[i].is_none()) {
-            ttft.extend(r.ttft_us[i]);
-            gaps.push(r.itl_us.get(i));
-        }
+        each_range(r.len(), |range| {
+            for i in range.filter(|&i| r.error[i].is_none()) {
+                ttft.extend(r.ttft_us[i]);
+                gaps.push(r.itl_us.get(i));
+            }
+        });
     }
     let mid = ttft.len() / 2;
     let ttft = (mid < ttft.len()).then(|| *ttft.select_nth_unstable(mid).1 as f64);

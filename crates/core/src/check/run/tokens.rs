@@ -2,6 +2,7 @@
 //! sent, prompts about as long as it asked, and gaps that add up to the decode time.
 
 use super::Stated;
+use crate::base::blocks::each_range;
 use crate::base::fmt::format_number;
 use crate::check::invariant::{Invariant, Violation};
 use crate::schema::{RequestColumns, Run, RunSource, TokenSource};
@@ -37,15 +38,17 @@ fn within_cap(run: &Run, stated: &Stated, out: &mut Vec<Violation>) {
     let mut first: Option<(usize, usize, u32, u32)> = None;
     for (ri, rep) in run.repeats.iter().enumerate() {
         let r = &rep.requests;
-        for i in 0..r.len() {
-            let (Some(n), Some(c)) = (r.output_tokens[i], cap(r, i, stated)) else {
-                continue;
-            };
-            if r.error[i].is_none() && n > c {
-                over += 1;
-                first.get_or_insert((ri, i, n, c));
+        each_range(r.len(), |range| {
+            for i in range {
+                let (Some(n), Some(c)) = (r.output_tokens[i], cap(r, i, stated)) else {
+                    continue;
+                };
+                if r.error[i].is_none() && n > c {
+                    over += 1;
+                    first.get_or_insert((ri, i, n, c));
+                }
             }
-        }
+        });
     }
     if let Some((ri, i, n, c)) = first {
         out.push(Violation::new(
@@ -68,19 +71,21 @@ fn prompts(run: &Run, stated: &Stated, out: &mut Vec<Violation>) {
     let mut n = 0usize;
     for rep in &run.repeats {
         let r = &rep.requests;
-        for i in 0..r.len() {
-            let measured = matches!(
-                r.prompt_tokens_source[i],
-                Some(TokenSource::Usage | TokenSource::Tokenizer)
-            );
-            // A session's later turns carry the conversation so far: only first turns are the
-            // workload's own prompt.
-            let first = r.turn.as_ref().is_none_or(|t| t[i].is_none_or(|t| t <= 1));
-            if let (true, true, Some(p)) = (measured, first, r.prompt_tokens[i]) {
-                sum += f64::from(p);
-                n += 1;
+        each_range(r.len(), |range| {
+            for i in range {
+                let measured = matches!(
+                    r.prompt_tokens_source[i],
+                    Some(TokenSource::Usage | TokenSource::Tokenizer)
+                );
+                // A session's later turns carry the conversation so far: only first turns are the
+                // workload's own prompt.
+                let first = r.turn.as_ref().is_none_or(|t| t[i].is_none_or(|t| t <= 1));
+                if let (true, true, Some(p)) = (measured, first, r.prompt_tokens[i]) {
+                    sum += f64::from(p);
+                    n += 1;
+                }
             }
-        }
+        });
     }
     if n == 0 {
         return;
@@ -106,17 +111,19 @@ fn gaps_span_decode(run: &Run, out: &mut Vec<Violation>) {
     let mut shares: Vec<f64> = Vec::new();
     for rep in &run.repeats {
         let r = &rep.requests;
-        for i in 0..r.len() {
-            let gaps = r.itl_us.get(i);
-            let (Some(t), Some(e)) = (r.ttft_us[i], r.e2e_us[i]) else {
-                continue;
-            };
-            if r.error[i].is_some() || gaps.len() < 2 || e.saturating_sub(t) < MIN_DECODE_US {
-                continue;
+        each_range(r.len(), |range| {
+            for i in range {
+                let gaps = r.itl_us.get(i);
+                let (Some(t), Some(e)) = (r.ttft_us[i], r.e2e_us[i]) else {
+                    continue;
+                };
+                if r.error[i].is_some() || gaps.len() < 2 || e.saturating_sub(t) < MIN_DECODE_US {
+                    continue;
+                }
+                let sum: u64 = gaps.iter().map(|&g| u64::from(g)).sum();
+                shares.push(sum as f64 / (e - t) as f64);
             }
-            let sum: u64 = gaps.iter().map(|&g| u64::from(g)).sum();
-            shares.push(sum as f64 / (e - t) as f64);
-        }
+        });
     }
     if shares.len() < 2 {
         return;
