@@ -358,42 +358,46 @@ fn parse_version(v: &str) -> Option<(u32, u32)> {
 fn typed<T: DeserializeOwned>(file: &str, bytes: &[u8]) -> Result<T, LoadError> {
     match serde_json::from_slice::<T>(bytes) {
         Ok(v) => Ok(v),
-        Err(_) => {
-            let mut de = serde_json::Deserializer::from_slice(bytes);
-            match serde_path_to_error::deserialize::<_, T>(&mut de) {
-                Ok(v) => match de.end() {
-                    Ok(()) => Ok(v),
-                    Err(e) => Err(LoadError::new(
-                        file,
-                        "$",
-                        format!(
-                            "{}: expected nothing after the document [unique_keys]",
-                            strip_position(&e.to_string())
-                        ),
-                        LoadErrorKind::Syntax,
-                    )),
-                },
-                Err(e) => {
-                    let path = format!("$.{}", e.path())
-                        .replace("$..", "$.")
-                        .replace(".[", "[");
-                    let inner = e.into_inner();
-                    if matches!(inner.classify(), serde_json::error::Category::Data) {
-                        let mut msg = strip_position(&inner.to_string());
-                        let duplicate =
-                            msg.starts_with("duplicate field") || msg.starts_with("duplicate key");
-                        if duplicate && !msg.contains("[unique_keys]") {
-                            msg.push_str(
-                                ": expected each key once, never first- or last-wins [unique_keys]",
-                            );
-                        }
-                        Err(LoadError::new(file, path, msg, LoadErrorKind::Field))
-                    } else {
-                        let mut err = syntax_error(file, &inner, bytes);
-                        err.path = path;
-                        Err(err)
-                    }
+        Err(_) => crate::schema::column::exact(|| typed_exact(file, bytes)),
+    }
+}
+
+/// [`typed`]'s second reading, after the first failed: with the JSON path, serde reading
+/// every value itself.
+fn typed_exact<T: DeserializeOwned>(file: &str, bytes: &[u8]) -> Result<T, LoadError> {
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    match serde_path_to_error::deserialize::<_, T>(&mut de) {
+        Ok(v) => match de.end() {
+            Ok(()) => Ok(v),
+            Err(e) => Err(LoadError::new(
+                file,
+                "$",
+                format!(
+                    "{}: expected nothing after the document [unique_keys]",
+                    strip_position(&e.to_string())
+                ),
+                LoadErrorKind::Syntax,
+            )),
+        },
+        Err(e) => {
+            let path = format!("$.{}", e.path())
+                .replace("$..", "$.")
+                .replace(".[", "[");
+            let inner = e.into_inner();
+            if matches!(inner.classify(), serde_json::error::Category::Data) {
+                let mut msg = strip_position(&inner.to_string());
+                let duplicate =
+                    msg.starts_with("duplicate field") || msg.starts_with("duplicate key");
+                if duplicate && !msg.contains("[unique_keys]") {
+                    msg.push_str(
+                        ": expected each key once, never first- or last-wins [unique_keys]",
+                    );
                 }
+                Err(LoadError::new(file, path, msg, LoadErrorKind::Field))
+            } else {
+                let mut err = syntax_error(file, &inner, bytes);
+                err.path = path;
+                Err(err)
             }
         }
     }

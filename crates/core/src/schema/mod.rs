@@ -4,6 +4,7 @@
 //! Schemas under `static/schema/` are generated from them, and every file starts with `kind`
 //! and `schema_version`. Units live in field names; a missing value is `null`, never `0`.
 
+pub(crate) mod column;
 mod gaps;
 mod gate;
 pub mod journal;

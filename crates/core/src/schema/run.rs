@@ -205,25 +205,34 @@ pub struct HistogramDelta {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct RequestColumns {
     /// When the request was sent, µs since the repeat started. Non-decreasing.
+    #[serde(deserialize_with = "super::column::read")]
     pub send_offset_us: Vec<u64>,
     /// Open loop only: when it should have been sent. `send − intended` is client queue wait.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub intended_offset_us: Option<Vec<u64>>,
     /// Time to the first non-empty content, µs; `null` if none arrived.
+    #[serde(deserialize_with = "super::column::read")]
     pub ttft_us: Vec<Option<u64>>,
     /// Send to end of stream, µs; `null` if the request never completed.
+    #[serde(deserialize_with = "super::column::read")]
     pub e2e_us: Vec<Option<u64>>,
     /// Prompt tokens (`usage.prompt_tokens` where the server sends it).
+    #[serde(deserialize_with = "super::column::read")]
     pub prompt_tokens: Vec<Option<u32>>,
     /// Where each prompt count came from.
+    #[serde(deserialize_with = "super::column::read")]
     pub prompt_tokens_source: Vec<Option<TokenSource>>,
     /// Output tokens (`usage.completion_tokens` where the server sends it).
+    #[serde(deserialize_with = "super::column::read")]
     pub output_tokens: Vec<Option<u32>>,
     /// Where each output count came from.
+    #[serde(deserialize_with = "super::column::read")]
     pub output_tokens_source: Vec<Option<TokenSource>>,
     /// Server-side queue wait per request, µs, where the server tells it; else `null`.
+    #[serde(deserialize_with = "super::column::read")]
     pub server_queue_us: Vec<Option<u64>>,
     /// `null` for a successful request, else why it failed.
+    #[serde(deserialize_with = "super::column::read")]
     pub error: Vec<Option<String>>,
     /// Per request, the gaps between consecutive content events after the first, µs.
     pub itl_us: Gaps,
