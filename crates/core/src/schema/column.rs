@@ -227,6 +227,7 @@ fn ws(b: &[u8], mut i: usize) -> usize {
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::Strategy;
     use serde::Deserialize;
 
     use crate::schema::TokenSource;
@@ -354,6 +355,38 @@ mod tests {
             for field in 'a'..='e' {
                 same(&with(field, bad));
             }
+        }
+    }
+
+    proptest::proptest! {
+        /// Columns of random tokens, valid or not: the fast read agrees with serde or leaves
+        /// the column to it, and the exact read is serde's.
+        #[test]
+        fn random_columns_read_as_serde_reads(
+            tokens in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::prelude::any::<u64>().prop_map(|v| v.to_string()),
+                    proptest::prelude::any::<u32>().prop_map(|v| v.to_string()),
+                    proptest::prelude::Just("null".to_string()),
+                    proptest::prelude::Just("-0".to_string()),
+                    proptest::prelude::Just("\"usage\"".to_string()),
+                    proptest::prelude::Just("\"tokenizer\"".to_string()),
+                    "[ -~]{0,6}".prop_map(|s| format!("{s:?}")),
+                    "[0-9a-z.,:\\[\\]\" -]{0,4}",
+                    proptest::prelude::Just(" ".to_string()),
+                ],
+                0..12,
+            ),
+            seps in proptest::collection::vec("[, \n]{0,2}", 12),
+            field in proptest::sample::select(vec!['a', 'b', 'c', 'd', 'e']),
+        ) {
+            let mut text = String::from("[");
+            for (t, s) in tokens.iter().zip(&seps) {
+                text.push_str(t);
+                text.push_str(s);
+            }
+            text.push(']');
+            same(&with(field, &text));
         }
     }
 }
