@@ -198,16 +198,16 @@ struct Gathered<'a> {
 }
 
 /// How the output tokens were counted, by [`source_slot`].
-const SOURCE_NAMES: [&str; 5] = ["usage", "events", "tokenizer", "requested", "unknown"];
+const SOURCE_NAMES: [&str; 5] = [
+    TokenSource::ALL[0].as_str(),
+    TokenSource::ALL[1].as_str(),
+    TokenSource::ALL[2].as_str(),
+    TokenSource::ALL[3].as_str(),
+    "unknown",
+];
 
 fn source_slot(s: Option<TokenSource>) -> usize {
-    match s {
-        Some(TokenSource::Usage) => 0,
-        Some(TokenSource::Events) => 1,
-        Some(TokenSource::Tokenizer) => 2,
-        Some(TokenSource::Requested) => 3,
-        None => 4,
-    }
+    s.map_or(TokenSource::ALL.len(), |s| s as usize)
 }
 
 // One pass over a repeat's columns gathers every quantity; kept in one function (past

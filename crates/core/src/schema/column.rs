@@ -98,11 +98,11 @@ impl Value for Option<TokenSource> {
     fn from_json(v: Json<'_>) -> Option<Option<TokenSource>> {
         match v {
             Json::Null => Some(None),
-            Json::Str("usage") => Some(Some(TokenSource::Usage)),
-            Json::Str("events") => Some(Some(TokenSource::Events)),
-            Json::Str("tokenizer") => Some(Some(TokenSource::Tokenizer)),
-            Json::Str("requested") => Some(Some(TokenSource::Requested)),
-            _ => None,
+            Json::Str(s) => TokenSource::ALL
+                .into_iter()
+                .find(|t| t.as_str() == s)
+                .map(Some),
+            Json::Int(_) => None,
         }
     }
 }
@@ -315,6 +315,16 @@ mod tests {
         same("{\"a\":[\n0,\t9999999999999999999\r],\"b\":[null],\"c\":[4294967295],\"d\":[\"é ✓\"],\"e\":[null]}");
         let fast = serde_json::from_str::<Ours>(&with('b', "[null,2]")).unwrap();
         assert_eq!(fast.b, vec![None, Some(2)]);
+    }
+
+    /// The sources' names are serde's, and `ALL` is in declaration order (the summary counts
+    /// them by discriminant).
+    #[test]
+    fn token_source_names_are_serdes() {
+        for (i, t) in TokenSource::ALL.into_iter().enumerate() {
+            assert_eq!(serde_json::to_value(t).unwrap(), t.as_str());
+            assert_eq!(t as usize, i);
+        }
     }
 
     /// Every malformed, escaped or out-of-range form: the fast read refuses it or agrees with

@@ -96,6 +96,26 @@ pub enum TokenSource {
     Requested,
 }
 
+impl TokenSource {
+    /// Every source, in declaration order.
+    pub const ALL: [TokenSource; 4] = [
+        TokenSource::Usage,
+        TokenSource::Events,
+        TokenSource::Tokenizer,
+        TokenSource::Requested,
+    ];
+
+    /// The name a run file writes (serde's snake_case name).
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            TokenSource::Usage => "usage",
+            TokenSource::Events => "events",
+            TokenSource::Tokenizer => "tokenizer",
+            TokenSource::Requested => "requested",
+        }
+    }
+}
+
 /// The program that wrote the file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
