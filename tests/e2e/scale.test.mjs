@@ -16,7 +16,7 @@ import { ARGS, newPage as openPage, checkAgainstCli, waitLoaded } from './lib.mj
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 const sloscope = path.resolve(process.env.SLOSCOPE_BIN || path.join(root, 'target/debug/sloscope'));
 const xtask = path.resolve(process.env.SLOSCOPE_XTASK || path.join(root, 'target/debug/xtask'));
-// 200,000 requests of 64 output tokens: about 85 MB, eleven 8 MB chunks.
+// 200,000 requests of 64 output tokens: about 85 MB, progress reported every 8 MB read.
 const REQUESTS = Number(process.env.SLOSCOPE_E2E_REQUESTS || 200000);
 
 let server, browser, url, dir, big;

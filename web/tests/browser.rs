@@ -394,3 +394,54 @@ fn guidellm_yaml_is_refused_on_the_page_with_its_json_named() {
     let json = include_str!("../../tests/fixtures/peers/guidellm/small-benchmarks.json");
     assert!(load::parse("small-benchmarks.json", json.as_bytes().to_vec()).is_ok());
 }
+
+/// A run file several chunks long (an example run with whitespace after every comma of its gap
+/// arrays, as a pretty-printer might write), as a `Blob`.
+fn padded_run() -> (String, web_sys::Blob) {
+    let (_, text) = EXAMPLES
+        .iter()
+        .find(|(n, t)| n.starts_with("runs/") && t.contains("\"itl_us\":[["))
+        .expect("the example set has a run with gaps");
+    let from = text.find("\"itl_us\"").unwrap();
+    let to = from + text[from..].find("]]").unwrap();
+    let pad = format!(
+        ",{}",
+        " ".repeat(3 * load::SLICE_BYTES as usize / text[from..to].matches(',').count().max(1))
+    );
+    let padded = format!(
+        "{}{}{}",
+        &text[..from],
+        text[from..to].replace(',', &pad),
+        &text[to..]
+    );
+    assert!(
+        padded.len() as f64 > 2.5 * load::SLICE_BYTES,
+        "{}",
+        padded.len()
+    );
+    let parts = js_sys::Array::of1(&padded.clone().into());
+    let blob = web_sys::Blob::new_with_str_sequence(&parts).unwrap();
+    (padded, blob)
+}
+
+/// A file is read the same whichever way the browser hands its bytes over: its byte stream, or
+/// (a browser without `ReadableStreamBYOBReader`) slices read ahead; both give the document
+/// the whole text parses to.
+#[wasm_bindgen_test]
+async fn a_file_reads_the_same_through_its_byte_stream_and_through_slices() {
+    let (text, blob) = padded_run();
+    let whole = load::parse("run.json", text.into_bytes()).unwrap();
+    let told = std::cell::Cell::new(0.0);
+    let read = || load::read_blob("run.json", &blob, |at, _, _| told.set(at), || false);
+    let streamed = read().await.unwrap();
+    assert_eq!(told.replace(0.0), blob.size(), "every byte read once");
+    let global = js_sys::global();
+    let byob = js_sys::Reflect::get(&global, &"ReadableStreamBYOBReader".into()).unwrap();
+    js_sys::Reflect::delete_property(&global, &"ReadableStreamBYOBReader".into()).unwrap();
+    assert!(!js_sys::Reflect::has(&global, &"ReadableStreamBYOBReader".into()).unwrap());
+    let sliced = read().await;
+    js_sys::Reflect::set(&global, &"ReadableStreamBYOBReader".into(), &byob).unwrap();
+    assert_eq!(told.get(), blob.size(), "every byte read once");
+    assert_eq!(streamed, whole);
+    assert_eq!(sliced.unwrap(), whole);
+}
