@@ -445,3 +445,30 @@ async fn a_file_reads_the_same_through_its_byte_stream_and_through_slices() {
     assert_eq!(streamed, whole);
     assert_eq!(sliced.unwrap(), whole);
 }
+
+/// Files of no bytes and of exactly one or two chunks read through the stream as the whole
+/// text parses: the same document, or the same refusal word for word.
+#[wasm_bindgen_test]
+async fn files_at_chunk_boundaries_read_as_their_whole_text_parses() {
+    let chunk = load::CHUNK_BYTES as usize;
+    let (_, run) = EXAMPLES
+        .iter()
+        .find(|(n, _)| n.starts_with("runs/"))
+        .unwrap();
+    let padded = |text: &str, len: usize| format!("{text}{}", " ".repeat(len - text.len()));
+    for text in [
+        String::new(),
+        padded("{}", chunk),
+        padded(run, chunk),
+        padded(run, 2 * chunk),
+    ] {
+        let parts = js_sys::Array::of1(&text.clone().into());
+        let blob = web_sys::Blob::new_with_str_sequence(&parts).unwrap();
+        let read = load::read_blob("f.json", &blob, |_, _, _| {}, || false)
+            .await
+            .map_err(|e| format!("{e:?}"));
+        let whole = load::parse("f.json", text.into_bytes())
+            .map_err(|e| format!("{:?}", load::ReadError::Failed(e)));
+        assert_eq!(read, whole);
+    }
+}
