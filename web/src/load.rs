@@ -44,8 +44,8 @@ pub fn parse(name: &str, bytes: Vec<u8>) -> Result<Document, String> {
 /// The file's byte stream read into one buffer that is filled again and again is the quickest
 /// way a browser hands a file over (Chromium, 1M-request run of 423 MB, a fresh page, the bytes
 /// only: 0.45-0.70 s against 0.73-1.10 s for 8 MB slices read three ahead — each slice is a new
-/// `ArrayBuffer` whose memory the worker must fault in). Where a blob's stream is no byte stream,
-/// slices are read ahead instead.
+/// `ArrayBuffer` whose memory the worker must fault in). Where a blob's stream is no byte stream
+/// (`ReadableStreamBYOBReader` missing or refusing it), slices are read ahead instead.
 enum Chunks {
     Stream {
         reader: web_sys::ReadableStreamByobReader,
@@ -155,8 +155,9 @@ pub fn js_message(e: &wasm_bindgen::JsValue) -> String {
 
 /// Reads one file through the core's [`Reader`], which decides how (a large sloscope run in
 /// chunks, its gaps parsed as they stream past; anything else whole, up to
-/// [`MAX_WHOLE_READ_BYTES`]): a chunk at a time (see [`Chunks`]), bytes read, size
-/// and requests parsed reported after each, stopping when `cancelled` says so.
+/// [`MAX_WHOLE_READ_BYTES`]): a chunk at a time (see [`Chunks`]), bytes read, size and
+/// requests parsed reported every [`PROGRESS_BYTES`] and at the end, stopping when `cancelled`
+/// says so (asked before each chunk).
 pub async fn read_blob(
     name: &str,
     blob: &web_sys::Blob,
