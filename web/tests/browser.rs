@@ -447,7 +447,8 @@ async fn a_file_reads_the_same_through_its_byte_stream_and_through_slices() {
 }
 
 /// Files of no bytes and of exactly one or two chunks read through the stream as the whole
-/// text parses: the same document, or the same refusal word for word.
+/// text parses: the same document, or the same refusal word for word (a refused run's too,
+/// read a second time).
 #[wasm_bindgen_test]
 async fn files_at_chunk_boundaries_read_as_their_whole_text_parses() {
     let chunk = load::CHUNK_BYTES as usize;
@@ -461,7 +462,14 @@ async fn files_at_chunk_boundaries_read_as_their_whole_text_parses() {
         padded("{}", chunk),
         padded(run, chunk),
         padded(run, 2 * chunk),
+        // A streamed run the gap reader refuses: the reader reads it again whole, from a
+        // new stream, for the JSON path.
+        padded(
+            &run.replacen("\"itl_us\":[[", "\"itl_us\":[[-1,", 1),
+            2 * chunk,
+        ),
     ] {
+        let refused = text.contains("[[-1,");
         let parts = js_sys::Array::of1(&text.clone().into());
         let blob = web_sys::Blob::new_with_str_sequence(&parts).unwrap();
         let read = load::read_blob("f.json", &blob, |_, _, _| {}, || false)
@@ -470,5 +478,9 @@ async fn files_at_chunk_boundaries_read_as_their_whole_text_parses() {
         let whole = load::parse("f.json", text.into_bytes())
             .map_err(|e| format!("{:?}", load::ReadError::Failed(e)));
         assert_eq!(read, whole);
+        if refused {
+            let e = read.unwrap_err();
+            assert!(e.contains("f.json") && e.contains("itl_us"), "{e}");
+        }
     }
 }
