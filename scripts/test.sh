@@ -26,25 +26,30 @@ step "web tools: chromium, trunk, wasm-bindgen-cli, binaryen, playwright-core (s
 eval "$(bash scripts/setup-web.sh)"
 cargo fetch --locked
 
-step "clippy (native)"
-cargo clippy --locked --workspace --exclude sloscope-web --all-targets -- -D warnings
-
-step "clippy (core and page for wasm32)"
-cargo clippy --locked -p sloscope-core -p sloscope-charts -p sloscope-web --target wasm32-unknown-unknown -- -D warnings
-
 step "real backend: llama-server + SmolLM2 Q4_1/F16 (scripts/setup-llama.sh)"
 eval "$(bash scripts/setup-llama.sh)"
 
-step "build (native, every target in one feature set: the tests' binaries, sloscope and xtask for the page's tests)"
+# Clippy lints every workspace crate while it is compiled for the tests, as `cargo clippy` would
+# (the same driver, the same `-D warnings`, clippy.toml's limits): one compile where a separate
+# `cargo clippy` run type-checked everything a second time (about 100 s of 2 cores). Every cargo
+# command below shares these variables, so none rebuilds what another built.
+CLIPPY_ARGS=$(printf '%s__CLIPPY_HACKERY__' -D warnings)
+RUSTC_WORKSPACE_WRAPPER=$(rustup which clippy-driver)
+export CLIPPY_ARGS RUSTC_WORKSPACE_WRAPPER
+
+step "build, linted by clippy with -D warnings (native, every target in one feature set: the tests' binaries, sloscope and xtask for the page's tests)"
 cargo build --locked --workspace --exclude sloscope-web --all-targets
 
 step "tests (native, including the llama-server end-to-end test)"
 set +e
-cargo test --locked --workspace --exclude sloscope-web --no-fail-fast -- --include-ignored 2>&1 | tee "$log"
+# Four test threads: the CLI's tests that start llama-server take two cores between them
+# (crates/cli/tests/it/common.rs, `llama_cores`); the other two threads run the tests that
+# mostly wait (scripted servers, timeouts, signals) meanwhile.
+cargo test --locked --workspace --exclude sloscope-web --no-fail-fast -- --include-ignored --test-threads=4 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 set -e
 
-step "page: browser unit tests (wasm-bindgen-test in headless Chromium)"
+step "page: browser unit tests (wasm-bindgen-test in headless Chromium), the core and the page linted by clippy for wasm32 as they compile"
 set +e
 WASM_BINDGEN_TEST_TIMEOUT=120 WASM_BINDGEN_TEST_DRIVER_TIMEOUT=30 \
   cargo test --locked -p sloscope-web --target wasm32-unknown-unknown 2>&1 | tee -a "$log"
@@ -52,7 +57,10 @@ WASM_BINDGEN_TEST_TIMEOUT=120 WASM_BINDGEN_TEST_DRIVER_TIMEOUT=30 \
 set -e
 
 step "page: trunk build --release"
-trunk build --release
+# The release page is built by rustc alone: clippy's driver turns rustc's MIR optimisations off
+# in what it compiles (LLVM still optimises at the profile's level), which the shipped page must
+# not depend on. The lints already ran on this code in the step before.
+env -u RUSTC_WORKSPACE_WRAPPER -u CLIPPY_ARGS trunk build --release
 
 step "page: end to end in headless Chromium (playwright-core; xtask generates the large run)"
 set +e

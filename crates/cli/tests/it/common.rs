@@ -2,6 +2,57 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::{Condvar, Mutex, PoisonError};
+
+/// Processor cores the tests that run llama-server share; scripts/test.sh runs this binary with
+/// more test threads than that, so the tests that mostly wait (scripted servers, timeouts,
+/// signals) overlap with inference instead of queueing behind it.
+const LLAMA_CORES: usize = 2;
+
+/// Cores in use, and the tickets of the tests waiting for theirs (served first come, first
+/// served: a test that needs both cores is not overtaken by later tests that need one).
+struct CoreBook {
+    used: usize,
+    next_ticket: u64,
+    serving: u64,
+}
+
+static CORES: Mutex<CoreBook> = Mutex::new(CoreBook {
+    used: 0,
+    next_ticket: 0,
+    serving: 0,
+});
+static CORES_CHANGED: Condvar = Condvar::new();
+
+/// `n` of the llama-server tests' cores, held until dropped (a failing test's unwinding frees
+/// them too).
+pub struct Cores(usize);
+
+/// Waits for `n` cores (at most [`LLAMA_CORES`]): every test that starts llama-server takes them
+/// first, so inference never runs on more cores than the machine's budget for it, however many
+/// test threads run. A test whose timings are compared against each other takes both.
+pub fn llama_cores(n: usize) -> Cores {
+    let n = n.min(LLAMA_CORES);
+    let mut book = CORES.lock().unwrap_or_else(PoisonError::into_inner);
+    let ticket = book.next_ticket;
+    book.next_ticket += 1;
+    while book.serving != ticket || book.used + n > LLAMA_CORES {
+        book = CORES_CHANGED
+            .wait(book)
+            .unwrap_or_else(PoisonError::into_inner);
+    }
+    book.used += n;
+    book.serving += 1;
+    CORES_CHANGED.notify_all();
+    Cores(n)
+}
+
+impl Drop for Cores {
+    fn drop(&mut self) {
+        CORES.lock().unwrap_or_else(PoisonError::into_inner).used -= self.0;
+        CORES_CHANGED.notify_all();
+    }
+}
 
 /// A fresh scratch directory under the system temp dir.
 pub fn scratch(name: &str) -> PathBuf {

@@ -58,6 +58,7 @@ fn all_output(s: &Setup) -> String {
 #[test]
 #[ignore = "needs llama-server and the models: run through scripts/test.sh"]
 fn the_key_reaches_every_endpoint_and_no_output() {
+    let _cores = crate::common::llama_cores(1);
     let key = "sk-sloscope-fault-3c9e7b21";
     let s = setup(
         "auth-right",
@@ -103,6 +104,7 @@ fn the_key_reaches_every_endpoint_and_no_output() {
 #[test]
 #[ignore = "needs llama-server and the models: run through scripts/test.sh"]
 fn a_wrong_key_is_said_out_loud_and_no_key_is_written() {
+    let _cores = crate::common::llama_cores(1);
     let server_key = "sk-sloscope-server-91d0a4f2";
     let client_key = "sk-sloscope-client-5be81c07";
     let s = setup(

@@ -252,6 +252,7 @@ pub(crate) fn wrapper() -> String {
 #[test]
 #[ignore = "needs llama-server and the models: run through scripts/test.sh"]
 fn a_wrapper_command_is_measured_and_stopped_as_a_group() {
+    let _cores = crate::common::llama_cores(1);
     let s = setup("wrapper", &wrapper(), "request_timeout_s = 60", "", 4);
     let mut c = s.spawn(&["--profiles", "latency", "--candidates", "np1"], &[]);
     let st = wait_bounded(&mut c, Duration::from_secs(120), "collector");
@@ -275,6 +276,7 @@ fn a_wrapper_command_is_measured_and_stopped_as_a_group() {
 #[test]
 #[ignore = "needs llama-server and the models: run through scripts/test.sh"]
 fn a_collector_killed_with_sigkill_leaves_no_server_and_a_journal() {
+    let _cores = crate::common::llama_cores(1);
     let s = setup("sigkill", &wrapper(), "request_timeout_s = 60", "", 40);
     let mut c = s.spawn(&["--profiles", "latency", "--candidates", "np1"], &[]);
     wait_for(Duration::from_secs(90), "two requests journaled", || {
@@ -306,6 +308,7 @@ fn a_collector_killed_with_sigkill_leaves_no_server_and_a_journal() {
 #[test]
 #[ignore = "needs llama-server and the models: run through scripts/test.sh"]
 fn sigterm_keeps_what_was_measured_and_stops_the_server() {
+    let _cores = crate::common::llama_cores(1);
     let s = setup("sigterm", SERVER, "request_timeout_s = 60", "", 40);
     let mut c = s.spawn(&["--profiles", "latency", "--candidates", "np1"], &[]);
     wait_for(Duration::from_secs(90), "two requests journaled", || {
@@ -405,24 +408,28 @@ fn server_killed(moment: &str) {
 #[test]
 #[ignore = "needs llama-server and the models: run through scripts/test.sh"]
 fn a_server_killed_at_the_start_of_a_profile_is_charged_to_it() {
+    let _cores = crate::common::llama_cores(1);
     server_killed("start");
 }
 
 #[test]
 #[ignore = "needs llama-server and the models: run through scripts/test.sh"]
 fn a_server_killed_mid_profile_is_charged_to_it() {
+    let _cores = crate::common::llama_cores(1);
     server_killed("middle");
 }
 
 #[test]
 #[ignore = "needs llama-server and the models: run through scripts/test.sh"]
 fn a_server_killed_after_a_profile_is_charged_to_the_next() {
+    let _cores = crate::common::llama_cores(1);
     server_killed("end");
 }
 
 #[test]
 #[ignore = "needs llama-server and the models: run through scripts/test.sh"]
 fn a_stopped_server_before_measurement_bounds_every_wait() {
+    let _cores = crate::common::llama_cores(1);
     let s = setup(
         "sigstop-before",
         SERVER,
@@ -478,6 +485,7 @@ fn a_stopped_server_before_measurement_bounds_every_wait() {
 #[test]
 #[ignore = "needs llama-server and the models: run through scripts/test.sh"]
 fn a_stopped_server_during_measurement_ends_in_stalls_and_timeouts() {
+    let _cores = crate::common::llama_cores(1);
     let s = setup(
         "sigstop-during",
         SERVER,
@@ -513,6 +521,7 @@ fn a_stopped_server_during_measurement_ends_in_stalls_and_timeouts() {
 #[test]
 #[ignore = "needs llama-server and the models: run through scripts/test.sh"]
 fn a_full_disk_loses_nothing_the_message_claims() {
+    let _cores = crate::common::llama_cores(1);
     // The server runs outside the file-size limit; the collector reaches it by --endpoint.
     let s = setup("disk-full", SERVER, "request_timeout_s = 60", "", 60);
     let (mut server, endpoint) = own_server(&s);

@@ -126,6 +126,7 @@ pub(crate) fn gate_args<'a>(
 #[test]
 #[ignore = "needs llama-server and the models: run through scripts/test.sh (it runs scripts/setup-llama.sh)"]
 fn gate_on_llama_server_writes_evidence_that_analyze_reads_and_a_dead_server_rejects() {
+    let _cores = crate::common::llama_cores(1);
     let d = scratch("gate-llama");
     let l = lineage(&d);
     let (_q, qurl) = llama("SLOSCOPE_Q4_GGUF");
@@ -250,6 +251,7 @@ fn a_server_without_probabilities_or_with_another_tokenizer_is_refused_by_name()
 #[test]
 #[ignore = "needs llama-server and the models: run through scripts/test.sh (it runs scripts/setup-llama.sh)"]
 fn two_servers_that_tokenize_differently_are_refused_with_the_first_differing_text() {
+    let _cores = crate::common::llama_cores(1);
     let d = scratch("gate-vocab");
     let l = lineage(&d);
     let (_q, qurl) = start(&scripted_server(), &["--tokens", "4"]);
@@ -344,6 +346,7 @@ fn a_plan_without_a_usable_gate_section_is_refused_by_field() {
 #[test]
 #[ignore = "needs llama-server and the models: run through scripts/test.sh (it runs scripts/setup-llama.sh)"]
 fn gate_from_a_plan_launches_both_servers_and_replaces_the_plans_gate_record() {
+    let _cores = crate::common::llama_cores(1);
     let d = scratch("gate-plan-llama");
     lineage_of(&d, "Q8_0");
     let plan = std::fs::read_to_string(repo().join("examples/llama-cpu/plan.toml")).unwrap();

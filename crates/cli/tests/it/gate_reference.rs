@@ -107,6 +107,7 @@ fn the_committed_same_build_scoring_agrees_with_llama_perplexity() {
 #[test]
 #[ignore = "needs llama-server and the models: run through scripts/test.sh (it runs scripts/setup-llama.sh)"]
 fn gate_on_llama_server_agrees_with_llama_perplexity_on_the_same_text() {
+    let _cores = crate::common::llama_cores(2); // two servers, two threads each
     let d = scratch("gate-reference");
     let l = lineage_of(&d, "Q4_0");
     let (_q, qurl) = llama_with("SLOSCOPE_Q4_0_GGUF", "2");

@@ -7,6 +7,7 @@ use crate::common::{lineage_in, repo, scratch, sloscope, stderr, validate_runs_a
 #[test]
 #[ignore = "needs llama-server and the models: run through scripts/test.sh (it runs scripts/setup-llama.sh)"]
 fn three_profiles_two_candidates_and_the_float_baseline_on_llama_server() {
+    let _cores = crate::common::llama_cores(1);
     let out = run_the_llama_plan();
     let a = sloscope(&["analyze", out.to_str().unwrap(), "--format", "json"], &[]);
     assert_eq!(a.status.code(), Some(0), "{}", stderr(&a));
@@ -68,6 +69,7 @@ fn three_profiles_two_candidates_and_the_float_baseline_on_llama_server() {
 #[test]
 #[ignore = "needs llama-server and the models: run through scripts/test.sh (it runs scripts/setup-llama.sh)"]
 fn capacity_search_on_llama_server_brackets_each_candidate() {
+    let _cores = crate::common::llama_cores(1);
     assert!(
         std::env::var_os("LLAMA_SERVER").is_some(),
         "LLAMA_SERVER is not set: source the output of scripts/setup-llama.sh"
@@ -208,6 +210,8 @@ fn every_profile_compares_two_real_candidates(p: &serde_json::Value) {
     for f in p["flags"].as_array().unwrap() {
         assert_ne!(f["code"], "later_repeats_faster", "{}", f["message"]);
     }
+    // A cache would show as a later repeat much faster than the first; a later repeat slower
+    // than the first is the machine (another test's inference on the other core), not a cache.
     for c in p["candidates"].as_array().unwrap() {
         let per: Vec<f64> = c["per_repeat"]
             .as_array()
@@ -215,12 +219,10 @@ fn every_profile_compares_two_real_candidates(p: &serde_json::Value) {
             .iter()
             .map(|s| s["ttft"]["p50_ms"].as_f64().unwrap())
             .collect();
-        let (lo, hi) = per
-            .iter()
-            .fold((f64::MAX, 0f64), |(l, h), &v| (l.min(v), h.max(v)));
+        let fastest_later = per[1..].iter().copied().fold(f64::MAX, f64::min);
         assert!(
-            hi < 3.0 * lo,
-            "{} {}: per-repeat TTFT p50 {per:?} differ more than threefold",
+            per[0] < 3.0 * fastest_later,
+            "{} {}: per-repeat TTFT p50 {per:?}: a later repeat over threefold faster than the first",
             p["profile"],
             c["name"]
         );
@@ -230,6 +232,7 @@ fn every_profile_compares_two_real_candidates(p: &serde_json::Value) {
 #[test]
 #[ignore = "needs llama-server and the models: run through scripts/test.sh (it runs scripts/setup-llama.sh)"]
 fn compare_finds_a_serving_flag_that_made_the_real_server_worse() {
+    let _cores = crate::common::llama_cores(1);
     // Before: the np4 candidate served with --parallel 4; after: the same candidate, the same
     // balanced workload (4 streams), served with --parallel 1 — a changed serving flag. Its
     // requests then queue behind each other: a longer time to first token on any CPU, but by

@@ -109,6 +109,7 @@ fn each_turn_resends_the_conversation_and_the_run_records_session_and_turn() {
 #[test]
 #[ignore = "needs llama-server and the model: run through scripts/test.sh (it runs scripts/setup-llama.sh)"]
 fn a_sessions_later_turns_hit_llama_servers_prompt_cache() {
+    let _cores = crate::common::llama_cores(1);
     use crate::faults::{setup, wait_bounded, SERVER};
     let s = setup("sessions-llama", SERVER, "", "", 6);
     let plan = std::fs::read_to_string(&s.plan).unwrap();

@@ -379,6 +379,7 @@ fn the_rendered_indexed_job_validates_offline_and_says_what_it_must() {
 #[test]
 #[ignore = "needs llama-server, the models and kubernetes-validate: run through scripts/test.sh"]
 fn the_demo_plan_renders_to_manifests_that_validate() {
+    let _cores = crate::common::llama_cores(1);
     let d = scratch("k8s-demo");
     std::fs::copy(
         repo().join("examples/llama-cpu/plan.toml"),
@@ -449,6 +450,7 @@ fn a_file_outside_the_plan_directory_is_refused_by_name() {
 #[test]
 #[ignore = "needs llama-server and the models: run through scripts/test.sh (it runs scripts/setup-llama.sh)"]
 fn sharded_plan_on_two_llama_servers() {
+    let _cores = crate::common::llama_cores(2); // two servers measured at once
     let plan = crate::llama::llama_plan("shard-llama");
     let root = plan.parent().unwrap().join("results");
     // Two pods at once, each launching its own llama-server (np1 and np4 on one, the F16

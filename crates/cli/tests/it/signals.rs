@@ -95,6 +95,7 @@ fn a_server_that_claims_more_cached_tokens_than_the_prompt_has_is_not_believed()
 #[test]
 #[ignore = "needs llama-server and the models: run through scripts/test.sh (it runs scripts/setup-llama.sh)"]
 fn a_draft_models_acceptance_is_recorded_as_the_server_logs_it() {
+    let _cores = crate::common::llama_cores(1);
     use crate::faults::{setup, wait_bounded};
     let server = "{llama_server} -m {model_path} -md {draft} --spec-type draft-simple --spec-draft-n-max 4 --parallel {parallel} -c 2048 -t 1 --host 127.0.0.1 --port {port} --metrics --no-webui --alias {tag}";
     let s = setup("signals-spec", server, "", "", 6);
