@@ -8,7 +8,7 @@ export CARGO_TERM_COLOR=never
 # this setting rebuilds everything, so every step below shares it).
 export CARGO_INCREMENTAL=0
 log=$(mktemp)
-trap 'rm -f "$log" "$log.e2e"' EXIT
+trap 'rm -f "$log" "$log.e2e" "$log.page"' EXIT
 step() { printf '\n== %s (%s)\n' "$1" "$(date +%H:%M:%S)"; }
 
 step "toolchain"
@@ -40,6 +40,29 @@ export CLIPPY_ARGS RUSTC_WORKSPACE_WRAPPER
 step "build, linted by clippy with -D warnings (native, every target in one feature set: the tests' binaries, sloscope and xtask for the page's tests)"
 cargo build --locked --workspace --exclude sloscope-web --all-targets
 
+# The page's two builds (the browser unit tests' and trunk's release build) run in the
+# background while the native tests run, at the idle scheduling class: they take only the
+# processor time the tests leave unused (the tests mostly wait on llama-server and scripted
+# servers), never any a test asks for. Their output follows the native tests' in the log.
+# The browser unit tests build in a target directory of their own: cargo locks target/debug while
+# it compiles there (a wasm32 build puts its procedural macros in it), which would hold the
+# native tests back until this build ended.
+web_tests=(env CARGO_TARGET_DIR=target/web-tests cargo test --locked -p sloscope-web --target wasm32-unknown-unknown)
+page_build() {
+  # A failure here (a lint, say) is reported by the browser-test step below, which compiles again.
+  "${web_tests[@]}" --no-run || true
+  # The release page is built by rustc alone: clippy's driver turns rustc's MIR optimisations off
+  # in what it compiles (LLVM still optimises at the profile's level), which the shipped page
+  # must not depend on. The lints ran on this code in the build above.
+  env -u RUSTC_WORKSPACE_WRAPPER -u CLIPPY_ARGS trunk build --release
+}
+step "page builds started in the background (idle priority): browser unit tests, trunk build --release"
+idle=(chrt --idle 0)
+"${idle[@]}" true 2>/dev/null || idle=(nice -n 19)
+("${idle[@]}" bash -c "$(declare -p web_tests; declare -f page_build); set -euo pipefail; page_build") >"$log.page" 2>&1 &
+page_pid=$!
+trap 'kill "$page_pid" 2>/dev/null || true; rm -f "$log" "$log.e2e" "$log.page"' EXIT
+
 step "tests (native, including the llama-server end-to-end test)"
 set +e
 # Four test threads: the CLI's tests that start llama-server take two cores between them
@@ -49,22 +72,29 @@ cargo test --locked --workspace --exclude sloscope-web --no-fail-fast -- --inclu
 status=${PIPESTATUS[0]}
 set -e
 
+step "page builds (background, since the native tests began): their output"
+set +e
+wait "$page_pid"
+page_status=$?
+set -e
+cat "$log.page"
+if [ "$page_status" -ne 0 ]; then
+  echo "the page's release build failed (exit $page_status)" >&2
+  exit "$page_status"
+fi
+
 step "page: browser unit tests (wasm-bindgen-test in headless Chromium), the core and the page linted by clippy for wasm32 as they compile"
 set +e
 WASM_BINDGEN_TEST_TIMEOUT=120 WASM_BINDGEN_TEST_DRIVER_TIMEOUT=30 \
-  cargo test --locked -p sloscope-web --target wasm32-unknown-unknown 2>&1 | tee -a "$log"
+  "${web_tests[@]}" 2>&1 | tee -a "$log"
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 set -e
 
-step "page: trunk build --release"
-# The release page is built by rustc alone: clippy's driver turns rustc's MIR optimisations off
-# in what it compiles (LLVM still optimises at the profile's level), which the shipped page must
-# not depend on. The lints already ran on this code in the step before.
-env -u RUSTC_WORKSPACE_WRAPPER -u CLIPPY_ARGS trunk build --release
-
 step "page: end to end in headless Chromium (playwright-core; xtask generates the large run)"
 set +e
-SLOSCOPE_BIN=target/debug/sloscope SLOSCOPE_XTASK=target/debug/xtask node --test tests/e2e/ 2>&1 | tee "$log.e2e"
+# Two test files at a time (node's default here is one per core less one): each drives its own
+# Chromium on its own port, and one file's page waits on the other's processor time.
+SLOSCOPE_BIN=target/debug/sloscope SLOSCOPE_XTASK=target/debug/xtask node --test --test-concurrency=2 tests/e2e/ 2>&1 | tee "$log.e2e"
 e2e=${PIPESTATUS[0]}
 set -e
 [ "$e2e" -eq 0 ] || status=1
