@@ -5,7 +5,7 @@
 //! prefix cache; the analysis gives TTFT by turn.
 
 use crate::common::sloscope;
-use crate::traffic::{balanced_run, run_logged_with};
+use crate::traffic::{balanced_run, run_logged_with, STREAM_GAP_MS};
 
 /// Three-turn sessions, two at a time, 7 turns: sessions of 3, 3 and 1 turns.
 const WORKLOAD: &str = r#"workload = { id = "chat", concurrency = 2, prompt_tokens = 6, max_output_tokens = 3, repeats = 1, requests_per_repeat = 7, sessions = { turns = { kind = "fixed", tokens = 3 }, think_time_ms = { kind = "fixed", tokens = 30 } } }"#;
@@ -28,7 +28,7 @@ fn turn(log: &[serde_json::Value], s: u32, t: u32) -> Option<&serde_json::Value>
 #[test]
 fn each_turn_resends_the_conversation_and_the_run_records_session_and_turn() {
     let d = crate::common::scratch("sessions");
-    let (out, log) = run_logged_with(&d, WORKLOAD, "--prefix-cache", 0);
+    let (out, log) = run_logged_with(&d, WORKLOAD, "--prefix-cache", STREAM_GAP_MS, 0);
     for s in 0..2 {
         for t in 2..=3 {
             let (before, now) = (turn(&log, s, t - 1).unwrap(), turn(&log, s, t).unwrap());
@@ -87,7 +87,7 @@ fn each_turn_resends_the_conversation_and_the_run_records_session_and_turn() {
     let p = crate::common::profile(&v["profiles"], "balanced");
     let by_turn = p["candidates"][0]["summary"]["signals"]["by_turn"]
         .as_array()
-        .unwrap();
+        .unwrap_or_else(|| panic!("no TTFT by turn: {p:#}\n{}", crate::common::stderr(&a)));
     let n: Vec<u64> = by_turn
         .iter()
         .map(|t| t["ttft"]["count"].as_u64().unwrap())
@@ -164,7 +164,7 @@ fn a_failed_turn_is_left_out_and_the_session_goes_on() {
     let d = crate::common::scratch("sessions-fail");
     let one = WORKLOAD.replace("concurrency = 2", "concurrency = 1");
     // Arrival 1 is session 0's second turn (one session at a time, no warm-up).
-    let (out, log) = run_logged_with(&d, &one, "--http500-at 1", 0);
+    let (out, log) = run_logged_with(&d, &one, "--http500-at 1", STREAM_GAP_MS, 0);
     let (t1, t2, t3) = (
         words(turn(&log, 0, 1).unwrap()),
         words(turn(&log, 0, 2).unwrap()),

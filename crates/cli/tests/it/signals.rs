@@ -4,7 +4,7 @@
 //! hit and miss; a server whose counts cannot be is not believed, and its run stays readable.
 
 use crate::common::{scratch, sloscope, stderr};
-use crate::traffic::{balanced_run, run_logged_with};
+use crate::traffic::{balanced_run, run_logged_with, STREAM_GAP_MS};
 
 /// Six requests in 4-token blocks: 1 is shared by four of them, 2 by three.
 const TRACE: &str = r#"{"timestamp": 0, "input_length": 8, "output_length": 2, "hash_ids": [1, 2]}
@@ -30,7 +30,7 @@ fn words(line: &serde_json::Value) -> Vec<String> {
 fn hash_id_blocks_are_shared_and_the_servers_cache_hits_are_summarised() {
     let d = scratch("signals-cache");
     std::fs::write(d.join("trace.jsonl"), TRACE).unwrap();
-    let (out, log) = run_logged_with(&d, WORKLOAD, "--prefix-cache", 0);
+    let (out, log) = run_logged_with(&d, WORKLOAD, "--prefix-cache", STREAM_GAP_MS, 0);
     let m: Vec<Vec<String>> = log[log.len() - 6..].iter().map(words).collect();
     // The server saw block 1 as the same four words wherever it was named, block 2 too.
     assert_eq!(m[0][..4], m[1][..4]);
@@ -75,7 +75,7 @@ fn a_server_that_claims_more_cached_tokens_than_the_prompt_has_is_not_believed()
     let d = scratch("signals-lying-cache");
     std::fs::write(d.join("trace.jsonl"), TRACE).unwrap();
     // Every request fails, so the run is incomplete (exit 3), and kept.
-    let (out, _) = run_logged_with(&d, WORKLOAD, "--lie-cache", 3);
+    let (out, _) = run_logged_with(&d, WORKLOAD, "--lie-cache", STREAM_GAP_MS, 3);
     let (_, run) = balanced_run(&out);
     let errors = run["repeats"][0]["requests"]["error"].to_string();
     assert!(errors.contains("its counts are not believed"), "{errors}");

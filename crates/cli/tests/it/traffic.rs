@@ -96,14 +96,21 @@ const BALANCED: &str = r#"workload = { id = "mixed", concurrency = 4, prompt_tok
 /// request it receives (its own clock, in its own process); returns the output directory and
 /// the server's log lines.
 fn run_logged(d: &Path, workload: &str) -> (PathBuf, Vec<serde_json::Value>) {
-    run_logged_with(d, workload, "", 0)
+    run_logged_with(d, workload, "", 1, 0)
 }
 
-/// As [`run_logged`], the scripted server given `flags` too; `run` must exit with `code`.
+/// Milliseconds between tokens where a test analyses what it collected: a busy client (four test
+/// threads beside llama-server) reads tokens sent 1 ms apart in one read, and a run whose
+/// requests' tokens all arrive at once is rightly excluded as not streamed.
+pub(crate) const STREAM_GAP_MS: u32 = 10;
+
+/// As [`run_logged`], the scripted server given `flags` too and `gap_ms` between tokens; `run`
+/// must exit with `code`.
 pub(crate) fn run_logged_with(
     d: &Path,
     workload: &str,
     flags: &str,
+    gap_ms: u32,
     code: i32,
 ) -> (PathBuf, Vec<serde_json::Value>) {
     let log = d.join("server.log");
@@ -111,7 +118,7 @@ pub(crate) fn run_logged_with(
         let edited = text.replace(BALANCED, workload).replace(
             "--ttft-ms 20 --gap-ms 4 --tokens 64",
             &format!(
-                "--ttft-ms 2 --gap-ms 1 --tokens 4 --log {} {flags}",
+                "--ttft-ms 2 --gap-ms {gap_ms} --tokens 4 --log {} {flags}",
                 log.display()
             ),
         );
