@@ -47,7 +47,9 @@ cargo build --locked --workspace --exclude sloscope-web --all-targets
 # The browser unit tests build in a target directory of their own: cargo locks target/debug while
 # it compiles there (a wasm32 build puts its procedural macros in it), which would hold the
 # native tests back until this build ended.
-web_tests=(env CARGO_TARGET_DIR=target/web-tests cargo test --locked -p sloscope-web --target wasm32-unknown-unknown)
+# They are built unoptimized (Cargo.toml's web-test profile; the dev profile optimises every
+# dependency for the native timing tests).
+web_tests=(env CARGO_TARGET_DIR=target/web-tests cargo test --locked -p sloscope-web --target wasm32-unknown-unknown --profile web-test)
 page_build() {
   # A failure here (a lint, say) is reported by the browser-test step below, which compiles again.
   "${web_tests[@]}" --no-run || true

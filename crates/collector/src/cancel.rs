@@ -1,4 +1,5 @@
-//! A cancellation flag that tasks can await, with the first [`StopReason`] given.
+//! A cancellation flag that tasks can await, with the first [`StopReason`] given (or a later one
+//! that explains it: [`StopReason::explains`]).
 //!
 //! Two levels: the collection's flag (Ctrl-C, SIGTERM, SIGHUP, a journal or run file that
 //! cannot be written: everything stops) and one child flag per target (its server exited, its
@@ -22,7 +23,11 @@ struct Flag {
 impl Flag {
     fn set(&self, why: StopReason) {
         if let Ok(mut r) = self.reason.lock() {
-            r.get_or_insert(why);
+            match r.as_ref() {
+                None => *r = Some(why),
+                Some(first) if why.explains(first) => *r = Some(why),
+                Some(_) => {}
+            }
         }
         self.set.store(true, Ordering::SeqCst);
         self.notify.notify_waiters();
@@ -141,6 +146,22 @@ mod tests {
             b.reason(),
             Some(StopReason::Interrupted(crate::failure::Signal::Interrupt))
         );
+    }
+
+    #[test]
+    fn a_server_exit_replaces_the_refusals_it_caused_and_nothing_else() {
+        let exited = || StopReason::ServerExited("killed by SIGKILL".into());
+        let a = Cancel::default().child();
+        a.cancel(StopReason::EndpointUnreachable(6));
+        a.cancel(exited());
+        assert_eq!(a.reason(), Some(exited()));
+        // Refusals after the exit do not replace it, and an exit does not replace another cause.
+        a.cancel(StopReason::EndpointUnreachable(9));
+        assert_eq!(a.reason(), Some(exited()));
+        let b = Cancel::default().child();
+        b.cancel(StopReason::AuthRejected(401, 6));
+        b.cancel(exited());
+        assert_eq!(b.reason(), Some(StopReason::AuthRejected(401, 6)));
     }
 
     #[test]

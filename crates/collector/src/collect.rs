@@ -172,7 +172,18 @@ pub(crate) async fn collect_profile(
             "GPU energy: not measured {why}; energy per output token and mean power are null"
         ));
     }
+    settle_reason(ctx, cancel).await;
     finish_run(run, rows, simulation, &prompts, cancel);
+}
+
+/// An endpoint that stopped answering, when sloscope launched its server: the server's exit, if
+/// that is why, is waited for (up to 2 s) so that the run names the exit, not the refusals it
+/// caused.
+async fn settle_reason(ctx: &ProfileCtx<'_>, cancel: &Cancel) {
+    if let (Some(StopReason::EndpointUnreachable(_)), Some(server)) = (cancel.reason(), ctx.server)
+    {
+        server.exited_within(Duration::from_secs(2)).await;
+    }
 }
 
 fn finish_run(

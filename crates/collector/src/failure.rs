@@ -108,6 +108,19 @@ impl StopReason {
         }
     }
 
+    /// Whether this reason, given after `earlier`, is its cause and replaces it: a launched
+    /// server's exit explains the connection errors that came first (the refusals reach the
+    /// client within milliseconds, the exit reaches the collector a moment later).
+    pub fn explains(&self, earlier: &StopReason) -> bool {
+        matches!(
+            (self, earlier),
+            (
+                StopReason::ServerExited(_),
+                StopReason::EndpointUnreachable(_)
+            )
+        )
+    }
+
     /// Whether it stops the whole collection (an interruption, output that cannot be written)
     /// rather than one target (its server or endpoint failed).
     pub fn stops_everything(&self) -> bool {
