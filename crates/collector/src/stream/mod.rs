@@ -241,11 +241,7 @@ impl StreamState {
             self.server = ServerCounts::default();
         }
         rec.server = self.server;
-        rec.server_queue_us = match (tgi_queue_ms, self.prompt_ms, self.first_us) {
-            (Some(q), _, _) => Some((q * 1000.0).max(0.0) as u64),
-            (None, Some(p), Some(ttft)) => Some(ttft.saturating_sub((p * 1000.0).max(0.0) as u64)),
-            _ => None,
-        };
+        rec.server_queue_us = server_queue_us(tgi_queue_ms, self.prompt_ms, self.first_us);
         rec.error = match (self.error, self.done, self.first_us) {
             (Some(e), _, _) => Some(e),
             (None, false, _) => Some("stream ended without [DONE]".into()),
@@ -388,3 +384,27 @@ pub(crate) fn body_cap(body: &[u8]) -> Option<u32> {
 
 #[cfg(test)]
 mod tests;
+
+/// The server's queue wait of one request, µs: TGI's stated queue time, or llama-server's
+/// time to first token less its prompt processing. `None` where the server's figure cannot be
+/// true — not a number, negative, past the first token (the request left the queue to make it),
+/// or prompt processing longer than the whole wait for the first token — never a 0 standing in
+/// for it.
+fn server_queue_us(
+    tgi_queue_ms: Option<f64>,
+    prompt_ms: Option<f64>,
+    first_us: Option<u64>,
+) -> Option<u64> {
+    const SLACK_US: f64 = 1_000.0;
+    let max = sloscope_core::check::run::MAX_TIME_US as f64;
+    let us = |ms: f64| (ms.is_finite() && ms >= 0.0).then_some(ms * 1000.0);
+    match (tgi_queue_ms, prompt_ms, first_us) {
+        (Some(q), _, first) => us(q)
+            .filter(|&q| q <= first.map_or(max, |t| t as f64 + SLACK_US))
+            .map(|q| q as u64),
+        (None, Some(p), Some(ttft)) => us(p)
+            .filter(|&p| p <= ttft as f64 + SLACK_US)
+            .map(|p| ttft.saturating_sub(p as u64)),
+        _ => None,
+    }
+}

@@ -124,6 +124,22 @@ fn mid_stream_error_and_llama_timings() {
     assert_eq!(rec.server_queue_us, Some(17_500));
 }
 
+#[test]
+fn a_server_queue_figure_that_cannot_be_true_is_null_not_zero() {
+    use super::server_queue_us as q;
+    assert_eq!(q(Some(2.0), None, Some(30_000)), Some(2_000));
+    assert_eq!(q(None, Some(12.5), Some(30_000)), Some(17_500));
+    // Not a number, negative, past the first token or the 7-day bound: not believed.
+    for tgi in [f64::NAN, f64::INFINITY, -5.0, 1e300, 31.5] {
+        assert_eq!(q(Some(tgi), None, Some(30_000)), None, "{tgi}");
+    }
+    assert_eq!(q(Some(1e300), None, None), None);
+    // Prompt processing longer than the wait for the first token, or negative.
+    for prompt in [1e12, 40.0, -1.0, f64::NAN] {
+        assert_eq!(q(None, Some(prompt), Some(30_000)), None, "{prompt}");
+    }
+}
+
 fn finished(events: &[&[u8]]) -> RequestRecord {
     let mut s = StreamState::new(Api::Completions);
     s.event(Field::Data, br#"{"choices":[{"text":"a"}]}"#, 30_000);

@@ -286,6 +286,7 @@ fn decide_profile(ctx: &Ctx<'_>, profile: Option<&Profile>, report: &mut Profile
             evidence: c.evidence_level,
             value: f.as_ref(),
             primary_interval: c.primary_interval,
+            recomputed: c.source == crate::analyse::report::SummarySource::Recomputed,
         })
         .collect();
     let v = decide(profile, &contenders);

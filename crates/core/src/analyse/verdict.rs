@@ -1,7 +1,8 @@
 //! The SLO verdict per profile, the seed's rule: drop candidates that miss any declared SLO,
 //! then pick by the primary metric (max for higher-is-better, min otherwise).
 //!
-//! - `accept` only when the chosen candidate's evidence is `real_backend_profile`;
+//! - `accept` only when the chosen candidate's evidence is `real_backend_profile` (another
+//!   tool's summary taken as reported is accepted as the seed does, the reason saying so);
 //! - `tune` when no candidate meets every SLO (naming the binding SLO and the miss), or when the
 //!   evidence is not real;
 //! - `reject` when nothing is comparable, the profile contract fails or the lineage is broken.
@@ -80,6 +81,9 @@ pub struct Contender<'a> {
     pub value: &'a dyn Fn(Metric) -> Option<f64>,
     /// Per-repeat values of the primary metric (empty for reported-only runs).
     pub primary_interval: Option<Interval>,
+    /// Whether its numbers were recomputed from raw requests (false: another tool's summary
+    /// taken as reported, which the verdict's reason says).
+    pub recomputed: bool,
 }
 
 /// The verdict of one profile.
@@ -163,9 +167,16 @@ pub fn decide(profile: &Profile, contenders: &[Contender<'_>]) -> Verdict {
     let unit = pm.unit();
     let best = format!("best on {pm} ({} {unit})", fmt_num(wv)).replace(" )", ")");
     let (decision, reason) = if winner.evidence == EvidenceLevel::RealBackendProfile {
+        // The seed accepts another tool's summary as reported; the reason says that it is
+        // only that, so that a reviewer reads it on the verdict's own line.
+        let reported = if winner.recomputed {
+            ""
+        } else {
+            " by the numbers its file reports (no per-request data: not recomputed or checked)"
+        };
         (
             Decision::Accept,
-            format!("meets every {} SLO and is {best}", profile.name),
+            format!("meets every {} SLO and is {best}{reported}", profile.name),
         )
     } else {
         (

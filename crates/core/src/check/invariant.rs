@@ -107,7 +107,7 @@ catalogue! {
         "a request ends no earlier than its first token";
     /// n content events carry at least n tokens.
     GapsFitTokens = "gaps_fit_tokens", Refuse,
-        "a request has fewer inter-token gaps than output tokens (n events carry at least n tokens)";
+        "a request has fewer inter-token gaps than output tokens (n events carry at least n tokens); another tool, which times every chunk and may count tokens by re-tokenizing, at most twice its count plus two";
     /// The gaps fit between the first token and the end.
     GapsFitRequest = "gaps_fit_request", Refuse,
         "a request's inter-token gaps fit between its first token and its end";
@@ -158,7 +158,7 @@ catalogue! {
         "a run's stated start and end (and an import's reported window) span all of its requests";
     /// Outputs stay within the cap sent.
     OutputsWithinCap = "outputs_exceed_cap", Exclude,
-        "no request produced more output tokens than the cap the workload sent";
+        "no request produced more output tokens than the cap the workload sent (another tool's re-tokenized count: by at most two tokens or a tenth)";
     /// Prompts are about as long as the workload asked.
     PromptsMatchWorkload = "prompt_length_mismatch", Exclude,
         "the realised prompt lengths are within a factor of two (plus a chat template) of what the workload asked";
@@ -167,7 +167,10 @@ catalogue! {
         "a run's inter-token gaps add up to its decode times (gaps in another unit add up to a thousandth)";
     /// A stream streamed.
     Streamed = "not_streamed", Exclude,
-        "a streamed run streamed: its multi-token requests do not all end at their first token";
+        "a streamed run streamed: most of its multi-token requests neither end at their first token nor carry every token in one event";
+    /// A request leaves the server's queue before its first token.
+    QueueWithinFirstToken = "queue_exceeds_first_token", Exclude,
+        "a server's reported queue wait of a successful request is at most its time to first token (the request leaves the queue before its first token is made)";
     /// Latencies an HTTP round trip can produce.
     PlausibleLatency = "implausible_latency", Exclude,
         "a run's times to first token are ones an HTTP round trip and a model step can produce (median at least 100 µs, and at least a tenth of the median gap between tokens)";
@@ -176,7 +179,7 @@ catalogue! {
         "a candidate's capacity search has one trial per load";
     /// One measurement is one run.
     MeasuredOnce = "measurements_reused", Exclude,
-        "a repeat's requests belong to one run: the same requests (every column equal) in two different runs — another candidate, the baseline, a trial — mean one of them is mislabelled, and both are left out";
+        "a repeat's requests belong to one run and one repeat: the same requests (every column equal) in two different runs — another candidate, the baseline, a trial — mean one of them is mislabelled, and both are left out; in two repeats of one run, a repeat copied";
     /// Each measured request was sent once.
     SentOnce = "request_resent", Flag,
         "each measured request was sent once (one sent again after the server closed a reused connection as it went out is flagged: the server may have received it twice)";

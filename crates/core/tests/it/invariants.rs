@@ -203,12 +203,19 @@ fn case(inv: Invariant) -> Case {
             s.extra.push(("np1.json".into(), other));
         }
         Invariant::SentOnce => sent_once(&mut s),
+        Invariant::QueueWithinFirstToken => queue_past_first_token(r),
         Invariant::RepeatsAsPlanned => {
             r["repeats"].as_array_mut().unwrap().pop();
         }
         Invariant::RequestsAsPlanned => drop_request(r, 1, 4),
     }
     Case::Set(s)
+}
+
+fn queue_past_first_token(r: &mut Value) {
+    let mut queue = vec![Value::Null; requests(r)];
+    queue[2] = 60_000_000.into();
+    r["repeats"][0]["requests"]["server_queue_us"] = json!(queue);
 }
 
 fn concurrency_reached(s: &mut Set) {
@@ -412,5 +419,72 @@ fn readme_section(name: &str, want: &str) {
         &readme[a..b],
         want,
         "README's {name} table is stale: SLOSCOPE_UPDATE_README=1 cargo test -p sloscope-core readme"
+    );
+}
+
+/// The catalogue's second face of `measurements_reused`: one run's repeat copied as another of
+/// its repeats (the copy's window nulled, so nothing else can tell).
+#[test]
+fn a_repeat_copied_inside_its_run_is_measurements_reused() {
+    let mut s = base();
+    let mut copy = s.run["repeats"][0].clone();
+    let last = s.run["repeats"].as_array().unwrap().len();
+    copy["index"] = last.into();
+    s.run["repeats"].as_array_mut().unwrap().push(copy);
+    s.run["started_at"] = Value::Null;
+    s.run["finished_at"] = Value::Null;
+    let a = analyze(&files(&s).unwrap());
+    let found = named(&a);
+    assert!(
+        found.contains(&(Outcome::Exclude, Invariant::MeasuredOnce)),
+        "{found:?}"
+    );
+    assert!(a.profiles[0].excluded[0].reason.contains("copied"));
+}
+
+/// An imported run is held to the request-level token checks too, with another tool's slack:
+/// a count ten times the cap is left out, and a success with no tokens but many gaps refused.
+#[test]
+fn an_imported_run_is_held_to_its_cap_and_its_gaps() {
+    let mut s = base();
+    s.run["source"] = "imported".into();
+    *cell(&mut s.run, 0, "output_tokens", 2) = 160.into();
+    let a = analyze(&files(&s).unwrap());
+    assert!(
+        named(&a).contains(&(Outcome::Exclude, Invariant::OutputsWithinCap)),
+        "{:?}",
+        named(&a)
+    );
+    let mut s = base();
+    s.run["source"] = "imported".into();
+    let gaps = s.run["repeats"][0]["requests"]["itl_us"][2]
+        .as_array()
+        .unwrap()
+        .len();
+    assert!(gaps >= 3, "the control has gaps to count: {gaps}");
+    *cell(&mut s.run, 0, "output_tokens", 2) = 0.into();
+    let e = files(&s).expect_err("zero tokens under many gaps");
+    assert!(
+        e.contains("[gaps_fit_tokens]") || e.contains("[success_complete]"),
+        "{e}"
+    );
+}
+
+/// Every token in one content event is not a stream, even when the closing `[DONE]` came later
+/// (end-to-end past the first token): `not_streamed`, with no other invariant broken.
+#[test]
+fn one_event_per_request_is_not_streamed_however_late_the_end() {
+    let mut s = base();
+    let r = &mut s.run;
+    for rep in r["repeats"].as_array_mut().unwrap() {
+        let n = rep["requests"]["ttft_us"].as_array().unwrap().len();
+        rep["requests"]["output_events"] = json!(vec![1; n]);
+        rep["requests"]["itl_us"] = json!(vec![Vec::<u64>::new(); n]);
+    }
+    let a = analyze(&files(&s).unwrap());
+    let found = named(&a);
+    assert!(
+        found.contains(&(Outcome::Exclude, Invariant::Streamed)),
+        "{found:?}"
     );
 }

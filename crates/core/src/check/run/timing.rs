@@ -20,6 +20,8 @@ const WINDOW_SLACK_US: i64 = 2_000_000;
 const MIN_PLAUSIBLE_TTFT_US: f64 = 100.0;
 /// A first token takes at least a tenth of a typical gap between tokens.
 const MIN_TTFT_PER_GAP: f64 = 10.0;
+/// A server's queue figure in whole milliseconds may exceed the client's TTFT by its rounding.
+const QUEUE_SLACK_US: u64 = 1_000;
 
 pub(crate) fn check(run: &Run, stated: &Stated, out: &mut Vec<Violation>) {
     depth(run, stated, out);
@@ -28,6 +30,60 @@ pub(crate) fn check(run: &Run, stated: &Stated, out: &mut Vec<Violation>) {
     streamed(run, out);
     plausible(run, out);
     sent_once(run, out);
+    queue_within_first_token(run, out);
+    repeats_distinct(run, out);
+}
+
+/// A server's queue figure is its own statement; past the client's first token it is not true
+/// (1 ms allowed for the server's rounding).
+fn queue_within_first_token(run: &Run, out: &mut Vec<Violation>) {
+    let mut over = 0usize;
+    let mut first: Option<(usize, usize, u64, u64)> = None;
+    for (ri, rep) in run.repeats.iter().enumerate() {
+        let r = &rep.requests;
+        for (i, (q, t)) in r.server_queue_us.iter().zip(&r.ttft_us).enumerate() {
+            if let (Some(q), Some(t), None) = (*q, *t, r.error.get(i).and_then(Option::as_ref)) {
+                if q > t + QUEUE_SLACK_US {
+                    over += 1;
+                    first.get_or_insert((ri, i, q, t));
+                }
+            }
+        }
+    }
+    if let Some((ri, i, q, t)) = first {
+        out.push(Violation::new(
+            Invariant::QueueWithinFirstToken,
+            format!("$.repeats[{ri}].requests.server_queue_us[{i}]"),
+            format!(
+                "{over} successful request(s) waited longer in the server's queue than their \
+                 time to first token (the first: {q} µs queued, first token at {t} µs): the \
+                 server's queue figures are not true"
+            ),
+        ));
+    }
+}
+
+/// Two repeats of one run with every request column equal (two requests or more): one repeat
+/// counted twice, which narrows every interval without measuring anything.
+fn repeats_distinct(run: &Run, out: &mut Vec<Violation>) {
+    let reps = &run.repeats;
+    for (b, later) in reps.iter().enumerate() {
+        if later.requests.len() < 2 {
+            continue;
+        }
+        if let Some(a) = reps[..b].iter().position(|x| x.requests == later.requests) {
+            out.push(Violation::new(
+                Invariant::MeasuredOnce,
+                format!("$.repeats[{b}].requests"),
+                format!(
+                    "repeat {} holds the same requests as repeat {} (every column equal): a \
+                     repeat copied, not measured again",
+                    later.index, reps[a].index
+                ),
+            ));
+            return;
+        }
+    }
 }
 
 fn sent_once(run: &Run, out: &mut Vec<Violation>) {
@@ -242,7 +298,14 @@ fn streamed(run: &Run, out: &mut Vec<Violation>) {
                 }
                 multi += 1;
                 let gaps = r.itl_us.get(i);
-                if e <= t || (!gaps.is_empty() && gaps.iter().all(|&g| g == 0)) {
+                // Every token in one content event is every token at once, however late the
+                // closing `[DONE]` came: by the event count where the run has one, else (its
+                // own collector times every event) by the absence of gaps.
+                let one_event = match &r.output_events {
+                    Some(events) => events.get(i).copied().flatten() == Some(1),
+                    None => run.source == RunSource::Measured && gaps.is_empty(),
+                };
+                if e <= t || one_event || (!gaps.is_empty() && gaps.iter().all(|&g| g == 0)) {
                     at_once += 1;
                 }
             }
