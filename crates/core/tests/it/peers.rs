@@ -449,3 +449,49 @@ fn a_peer_file_beside_a_plans_results_is_left_out_not_breaking_lineage() {
         .iter()
         .any(|e| e.file.ends_with("python-output-details.jsonl")));
 }
+
+/// SGLang's own line, edited to contradict its details: `completed` against the records is
+/// refused (`stated_counts_match`); a `duration` too short for its requests at its stated
+/// concurrency leaves the run out (`window_too_short`), though each request alone fits in it.
+#[test]
+fn an_sglang_line_that_contradicts_its_details_is_refused_or_left_out() {
+    let (name, bytes) = fixture("sglang/python-output-details.jsonl");
+    let text = String::from_utf8(bytes).unwrap();
+    // Python's JSON (`Infinity`): edited as text, read as serde would not.
+    let readable: serde_json::Value =
+        serde_json::from_str(&text.replace("Infinity", "null")).unwrap();
+    let field = |k: &str| format!("\"{k}\": {}", readable[k]);
+    let fewer = text.replace(&field("completed"), "\"completed\": 5");
+    assert_ne!(fewer, text);
+    let e = read_document(&name, fewer.into_bytes()).expect_err("completed 5 of 20 records");
+    assert!(e.to_string().contains("[stated_counts_match]"), "{e}");
+    let longest = readable["ttfts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(readable["itls"].as_array().unwrap())
+        .map(|(t, g)| {
+            let gaps: f64 = g
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter_map(|x| x.as_f64())
+                .sum();
+            t.as_f64().unwrap_or(0.0) + gaps
+        })
+        .fold(0.0, f64::max);
+    // Longer than any one request, far shorter than twenty of them four at a time.
+    let short = text.replace(
+        &field("duration"),
+        &format!("\"duration\": {}", longest * 1.05),
+    );
+    assert_ne!(short, text);
+    let doc = read_document(&name, short.into_bytes()).unwrap_or_else(|e| panic!("{e}"));
+    let a = analyze(&[LoadedFile { name, doc }]);
+    let why = &a.profiles[0].excluded;
+    assert!(
+        why.iter()
+            .any(|e| e.reason.contains("at the stated concurrency")),
+        "{why:?}"
+    );
+}
