@@ -156,24 +156,8 @@ pub fn resolve(
 }
 
 fn check(s: &Settings, timeout_s: f64) -> Result<(), String> {
-    let t = &s.thresholds;
-    if !(t.kld_mean_max.is_finite() && t.kld_mean_max >= 0.0) {
-        return Err(format!(
-            "kld_mean_max {}: expected a number ≥ 0 (nats)",
-            t.kld_mean_max
-        ));
-    }
-    if !(0.0..=1.0).contains(&t.top1_min) {
-        return Err(format!(
-            "top1_min {}: expected a share in [0, 1]",
-            t.top1_min
-        ));
-    }
-    if !(t.ppl_ratio_max.is_finite() && t.ppl_ratio_max >= 1.0) {
-        return Err(format!(
-            "ppl_ratio_max {}: expected a ratio ≥ 1",
-            t.ppl_ratio_max
-        ));
+    if let Some(p) = sloscope_core::check::gate::threshold_problem(&s.thresholds) {
+        return Err(p);
     }
     if let Some(n) = s.chunk.filter(|&n| n < 4 || n > s.max_tokens) {
         return Err(format!(

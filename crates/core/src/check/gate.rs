@@ -157,9 +157,53 @@ fn plausible(c: &PositionColumns) -> bool {
         && prob(&c.tail_quant)
 }
 
+/// What is wrong with a gate's limits, whoever set them (`sloscope gate`'s flags, a plan's
+/// gate section, a record read back): `None` when each is a number in its range.
+pub fn threshold_problem(t: &GateThresholds) -> Option<String> {
+    if !(t.kld_mean_max.is_finite() && t.kld_mean_max >= 0.0) {
+        return Some(format!(
+            "kld_mean_max {}: expected a number ≥ 0 (nats)",
+            t.kld_mean_max
+        ));
+    }
+    if !(0.0..=1.0).contains(&t.top1_min) {
+        return Some(format!(
+            "top1_min {}: expected a share in [0, 1]",
+            t.top1_min
+        ));
+    }
+    if !(t.ppl_ratio_max.is_finite() && t.ppl_ratio_max >= 1.0) {
+        return Some(format!(
+            "ppl_ratio_max {}: expected a ratio ≥ 1",
+            t.ppl_ratio_max
+        ));
+    }
+    None
+}
+
+/// What a gate states about how it scored that its data or the rules contradict: limits out of
+/// range, no top-K, positions in more texts than the evaluation set holds.
+fn setup_contradictions(e: &GateEvidence, out: &mut Vec<String>) {
+    if let Some(p) = threshold_problem(&e.thresholds) {
+        out.push(format!("evidence.thresholds: {p}"));
+    }
+    if e.top_k == 0 {
+        out.push("evidence.top_k: 0, expected 1 or more log-probabilities per position".into());
+    }
+    if let Some(&t) = e.positions.text.iter().max() {
+        if t >= e.eval_set.texts {
+            out.push(format!(
+                "evidence.eval_set.texts: {}, but positions are scored in text {t} (counted from 0)",
+                e.eval_set.texts
+            ));
+        }
+    }
+}
+
 /// What a measured gate claims that its own data does not support; empty when it holds.
 pub fn contradictions(e: &GateEvidence) -> Vec<String> {
     let mut out = Vec::new();
+    setup_contradictions(e, &mut out);
     if !columns_agree(&e.positions) {
         out.push("evidence.positions: the per-position columns differ in length".to_string());
         return out;

@@ -131,7 +131,22 @@ fn a_measured_gate_is_recomputed_shown_and_no_longer_asserted() {
 #[test]
 fn a_gate_that_claims_more_than_it_holds_breaks_the_lineage() {
     type Edit = fn(&mut serde_json::Value);
-    let cases: [(&str, Edit, ProblemCode); 6] = [
+    let cases: [(&str, Edit, ProblemCode); 9] = [
+        (
+            "a limit no gate can have",
+            |g| g["evidence"]["thresholds"]["top1_min"] = (-5.0).into(),
+            ProblemCode::GateEvidenceContradicted,
+        ),
+        (
+            "no log-probabilities",
+            |g| g["evidence"]["top_k"] = 0.into(),
+            ProblemCode::GateEvidenceContradicted,
+        ),
+        (
+            "more texts scored than the set holds",
+            |g| g["evidence"]["eval_set"]["texts"] = 0.into(),
+            ProblemCode::GateEvidenceContradicted,
+        ),
         (
             "a stated figure",
             |g| g["evidence"]["figures"]["kld_mean"] = 0.0001.into(),
