@@ -159,11 +159,22 @@ impl StreamState {
             self.append_text(&v);
         }
         if let Some(u) = v.get("usage").filter(|u| !u.is_null()) {
-            if let Ok(u) = serde_json::from_value::<Usage>(u.clone()) {
-                self.usage_prompt = u.prompt_tokens.or(self.usage_prompt);
-                self.usage_completion = u.completion_tokens.or(self.usage_completion);
-                let cached = u.prompt_tokens_details.and_then(|d| d.cached_tokens);
-                self.server.cached_prompt_tokens = cached.or(self.server.cached_prompt_tokens);
+            match serde_json::from_value::<Usage>(u.clone()) {
+                Ok(u) => {
+                    self.usage_prompt = u.prompt_tokens.or(self.usage_prompt);
+                    self.usage_completion = u.completion_tokens.or(self.usage_completion);
+                    let cached = u.prompt_tokens_details.and_then(|d| d.cached_tokens);
+                    self.server.cached_prompt_tokens = cached.or(self.server.cached_prompt_tokens);
+                }
+                // Counts that are not counts (negative, fractional, text): the server's usage
+                // cannot be believed, and dropping it silently would let the event count stand
+                // in for it. The request fails with why, as for a count the stream contradicts.
+                Err(e) => {
+                    self.error.get_or_insert(format!(
+                        "the server's usage is not token counts ({e}): {}",
+                        shown(u.to_string().as_bytes())
+                    ));
+                }
             }
         }
         if let Some(t) = v.get("timings").filter(|t| !t.is_null()) {

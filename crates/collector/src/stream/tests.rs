@@ -183,3 +183,27 @@ fn impossible_cache_or_draft_counts_are_not_believed() {
         assert_eq!(r.server, ServerCounts::default());
     }
 }
+
+#[test]
+fn usage_that_is_not_token_counts_fails_the_request_not_silently_dropped() {
+    for usage in [
+        r#"{"prompt_tokens":-3,"completion_tokens":1}"#,
+        r#"{"prompt_tokens":8,"completion_tokens":1.5}"#,
+        r#"{"prompt_tokens":"8","completion_tokens":1}"#,
+        r#"{"prompt_tokens":8,"completion_tokens":1,"prompt_tokens_details":{"cached_tokens":-3}}"#,
+    ] {
+        let mut s = StreamState::new(Api::Completions);
+        s.event(Field::Data, br#"{"choices":[{"text":"a"}]}"#, 30_000);
+        let last =
+            format!(r#"{{"choices":[{{"text":"","finish_reason":"length"}}],"usage":{usage}}}"#);
+        s.event(Field::Data, last.as_bytes(), 31_000);
+        s.event(Field::Data, b"[DONE]", 31_100);
+        let mut rec = RequestRecord::default();
+        s.finish(&mut rec, 31_200, None, None);
+        let e = rec.error.unwrap_or_default();
+        assert!(
+            e.starts_with("the server's usage is not token counts"),
+            "{usage}: {e:?}"
+        );
+    }
+}

@@ -488,3 +488,21 @@ fn one_event_per_request_is_not_streamed_however_late_the_end() {
         "{found:?}"
     );
 }
+
+/// More content events than output tokens is the same broken rule as more gaps
+/// (`gaps_fit_tokens`): n events carry at least n tokens.
+#[test]
+fn more_events_than_tokens_is_refused() {
+    let mut s = base();
+    let r = &mut s.run;
+    let n = requests(r);
+    let mut events = vec![Value::from(1); n];
+    let tokens = cell(r, 0, "output_tokens", 2).as_u64().unwrap();
+    events[2] = (tokens + 1).into();
+    r["repeats"][0]["requests"]["output_events"] = json!(events);
+    let e = files(&s).expect_err("events past tokens");
+    assert!(
+        e.contains("[gaps_fit_tokens]") && e.contains("output_events"),
+        "{e}"
+    );
+}

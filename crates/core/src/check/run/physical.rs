@@ -202,6 +202,8 @@ pub struct RowView<'a> {
     pub server_queue_us: Option<u64>,
     /// Output tokens.
     pub output_tokens: Option<u32>,
+    /// Content events the tokens came in, where recorded.
+    pub output_events: Option<u32>,
     /// Whether the request succeeded.
     pub ok: bool,
     /// Its inter-token gaps, µs.
@@ -220,6 +222,7 @@ impl<'a> RowView<'a> {
             e2e_us: r.e2e_us[i],
             server_queue_us: r.server_queue_us[i],
             output_tokens: r.output_tokens[i],
+            output_events: at(&r.output_events, i),
             ok: r.error[i].is_none(),
             gaps: r.itl_us.get(i),
             prompt_tokens: r.prompt_tokens[i],
@@ -238,6 +241,7 @@ impl<'a> RowView<'a> {
             e2e_us: r.e2e_us,
             server_queue_us: r.server_queue_us,
             output_tokens: r.output_tokens,
+            output_events: r.output_events,
             ok: r.error.is_none(),
             gaps: &r.itl_us,
             prompt_tokens: r.prompt_tokens,
@@ -330,6 +334,16 @@ fn gaps(r: &RowView<'_>, imported: bool) -> Checked {
         // tool times every chunk (some carry no token: vLLM's 27 tokens in 32 gaps) and may
         // count tokens by re-tokenizing the text: its gaps are held to twice its count.
         let slack = if imported { t.saturating_add(2) } else { 0 };
+        if let Some(n) = r
+            .output_events
+            .filter(|&n| r.ok && n > t.saturating_add(slack))
+        {
+            return Err(broken(
+                Invariant::GapsFitTokens,
+                "output_events".into(),
+                format!("{n} content events for {t} output tokens: expected at most {t}"),
+            ));
+        }
         if gaps.len() as u64 >= u64::from(t.max(1)) + u64::from(slack) && !gaps.is_empty() {
             return Err(broken(
                 Invariant::GapsFitTokens,
