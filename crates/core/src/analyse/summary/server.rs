@@ -47,6 +47,10 @@ pub(super) fn histogram_queue(reps: &[&Repeat]) -> (Distribution, Option<String>
     if count <= 0.0 {
         return (Distribution::default(), None);
     }
+    if let Some(why) = histogram_contradiction(&buckets, count, reps) {
+        let not = format!("server histogram {} not believed: {why}", first.metric);
+        return (Distribution::default(), Some(not));
+    }
     let q = |p: f64| telemetry::histogram_quantile(p, &buckets).map(|s| s * 1000.0);
     let d = Distribution {
         count: count.round() as u64,
@@ -65,6 +69,36 @@ pub(super) fn histogram_queue(reps: &[&Repeat]) -> (Distribution, Option<String>
             first.metric
         )),
     )
+}
+
+/// Why a queue-time histogram over the repeats cannot be the server's account of their
+/// requests: buckets that are not cumulative (a count falls as the bound rises, or the last
+/// is not the total), or a count of observations other than the requests it served — at least
+/// the successful ones, at most those sent (5 % and 2 requests of slack for scrape timing).
+fn histogram_contradiction(
+    buckets: &[(Option<f64>, f64)],
+    count: f64,
+    reps: &[&Repeat],
+) -> Option<String> {
+    let cumulative = buckets.windows(2).all(|w| w[1].1 >= w[0].1)
+        && buckets.iter().all(|b| b.1 >= 0.0 && b.1.is_finite())
+        && buckets.last().is_some_and(|b| (b.1 - count).abs() <= 0.5);
+    if !cumulative {
+        return Some("its buckets are not cumulative counts ending at the total".into());
+    }
+    let sent: usize = reps.iter().map(|r| r.requests.len()).sum();
+    let ok: usize = reps
+        .iter()
+        .map(|r| r.requests.error.iter().filter(|e| e.is_none()).count())
+        .sum();
+    let slack = (sent as f64 * 0.05).max(2.0);
+    if count + slack < ok as f64 || count > sent as f64 + slack {
+        return Some(format!(
+            "it counted {} requests where the run sent {sent} ({ok} successful)",
+            crate::base::fmt::format_number(count)
+        ));
+    }
+    None
 }
 
 /// Peak memory (the GPU's, else the server's RSS), the deepest queue and the fullest KV cache
@@ -95,4 +129,57 @@ pub(super) fn add_telemetry(s: &mut Summary, reps: &[&Repeat]) {
         (None, Some(r)) => (Some(r), Some("server_rss".to_string())),
         _ => (None, None),
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::{HistogramBucket, HistogramDelta, RequestColumns, RequestRow};
+
+    /// A repeat of `n` successful requests whose server histogram counted `buckets` (le s, count).
+    fn rep(n: usize, buckets: &[(Option<f64>, f64)]) -> Repeat {
+        let rows = (0..n)
+            .map(|i| RequestRow {
+                send_offset_us: i as u64,
+                ttft_us: Some(1_000),
+                e2e_us: Some(2_000),
+                output_tokens: Some(1),
+                ..RequestRow::default()
+            })
+            .collect();
+        let count = buckets.last().map_or(0.0, |b| b.1);
+        Repeat {
+            requests: RequestColumns::from_rows(rows),
+            server_queue_histogram: Some(HistogramDelta {
+                metric: "vllm:request_queue_time_seconds".into(),
+                count,
+                sum_seconds: 0.01 * count,
+                buckets: buckets
+                    .iter()
+                    .map(|&(le_seconds, count)| HistogramBucket { le_seconds, count })
+                    .collect(),
+            }),
+            ..Repeat::default()
+        }
+    }
+
+    #[test]
+    fn a_histogram_is_believed_only_as_an_account_of_the_runs_requests() {
+        let honest = rep(8, &[(Some(0.001), 2.0), (Some(0.01), 8.0), (None, 8.0)]);
+        let (d, src) = histogram_queue(&[&honest]);
+        assert_eq!(d.count, 8);
+        assert!(d.p95_ms.is_some() && !src.unwrap().contains("not believed"));
+        for (what, lying) in [
+            ("2 of 8", rep(8, &[(Some(0.001), 2.0), (None, 2.0)])),
+            ("2,000,000 of 8", rep(8, &[(Some(0.001), 2e6), (None, 2e6)])),
+            (
+                "not cumulative",
+                rep(8, &[(Some(0.001), 200.0), (None, 8.0)]),
+            ),
+        ] {
+            let (d, src) = histogram_queue(&[&lying]);
+            assert_eq!(d.p95_ms, None, "{what}");
+            assert!(src.unwrap().contains("not believed"), "{what}");
+        }
+    }
 }

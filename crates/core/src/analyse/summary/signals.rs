@@ -93,12 +93,14 @@ fn add(s: &mut Sums, rep: &Repeat) {
 }
 
 /// Σ Δnumerator ÷ Σ Δdenominator of a counter pair over the repeats (first and last sample of
-/// each); `None` when a repeat lacks either or a counter went backwards (a restart).
+/// each); `None` when a repeat lacks either, a counter is negative or went backwards (a
+/// restart). A share above 1 (more hits than lookups, more accepted than drafted) is a pair of
+/// counters that contradict each other: returned as it is, for [`believed`] to refuse.
 fn counter_ratio(reps: &[&Repeat], pairs: &[(&str, &str)]) -> Option<f64> {
     let delta = |r: &Repeat, name: &str| -> Option<f64> {
-        let first = r.server_metrics.first()?.values.get(name)?;
-        let last = r.server_metrics.last()?.values.get(name)?;
-        (last >= first).then(|| last - first)
+        let first = *r.server_metrics.first()?.values.get(name)?;
+        let last = *r.server_metrics.last()?.values.get(name)?;
+        (first >= 0.0 && last >= first).then_some(last - first)
     };
     pairs.iter().find_map(|&(num, den)| {
         let (mut n, mut d) = (0.0, 0.0);
@@ -108,6 +110,20 @@ fn counter_ratio(reps: &[&Repeat], pairs: &[(&str, &str)]) -> Option<f64> {
         }
         (d > 0.0).then(|| n / d)
     })
+}
+
+/// A share from the server's counters, when it is one (at most 1); else `None`, with why.
+fn believed(ratio: Option<f64>, what: &str, notes: &mut Vec<String>) -> Option<f64> {
+    match ratio {
+        Some(r) if r > 1.0 + 1e-9 => {
+            notes.push(format!(
+                "the server's {what} ({} %): not believed",
+                crate::base::fmt::format_number(r * 100.0)
+            ));
+            None
+        }
+        r => r,
+    }
 }
 
 /// The signals of `reps`' successful requests.
@@ -128,17 +144,26 @@ pub fn signals(reps: &[&Repeat]) -> ServerSignals {
             .drafted
             .filter(|&d| d > 0)
             .map(|d| s.accepted as f64 / d as f64),
-        server_prefix_cache_hit_rate: counter_ratio(
-            reps,
-            &crate::base::telemetry::PREFIX_CACHE_COUNTERS,
-        ),
-        server_draft_acceptance_rate: counter_ratio(
-            reps,
-            &crate::base::telemetry::SPEC_DECODE_COUNTERS,
-        ),
+        server_prefix_cache_hit_rate: None,
+        server_draft_acceptance_rate: None,
         by_turn: super::turns::by_turn(reps),
         not_reported: Vec::new(),
     };
+    let counters = [
+        (
+            counter_ratio(reps, &crate::base::telemetry::PREFIX_CACHE_COUNTERS),
+            "prefix-cache counters: more hits than lookups",
+        ),
+        (
+            counter_ratio(reps, &crate::base::telemetry::SPEC_DECODE_COUNTERS),
+            "speculative-decoding counters: more draft tokens accepted than drafted",
+        ),
+    ]
+    .map(|(r, what)| believed(r, what, &mut out.not_reported));
+    [
+        out.server_prefix_cache_hit_rate,
+        out.server_draft_acceptance_rate,
+    ] = counters;
     if reported == 0 {
         out.not_reported.push(CACHE_NOT_REPORTED.into());
     }
@@ -238,6 +263,14 @@ mod tests {
             sample(9, &[(c, 40.0), (p, 160.0)]),
         ];
         assert_eq!(signals(&[&g]).server_prefix_cache_hit_rate, Some(0.25));
+        // More hits than lookups, or a negative counter: not a share, not believed, and said.
+        g.server_metrics[1].values.insert(c.into(), 1_240.0);
+        let s = signals(&[&g]);
+        assert_eq!(s.server_prefix_cache_hit_rate, None);
+        assert!(s.not_reported.iter().any(|n| n.contains("not believed")));
+        g.server_metrics[0].values.insert(c.into(), -200.0);
+        g.server_metrics[1].values.insert(c.into(), 0.0);
+        assert_eq!(signals(&[&g]).server_prefix_cache_hit_rate, None);
     }
 
     const PREFIX: (&str, &str) = crate::base::telemetry::PREFIX_CACHE_COUNTERS[0];
