@@ -506,3 +506,22 @@ fn more_events_than_tokens_is_refused() {
         "{e}"
     );
 }
+
+/// The prompt-length check reads every stated count: a source left null (or `requested`) does
+/// not switch it off.
+#[test]
+fn prompt_lengths_are_checked_whatever_their_source_says() {
+    for source in [Value::Null, "requested".into()] {
+        let mut s = base();
+        map_col(&mut s.run, "prompt_tokens", |_| 1000);
+        for rep in s.run["repeats"].as_array_mut().unwrap() {
+            let n = rep["requests"]["prompt_tokens"].as_array().unwrap().len();
+            rep["requests"]["prompt_tokens_source"] = json!(vec![source.clone(); n]);
+        }
+        let found = named(&analyze(&files(&s).unwrap()));
+        assert!(
+            found.contains(&(Outcome::Exclude, Invariant::PromptsMatchWorkload)),
+            "{source}: {found:?}"
+        );
+    }
+}

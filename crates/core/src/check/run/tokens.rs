@@ -5,7 +5,7 @@ use super::Stated;
 use crate::base::blocks::each_range;
 use crate::base::fmt::format_number;
 use crate::check::invariant::{Invariant, Violation};
-use crate::schema::{RequestColumns, Run, RunSource, TokenSource};
+use crate::schema::{RequestColumns, Run, RunSource};
 
 /// Prompts may be this much longer than asked (a chat template, special tokens).
 const PROMPT_TEMPLATE_TOKENS: f64 = 64.0;
@@ -83,14 +83,13 @@ fn prompts(run: &Run, stated: &Stated, out: &mut Vec<Violation>) {
         let r = &rep.requests;
         each_range(r.len(), |range| {
             for i in range {
-                let measured = matches!(
-                    r.prompt_tokens_source[i],
-                    Some(TokenSource::Usage | TokenSource::Tokenizer)
-                );
-                // A session's later turns carry the conversation so far: only first turns are the
+                // Every count the run states, whatever its source says (or does not): a
+                // requested length unlike the workload's is another workload as surely as a
+                // measured one, and a source left null must not switch the check off. A
+                // session's later turns carry the conversation so far: only first turns are the
                 // workload's own prompt.
                 let first = r.turn.as_ref().is_none_or(|t| t[i].is_none_or(|t| t <= 1));
-                if let (true, true, Some(p)) = (measured, first, r.prompt_tokens[i]) {
+                if let (true, Some(p)) = (first, r.prompt_tokens[i]) {
                     sum += f64::from(p);
                     n += 1;
                 }
