@@ -287,6 +287,7 @@ fn decide_profile(ctx: &Ctx<'_>, profile: Option<&Profile>, report: &mut Profile
             value: f.as_ref(),
             primary_interval: c.primary_interval,
             recomputed: c.source == crate::analyse::report::SummarySource::Recomputed,
+            contradicted: gross_disagreement(&c.disagreements),
         })
         .collect();
     let v = decide(profile, &contenders);
@@ -386,4 +387,45 @@ fn with_replayed_hashes<'a>(
         );
     }
     spec
+}
+
+/// The first figure a file states that its own requests put off by more than a factor of two,
+/// worded; rounding, percentile rules and definitions that differ stay well inside that.
+fn gross_disagreement(d: &[crate::analyse::report::Disagreement]) -> Option<String> {
+    d.iter()
+        .find(|d| {
+            let (a, b) = (d.reported.abs(), d.recomputed.abs());
+            a.max(b) > 2.0 * a.min(b) && a.max(b) > 0.0
+        })
+        .map(|d| {
+            format!(
+                "it states {} = {} where its requests give {}",
+                d.metric,
+                crate::base::fmt::format_number(d.reported),
+                crate::base::fmt::format_number(d.recomputed)
+            )
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::gross_disagreement;
+    use crate::analyse::report::Disagreement;
+    use crate::base::metric::Metric;
+
+    #[test]
+    fn only_a_figure_off_by_more_than_twice_contradicts_its_file() {
+        let d = |reported: f64, recomputed: f64| Disagreement {
+            metric: Metric::parse("tpot_p95_ms").unwrap(),
+            reported,
+            recomputed,
+        };
+        assert_eq!(gross_disagreement(&[d(100.0, 120.0), d(1.0, 1.9)]), None);
+        let why = gross_disagreement(&[d(100.0, 120.0), d(122.1, 0.1221)]).unwrap();
+        assert!(
+            why.contains("tpot_p95_ms") && why.contains("122.1"),
+            "{why}"
+        );
+        assert!(gross_disagreement(&[d(0.0, 5.0)]).is_some());
+    }
 }

@@ -3,8 +3,9 @@
 //!
 //! - `accept` only when the chosen candidate's evidence is `real_backend_profile` (another
 //!   tool's summary taken as reported is accepted as the seed does, the reason saying so);
-//! - `tune` when no candidate meets every SLO (naming the binding SLO and the miss), or when the
-//!   evidence is not real;
+//! - `tune` when no candidate meets every SLO (naming the binding SLO and the miss), when the
+//!   evidence is not real, or when the chosen candidate's file states a figure its own requests
+//!   contradict by more than a factor of two;
 //! - `reject` when nothing is comparable, the profile contract fails or the lineage is broken.
 //!
 //! Confidence: with 3 or more repeats, the primary metric gets a 95% Student-t interval over the
@@ -84,6 +85,9 @@ pub struct Contender<'a> {
     /// Whether its numbers were recomputed from raw requests (false: another tool's summary
     /// taken as reported, which the verdict's reason says).
     pub recomputed: bool,
+    /// A figure its file states that its own requests contradict by more than a factor of two
+    /// (a unit slip, or figures from another run): such a file is not evidence to accept on.
+    pub contradicted: Option<String>,
 }
 
 /// The verdict of one profile.
@@ -166,7 +170,16 @@ pub fn decide(profile: &Profile, contenders: &[Contender<'_>]) -> Verdict {
     let confidence = confidence(pm, &ranked, contenders);
     let unit = pm.unit();
     let best = format!("best on {pm} ({} {unit})", fmt_num(wv)).replace(" )", ")");
-    let (decision, reason) = if winner.evidence == EvidenceLevel::RealBackendProfile {
+    let (decision, reason) = if let Some(why) = &winner.contradicted {
+        (
+            Decision::Tune,
+            format!(
+                "meets every {} SLO and is {best}, but its file contradicts itself ({why}): \
+                 re-measure, or find which of its figures is wrong",
+                profile.name
+            ),
+        )
+    } else if winner.evidence == EvidenceLevel::RealBackendProfile {
         // The seed accepts another tool's summary as reported; the reason says that it is
         // only that, so that a reviewer reads it on the verdict's own line.
         let reported = if winner.recomputed {
