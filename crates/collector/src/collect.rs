@@ -234,6 +234,17 @@ struct Tally {
     unreachable: usize,
     /// HTTP 401 or 403 in a row: the key is wrong or missing.
     rejected: usize,
+    /// Timeouts and stalls in a row: the endpoint answers nothing.
+    silent: usize,
+}
+
+/// How many failures of one kind in a row end a target's collection.
+#[derive(Clone, Copy)]
+struct GiveUp {
+    /// Refused connections, or HTTP 401/403.
+    refused: usize,
+    /// Timeouts and stalls: each costs a whole timeout, so fewer.
+    silent: usize,
 }
 
 /// One repeat: warm-up, measured load with the sampler alongside, the closing scrape.
@@ -272,10 +283,17 @@ async fn one_repeat(
         tokens: 0,
         unreachable: 0,
         rejected: 0,
+        silent: 0,
     };
     // An endpoint that refuses (or rejects) this many in a row is down (or the key is wrong):
-    // eight, or as many as the concurrency, or every request of a short repeat.
-    let give_up = spec.concurrency.max(8).min(spec.requests.max(1));
+    // eight, or as many as the concurrency, or every request of a short repeat. One whose
+    // requests time out or stall is hung after three (or as many as the concurrency): each
+    // costs a whole timeout, and a hung server would hold every remaining request for one.
+    let all = spec.requests.max(1);
+    let give_up = GiveUp {
+        refused: spec.concurrency.max(8).min(all),
+        silent: spec.concurrency.max(3).min(all),
+    };
     let obs = drive::measure(ctx.client, spec, body, cancel, t0, |mut row, mut kind| {
         physically_possible(&mut row, &mut kind);
         count(&mut tally, &row, kind, give_up, cancel);
@@ -355,31 +373,31 @@ fn count(
     tally: &mut Tally,
     row: &RequestRow,
     kind: Option<FailureKind>,
-    give_up: usize,
+    give_up: GiveUp,
     cancel: &Cancel,
 ) {
+    let in_a_row = |n: usize, same: bool| if same { n + 1 } else { 0 };
     match kind {
         Some(k) => {
             tally.failed += 1;
-            tally.unreachable = if k == FailureKind::Connection {
-                tally.unreachable + 1
-            } else {
-                0
-            };
-            tally.rejected = match k {
-                FailureKind::Http(401 | 403) => tally.rejected + 1,
-                _ => 0,
-            };
-            if tally.unreachable >= give_up {
+            tally.unreachable = in_a_row(tally.unreachable, k == FailureKind::Connection);
+            tally.rejected = in_a_row(tally.rejected, matches!(k, FailureKind::Http(401 | 403)));
+            let silent = matches!(k, FailureKind::Timeout | FailureKind::Stalled);
+            tally.silent = in_a_row(tally.silent, silent);
+            if tally.unreachable >= give_up.refused {
                 cancel.cancel(StopReason::EndpointUnreachable(tally.unreachable));
             }
-            if let (true, FailureKind::Http(code)) = (tally.rejected >= give_up, k) {
+            if let (true, FailureKind::Http(code)) = (tally.rejected >= give_up.refused, k) {
                 cancel.cancel(StopReason::AuthRejected(code, tally.rejected));
+            }
+            if tally.silent >= give_up.silent {
+                cancel.cancel(StopReason::EndpointSilent(tally.silent));
             }
         }
         None => {
             tally.unreachable = 0;
             tally.rejected = 0;
+            tally.silent = 0;
             tally.tokens += u64::from(row.output_tokens.unwrap_or(0));
         }
     }

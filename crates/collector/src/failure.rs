@@ -80,6 +80,9 @@ pub enum StopReason {
     ServerExited(String),
     /// The endpoint refused every connection for a while.
     EndpointUnreachable(usize),
+    /// Every request for a while timed out or stalled: the endpoint takes connections and
+    /// answers nothing (a hung server).
+    EndpointSilent(usize),
     /// The endpoint answered every request with 401 or 403 for a while: the key is wrong or
     /// missing.
     AuthRejected(u16, usize),
@@ -100,6 +103,9 @@ impl StopReason {
             StopReason::EndpointUnreachable(n) => {
                 format!("the endpoint stopped answering ({n} connection errors in a row)")
             }
+            StopReason::EndpointSilent(n) => format!(
+                "the endpoint stopped responding ({n} requests in a row timed out or stalled)"
+            ),
             StopReason::AuthRejected(code, n) => format!(
                 "the endpoint rejected the credentials (HTTP {code} on {n} requests in a row): check --api-key-env"
             ),
@@ -142,7 +148,9 @@ impl StopReason {
     pub fn is_backend_failure(&self) -> bool {
         matches!(
             self,
-            StopReason::ServerExited(_) | StopReason::EndpointUnreachable(_)
+            StopReason::ServerExited(_)
+                | StopReason::EndpointUnreachable(_)
+                | StopReason::EndpointSilent(_)
         )
     }
 }
