@@ -262,11 +262,14 @@ async fn drain(reader: Rc<RefCell<Reader>>) {
             }
         };
         let mut r = reader.borrow_mut();
-        r.cancelled.remove(&id);
+        // A Cancel that arrived after the reader's last look (while the last bytes were parsed)
+        // still cancels: the user asked before the file was shown.
+        let asked = r.cancelled.remove(&id);
         if r.epoch != epoch {
             continue;
         }
         match result {
+            Ok(_) if asked => sink(FromReader::Cancelled { id }),
             Ok(doc) => {
                 sink(FromReader::Loaded {
                     id,
