@@ -2,7 +2,9 @@
 //! servers. For every text of an evaluation set, the same token contexts (the text itself,
 //! teacher-forced) are scored by both servers with the top-K log-probabilities at every
 //! position; the float server is scored twice, the second time without its prompt cache, for
-//! the noise floor. The figures and the decision are the core's ([`sloscope_core::check::gate`]).
+//! the noise floor (on llama-server at [`NOISE_POSITIONS`] positions of each sequence: there that
+//! scoring processes each position's whole context again). The figures and the decision are the
+//! core's ([`sloscope_core::check::gate`]).
 
 pub mod plan;
 pub mod shapes;
@@ -161,15 +163,33 @@ pub fn sequences(text: u32, tokens: Vec<u32>, chunk: Option<usize>) -> Vec<Seque
     }
 }
 
-/// The positions of `seq` from `seq.from` scored by `s`.
+/// The noise floor's positions per sequence on llama-server. Its second scoring of the float
+/// model, prompt cache off, processes each position's whole context again: quadratic in the
+/// sequence's length (a 4,096-token text is 8.4 million tokens of prompt processing, against
+/// 4,096 with the cache). vLLM and SGLang score a whole sequence in one request: every position.
+pub const NOISE_POSITIONS: usize = 16;
+
+/// Which of `n` scored positions the noise floor takes: all, or on llama-server at most
+/// [`NOISE_POSITIONS`] evenly spaced ones, the last (the longest context) included.
+pub fn noise_picks(backend: Backend, n: usize) -> Vec<usize> {
+    let m = NOISE_POSITIONS;
+    if backend != Backend::Llama || n <= m {
+        return (0..n).collect();
+    }
+    (1..=m).map(|j| j * n / m - 1).collect()
+}
+
+/// The positions of `seq` from `seq.from` scored by `s`; with `only`, those of its indices
+/// (among the positions counted) alone, on llama-server.
 async fn score(
     http: &reqwest::Client,
     job: &Job,
     s: &Server,
     seq: &Sequence,
     cache: bool,
+    only: Option<&[usize]>,
 ) -> Result<Vec<Side>, String> {
-    let all = score_all(http, job, s, &seq.tokens, seq.from, cache).await?;
+    let all = score_all(http, job, s, seq, cache, only).await?;
     // vLLM and SGLang answer every position from the second; llama-server only those asked.
     let skip = if job.backend == Backend::Llama {
         0
@@ -183,16 +203,21 @@ async fn score_all(
     http: &reqwest::Client,
     job: &Job,
     s: &Server,
-    tokens: &[u32],
-    from: usize,
+    seq: &Sequence,
     cache: bool,
+    only: Option<&[usize]>,
 ) -> Result<Vec<Side>, String> {
-    let k = job.top_k;
+    let (k, tokens) = (job.top_k, &seq.tokens[..]);
     match job.backend {
         Backend::Llama => {
             let url = format!("{}/completion", s.url);
-            let mut out = Vec::with_capacity(tokens.len());
-            for i in from.max(1)..tokens.len() {
+            let counted: Vec<usize> = (seq.from.max(1)..tokens.len()).collect();
+            let at = match only {
+                Some(picks) => picks.iter().map(|&j| counted[j]).collect(),
+                None => counted,
+            };
+            let mut out = Vec::with_capacity(at.len());
+            for i in at {
                 let body = shapes::llama_request(&tokens[..i], tokens[i], k, cache);
                 let v = post(http, &url, &body, job.timeout).await?;
                 out.push(
@@ -229,7 +254,7 @@ fn missing(_job: &Job, url: &str, e: &str) -> String {
 pub struct Scored {
     /// Float → quantized.
     pub positions: PositionColumns,
-    /// Float → float (the second scoring, prompt cache off).
+    /// Float → float (the second scoring, prompt cache off), at [`noise_picks`].
     pub noise: PositionColumns,
     /// Why the scoring stopped before the last text (the positions scored so far are kept).
     pub partial: Option<String>,
@@ -294,16 +319,19 @@ pub async fn run(job: &Job, texts: &[String]) -> Result<Scored, String> {
     for seq in &seqs {
         let i = seq.text;
         let scored = async {
-            let f = score(&http, job, &job.float, seq, true).await?;
-            let q = score(&http, job, &job.quantized, seq, true).await?;
-            let again = score(&http, job, &job.float, seq, false).await?;
-            Ok::<_, String>((f, q, again))
+            let f = score(&http, job, &job.float, seq, true, None).await?;
+            let q = score(&http, job, &job.quantized, seq, true, None).await?;
+            let picks = noise_picks(job.backend, f.len());
+            let again = score(&http, job, &job.float, seq, false, Some(&picks)).await?;
+            Ok::<_, String>((f, q, picks, again))
         };
         match scored.await {
-            Ok((f, q, again)) => {
-                for ((f, q), a) in f.iter().zip(&q).zip(&again) {
+            Ok((f, q, picks, again)) => {
+                for (f, q) in f.iter().zip(&q) {
                     push(&mut out.positions, i, f, q);
-                    push(&mut out.noise, i, f, a);
+                }
+                for (&j, a) in picks.iter().zip(&again) {
+                    push(&mut out.noise, i, &f[j], a);
                 }
             }
             // A server that cannot score at all is refused, with what it needs.
@@ -339,5 +367,21 @@ mod tests {
         assert!(c
             .iter()
             .all(|s| s.from == 3 && s.tokens.len() - s.from == 1));
+    }
+
+    #[test]
+    fn the_noise_floor_samples_llama_servers_positions_evenly_to_the_last() {
+        assert_eq!(noise_picks(Backend::Llama, 3), vec![0, 1, 2]);
+        assert_eq!(noise_picks(Backend::Vllm, 100).len(), 100);
+        for n in [NOISE_POSITIONS + 1, 63, 4095] {
+            let p = noise_picks(Backend::Llama, n);
+            assert_eq!(p.len(), NOISE_POSITIONS, "{n}");
+            assert_eq!(p.last(), Some(&(n - 1)), "{n}");
+            assert!(p.windows(2).all(|w| w[0] < w[1]), "{n}: {p:?}");
+            // Evenly spaced: no gap more than one position wider than another.
+            let gaps: Vec<usize> = p.windows(2).map(|w| w[1] - w[0]).collect();
+            let (lo, hi) = (gaps.iter().min().unwrap(), gaps.iter().max().unwrap());
+            assert!(hi - lo <= 1, "{n}: {gaps:?}");
+        }
     }
 }

@@ -107,11 +107,11 @@ fn the_committed_same_build_scoring_agrees_with_llama_perplexity() {
 #[test]
 #[ignore = "needs llama-server and the models: run through scripts/test.sh (it runs scripts/setup-llama.sh)"]
 fn gate_on_llama_server_agrees_with_llama_perplexity_on_the_same_text() {
-    let _cores = crate::common::llama_cores(2); // two servers, two threads each
+    let _cores = crate::common::llama_cores(1); // two servers of one thread, scored in turn
     let d = scratch("gate-reference");
     let l = lineage_of(&d, "Q4_0");
-    let (_q, qurl) = llama_with("SLOSCOPE_Q4_0_GGUF", "2");
-    let (_f, furl) = llama_with("SLOSCOPE_F16_GGUF", "2");
+    let (_q, qurl) = llama_with("SLOSCOPE_Q4_0_GGUF", "1");
+    let (_f, furl) = llama_with("SLOSCOPE_F16_GGUF", "1");
     let text = repo().join("tests/fixtures/gate/reference/text.txt");
     let out = d.join("gate.json");
     let mut args = gate_args(&qurl, &furl, &l, &out, &text);
