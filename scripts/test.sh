@@ -31,11 +31,14 @@ eval "$(bash scripts/setup-llama.sh)"
 
 # Clippy lints every workspace crate while it is compiled for the tests, as `cargo clippy` would
 # (the same driver, the same `-D warnings`, clippy.toml's limits): one compile where a separate
-# `cargo clippy` run type-checked everything a second time (about 100 s of 2 cores). Every cargo
-# command below shares these variables, so none rebuilds what another built.
+# `cargo clippy` run type-checked everything a second time (about 100 s of 2 cores). Test
+# harnesses are compiled unoptimized, the libraries they test as their profile says
+# (scripts/lint-compile.sh). Every cargo command below shares these variables, so none rebuilds
+# what another built.
 CLIPPY_ARGS=$(printf '%s__CLIPPY_HACKERY__' -D warnings)
-RUSTC_WORKSPACE_WRAPPER=$(rustup which clippy-driver)
-export CLIPPY_ARGS RUSTC_WORKSPACE_WRAPPER
+CLIPPY_DRIVER=$(rustup which clippy-driver)
+RUSTC_WORKSPACE_WRAPPER=$PWD/scripts/lint-compile.sh
+export CLIPPY_ARGS CLIPPY_DRIVER RUSTC_WORKSPACE_WRAPPER
 
 step "build, linted by clippy with -D warnings (native, every target in one feature set: the tests' binaries, sloscope and xtask for the page's tests)"
 cargo build --locked --workspace --exclude sloscope-web --all-targets
