@@ -59,7 +59,13 @@ page_build() {
   # The release page is built by rustc alone: clippy's driver turns rustc's MIR optimisations off
   # in what it compiles (LLVM still optimises at the profile's level), which the shipped page
   # must not depend on. The lints ran on this code in the build above.
-  env -u RUSTC_WORKSPACE_WRAPPER -u CLIPPY_ARGS trunk build --release
+  # Its two binaries (the page, the reader worker) in one cargo call first: their link-time
+  # optimisations, one thread each, then run side by side, where trunk's calls (one binary each)
+  # take turns; trunk finds them built (the same flags) and runs wasm-bindgen and wasm-opt.
+  local release=(env -u RUSTC_WORKSPACE_WRAPPER -u CLIPPY_ARGS)
+  "${release[@]}" cargo build --locked --manifest-path web/Cargo.toml \
+    --target wasm32-unknown-unknown --profile wasm-release --bins
+  "${release[@]}" trunk build --release
 }
 step "page builds started in the background (idle priority): browser unit tests, trunk build --release"
 idle=(chrt --idle 0)
