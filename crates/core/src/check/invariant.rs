@@ -180,6 +180,9 @@ catalogue! {
     /// One measurement is one run.
     MeasuredOnce = "measurements_reused", Exclude,
         "a repeat's requests belong to one run and one repeat: the same requests (every column equal) in two different runs — another candidate, the baseline, a trial — mean one of them is mislabelled, and both are left out; in two repeats of one run, a repeat copied";
+    /// An ok run records no failure.
+    OkRecordsNoFailure = "ok_with_failure", Exclude,
+        "a run whose status is ok records no failure (a failure beside `ok` means one of the two is false, and the file does not say which)";
     /// Each measured request was sent once.
     SentOnce = "request_resent", Flag,
         "each measured request was sent once (one sent again after the server closed a reused connection as it went out is flagged: the server may have received it twice)";
@@ -189,6 +192,9 @@ catalogue! {
     /// Fewer or more requests than planned.
     RequestsAsPlanned = "request_count", Flag,
         "each repeat has as many requests as the plan asks (fewer or more are flagged)";
+    /// The run's start and finish are readable times.
+    StampsReadable = "unreadable_time", Flag,
+        "a run's `started_at` and `finished_at`, where given, are RFC 3339 times (one that is not is flagged: the run's window is then not checked against its requests)";
 }
 
 impl Serialize for Invariant {

@@ -137,16 +137,7 @@ fn case(inv: Invariant) -> Case {
         }
         Invariant::SendOrder => *cell(r, 0, "send_offset_us", 1) = 0.into(),
         Invariant::TimesBounded => *cell(r, 0, "e2e_us", 3) = (8u64 * 86_400_000_000).into(),
-        Invariant::SentAfterIntended => {
-            let sends = r["repeats"][0]["requests"]["send_offset_us"].clone();
-            let late: Vec<u64> = sends
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|s| s.as_u64().unwrap() + 5)
-                .collect();
-            r["repeats"][0]["requests"]["intended_offset_us"] = json!(late);
-        }
+        Invariant::SentAfterIntended => intended_after_sent(r),
         Invariant::SuccessComplete => *cell(r, 0, "ttft_us", 2) = Value::Null,
         Invariant::FirstTokenAfterSend => *cell(r, 0, "ttft_us", 2) = 0.into(),
         Invariant::EndAfterFirstToken => *cell(r, 0, "e2e_us", 2) = 10.into(),
@@ -208,8 +199,22 @@ fn case(inv: Invariant) -> Case {
             r["repeats"].as_array_mut().unwrap().pop();
         }
         Invariant::RequestsAsPlanned => drop_request(r, 1, 4),
+        Invariant::OkRecordsNoFailure => r["failure"] = "server exited with signal 11".into(),
+        Invariant::StampsReadable => r["finished_at"] = "yesterday afternoon".into(),
     }
     Case::Set(s)
+}
+
+/// Every request meant to go out 5 µs after it was sent.
+fn intended_after_sent(r: &mut Value) {
+    let sends = r["repeats"][0]["requests"]["send_offset_us"].clone();
+    let late: Vec<u64> = sends
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_u64().unwrap() + 5)
+        .collect();
+    r["repeats"][0]["requests"]["intended_offset_us"] = json!(late);
 }
 
 fn queue_past_first_token(r: &mut Value) {

@@ -427,6 +427,7 @@ fn hostile_strings_stay_inert_and_long_ones_are_cut() {
     assert!(e.message.contains("at most 1024 [text_bounded]"), "{e}");
     let files = set_with("latency--np1.json", |v| {
         v["notes"] = serde_json::json!([huge.clone()]);
+        v["status"] = "partial".into();
         v["failure"] = huge.clone().into();
     });
     let a = analyze(&files);

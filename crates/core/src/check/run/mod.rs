@@ -5,11 +5,13 @@
 //! - [`refusals`] when a file is read: a run that breaks a refusal-level invariant is no run
 //!   ([`physical`]).
 //! - [`examine`] before anything is pooled, selected or ranked: what the run states against what
-//!   its rows show ([`timing`], [`tokens`]) and against the plan and profile it claims
-//!   ([`conformance`]). Each finding is excluded or flagged as the catalogue says.
+//!   its rows show ([`timing`], [`tokens`]), its status and stamps against themselves
+//!   ([`record`]), and what it claims against the plan and profile ([`conformance`]). Each
+//!   finding is excluded or flagged as the catalogue says.
 
 pub mod conformance;
 pub mod physical;
+pub mod record;
 pub mod sessions;
 pub mod timing;
 pub mod tokens;
@@ -42,6 +44,7 @@ pub fn examine(run: &Run, expect: &Expect<'_>) -> Vec<Violation> {
     // What the run claims against the plan first: a run of another workload is that, before
     // its own statements are weighed.
     conformance::check(run, expect, &mut out);
+    record::check(run, &mut out);
     timing::check(run, &stated, &mut out);
     tokens::check(run, &stated, &mut out);
     out
