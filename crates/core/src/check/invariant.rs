@@ -119,7 +119,7 @@ catalogue! {
         "a multi-turn session's turns are numbered 1, 2, 3 … in send order, each sent after the previous turn ended, and a turn after a successful one carries a longer prompt (the conversation so far)";
     /// Sizes and reported values are non-negative numbers.
     ValuesNonNegative = "values_non_negative", Refuse,
-        "memory samples, GPU energy and reported summaries are non-negative numbers, reported under known metric names";
+        "memory samples (at most 1 EiB), GPU energy and reported summaries are non-negative numbers, reported under known metric names";
     /// Another tool's stated counts match its rows.
     StatedCountsMatch = "stated_counts_match", Refuse,
         "another tool's stated request counts (completed, failed) match the per-request records it holds";

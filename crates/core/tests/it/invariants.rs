@@ -530,3 +530,20 @@ fn prompt_lengths_are_checked_whatever_their_source_says() {
         );
     }
 }
+
+#[test]
+fn a_memory_sample_past_any_machine_is_refused() {
+    for (field, v) in [("server_rss_mb", 1e308), ("gpu_used_mb", 2e12)] {
+        let mut s = base();
+        s.run["repeats"][0]["memory"][0][field] = v.into();
+        let e = files(&s).expect_err("a size past 1 EiB");
+        assert!(
+            e.contains("[values_non_negative]") && e.contains(field) && e.contains("1 EiB"),
+            "{e}"
+        );
+    }
+    // A large machine's sample is kept.
+    let mut s = base();
+    s.run["repeats"][0]["memory"][0]["gpu_used_mb"] = 2_000_000.0.into();
+    files(&s).expect("2 TB of GPU memory is a size");
+}

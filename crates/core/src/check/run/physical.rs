@@ -9,6 +9,9 @@ use crate::schema::{RequestColumns, Run, RunSource, RunStatus};
 /// The longest time any offset or duration in a run may state: 7 days in µs. Longer is not a
 /// benchmark but a corrupted number, and the bound keeps every sum of times far from overflow.
 pub const MAX_TIME_US: u64 = 7 * 24 * 3600 * 1_000_000;
+/// The largest memory sample believed, in MB: 1 EiB, far past any machine (a sample beyond it,
+/// like 1e308, is no measurement).
+const MAX_MEMORY_MB: f64 = (1u64 << 40) as f64;
 
 type Checked = Result<(), Violation>;
 
@@ -45,11 +48,11 @@ pub fn refusals(run: &Run) -> Checked {
                 ("gpu_used_mb", s.gpu_used_mb),
                 ("server_rss_mb", s.server_rss_mb),
             ] {
-                if v.is_some_and(|v| v < 0.0 || v.is_nan()) {
+                if v.is_some_and(|v| !(0.0..=MAX_MEMORY_MB).contains(&v)) {
                     return Err(broken(
                         Invariant::ValuesNonNegative,
                         format!("$.repeats[{ri}].memory[{j}].{field}"),
-                        format!("{v:?}: expected a non-negative size"),
+                        format!("{v:?}: expected a size in MB from 0 to 2^40 (1 EiB)"),
                     ));
                 }
             }
