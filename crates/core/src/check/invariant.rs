@@ -107,7 +107,7 @@ catalogue! {
         "a request ends no earlier than its first token";
     /// n content events carry at least n tokens.
     GapsFitTokens = "gaps_fit_tokens", Refuse,
-        "a request has fewer inter-token gaps than output tokens (n events carry at least n tokens); another tool, which times every chunk and may count tokens by re-tokenizing, at most twice its count plus two";
+        "a request has fewer inter-token gaps than output tokens (n events carry at least n tokens) and, measured here, fewer than its content events; a count taken from the events equals them; another tool, which times every chunk and may count tokens by re-tokenizing, at most twice its count plus two";
     /// The gaps fit between the first token and the end.
     GapsFitRequest = "gaps_fit_request", Refuse,
         "a request's inter-token gaps fit between its first token and its end";

@@ -500,8 +500,12 @@ fn one_event_per_request_is_not_streamed_however_late_the_end() {
 fn more_events_than_tokens_is_refused() {
     let mut s = base();
     let r = &mut s.run;
-    let n = requests(r);
-    let mut events = vec![Value::from(1); n];
+    let mut events: Vec<Value> = r["repeats"][0]["requests"]["itl_us"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| (g.as_array().unwrap().len() + 1).into())
+        .collect();
     let tokens = cell(r, 0, "output_tokens", 2).as_u64().unwrap();
     events[2] = (tokens + 1).into();
     r["repeats"][0]["requests"]["output_events"] = json!(events);
@@ -546,4 +550,37 @@ fn a_memory_sample_past_any_machine_is_refused() {
     let mut s = base();
     s.run["repeats"][0]["memory"][0]["gpu_used_mb"] = 2_000_000.0.into();
     files(&s).expect("2 TB of GPU memory is a size");
+}
+
+#[test]
+fn events_bound_the_gaps_and_a_count_taken_from_them() {
+    // 20 events cannot have 47 gaps between them (measured here: one gap fewer than events).
+    let mut s = base();
+    let n = requests(&s.run);
+    let gaps = s.run["repeats"][0]["requests"]["itl_us"][2]
+        .as_array()
+        .unwrap()
+        .len();
+    let mut events = vec![Value::Null; n];
+    events[2] = (gaps as u64 / 2).into();
+    s.run["repeats"][0]["requests"]["output_events"] = json!(events);
+    let e = files(&s).expect_err("gaps past events");
+    assert!(
+        e.contains("[gaps_fit_tokens]") && e.contains("content events"),
+        "{e}"
+    );
+    // A count whose source is the events is the events.
+    let mut s = base();
+    let tokens = cell(&mut s.run, 0, "output_tokens", 2).as_u64().unwrap();
+    let mut events = vec![Value::Null; n];
+    events[2] = tokens.into();
+    let mut source = vec![Value::Null; n];
+    source[2] = "events".into();
+    s.run["repeats"][0]["requests"]["output_tokens_source"] = json!(source);
+    s.run["repeats"][0]["requests"]["output_events"] = json!(events.clone());
+    files(&s).expect("a count equal to its events");
+    events[2] = (tokens - 1).into();
+    s.run["repeats"][0]["requests"]["output_events"] = json!(events);
+    let e = files(&s).expect_err("a count past its events");
+    assert!(e.contains("counted from the stream's events"), "{e}");
 }

@@ -207,6 +207,8 @@ pub struct RowView<'a> {
     pub output_tokens: Option<u32>,
     /// Content events the tokens came in, where recorded.
     pub output_events: Option<u32>,
+    /// Where the output count came from.
+    pub output_source: Option<crate::schema::TokenSource>,
     /// Whether the request succeeded.
     pub ok: bool,
     /// Its inter-token gaps, µs.
@@ -226,6 +228,7 @@ impl<'a> RowView<'a> {
             server_queue_us: r.server_queue_us[i],
             output_tokens: r.output_tokens[i],
             output_events: at(&r.output_events, i),
+            output_source: r.output_tokens_source.get(i).copied().flatten(),
             ok: r.error[i].is_none(),
             gaps: r.itl_us.get(i),
             prompt_tokens: r.prompt_tokens[i],
@@ -245,6 +248,7 @@ impl<'a> RowView<'a> {
             server_queue_us: r.server_queue_us,
             output_tokens: r.output_tokens,
             output_events: r.output_events,
+            output_source: r.output_tokens_source,
             ok: r.error.is_none(),
             gaps: &r.itl_us,
             prompt_tokens: r.prompt_tokens,
@@ -330,7 +334,40 @@ fn request(base: &str, c: &RequestColumns, i: usize, imported: bool) -> Checked 
     })
 }
 
+/// What the recorded content events allow: a count taken from them is theirs, and a measured
+/// stream has one gap fewer than its events (another tool may time chunks without content).
+fn events_fit(r: &RowView<'_>, imported: bool) -> Checked {
+    let Some(n) = r.output_events.filter(|_| r.ok) else {
+        return Ok(());
+    };
+    if r.output_source == Some(crate::schema::TokenSource::Events) && r.output_tokens != Some(n) {
+        return Err(broken(
+            Invariant::GapsFitTokens,
+            "output_tokens".into(),
+            format!(
+                "{} output tokens counted from the stream's events, but {n} content events \
+                 recorded: expected {n}",
+                r.output_tokens
+                    .map_or_else(|| "no".into(), |t| t.to_string())
+            ),
+        ));
+    }
+    if !imported && r.gaps.len() as u64 >= u64::from(n.max(1)) {
+        return Err(broken(
+            Invariant::GapsFitTokens,
+            "itl_us".into(),
+            format!(
+                "{} inter-token gaps between {n} content events: expected at most {}",
+                r.gaps.len(),
+                n.saturating_sub(1)
+            ),
+        ));
+    }
+    Ok(())
+}
+
 fn gaps(r: &RowView<'_>, imported: bool) -> Checked {
+    events_fit(r, imported)?;
     let gaps = r.gaps;
     if let Some(t) = r.output_tokens {
         // n content events carry at least n tokens and have n − 1 gaps between them. Another
