@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use crate::base::problem::{Problem, ProblemCode};
 
 use crate::schema::{
-    ArtifactIdentity, Decision, Deployment, FloatBaseline, QualityGate, Role, Run,
+    ArtifactIdentity, Decision, Deployment, FloatBaseline, PlanGateLimits, QualityGate, Role, Run,
 };
 
 /// Comparison state of one lineage field.
@@ -93,6 +93,8 @@ pub struct LineageInputs<'a> {
     pub deployments: Vec<(&'a str, &'a Deployment)>,
     /// Runs.
     pub runs: Vec<(&'a str, &'a Run)>,
+    /// The plan's gate limits, when a plan states them.
+    pub plan_gate: Option<PlanGateLimits>,
 }
 
 const FLOAT_FORMATS: [&str; 8] = [
@@ -127,7 +129,12 @@ pub fn check_lineage(inp: &LineageInputs<'_>) -> LineageReport {
     rep.baseline_file = base.map(|b| b.0.to_string());
     rep.deployment_file = dep.map(|d| d.0.to_string());
     if let Some((_, g)) = gate {
-        let c = crate::check::lineage_gate::check(g, base.map(|b| b.1), dep.map(|d| d.1));
+        let c = crate::check::lineage_gate::check(
+            g,
+            base.map(|b| b.1),
+            dep.map(|d| d.1),
+            inp.plan_gate.as_ref(),
+        );
         rep.issues.extend(c.issues);
         rep.warnings.extend(c.warnings);
         rep.gate = c.report;

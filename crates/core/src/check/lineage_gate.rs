@@ -3,8 +3,11 @@
 //! sha256); a gate without a measurement still works, and is warned as asserted.
 
 use crate::base::problem::{Problem, ProblemCode};
-use crate::check::gate::{contradictions, report, GateReport};
-use crate::schema::{Decision, Deployment, FloatBaseline, GateArtifact, GateDecision, QualityGate};
+use crate::check::gate::{breaches, contradictions, decide, report, GateReport};
+use crate::schema::{
+    Decision, Deployment, FloatBaseline, GateArtifact, GateDecision, GateThresholds,
+    PlanGateLimits, QualityGate,
+};
 
 /// A gate record of another artifact than the deployed one (a candidate artifact the team gated
 /// and did not deploy — a rejected Q4_0 beside the deployed Q8_0): shown, never hidden, never
@@ -57,7 +60,7 @@ pub fn split<'a>(
 
 /// Another artifact's gate as shown: checked against itself and the float baseline.
 pub fn other(file: &str, g: &QualityGate, base: Option<&FloatBaseline>) -> OtherGate {
-    let c = check(g, base, None);
+    let c = check(g, base, None, None);
     OtherGate {
         file: file.to_string(),
         artifact_id: g.artifact.artifact_id.clone(),
@@ -78,8 +81,13 @@ pub struct GateCheck {
     pub report: Option<GateReport>,
 }
 
-/// Checks the gate record against itself and the other records.
-pub fn check(g: &QualityGate, base: Option<&FloatBaseline>, dep: Option<&Deployment>) -> GateCheck {
+/// Checks the gate record against itself, the other records and the plan's limits.
+pub fn check(
+    g: &QualityGate,
+    base: Option<&FloatBaseline>,
+    dep: Option<&Deployment>,
+    plan: Option<&PlanGateLimits>,
+) -> GateCheck {
     let mut c = GateCheck {
         issues: Vec::new(),
         warnings: Vec::new(),
@@ -132,9 +140,64 @@ pub fn check(g: &QualityGate, base: Option<&FloatBaseline>, dep: Option<&Deploym
         same("float", &e.float, &b.artifact.artifact_id, sha, &mut c);
     }
     if contradicted.is_empty() {
-        c.report = Some(report(e));
+        let mut r = report(e);
+        if let Some(l) = plan {
+            held_to_plan(l, &mut r, g.decision, &mut c);
+        }
+        c.report = Some(r);
     }
     c
+}
+
+/// The gate's evidence judged by the stricter of the plan's limits and the record's own: a record
+/// decided against looser limits than the plan's is said, and blocks where the plan's reject it.
+fn held_to_plan(l: &PlanGateLimits, r: &mut GateReport, stated: Decision, c: &mut GateCheck) {
+    let own = r.thresholds;
+    let held = GateThresholds {
+        kld_mean_max: l
+            .kld_mean_max
+            .map_or(own.kld_mean_max, |p| p.min(own.kld_mean_max)),
+        top1_min: l.top1_min.map_or(own.top1_min, |p| p.max(own.top1_min)),
+        ppl_ratio_max: l
+            .ppl_ratio_max
+            .map_or(own.ppl_ratio_max, |p| p.min(own.ppl_ratio_max)),
+    };
+    if held == own {
+        return;
+    }
+    let looser: Vec<String> = [
+        ("KL divergence mean ≤", own.kld_mean_max, held.kld_mean_max),
+        ("top-1 agreement ≥", own.top1_min, held.top1_min),
+        ("perplexity ratio ≤", own.ppl_ratio_max, held.ppl_ratio_max),
+    ]
+    .iter()
+    .filter(|(_, o, h)| o != h)
+    .map(|(what, o, h)| format!("{what} {o} where the plan says {h}"))
+    .collect();
+    r.thresholds = held;
+    r.breaches = breaches(&r.figures, &held);
+    r.decision = decide(&r.figures, &held, r.partial.is_some());
+    let looser = looser.join(", ");
+    if stated == Decision::Accept && r.decision == GateDecision::Reject {
+        c.issues.push(Problem::new(
+            ProblemCode::GateEvidenceContradicted,
+            "evidence.thresholds",
+            format!(
+                "the quality gate was decided against looser limits than the plan's ({looser}); \
+                 by the plan's its own figures reject the artifact: {}",
+                r.breaches.join("; ")
+            ),
+        ));
+    } else {
+        c.warnings.push(Problem::new(
+            ProblemCode::GateEvidenceContradicted,
+            "evidence.thresholds",
+            format!(
+                "the quality gate's limits are looser than the plan's ({looser}); its figures \
+                 are shown against the plan's"
+            ),
+        ));
+    }
 }
 
 /// The gate's artifact is the record's: the same id, and the same sha256 where both say one.

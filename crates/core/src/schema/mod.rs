@@ -23,7 +23,9 @@ pub use gate::{
 };
 pub use journal::{JournalLine, RequestRow, ServerCounts, SessionTurn, JOURNAL_KIND};
 pub use lineage::{ArtifactIdentity, Decision, Deployment, FloatBaseline, QualityGate};
-pub use plan::{price, Candidate, KnobValue, Plan, ProfileSpec, SearchSpec, WorkloadSpec};
+pub use plan::{
+    price, Candidate, KnobValue, Plan, PlanGateLimits, ProfileSpec, SearchSpec, WorkloadSpec,
+};
 pub use run::{
     CandidateRef, EndpointInfo, EvidenceLevel, ForeignWorkload, HistogramBucket, HistogramDelta,
     ImportSource, MemorySample, MetricSample, Repeat, RequestColumns, Role, Run, RunSource,

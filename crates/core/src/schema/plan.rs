@@ -211,6 +211,26 @@ pub struct Plan {
     /// GPUs one server uses (default 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gpus_per_server: Option<u32>,
+    /// The quality gate's limits as planned (`sloscope gate --plan` measures against them): the
+    /// gate record's evidence is held to the stricter of these and its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gate: Option<PlanGateLimits>,
+}
+
+/// The limits of the plan's `gate` table. Its other keys (the evaluation set, top-K, the chunk)
+/// are the collector's, for measuring.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct PlanGateLimits {
+    /// Largest mean KL divergence float → quantized allowed, nats.
+    #[serde(default)]
+    pub kld_mean_max: Option<f64>,
+    /// Smallest share of positions where both models' most likely token agree.
+    #[serde(default)]
+    pub top1_min: Option<f64>,
+    /// Largest perplexity ratio quantized ÷ float allowed.
+    #[serde(default)]
+    pub ppl_ratio_max: Option<f64>,
 }
 
 /// The plan's price, when it states a usable one: (US dollars per GPU-hour, GPUs per server),

@@ -201,3 +201,65 @@ fn a_gate_that_claims_more_than_it_holds_breaks_the_lineage() {
     g["evidence"]["decision"] = "reject".into();
     assert!(codes(&with_gate(&g)).contains(&ProblemCode::GateEvidenceContradicted));
 }
+
+/// The example set's gate record with looser limits than the plan's (kld ≤ 0.05, top-1 ≥ 0.9,
+/// perplexity ratio ≤ 1.05).
+fn loosened() -> Analysis {
+    let mut g = gate_record();
+    g["evidence"]["thresholds"] =
+        serde_json::json!({"kld_mean_max": 0.5, "top1_min": 0.5, "ppl_ratio_max": 1.5});
+    with_gate(&g)
+}
+
+#[test]
+fn a_gate_decided_against_looser_limits_than_the_plans_is_held_to_the_plans() {
+    // Its figures meet the plan's limits: a warning, the figures shown against the plan's.
+    let a = loosened();
+    assert!(a.lineage.ready, "{:?}", a.lineage.issues);
+    let w = a
+        .lineage
+        .warnings
+        .iter()
+        .find(|w| w.field == "evidence.thresholds")
+        .expect("the looser limits are said");
+    assert!(
+        w.message.contains("where the plan says 0.05"),
+        "{}",
+        w.message
+    );
+    let shown = a.lineage.gate.as_ref().unwrap();
+    assert_eq!(shown.thresholds.kld_mean_max, 0.05);
+    assert_eq!(shown.thresholds.top1_min, 0.9);
+    // Figures the record's own limits accept and the plan's reject (its KL divergence mean is
+    // 0.0038): the lineage breaks.
+    let mut files = example_files();
+    let f = files
+        .iter_mut()
+        .find(|f| matches!(f.doc, Document::Plan(_)))
+        .unwrap();
+    let p = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../static/examples/plan.json"
+    );
+    let mut plan: serde_json::Value = serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap();
+    plan["gate"]["kld_mean_max"] = 0.001.into();
+    f.doc = read_document(&f.name, plan.to_string().into_bytes()).unwrap();
+    let a = analyze(&files);
+    assert!(!a.lineage.ready);
+    let i = a
+        .lineage
+        .issues
+        .iter()
+        .find(|i| i.field == "evidence.thresholds")
+        .expect("the plan's limits reject it");
+    assert_eq!(i.code, ProblemCode::GateEvidenceContradicted);
+    assert!(
+        i.message.contains("by the plan's its own figures reject"),
+        "{}",
+        i.message
+    );
+    assert_eq!(
+        a.lineage.gate.as_ref().unwrap().decision,
+        GateDecision::Reject
+    );
+}

@@ -40,6 +40,7 @@ fn lineage_ready(g: &Value, b: &Value, d: &Value) -> bool {
         baselines: vec![("baseline.json", &b)],
         deployments: vec![("deployment.json", &d)],
         runs: vec![],
+        plan_gate: None,
     };
     check_lineage(&inputs).ready
 }

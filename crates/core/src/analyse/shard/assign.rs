@@ -103,6 +103,7 @@ mod tests {
             knob: "parallel".into(),
             gpu_hour_usd: None,
             gpus_per_server: None,
+            gate: None,
             candidates: (0..n)
                 .map(|i| Candidate {
                     name: format!("np{i}"),
