@@ -122,7 +122,7 @@ catalogue! {
         "memory samples (at most 1 EiB), GPU energy and reported summaries are non-negative numbers, reported under known metric names";
     /// Another tool's stated counts match its rows.
     StatedCountsMatch = "stated_counts_match", Refuse,
-        "another tool's stated request counts (completed, failed) match the per-request records it holds";
+        "another tool's stated request counts (completed, failed) match the per-request records it holds, and its stated rates (output tokens and requests per second) its own totals over its duration, within 1 %";
     /// Another tool's stated duration covers its requests.
     StatedDurationCovers = "stated_duration_covers", Refuse,
         "another tool's stated benchmark duration is at least its longest request";

@@ -451,8 +451,9 @@ fn a_peer_file_beside_a_plans_results_is_left_out_not_breaking_lineage() {
 }
 
 /// SGLang's own line, edited to contradict its details: `completed` against the records is
-/// refused (`stated_counts_match`); a `duration` too short for its requests at its stated
-/// concurrency leaves the run out (`window_too_short`), though each request alone fits in it.
+/// refused (`stated_counts_match`), and so is a `duration` its stated rates do not fit; one with
+/// rates to match, too short for its requests at its stated concurrency, leaves the run out
+/// (`window_too_short`), though each request alone fits in it.
 #[test]
 fn an_sglang_line_that_contradicts_its_details_is_refused_or_left_out() {
     let (name, bytes) = fixture("sglang/python-output-details.jsonl");
@@ -481,11 +482,21 @@ fn an_sglang_line_that_contradicts_its_details_is_refused_or_left_out() {
         })
         .fold(0.0, f64::max);
     // Longer than any one request, far shorter than twenty of them four at a time.
+    let d = readable["duration"].as_f64().unwrap();
     let short = text.replace(
         &field("duration"),
         &format!("\"duration\": {}", longest * 1.05),
     );
     assert_ne!(short, text);
+    // The rates over that duration alone are the file's own totals contradicted.
+    let e = read_document(&name, short.clone().into_bytes()).expect_err("rates past totals");
+    assert!(e.to_string().contains("its own totals give"), "{e}");
+    // Its rates made to agree with it: the window is what gives it away.
+    let mut short = short;
+    for k in ["output_throughput", "request_throughput"] {
+        let rate = readable[k].as_f64().unwrap() * d / (longest * 1.05);
+        short = short.replace(&field(k), &format!("\"{k}\": {rate}"));
+    }
     let doc = read_document(&name, short.into_bytes()).unwrap_or_else(|e| panic!("{e}"));
     let a = analyze(&[LoadedFile { name, doc }]);
     let why = &a.profiles[0].excluded;

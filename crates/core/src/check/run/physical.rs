@@ -3,6 +3,7 @@
 //! physically possible requests — durations consistent with each other and with the token
 //! counts, gaps that fit inside their request. A run that breaks one is refused when it is read.
 
+use crate::base::fmt::format_number;
 use crate::check::invariant::{Invariant, Violation};
 use crate::schema::{RequestColumns, Run, RunSource, RunStatus};
 
@@ -463,6 +464,46 @@ fn reported(run: &Run) -> Checked {
                 Invariant::ValuesNonNegative,
                 format!("$.reported.{k}"),
                 format!("{v:?}: expected a non-negative value"),
+            ));
+        }
+    }
+    rates_fit_totals(rep)
+}
+
+/// A tool's rates are its totals over its duration (vLLM and SGLang write exactly that): a rate
+/// more than 1 % off the file's own totals is a file that contradicts itself, whether or not it
+/// holds per-request data to recompute from.
+fn rates_fit_totals(rep: &std::collections::BTreeMap<String, Option<f64>>) -> Checked {
+    let get = |k: &str| rep.get(k).copied().flatten();
+    let Some(d) = get("duration_s").filter(|d| *d > 0.0) else {
+        return Ok(());
+    };
+    let completed = match (get("requests_sent"), get("requests_failed")) {
+        (Some(s), Some(f)) => Some(s - f),
+        _ => get("requests_ok"),
+    };
+    for (key, total, what) in [
+        (
+            "throughput_tps",
+            get("output_tokens_total"),
+            "output tokens",
+        ),
+        ("request_throughput_rps", completed, "completed requests"),
+    ] {
+        let (Some(rate), Some(total)) = (get(key), total) else {
+            continue;
+        };
+        let implied = total / d;
+        if (rate - implied).abs() > 0.01 * rate.max(implied) {
+            return Err(broken(
+                Invariant::StatedCountsMatch,
+                format!("$.reported.{key}"),
+                format!(
+                    "the tool states {} per second, but its own totals give {} ({total} {what} \
+                     in {d} s): a file that contradicts itself",
+                    format_number(rate),
+                    format_number(implied)
+                ),
             ));
         }
     }

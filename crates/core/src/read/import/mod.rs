@@ -412,6 +412,8 @@ pub(crate) fn put_serving_summaries(b: &mut Benchmark, v: &Value, quantities: &[
     }
     put(b, "throughput_tps", num(v, "output_throughput"));
     put(b, "request_throughput_rps", num(v, "request_throughput"));
+    // The total the throughput is made of, so the two can be held against each other.
+    put(b, "output_tokens_total", num(v, "total_output_tokens"));
 }
 
 #[cfg(test)]

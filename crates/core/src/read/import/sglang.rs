@@ -64,6 +64,7 @@ fn run(v: &Value) -> Result<Benchmark, Fail> {
     super::put_serving_summaries(&mut b, v, &quantities);
     let duration = num(v, "duration").filter(|d| *d > 0.0);
     b.reported_window_us = duration.map(|d| (d * 1e6).round() as u64);
+    put(&mut b, "duration_s", duration);
     let details = if v.get("ttfts").is_some() {
         Some(v)
     } else {
