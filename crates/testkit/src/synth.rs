@@ -139,7 +139,11 @@ pub fn run(
     evidence: EvidenceLevel,
     shape: &Shape,
 ) -> Run {
-    let mut rng = Rng::new(shape.seed);
+    // Each candidate's own measurement: two runs never share their gaps between tokens.
+    let own = candidate.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+    });
+    let mut rng = Rng::new(shape.seed ^ own);
     let repeats = (0..shape.repeats)
         .map(|i| repeat(shape, i as u32, &mut rng))
         .collect();

@@ -7,6 +7,7 @@
 use crate::analyse::report::{Code, Excluded, Flag};
 use crate::check::invariant::{Invariant, Outcome, Violation};
 use crate::check::names::{skeleton, spelled};
+use crate::check::run::timing::same_measurement;
 use crate::check::run::{examine, Expect};
 use crate::schema::Run;
 
@@ -29,8 +30,9 @@ pub(crate) fn screen<'a>(
     one_trial_per_load(kept, excluded, flags)
 }
 
-/// Two different runs that hold the same requests (a repeat whose every column is equal, two
-/// requests or more): one measurement labelled twice. Both are left out; an identical copy of
+/// Two different runs that hold the same requests (a repeat whose every column is equal, or
+/// whose gaps between tokens are, two requests or more: `same_measurement`): one measurement
+/// labelled twice. Both are left out; an identical copy of
 /// one run is not this (it is counted once, later).
 fn measured_once<'a>(
     runs: Vec<(&'a str, &'a Run)>,
@@ -39,7 +41,9 @@ fn measured_once<'a>(
     let shares = |a: &Run, b: &Run| {
         a != b
             && a.repeats.iter().any(|x| {
-                x.requests.len() >= 2 && b.repeats.iter().any(|y| y.requests == x.requests)
+                b.repeats
+                    .iter()
+                    .any(|y| same_measurement(&x.requests, &y.requests))
             })
     };
     let mut kept = Vec::new();

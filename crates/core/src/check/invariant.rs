@@ -179,7 +179,7 @@ catalogue! {
         "a candidate's capacity search has one trial per load";
     /// One measurement is one run.
     MeasuredOnce = "measurements_reused", Exclude,
-        "a repeat's requests belong to one run and one repeat: the same requests (every column equal) in two different runs — another candidate, the baseline, a trial — mean one of them is mislabelled, and both are left out; in two repeats of one run, a repeat copied";
+        "a repeat's requests belong to one run and one repeat: the same requests (every column equal, or every gap between tokens: at least 8 gaps of 4 distinct values, which no two measurements share) in two different runs — another candidate, the baseline, a trial — mean one of them is mislabelled, and both are left out; in two repeats of one run, a repeat copied";
     /// An ok run records no failure.
     OkRecordsNoFailure = "ok_with_failure", Exclude,
         "a run whose status is ok records no failure (a failure beside `ok` means one of the two is false, and the file does not say which)";

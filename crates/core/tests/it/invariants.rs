@@ -284,8 +284,16 @@ fn one_trial_per_load(s: &mut Set) {
     r["trial"] = json!({"over": "concurrency", "load": 2, "index": 0});
     let mut other = r.clone();
     other["trial"]["index"] = 1.into();
-    // Another measurement at the same load (not the same requests relabelled).
+    // Another measurement at the same load (not the same requests relabelled): its own gaps
+    // between tokens.
     map_col(&mut other, "prompt_tokens", |p| p + 1);
+    for rep in other["repeats"].as_array_mut().unwrap() {
+        for gaps in rep["requests"]["itl_us"].as_array_mut().unwrap() {
+            if let Some(g) = gaps.get_mut(0).filter(|g| g.as_u64() > Some(1)) {
+                *g = (g.as_u64().unwrap() - 1).into();
+            }
+        }
+    }
     s.extra.push(("trial2.json".into(), other));
 }
 
@@ -583,4 +591,23 @@ fn events_bound_the_gaps_and_a_count_taken_from_them() {
     s.run["repeats"][0]["requests"]["output_events"] = json!(events);
     let e = files(&s).expect_err("a count past its events");
     assert!(e.contains("counted from the stream's events"), "{e}");
+}
+
+#[test]
+fn a_baseline_copied_from_a_candidate_with_its_times_shifted_is_one_measurement() {
+    // np4's requests as the np1 run, each first token and end 1 µs later: the gaps between
+    // tokens give the copy away.
+    let mut s = base();
+    let mut other = s.run.clone();
+    other["candidate"]["name"] = "np1".into();
+    other["candidate"]["value"] = 1.into();
+    map_col(&mut other, "ttft_us", |t| t + 1);
+    map_col(&mut other, "e2e_us", |t| t + 1);
+    s.extra.push(("np1.json".into(), other));
+    let a = analyze(&files(&s).unwrap());
+    assert!(
+        named(&a).contains(&(Outcome::Exclude, Invariant::MeasuredOnce)),
+        "{:?}",
+        named(&a)
+    );
 }

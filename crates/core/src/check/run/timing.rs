@@ -63,27 +63,61 @@ fn queue_within_first_token(run: &Run, out: &mut Vec<Violation>) {
     }
 }
 
-/// Two repeats of one run with every request column equal (two requests or more): one repeat
-/// counted twice, which narrows every interval without measuring anything.
+/// Two repeats of one run that are one measurement ([`same_measurement`]): one repeat counted
+/// twice, which narrows every interval without measuring anything.
 fn repeats_distinct(run: &Run, out: &mut Vec<Violation>) {
     let reps = &run.repeats;
     for (b, later) in reps.iter().enumerate() {
         if later.requests.len() < 2 {
             continue;
         }
-        if let Some(a) = reps[..b].iter().position(|x| x.requests == later.requests) {
+        if let Some(a) = reps[..b]
+            .iter()
+            .position(|x| same_measurement(&x.requests, &later.requests))
+        {
             out.push(Violation::new(
                 Invariant::MeasuredOnce,
                 format!("$.repeats[{b}].requests"),
                 format!(
-                    "repeat {} holds the same requests as repeat {} (every column equal): a \
-                     repeat copied, not measured again",
+                    "repeat {} holds the same requests as repeat {} (every column, or every \
+                     gap between tokens, equal): a repeat copied, not measured again",
                     later.index, reps[a].index
                 ),
             ));
             return;
         }
     }
+}
+
+/// The fewest gaps between tokens, and distinct values among them, that identify one measurement.
+const FINGERPRINT_GAPS: usize = 8;
+const FINGERPRINT_DISTINCT: usize = 4;
+
+/// Two repeats' requests are one measurement: every column equal, or every request's gaps
+/// between tokens equal where they are enough to tell measurements apart (at least 8 gaps, 4
+/// distinct values). Microsecond gaps are never all equal in two measurements; a copy whose
+/// first-token and end times were shifted still has them.
+pub fn same_measurement(a: &RequestColumns, b: &RequestColumns) -> bool {
+    if a.len() < 2 || a.len() != b.len() {
+        return false;
+    }
+    if a == b {
+        return true;
+    }
+    let gaps = a.itl_us.all();
+    if gaps.len() < FINGERPRINT_GAPS || a.itl_us != b.itl_us {
+        return false;
+    }
+    let mut distinct: Vec<u32> = Vec::with_capacity(FINGERPRINT_DISTINCT);
+    for &g in gaps {
+        if !distinct.contains(&g) {
+            distinct.push(g);
+            if distinct.len() == FINGERPRINT_DISTINCT {
+                return true;
+            }
+        }
+    }
+    false
 }
 
 fn sent_once(run: &Run, out: &mut Vec<Violation>) {
