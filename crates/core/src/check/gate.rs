@@ -104,24 +104,44 @@ fn close(a: Option<f64>, b: Option<f64>) -> bool {
     }
 }
 
+/// The figures by their names in the record.
+pub fn named(f: &GateFigures) -> [(&'static str, Option<f64>); 10] {
+    [
+        ("top1_agreement", f.top1_agreement),
+        ("kld_mean", f.kld_mean),
+        ("kld_p99", f.kld_p99),
+        ("kld_p999", f.kld_p999),
+        ("kld_max", f.kld_max),
+        ("ppl_float", f.ppl_float),
+        ("ppl_quant", f.ppl_quant),
+        ("ppl_ratio", f.ppl_ratio),
+        ("delta_p_rms", f.delta_p_rms),
+        ("tail_max", f.tail_max),
+    ]
+}
+
+/// Figures typed beside the evidence (the record's `quality`) under a figure's name that the
+/// columns do not give: (name, stated, recomputed).
+pub fn quality_misstated(
+    quality: &std::collections::BTreeMap<String, f64>,
+    real: &GateFigures,
+) -> Vec<(&'static str, f64, Option<f64>)> {
+    named(real)
+        .into_iter()
+        .filter_map(|(n, r)| {
+            let s = *quality.get(n)?;
+            (!close(Some(s), r)).then_some((n, s, r))
+        })
+        .collect()
+}
+
 /// Stated figures that the columns do not give, by name.
 fn misstated(stated: &GateFigures, real: &GateFigures) -> Vec<&'static str> {
-    let pairs = [
-        ("top1_agreement", stated.top1_agreement, real.top1_agreement),
-        ("kld_mean", stated.kld_mean, real.kld_mean),
-        ("kld_p99", stated.kld_p99, real.kld_p99),
-        ("kld_p999", stated.kld_p999, real.kld_p999),
-        ("kld_max", stated.kld_max, real.kld_max),
-        ("ppl_float", stated.ppl_float, real.ppl_float),
-        ("ppl_quant", stated.ppl_quant, real.ppl_quant),
-        ("ppl_ratio", stated.ppl_ratio, real.ppl_ratio),
-        ("delta_p_rms", stated.delta_p_rms, real.delta_p_rms),
-        ("tail_max", stated.tail_max, real.tail_max),
-    ];
-    let mut out: Vec<&str> = pairs
-        .iter()
-        .filter(|(_, s, r)| !close(*s, *r))
-        .map(|(n, _, _)| *n)
+    let mut out: Vec<&str> = named(stated)
+        .into_iter()
+        .zip(named(real))
+        .filter(|((_, s), (_, r))| !close(*s, *r))
+        .map(|((n, _), _)| n)
         .collect();
     if stated.positions != real.positions {
         out.insert(0, "positions");

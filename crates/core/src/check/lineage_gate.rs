@@ -2,8 +2,9 @@
 //! claims and name the very artifacts the deployment and float-baseline records name (id and
 //! sha256); a gate without a measurement still works, and is warned as asserted.
 
+use crate::base::fmt::format_number;
 use crate::base::problem::{Problem, ProblemCode};
-use crate::check::gate::{breaches, contradictions, decide, report, GateReport};
+use crate::check::gate::{breaches, contradictions, decide, quality_misstated, report, GateReport};
 use crate::schema::{
     Decision, Deployment, FloatBaseline, GateArtifact, GateDecision, GateThresholds,
     PlanGateLimits, QualityGate,
@@ -141,6 +142,17 @@ pub fn check(
     }
     if contradicted.is_empty() {
         let mut r = report(e);
+        for (name, stated, real) in quality_misstated(&g.quality, &r.figures) {
+            c.issues.push(Problem::new(
+                ProblemCode::GateEvidenceContradicted,
+                format!("quality.{name}"),
+                format!(
+                    "the record states {name} {}, but its evidence gives {}",
+                    format_number(stated),
+                    real.map_or_else(|| "none".into(), format_number)
+                ),
+            ));
+        }
         if let Some(l) = plan {
             held_to_plan(l, &mut r, g.decision, &mut c);
         }

@@ -131,7 +131,12 @@ fn a_measured_gate_is_recomputed_shown_and_no_longer_asserted() {
 #[test]
 fn a_gate_that_claims_more_than_it_holds_breaks_the_lineage() {
     type Edit = fn(&mut serde_json::Value);
-    let cases: [(&str, Edit, ProblemCode); 9] = [
+    let cases: [(&str, Edit, ProblemCode); 10] = [
+        (
+            "a figure typed beside the evidence",
+            |g| g["quality"]["kld_mean"] = 0.0001.into(),
+            ProblemCode::GateEvidenceContradicted,
+        ),
         (
             "a limit no gate can have",
             |g| g["evidence"]["thresholds"]["top1_min"] = (-5.0).into(),
