@@ -137,7 +137,7 @@ catalogue! {
         "a run's knob value is the plan's value for its candidate (4 and 4.0 are equal)";
     /// The run measured the profile's workload.
     WorkloadMatches = "workload_mismatch", Exclude,
-        "a run (candidate, trial, float baseline or import) measured the profile's workload: id, counts, lengths, arrivals, replayed files";
+        "a run (candidate, trial, float baseline or import) measured the profile's workload: id, counts, lengths, arrivals, replayed files, and (measured here) the output caps its seed draws";
     /// The run measured the deployed artifact.
     ArtifactMatches = "artifact_mismatch", Exclude,
         "a candidate run measured the deployed artifact";

@@ -17,6 +17,7 @@ pub(crate) fn check(run: &Run, expect: &Expect<'_>, out: &mut Vec<Violation>) {
     }
     if let Some(spec) = expect.spec {
         same_workload(spec, run, out);
+        super::drawn::check(spec, run, out);
         counts(spec, expect.search, run, out);
     }
 }

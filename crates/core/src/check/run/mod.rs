@@ -10,6 +10,7 @@
 //!   finding is excluded or flagged as the catalogue says.
 
 pub mod conformance;
+pub mod drawn;
 pub mod physical;
 pub mod record;
 pub mod sessions;
