@@ -6,6 +6,7 @@ mod bad_input;
 mod capacity;
 mod chunked;
 mod gate;
+mod invariant_cases;
 mod invariants;
 mod lineage_records;
 mod metamorphic;

@@ -13,6 +13,7 @@ pub mod conformance;
 pub mod drawn;
 pub mod physical;
 pub mod record;
+pub mod reported;
 pub mod sessions;
 pub mod timing;
 pub mod tokens;

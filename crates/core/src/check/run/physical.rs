@@ -3,7 +3,6 @@
 //! physically possible requests — durations consistent with each other and with the token
 //! counts, gaps that fit inside their request. A run that breaks one is refused when it is read.
 
-use crate::base::fmt::format_number;
 use crate::check::invariant::{Invariant, Violation};
 use crate::schema::{RequestColumns, Run, RunSource, RunStatus};
 
@@ -66,8 +65,7 @@ pub fn refusals(run: &Run) -> Checked {
             ));
         }
     }
-    reported(run)?;
-    stated(run)
+    super::reported::check(run)
 }
 
 fn has_requests(run: &Run) -> Checked {
@@ -442,122 +440,5 @@ fn success_fields(r: &RowView<'_>) -> Checked {
     // and `[DONE]` in one write, and the collector stamps bytes when they arrive. An end before
     // the first token is refused above, for every row; a run in which every multi-token request
     // does so is excluded (`not_streamed`).
-    Ok(())
-}
-
-fn reported(run: &Run) -> Checked {
-    let Some(rep) = &run.reported else {
-        return Ok(());
-    };
-    for (k, v) in rep {
-        if crate::base::metric::Metric::parse(k).is_none()
-            && !crate::base::metric::is_reported_extra(k)
-        {
-            return Err(broken(
-                Invariant::ValuesNonNegative,
-                format!("$.reported.{k}"),
-                "unknown metric name; see the metric list in the README".into(),
-            ));
-        }
-        if v.is_some_and(|v| v < 0.0 || !v.is_finite()) {
-            return Err(broken(
-                Invariant::ValuesNonNegative,
-                format!("$.reported.{k}"),
-                format!("{v:?}: expected a non-negative value"),
-            ));
-        }
-    }
-    rates_fit_totals(rep)
-}
-
-/// A tool's rates are its totals over its duration (vLLM and SGLang write exactly that): a rate
-/// more than 1 % off the file's own totals is a file that contradicts itself, whether or not it
-/// holds per-request data to recompute from.
-fn rates_fit_totals(rep: &std::collections::BTreeMap<String, Option<f64>>) -> Checked {
-    let get = |k: &str| rep.get(k).copied().flatten();
-    let Some(d) = get("duration_s").filter(|d| *d > 0.0) else {
-        return Ok(());
-    };
-    let completed = match (get("requests_sent"), get("requests_failed")) {
-        (Some(s), Some(f)) => Some(s - f),
-        _ => get("requests_ok"),
-    };
-    for (key, total, what) in [
-        (
-            "throughput_tps",
-            get("output_tokens_total"),
-            "output tokens",
-        ),
-        ("request_throughput_rps", completed, "completed requests"),
-    ] {
-        let (Some(rate), Some(total)) = (get(key), total) else {
-            continue;
-        };
-        let implied = total / d;
-        if (rate - implied).abs() > 0.01 * rate.max(implied) {
-            return Err(broken(
-                Invariant::StatedCountsMatch,
-                format!("$.reported.{key}"),
-                format!(
-                    "the tool states {} per second, but its own totals give {} ({total} {what} \
-                     in {d} s): a file that contradicts itself",
-                    format_number(rate),
-                    format_number(implied)
-                ),
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// What another tool states about its own requests (counts, duration) against the records it
-/// holds.
-fn stated(run: &Run) -> Checked {
-    let Some(rep) = run.reported.as_ref().filter(|_| !run.repeats.is_empty()) else {
-        return Ok(());
-    };
-    let get = |k: &str| rep.get(k).copied().flatten();
-    let rows: usize = run.repeats.iter().map(|r| r.requests.len()).sum();
-    let failed: usize = run
-        .repeats
-        .iter()
-        .map(|r| r.requests.error.iter().filter(|e| e.is_some()).count())
-        .sum();
-    for (key, stated, held) in [
-        ("requests_sent", get("requests_sent"), rows),
-        ("requests_failed", get("requests_failed"), failed),
-    ] {
-        if let Some(n) = stated.filter(|n| (*n - held as f64).abs() > 0.5) {
-            return Err(broken(
-                Invariant::StatedCountsMatch,
-                format!("$.reported.{key}"),
-                format!(
-                    "the tool states {n} but its file holds {held} such request records: a file \
-                     that contradicts itself"
-                ),
-            ));
-        }
-    }
-    let Some(duration_s) = get("duration_s") else {
-        return Ok(());
-    };
-    let longest = run
-        .repeats
-        .iter()
-        .flat_map(|r| r.requests.e2e_us.iter().flatten())
-        .copied()
-        .max()
-        .unwrap_or(0);
-    if duration_s * 1e6 + 1_000.0 < longest as f64 {
-        return Err(broken(
-            Invariant::StatedDurationCovers,
-            "$.reported.duration_s".into(),
-            format!(
-                "the tool states a benchmark of {duration_s} s, shorter than its longest request \
-                 ({} s): a file that contradicts itself",
-                longest as f64 / 1e6
-            ),
-        ));
-    }
     Ok(())
 }

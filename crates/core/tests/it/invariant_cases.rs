@@ -1,0 +1,186 @@
+//! Violations beyond the catalogue's one generated case per invariant: the second face of an
+//! invariant, another origin of data held to it, and the classes hostile files found, each
+//! from the same valid set as the catalogue's cases.
+
+use serde_json::{json, Value};
+use sloscope_core::analyze;
+use sloscope_core::check::invariant::{Invariant, Outcome};
+
+use crate::invariants::{base, cell, files, map_col, named, requests};
+
+/// The catalogue's second face of `measurements_reused`: one run's repeat copied as another of
+/// its repeats (the copy's window nulled, so nothing else can tell).
+#[test]
+fn a_repeat_copied_inside_its_run_is_measurements_reused() {
+    let mut s = base();
+    let mut copy = s.run["repeats"][0].clone();
+    let last = s.run["repeats"].as_array().unwrap().len();
+    copy["index"] = last.into();
+    s.run["repeats"].as_array_mut().unwrap().push(copy);
+    s.run["started_at"] = Value::Null;
+    s.run["finished_at"] = Value::Null;
+    let a = analyze(&files(&s).unwrap());
+    let found = named(&a);
+    assert!(
+        found.contains(&(Outcome::Exclude, Invariant::MeasuredOnce)),
+        "{found:?}"
+    );
+    assert!(a.profiles[0].excluded[0].reason.contains("copied"));
+}
+
+/// An imported run is held to the request-level token checks too, with another tool's slack:
+/// a count ten times the cap is left out, and a success with no tokens but many gaps refused.
+#[test]
+fn an_imported_run_is_held_to_its_cap_and_its_gaps() {
+    let mut s = base();
+    s.run["source"] = "imported".into();
+    *cell(&mut s.run, 0, "output_tokens", 2) = 160.into();
+    let a = analyze(&files(&s).unwrap());
+    assert!(
+        named(&a).contains(&(Outcome::Exclude, Invariant::OutputsWithinCap)),
+        "{:?}",
+        named(&a)
+    );
+    let mut s = base();
+    s.run["source"] = "imported".into();
+    let gaps = s.run["repeats"][0]["requests"]["itl_us"][2]
+        .as_array()
+        .unwrap()
+        .len();
+    assert!(gaps >= 3, "the control has gaps to count: {gaps}");
+    *cell(&mut s.run, 0, "output_tokens", 2) = 0.into();
+    let e = files(&s).expect_err("zero tokens under many gaps");
+    assert!(
+        e.contains("[gaps_fit_tokens]") || e.contains("[success_complete]"),
+        "{e}"
+    );
+}
+
+/// Every token in one content event is not a stream, even when the closing `[DONE]` came later
+/// (end-to-end past the first token): `not_streamed`, with no other invariant broken.
+#[test]
+fn one_event_per_request_is_not_streamed_however_late_the_end() {
+    let mut s = base();
+    let r = &mut s.run;
+    for rep in r["repeats"].as_array_mut().unwrap() {
+        let n = rep["requests"]["ttft_us"].as_array().unwrap().len();
+        rep["requests"]["output_events"] = json!(vec![1; n]);
+        rep["requests"]["itl_us"] = json!(vec![Vec::<u64>::new(); n]);
+    }
+    let a = analyze(&files(&s).unwrap());
+    let found = named(&a);
+    assert!(
+        found.contains(&(Outcome::Exclude, Invariant::Streamed)),
+        "{found:?}"
+    );
+}
+
+/// More content events than output tokens is the same broken rule as more gaps
+/// (`gaps_fit_tokens`): n events carry at least n tokens.
+#[test]
+fn more_events_than_tokens_is_refused() {
+    let mut s = base();
+    let r = &mut s.run;
+    let mut events: Vec<Value> = r["repeats"][0]["requests"]["itl_us"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| (g.as_array().unwrap().len() + 1).into())
+        .collect();
+    let tokens = cell(r, 0, "output_tokens", 2).as_u64().unwrap();
+    events[2] = (tokens + 1).into();
+    r["repeats"][0]["requests"]["output_events"] = json!(events);
+    let e = files(&s).expect_err("events past tokens");
+    assert!(
+        e.contains("[gaps_fit_tokens]") && e.contains("output_events"),
+        "{e}"
+    );
+}
+
+/// The prompt-length check reads every stated count: a source left null (or `requested`) does
+/// not switch it off.
+#[test]
+fn prompt_lengths_are_checked_whatever_their_source_says() {
+    for source in [Value::Null, "requested".into()] {
+        let mut s = base();
+        map_col(&mut s.run, "prompt_tokens", |_| 1000);
+        for rep in s.run["repeats"].as_array_mut().unwrap() {
+            let n = rep["requests"]["prompt_tokens"].as_array().unwrap().len();
+            rep["requests"]["prompt_tokens_source"] = json!(vec![source.clone(); n]);
+        }
+        let found = named(&analyze(&files(&s).unwrap()));
+        assert!(
+            found.contains(&(Outcome::Exclude, Invariant::PromptsMatchWorkload)),
+            "{source}: {found:?}"
+        );
+    }
+}
+
+#[test]
+fn a_memory_sample_past_any_machine_is_refused() {
+    for (field, v) in [("server_rss_mb", 1e308), ("gpu_used_mb", 2e12)] {
+        let mut s = base();
+        s.run["repeats"][0]["memory"][0][field] = v.into();
+        let e = files(&s).expect_err("a size past 1 EiB");
+        assert!(
+            e.contains("[values_non_negative]") && e.contains(field) && e.contains("1 EiB"),
+            "{e}"
+        );
+    }
+    // A large machine's sample is kept.
+    let mut s = base();
+    s.run["repeats"][0]["memory"][0]["gpu_used_mb"] = 2_000_000.0.into();
+    files(&s).expect("2 TB of GPU memory is a size");
+}
+
+#[test]
+fn events_bound_the_gaps_and_a_count_taken_from_them() {
+    // 20 events cannot have 47 gaps between them (measured here: one gap fewer than events).
+    let mut s = base();
+    let n = requests(&s.run);
+    let gaps = s.run["repeats"][0]["requests"]["itl_us"][2]
+        .as_array()
+        .unwrap()
+        .len();
+    let mut events = vec![Value::Null; n];
+    events[2] = (gaps as u64 / 2).into();
+    s.run["repeats"][0]["requests"]["output_events"] = json!(events);
+    let e = files(&s).expect_err("gaps past events");
+    assert!(
+        e.contains("[gaps_fit_tokens]") && e.contains("content events"),
+        "{e}"
+    );
+    // A count whose source is the events is the events.
+    let mut s = base();
+    let tokens = cell(&mut s.run, 0, "output_tokens", 2).as_u64().unwrap();
+    let mut events = vec![Value::Null; n];
+    events[2] = tokens.into();
+    let mut source = vec![Value::Null; n];
+    source[2] = "events".into();
+    s.run["repeats"][0]["requests"]["output_tokens_source"] = json!(source);
+    s.run["repeats"][0]["requests"]["output_events"] = json!(events.clone());
+    files(&s).expect("a count equal to its events");
+    events[2] = (tokens - 1).into();
+    s.run["repeats"][0]["requests"]["output_events"] = json!(events);
+    let e = files(&s).expect_err("a count past its events");
+    assert!(e.contains("counted from the stream's events"), "{e}");
+}
+
+#[test]
+fn a_baseline_copied_from_a_candidate_with_its_times_shifted_is_one_measurement() {
+    // np4's requests as the np1 run, each first token and end 1 µs later: the gaps between
+    // tokens give the copy away.
+    let mut s = base();
+    let mut other = s.run.clone();
+    other["candidate"]["name"] = "np1".into();
+    other["candidate"]["value"] = 1.into();
+    map_col(&mut other, "ttft_us", |t| t + 1);
+    map_col(&mut other, "e2e_us", |t| t + 1);
+    s.extra.push(("np1.json".into(), other));
+    let a = analyze(&files(&s).unwrap());
+    assert!(
+        named(&a).contains(&(Outcome::Exclude, Invariant::MeasuredOnce)),
+        "{:?}",
+        named(&a)
+    );
+}
