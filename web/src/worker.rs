@@ -196,15 +196,7 @@ fn handle(reader: &Rc<RefCell<Reader>>, msg: ToReader, payload: Option<Payload>)
                 wasm_bindgen_futures::spawn_local(drain(reader.clone()));
             }
         }
-        ToReader::Cancel { id } => {
-            let before = r.queue.len();
-            r.queue.retain(|j| j.id != id);
-            if r.queue.len() < before {
-                (r.sink)(FromReader::Cancelled { id });
-            } else {
-                r.cancelled.insert(id);
-            }
-        }
+        ToReader::Cancel { id } => cancel(&mut r, id),
         ToReader::Pool { on } => {
             r.pool = on;
             if !r.busy {
@@ -217,6 +209,26 @@ fn handle(reader: &Rc<RefCell<Reader>>, msg: ToReader, payload: Option<Payload>)
             r.cancelled.clear();
             r.epoch += 1;
         }
+    }
+}
+
+/// Stops one file, wherever it is: still queued (dropped), being read (dropped between chunks)
+/// or already read (forgotten, and the analysis redone without it). The page shows a Cancel
+/// button until it hears the file was read, so a Cancel can cross that message: the user
+/// asked while the file was shown as loading, and it is cancelled all the same.
+fn cancel(r: &mut Reader, id: u32) {
+    let (queued, kept) = (r.queue.len(), r.docs.len());
+    r.queue.retain(|j| j.id != id);
+    r.docs.retain(|d| d.0 != id);
+    if r.queue.len() < queued {
+        (r.sink)(FromReader::Cancelled { id });
+    } else if r.docs.len() < kept {
+        (r.sink)(FromReader::Cancelled { id });
+        if !r.busy {
+            post_analysis(r);
+        }
+    } else if r.busy {
+        r.cancelled.insert(id);
     }
 }
 

@@ -193,6 +193,68 @@ async fn the_reader_reads_blobs_and_sends_one_analysis() {
     assert_eq!(**a, example_analysis());
 }
 
+/// A Cancel that crosses the reader's "loaded" message (the page still showed the file as
+/// loading when the user clicked) still cancels: the file is forgotten and the analysis redone
+/// without it, the same as the core's over the files left.
+#[wasm_bindgen_test]
+async fn a_cancel_after_the_read_forgets_the_file() {
+    use sloscope_web::protocol::{FromReader, ToReader};
+    use sloscope_web::worker::{Payload, ReaderHandle};
+    use std::cell::RefCell;
+    use std::rc::Rc;
+    let heard: Rc<RefCell<Vec<FromReader>>> = Rc::default();
+    let h = heard.clone();
+    let reader = ReaderHandle::new(Rc::new(move |m| h.borrow_mut().push(m)));
+    for (id, (name, text)) in (1..).zip(EXAMPLES) {
+        let load = ToReader::Load {
+            id,
+            name: name.to_string(),
+            side: None,
+        };
+        reader.handle(load, Some(Payload::Text(text.to_string())));
+    }
+    let analyses = |h: &Rc<RefCell<Vec<FromReader>>>| {
+        h.borrow()
+            .iter()
+            .filter(|m| matches!(m, FromReader::Analysis { .. }))
+            .count()
+    };
+    for _ in 0..200 {
+        if analyses(&heard) > 0 {
+            break;
+        }
+        gloo::timers::future::TimeoutFuture::new(20).await;
+    }
+    assert_eq!(analyses(&heard), 1, "the files were read and analysed");
+    reader.handle(ToReader::Cancel { id: 1 }, None);
+    let heard = heard.borrow();
+    let cancelled: Vec<&FromReader> = heard
+        .iter()
+        .filter(|m| matches!(m, FromReader::Cancelled { .. }))
+        .collect();
+    assert!(
+        matches!(cancelled.as_slice(), [FromReader::Cancelled { id: 1 }]),
+        "{cancelled:?}"
+    );
+    let Some(FromReader::Analysis {
+        analysis: Some(a), ..
+    }) = heard.last()
+    else {
+        panic!("no analysis after the cancel: {:?}", heard.last());
+    };
+    let left: Vec<sloscope_core::LoadedFile> = EXAMPLES[1..]
+        .iter()
+        .map(|(n, t)| sloscope_core::LoadedFile {
+            name: n.to_string(),
+            doc: sloscope_core::read_document(n, t.as_bytes().to_vec()).unwrap(),
+        })
+        .collect();
+    let files: Vec<&sloscope_core::LoadedFile> = left.iter().collect();
+    let expected = sloscope_core::analyze_with(&files, sloscope_core::AnalyzeOptions::default());
+    assert_ne!(**a, example_analysis(), "the cancelled file was left in");
+    assert_eq!(**a, expected);
+}
+
 /// Every time of a run stretched by `k` (the same server, slower by that much).
 fn stretch(v: &serde_json::Value, k: f64, scale: bool) -> serde_json::Value {
     use serde_json::Value;
