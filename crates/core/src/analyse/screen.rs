@@ -9,7 +9,7 @@ use crate::check::invariant::{Invariant, Outcome, Violation};
 use crate::check::names::{skeleton, spelled};
 use crate::check::run::timing::same_measurement;
 use crate::check::run::{examine, Expect};
-use crate::schema::Run;
+use crate::schema::{Run, Trial};
 
 /// The runs that pass, in their order; the others are in `excluded`, the flags in `flags`.
 pub(crate) fn screen<'a>(
@@ -144,34 +144,34 @@ fn distinct_names<'a>(
     kept
 }
 
-/// A candidate's capacity search has one trial per load: identical copies count once (flagged);
-/// different trials at one load are a conflict that leaves each of them out — never settled by
-/// file order, or by which has more requests.
+/// A candidate's capacity search has one trial per load and one per position in the search
+/// (`trial.index`): identical copies count once (flagged); different trials at one load or one
+/// position (two searches' trials mixed) are a conflict that leaves each of them out — never
+/// settled by file order, or by which has more requests.
 fn one_trial_per_load<'a>(
     runs: Vec<(&'a str, &'a Run)>,
     excluded: &mut Vec<Excluded>,
     flags: &mut Vec<Flag>,
 ) -> Vec<(&'a str, &'a Run)> {
-    let key = |r: &Run| {
-        r.trial.as_ref().map(|t| {
-            (
-                r.candidate.name.clone(),
-                t.over.clone(),
-                (t.load * 1e6).round() as i64,
-            )
-        })
-    };
     let mut kept = Vec::new();
     for (i, &(file, run)) in runs.iter().enumerate() {
-        let Some(k) = key(run) else {
+        let Some(t) = run.trial.as_ref() else {
             kept.push((file, run));
             continue;
         };
-        let same: Vec<&(&str, &Run)> = runs
+        let rival = |r: &Run| {
+            let u = r.trial.as_ref()?;
+            let same = r.candidate.name == run.candidate.name && u.over == t.over;
+            let at_load = (u.load * 1e6).round() == (t.load * 1e6).round();
+            (same && r != run && (at_load || u.index == t.index)).then_some(at_load)
+        };
+        // Each file against this trial: itself or a copy (`None`), not a rival (`Some(None)`),
+        // a rival at its load (`Some(Some(true))`) or at its position.
+        let against: Vec<(&str, Option<Option<bool>>)> = runs
             .iter()
-            .filter(|(_, r)| key(r) == Some(k.clone()))
+            .map(|(f, r)| (*f, (*r != run).then(|| rival(r))))
             .collect();
-        if same.iter().all(|(_, r)| *r == run) {
+        if against.iter().all(|a| matches!(a.1, None | Some(None))) {
             match runs[..i].iter().find(|(_, r)| *r == run) {
                 Some((first, _)) => flags.push(Flag {
                     code: Code::DuplicateRun,
@@ -182,21 +182,42 @@ fn one_trial_per_load<'a>(
             }
             continue;
         }
-        let files: Vec<&str> = same.iter().map(|(f, _)| *f).collect();
         excluded.push(Excluded {
             file: file.to_string(),
             candidate: run.candidate.name.clone(),
             code: Code::Invariant(Invariant::OneTrialPerLoad),
-            reason: format!(
-                "{} different trials of {} at {} {} ({}): a conflict no file order settles; keep \
-                 one",
-                files.len(),
-                run.candidate.name,
-                k.1,
-                crate::base::fmt::format_number(k.2 as f64 / 1e6),
-                files.join(", ")
-            ),
+            reason: trials_conflict(run, t, &against),
         });
     }
     kept
+}
+
+/// Why a trial is left out: the other trials at its load, or else at its position (each file
+/// as `one_trial_per_load` weighs it against this trial), named in file order.
+fn trials_conflict(run: &Run, t: &Trial, against: &[(&str, Option<Option<bool>>)]) -> String {
+    let at_load = against.iter().any(|a| a.1 == Some(Some(true)));
+    let files: Vec<&str> = against
+        .iter()
+        .filter(|a| a.1.is_none() || a.1 == Some(Some(at_load)))
+        .map(|a| a.0)
+        .collect();
+    let n = files.len();
+    let name = &run.candidate.name;
+    if at_load {
+        let load = crate::base::fmt::format_number(t.load);
+        format!(
+            "{n} different trials of {name} at {} {load} ({}): a conflict no file order \
+             settles; keep one",
+            t.over,
+            files.join(", ")
+        )
+    } else {
+        format!(
+            "{n} different trials of {name} at position {} of its {} search ({}): trials of \
+             two searches mixed, a conflict no file order settles; keep one search's",
+            t.index,
+            t.over,
+            files.join(", ")
+        )
+    }
 }

@@ -171,6 +171,18 @@ impl LengthDist {
         }
     }
 
+    /// The shortest length a draw can have (every draw is clamped to it).
+    pub fn min_tokens(&self) -> u32 {
+        match self {
+            LengthDist::Fixed { tokens } => (*tokens).max(1),
+            LengthDist::Uniform { min, .. } => (*min).max(1),
+            LengthDist::Normal { min, max, .. } | LengthDist::LogNormal { min, max, .. } => {
+                (*min).max(1).min((*max).max(1))
+            }
+            LengthDist::Empirical { values } => values.iter().copied().min().unwrap_or(1).max(1),
+        }
+    }
+
     /// The longest length a draw can have (every draw is clamped to it).
     pub fn max_tokens(&self) -> u32 {
         match self {

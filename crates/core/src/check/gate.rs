@@ -251,7 +251,41 @@ pub fn contradictions(e: &GateEvidence) -> Vec<String> {
     if real.positions == 0 {
         out.push("evidence.positions: no position was scored".to_string());
     }
+    noise_contradictions(e, &mut out);
     out
+}
+
+/// The noise floor a gate states against its own per-position noise data: a stated floor with
+/// no data to give it, data that cannot be figures, or figures other than the data's.
+fn noise_contradictions(e: &GateEvidence, out: &mut Vec<String>) {
+    let Some(c) = e.noise_positions.as_ref() else {
+        if e.noise_floor.is_some() {
+            out.push(
+                "evidence.noise_floor: stated, but the gate holds no per-position noise data \
+                 (evidence.noise_positions) to give it"
+                    .to_string(),
+            );
+        }
+        return;
+    };
+    if !columns_agree(c) || !plausible(c) {
+        out.push(
+            "evidence.noise_positions: columns of different lengths, or a value out of range \
+             (a KL divergence below 0, a log-probability above 0, a tail mass outside [0, 1])"
+                .to_string(),
+        );
+        return;
+    }
+    let Some(stated) = e.noise_floor.as_ref() else {
+        return;
+    };
+    let wrong = misstated(stated, &figures(c));
+    if !wrong.is_empty() {
+        out.push(format!(
+            "evidence.noise_floor: {} not what the gate's own per-position noise data gives",
+            wrong.join(", ")
+        ));
+    }
 }
 
 /// What a reader is shown of a measured gate: the figures recomputed from its per-position

@@ -137,7 +137,7 @@ catalogue! {
         "a run's knob value is the plan's value for its candidate (4 and 4.0 are equal)";
     /// The run measured the profile's workload.
     WorkloadMatches = "workload_mismatch", Exclude,
-        "a run (candidate, trial, float baseline or import) measured the profile's workload: id, counts, lengths, arrivals, replayed files, and (measured here) the output caps its seed draws";
+        "a run (candidate, trial, float baseline or import) measured the profile's workload: id, counts, lengths, arrivals, replayed files, (measured here) the output caps its seed draws, and each session turn sent no sooner after the previous answer than the shortest think time the profile draws";
     /// The run measured the deployed artifact.
     ArtifactMatches = "artifact_mismatch", Exclude,
         "a candidate run measured the deployed artifact";
@@ -174,9 +174,9 @@ catalogue! {
     /// Latencies an HTTP round trip can produce.
     PlausibleLatency = "implausible_latency", Exclude,
         "a run's times to first token are ones an HTTP round trip and a model step can produce (median at least 100 µs, and at least a tenth of the median gap between tokens)";
-        /// One trial per load.
+    /// One trial per load, and per position in the search.
     OneTrialPerLoad = "trials_conflict", Exclude,
-        "a candidate's capacity search has one trial per load";
+        "a candidate's capacity search has one trial per load and one per position in the search (`trial.index`: two trials at one position come from two searches)";
     /// One measurement is one run.
     MeasuredOnce = "measurements_reused", Exclude,
         "a repeat's requests belong to one run and one repeat: the same requests (every column equal, or every gap between tokens: at least 8 gaps of 4 distinct values, which no two measurements share) in two different runs — another candidate, the baseline, a trial — mean one of them is mislabelled, and both are left out; in two repeats of one run, a repeat copied";

@@ -322,6 +322,53 @@ fn unusable_trials_are_named_and_a_trial_without_a_search_is_excluded() {
     );
 }
 
+/// Two searches of one candidate mixed: a trial of a second search, at a load the first did not
+/// try, claims a position (`trial.index`) a trial of the first holds. No file order says which
+/// search is the one: both are left out, the other file named; the rest of the search stands.
+#[test]
+fn two_trials_at_one_position_of_the_search_are_a_conflict() {
+    let spec = balanced("capacity");
+    let real = EvidenceLevel::RealBackendProfile;
+    let mut fs = files(&spec, &[("np4", 11.0, real)]);
+    let trials: Vec<(String, f64, u32)> = fs
+        .iter()
+        .filter_map(|f| match &f.doc {
+            sloscope_core::Document::Run(r) => {
+                let t = r.trial.as_ref()?;
+                Some((f.name.clone(), t.load, t.index))
+            }
+            _ => None,
+        })
+        .collect();
+    let holder = trials.iter().find(|t| t.2 == 1).unwrap().0.clone();
+    let untried = (1..=16)
+        .map(f64::from)
+        .find(|l| trials.iter().all(|t| t.1 != *l))
+        .unwrap();
+    // Its own measurement (another seed), then given position 1.
+    let mut second = trial(&spec, "np4", untried, 11.0, 30, real);
+    second.trial.as_mut().unwrap().index = 1;
+    fs.push(load("second.json", &serde_json::to_value(&second).unwrap()));
+    let a = analyze(&fs);
+    let conflict: Vec<&sloscope_core::analyse::report::Excluded> = a.profiles[0]
+        .excluded
+        .iter()
+        .filter(|e| e.code == Code::Invariant(Invariant::OneTrialPerLoad))
+        .collect();
+    let files: Vec<&str> = conflict.iter().map(|e| e.file.as_str()).collect();
+    assert_eq!(files, [holder.as_str(), "second.json"], "{conflict:?}");
+    let want = format!("at position 1 of its concurrency search ({holder}, second.json)");
+    assert!(conflict[0].reason.contains(&want), "{}", conflict[0].reason);
+    assert_eq!(
+        a.profiles[0].excluded.len(),
+        2,
+        "{:?}",
+        a.profiles[0].excluded
+    );
+    let c = &a.profiles[0].capacity.as_ref().unwrap().candidates[0];
+    assert_eq!(c.trials.len(), trials.len() - 1);
+}
+
 #[test]
 fn a_trial_whose_interval_straddles_the_limit_is_marginal() {
     // TTFT spread 60–140 ms around a 100 ms p95 limit: the p95's interval straddles it only if

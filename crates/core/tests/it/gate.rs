@@ -131,7 +131,7 @@ fn a_measured_gate_is_recomputed_shown_and_no_longer_asserted() {
 #[test]
 fn a_gate_that_claims_more_than_it_holds_breaks_the_lineage() {
     type Edit = fn(&mut serde_json::Value);
-    let cases: [(&str, Edit, ProblemCode); 10] = [
+    let cases: [(&str, Edit, ProblemCode); 13] = [
         (
             "a figure typed beside the evidence",
             |g| g["quality"]["kld_mean"] = 0.0001.into(),
@@ -175,6 +175,21 @@ fn a_gate_that_claims_more_than_it_holds_breaks_the_lineage() {
                     .unwrap()
                     .pop();
             },
+            ProblemCode::GateEvidenceContradicted,
+        ),
+        (
+            "a stated noise floor",
+            |g| g["evidence"]["noise_floor"]["kld_mean"] = 0.5.into(),
+            ProblemCode::GateEvidenceContradicted,
+        ),
+        (
+            "a noise floor with no noise data",
+            |g| g["evidence"]["noise_positions"] = serde_json::Value::Null,
+            ProblemCode::GateEvidenceContradicted,
+        ),
+        (
+            "noise data out of range",
+            |g| g["evidence"]["noise_positions"]["kld"][0] = (-1.0).into(),
             ProblemCode::GateEvidenceContradicted,
         ),
         (

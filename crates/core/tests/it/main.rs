@@ -5,6 +5,7 @@ mod analysis;
 mod bad_input;
 mod capacity;
 mod chunked;
+mod drawn;
 mod gate;
 mod invariant_cases;
 mod invariants;

@@ -1,20 +1,77 @@
-//! A run's output caps against the ones its workload draws. Under an output length
+//! A run's drawn values against the ones its workload draws.
+//!
+//! Output caps: under an output length
 //! distribution the collector draws request `j` of repeat `r` from the profile's seed (the same
 //! for every candidate: [`ProfileName::request_salt`]) at index `r · 2³² + j`, so the caps a
 //! measured run records are known before it runs. A run whose caps are not that sequence was
 //! sent other requests than the profile's, or its caps were edited (a cap raised with its
 //! output counts lowers every time per token).
+//!
+//! Think times: under sessions, each turn after the first is sent a think time after the
+//! previous turn's answer ended (the collector sleeps that long after it stamped the end), drawn
+//! from the profile's think-time distribution, so never sooner than its shortest draw. A turn
+//! sent sooner was not paced as the profile says: the server saw a heavier load than the one
+//! the run is labelled with.
+
+use std::collections::HashMap;
 
 use crate::check::invariant::{Invariant, Violation};
-use crate::schema::{ProfileName, ProfileSpec, Run, RunSource, RunStatus};
+use crate::schema::{ProfileName, ProfileSpec, Run, RunSource, RunStatus, WorkloadSpec};
 
 /// Mixed into the profile's seed for output caps (the collector's `Bodies`).
 const OUTPUT_SALT: u64 = 0x6F75_7470;
+/// Allowed a think time short of the shortest draw: the times are whole microseconds, and a
+/// client's clock may be coarser (a millisecond sooner is no heavier load).
+const THINK_SLACK_US: u64 = 1000;
 
 pub(crate) fn check(spec: &ProfileSpec, run: &Run, out: &mut Vec<Violation>) {
     let Some(w) = spec.workload.as_ref() else {
         return;
     };
+    think_times(w, run, out);
+    output_caps(w, run, out);
+}
+
+/// Each session's turns against the shortest think time the profile draws.
+fn think_times(w: &WorkloadSpec, run: &Run, out: &mut Vec<Violation>) {
+    let Some(d) = w.sessions.as_ref().and_then(|s| s.think_time_ms.as_ref()) else {
+        return;
+    };
+    let least_us = u64::from(d.min_tokens()) * 1000;
+    for (ri, rep) in run.repeats.iter().enumerate() {
+        let r = &rep.requests;
+        let (Some(sessions), Some(turns)) = (&r.session, &r.turn) else {
+            continue;
+        };
+        let mut last: HashMap<u32, usize> = HashMap::new();
+        for (i, (s, t)) in sessions.iter().zip(turns).enumerate() {
+            let (Some(s), Some(t)) = (*s, *t) else {
+                continue;
+            };
+            let Some(p) = last.insert(s, i) else { continue };
+            let Some(e2e) = r.e2e_us[p] else { continue };
+            let ended = r.send_offset_us[p].saturating_add(e2e);
+            let waited = r.send_offset_us[i].saturating_sub(ended);
+            if waited + THINK_SLACK_US < least_us {
+                out.push(Violation::new(
+                    Invariant::WorkloadMatches,
+                    format!("$.repeats[{ri}].requests.send_offset_us[{i}]"),
+                    format!(
+                        "turn {t} of session {s} was sent {waited} µs after the previous answer \
+                         ended: expected at least {least_us} µs, the shortest think time the \
+                         profile's {} ms draws (a turn sent sooner puts more load on the server \
+                         than the profile's)",
+                        d.label()
+                    ),
+                ));
+                return;
+            }
+        }
+    }
+}
+
+/// The output caps against the sequence the profile draws.
+fn output_caps(w: &WorkloadSpec, run: &Run, out: &mut Vec<Violation>) {
     // Replayed lengths, sessions (turns interleave by timing) and other tools' runs draw
     // otherwise; a run cut short holds an unknown subset of the sequence.
     let drawn_here = w.trace.is_none() && w.dataset.is_none() && w.sessions.is_none();
