@@ -428,6 +428,7 @@ fn skeleton(plan: &RunPlan, t: &TargetSpec, p: &Profile, base: Option<&str>) -> 
             url: redact_url(b),
             api: plan.raw.target.api.as_str().into(),
             model: t.model.clone(),
+            ignore_eos: Some(plan.raw.target.ignore_eos),
         }),
         status: RunStatus::Ok,
         failure: None,

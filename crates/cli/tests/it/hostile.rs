@@ -85,6 +85,54 @@ fn a_server_that_errs_or_lies_leaves_readable_runs_and_no_accept() {
     }
 }
 
+/// A server that stops at end-of-sequence though every request asked it not to (the scripted
+/// server ends each answer after 3 tokens; the latency profile's cap is 8): the run records
+/// that it asked (`endpoint.ignore_eos`), and the analysis flags it `stopped_before_cap`,
+/// naming how many of the requests the server counted stopped short.
+#[test]
+fn a_server_that_stops_before_the_cap_it_was_asked_to_reach_is_flagged() {
+    let dir = scratch("hostile-eos");
+    std::fs::create_dir_all(&dir).unwrap();
+    let plan = plan_edited(&dir, |text| {
+        text.replace("--gap-ms 4 --tokens 64", "--gap-ms 4 --tokens 3")
+    });
+    let out = dir.join("out");
+    let o = crate::collect::run(
+        &[
+            "run",
+            "--plan",
+            plan.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--profiles",
+            "latency",
+            "--candidates",
+            "slots1",
+            "--no-baseline",
+            "--quiet",
+        ],
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let run: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("runs/latency--slots1.json")).unwrap())
+            .unwrap();
+    assert_eq!(run["endpoint"]["ignore_eos"], true);
+    let a = sloscope(&["analyze", out.to_str().unwrap(), "--format", "json"], &[]);
+    assert_eq!(a.status.code(), Some(0), "{}", stderr(&a));
+    let v: serde_json::Value = serde_json::from_slice(&a.stdout).unwrap();
+    let flags = v["profiles"][0]["flags"].as_array().unwrap();
+    let flag = flags
+        .iter()
+        .find(|f| f["code"] == "stopped_before_cap")
+        .unwrap_or_else(|| panic!("no stopped_before_cap flag: {flags:?}"));
+    let message = flag["message"].as_str().unwrap();
+    assert!(
+        message.contains("8 of 8 successful requests") && message.contains("3 of 8 tokens"),
+        "{message}"
+    );
+}
+
 #[test]
 fn names_that_would_leave_the_output_directory_are_refused() {
     let d = scratch("hostile-names");

@@ -192,6 +192,9 @@ catalogue! {
     /// Fewer or more requests than planned.
     RequestsAsPlanned = "request_count", Flag,
         "each repeat has as many requests as the plan asks (fewer or more are flagged)";
+    /// Asked to ignore end-of-sequence, each request generated its cap.
+    CapsGenerated = "stopped_before_cap", Flag,
+        "a run that asked the server to ignore end-of-sequence (`endpoint.ignore_eos`) has each successful request the server counted generate its whole output cap (requests that stop short are flagged: the server ignored the option or cut the output at its context length, and the outputs measured are shorter than the profile's)";
     /// The run's start and finish are readable times.
     StampsReadable = "unreadable_time", Flag,
         "a run's `started_at` and `finished_at`, where given, are RFC 3339 times (one that is not is flagged: the run's window is then not checked against its requests)";

@@ -151,6 +151,10 @@ pub struct EndpointInfo {
     /// Model name sent in requests.
     #[serde(default)]
     pub model: Option<String>,
+    /// Whether each request asked the server to ignore end-of-sequence (`ignore_eos`), so that
+    /// it generates its whole output cap; `null` where not recorded (older files).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ignore_eos: Option<bool>,
 }
 
 /// A server the collector launched for this candidate.

@@ -201,8 +201,20 @@ fn case(inv: Invariant) -> Case {
         Invariant::RequestsAsPlanned => drop_request(r, 1, 4),
         Invariant::OkRecordsNoFailure => r["failure"] = "server exited with signal 11".into(),
         Invariant::StampsReadable => r["finished_at"] = "yesterday afternoon".into(),
+        Invariant::CapsGenerated => stopped_before_cap(r),
     }
     Case::Set(s)
+}
+
+/// Asked to ignore end-of-sequence, the third request (counted by the server) stopped a token
+/// short of its cap.
+fn stopped_before_cap(r: &mut Value) {
+    r["endpoint"] =
+        json!({"url": "http://127.0.0.1:8080", "api": "completions", "ignore_eos": true});
+    let q = &mut r["repeats"][0]["requests"];
+    let mut caps = q["output_tokens"].clone();
+    caps[2] = (caps[2].as_u64().unwrap() + 1).into();
+    q["max_output_tokens"] = caps;
 }
 
 /// Every request meant to go out 5 µs after it was sent.

@@ -1,9 +1,10 @@
 //! What a run says of itself as a record, held against itself: the status it states against
-//! the failure it records, and its start and finish as times that can be read.
+//! the failure it records, its start and finish as times that can be read, and the outputs it
+//! asked the server for (`ignore_eos`) against the ones the server counted.
 
 use crate::base::time::rfc3339_us;
 use crate::check::invariant::{Invariant, Violation};
-use crate::schema::{Run, RunStatus};
+use crate::schema::{Run, RunStatus, TokenSource};
 
 /// Characters of an unreadable stamp quoted back.
 const QUOTED_CHARS: usize = 64;
@@ -11,6 +12,53 @@ const QUOTED_CHARS: usize = 64;
 pub(crate) fn check(run: &Run, out: &mut Vec<Violation>) {
     ok_without_failure(run, out);
     readable_stamps(run, out);
+    caps_generated(run, out);
+}
+
+/// A run that asked the server to ignore end-of-sequence should see each successful request
+/// generate its whole cap. Requests the server itself counted (`usage`) short of their cap say
+/// it stopped early anyway: it ignores the option, or it cut the output at its context length.
+/// Either way the outputs measured are shorter than the profile's, which flatters every time
+/// per request and every throughput a reviewer compares.
+fn caps_generated(run: &Run, out: &mut Vec<Violation>) {
+    if run.endpoint.as_ref().and_then(|e| e.ignore_eos) != Some(true) {
+        return;
+    }
+    let (mut short, mut counted, mut first) = (0_usize, 0_usize, None);
+    for (ri, rep) in run.repeats.iter().enumerate() {
+        let q = &rep.requests;
+        let Some(caps) = q.max_output_tokens.as_ref() else {
+            continue;
+        };
+        let rows = caps
+            .iter()
+            .zip(&q.output_tokens)
+            .zip(&q.output_tokens_source)
+            .zip(&q.error);
+        for (i, (((cap, got), source), error)) in rows.enumerate() {
+            let (Some(cap), Some(got), Some(TokenSource::Usage), None) = (cap, got, source, error)
+            else {
+                continue;
+            };
+            counted += 1;
+            if got < cap {
+                short += 1;
+                first.get_or_insert((ri, i, *got, *cap));
+            }
+        }
+    }
+    if let Some((ri, i, got, cap)) = first {
+        out.push(Violation::new(
+            Invariant::CapsGenerated,
+            format!("$.repeats[{ri}].requests.output_tokens[{i}]"),
+            format!(
+                "{short} of {counted} successful requests the server counted ended before their \
+                 output cap (the first: {got} of {cap} tokens), though the run asked it to ignore \
+                 end-of-sequence: the server ignores the option or cut the output at its context \
+                 length, and the outputs measured are shorter than the profile's"
+            ),
+        ));
+    }
 }
 
 /// `ok` says every planned request was sent and accounted for; a failure recorded beside it says
