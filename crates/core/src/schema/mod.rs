@@ -12,6 +12,7 @@ mod lineage;
 mod plan;
 pub mod replay;
 mod run;
+mod server;
 mod shard;
 mod unique;
 
@@ -27,10 +28,10 @@ pub use plan::{
     price, Candidate, KnobValue, Plan, PlanGateLimits, ProfileSpec, SearchSpec, WorkloadSpec,
 };
 pub use run::{
-    CandidateRef, EndpointInfo, EvidenceLevel, ForeignWorkload, HistogramBucket, HistogramDelta,
-    ImportSource, MemorySample, MetricSample, Repeat, RequestColumns, Role, Run, RunSource,
-    RunStatus, ServerInfo, ShardRef, TokenSource, ToolInfo, Trial,
+    CandidateRef, EndpointInfo, EvidenceLevel, ForeignWorkload, ImportSource, Repeat,
+    RequestColumns, Role, Run, RunSource, RunStatus, ShardRef, TokenSource, ToolInfo, Trial,
 };
+pub use server::{HistogramBucket, HistogramDelta, MemorySample, MetricSample, ServerInfo};
 pub use shard::{Cell, ClockAnchor, NtpState, ShardDone, ShardOutcome, ShardRecord};
 
 use serde::{Deserialize, Serialize};

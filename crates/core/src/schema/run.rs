@@ -7,7 +7,9 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::{Gaps, Kind, KnobValue, ProfileSpec};
+use super::{
+    Gaps, HistogramDelta, Kind, KnobValue, MemorySample, MetricSample, ProfileSpec, ServerInfo,
+};
 
 /// How much a run's numbers can be trusted for a serving decision (the seed's levels).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -155,72 +157,6 @@ pub struct EndpointInfo {
     /// it generates its whole output cap; `null` where not recorded (older files).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ignore_eos: Option<bool>,
-}
-
-/// A server the collector launched for this candidate.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct ServerInfo {
-    /// The command line, one element per argument.
-    pub command: Vec<String>,
-    /// Exit status once stopped (`null` while running or when killed by a signal).
-    #[serde(default)]
-    pub exit_status: Option<i32>,
-    /// Seconds from spawn to a healthy `/health`.
-    #[serde(default)]
-    pub startup_s: Option<f64>,
-    /// The last lines of its log.
-    #[serde(default)]
-    pub log_tail: Option<String>,
-}
-
-/// One scrape of the server's Prometheus `/metrics`: raw series names and values.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct MetricSample {
-    /// Microseconds since the repeat started.
-    pub offset_us: u64,
-    /// Series name (labels dropped, summed over label sets) → value.
-    #[serde(deserialize_with = "super::unique::map")]
-    pub values: BTreeMap<String, f64>,
-}
-
-/// One memory sample. A value that could not be read is `null`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct MemorySample {
-    /// Microseconds since the repeat started.
-    pub offset_us: u64,
-    /// GPU memory in use (NVML), all devices the server uses, in MB (10^6 bytes).
-    #[serde(default)]
-    pub gpu_used_mb: Option<f64>,
-    /// Resident memory of the launched server process, in MB (10^6 bytes).
-    #[serde(default)]
-    pub server_rss_mb: Option<f64>,
-}
-
-/// One bucket of a histogram delta. `le_seconds: null` is the `+Inf` bucket.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct HistogramBucket {
-    /// Upper bound in seconds; `null` for `+Inf`.
-    pub le_seconds: Option<f64>,
-    /// Cumulative count of the delta.
-    pub count: f64,
-}
-
-/// The change of a server-side histogram over one repeat (end scrape minus start scrape).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct HistogramDelta {
-    /// Metric family, e.g. `vllm:request_queue_time_seconds`.
-    pub metric: String,
-    /// Observations in the repeat.
-    pub count: f64,
-    /// Sum of observations, seconds.
-    pub sum_seconds: f64,
-    /// Cumulative buckets, ascending.
-    pub buckets: Vec<HistogramBucket>,
 }
 
 /// Per-request data of one repeat, column-wise: entry `i` of every column is request `i`,
