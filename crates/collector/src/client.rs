@@ -241,9 +241,12 @@ impl Client {
                 format!("no response headers within {:?}", self.request_timeout),
             )
         };
+        // The first attempt's stamp: a request sent again is timed from it (its reconnect is
+        // in its TTFT, as for any client that retries).
+        let mut first: Option<Instant> = None;
         for attempt in 0..2 {
             *sent = Instant::now();
-            let deadline = *sent + self.request_timeout;
+            let deadline = first.unwrap_or(*sent) + self.request_timeout;
             let pool = &self.pool;
             let go = async {
                 let mut conn = if attempt == 0 {
@@ -259,24 +262,39 @@ impl Client {
             };
             let r = tokio::select! {
                 r = tokio::time::timeout_at(deadline.into(), go) => r,
-                _ = cancel.cancelled() => return Err(cancelled()),
+                _ = cancel.cancelled() => {
+                    *sent = first.unwrap_or(*sent);
+                    return Err(cancelled());
+                }
             };
             match r {
-                Err(_) => return Err(timed_out()),
-                Ok(Ok((conn, head, rest, at))) => return Ok((conn, head, rest, at)),
+                Err(_) => {
+                    *sent = first.unwrap_or(*sent);
+                    return Err(timed_out());
+                }
+                Ok(Ok((conn, head, rest, at))) => {
+                    *sent = first.unwrap_or(*sent);
+                    return Ok((conn, head, rest, at));
+                }
                 // A pooled keep-alive connection that the server closed just as the request
                 // went out (llama-server's HTTP library closes idle and long-used
-                // connections): sent once more on a fresh connection and timed from there,
-                // and recorded as resent — the server may have read it, so its extra load
-                // is said (invariant `request_resent`), never hidden.
+                // connections; a close later than that is a failure, `http1::exchange`): sent
+                // once more on a fresh connection, still timed from the first attempt, and
+                // recorded as resent — the server may have read it, so its extra load is said
+                // (invariant `request_resent`), never hidden.
                 Ok(Err(ExchangeError::Stale(_))) if attempt == 0 => {
+                    first = Some(*sent);
                     *resent = true;
                     pool.saw_stale();
                     continue;
                 }
-                Ok(Err(e)) => return Err((FailureKind::Connection, e.to_string())),
+                Ok(Err(e)) => {
+                    *sent = first.unwrap_or(*sent);
+                    return Err((FailureKind::Connection, e.to_string()));
+                }
             }
         }
+        *sent = first.unwrap_or(*sent);
         Err((
             FailureKind::Connection,
             "the server closed the connection twice before answering".into(),

@@ -96,6 +96,12 @@ impl Origin {
     }
 }
 
+/// How soon after the request is written a reused connection's close must come to be the
+/// keep-alive race (the server closed the idle connection as the request went out, so the
+/// request may be sent again): a close later than this is a request the server took and
+/// dropped, a failure.
+const STALE_WINDOW: Duration = Duration::from_millis(100);
+
 /// Why an exchange failed before a response head.
 #[derive(Debug)]
 pub(crate) enum ExchangeError {
@@ -149,6 +155,26 @@ enum Framing {
     Close,
 }
 
+/// A connection that ended before a response head: on a reused connection closed as the
+/// request went out (`written` at most [`STALE_WINDOW`] ago), a stale one; else a failure.
+fn gone(
+    reused: bool,
+    written: Option<Instant>,
+    what: &str,
+    e: &dyn std::fmt::Display,
+) -> ExchangeError {
+    let msg = format!("{what}: {e}");
+    match written.map(|w| w.elapsed()) {
+        _ if !reused => ExchangeError::Failed(msg),
+        Some(w) if w > STALE_WINDOW => ExchangeError::Failed(format!(
+            "{msg}: the server closed the reused keep-alive connection {} ms after the request \
+             was sent, without answering (it took the request and dropped it)",
+            w.as_millis()
+        )),
+        _ => ExchangeError::Stale(format!("{msg} (a reused keep-alive connection)")),
+    }
+}
+
 /// Sends `request` (head and body) on `conn` and reads the response head. Returns the head, the body
 /// bytes that came with it and when they arrived.
 pub(crate) async fn exchange(
@@ -156,18 +182,12 @@ pub(crate) async fn exchange(
     request: &[u8],
 ) -> Result<(Head, Vec<u8>, Instant), ExchangeError> {
     let reused = conn.reused;
-    let gone = |what: &str, e: &dyn std::fmt::Display| {
-        let msg = format!("{what}: {e}");
-        if reused {
-            ExchangeError::Stale(format!("{msg} (a reused keep-alive connection)"))
-        } else {
-            ExchangeError::Failed(msg)
-        }
-    };
     conn.io
         .write_all(request)
         .await
-        .map_err(|e| gone("sending the request", &e))?;
+        .map_err(|e| gone(reused, None, "sending the request", &e))?;
+    let written = Some(Instant::now());
+    let gone = |what: &str, e: &dyn std::fmt::Display| gone(reused, written, what, e);
     let mut acc: Vec<u8> = Vec::new();
     loop {
         let (n, at) = match conn.read().await {

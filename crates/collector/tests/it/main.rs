@@ -15,6 +15,7 @@ use sloscope_collector::failure::StopReason;
 use sloscope_core::schema::RequestRow;
 use sloscope_testkit::server::{Fault, Script, ScriptedServer};
 
+mod connections;
 mod files;
 mod hostile;
 
@@ -449,109 +450,4 @@ fn a_busy_client_still_stamps_arrival_times() {
         "client TTFT {ttft:.2} ms, server's {server_ttft:.2} ms"
     );
     assert_eq!(row.itl_us.len(), 1);
-}
-
-/// A reused keep-alive connection that the server closes on receiving the request (it never
-/// answered it) is retried once on a fresh connection; a fresh connection closed the same way
-/// is a connection failure, not retried.
-#[test]
-fn a_request_lost_on_a_stale_connection_is_sent_again() {
-    use std::io::{Read, Write};
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    let read_request = |c: &mut std::net::TcpStream| {
-        let mut got = Vec::new();
-        let mut buf = [0u8; 4096];
-        while !got.windows(4).any(|w| w == b"\r\n\r\n") {
-            let n = c.read(&mut buf).unwrap();
-            if n == 0 {
-                return got;
-            }
-            got.extend_from_slice(&buf[..n]);
-        }
-        got
-    };
-    let server = std::thread::spawn(move || {
-        // 1: the warm-up GET answered with keep-alive, then the POST on it dropped unanswered
-        let (mut a, _) = listener.accept().unwrap();
-        assert!(read_request(&mut a).starts_with(b"GET /health"));
-        a.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok")
-            .unwrap();
-        assert!(read_request(&mut a).starts_with(b"POST /v1/completions"));
-        drop(a);
-        // 2: the same request again on a fresh connection, answered as a stream
-        let (mut b, _) = listener.accept().unwrap();
-        let req = read_request(&mut b);
-        assert!(req.starts_with(b"POST /v1/completions"), "{req:?}");
-        let events = [
-            "data: {\"choices\":[{\"text\":\"a\"}]}\n\n",
-            "data: {\"choices\":[{\"text\":\"b\"}]}\n\n",
-            "data: [DONE]\n\n",
-        ];
-        let mut out = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n".to_vec();
-        for e in events {
-            out.extend_from_slice(format!("{:x}\r\n{e}\r\n", e.len()).as_bytes());
-        }
-        out.extend_from_slice(b"0\r\n\r\n");
-        b.write_all(&out).unwrap();
-        // 3: a fresh connection dropped unanswered
-        let (mut c, _) = listener.accept().unwrap();
-        read_request(&mut c);
-        drop(c);
-        drop(b);
-    });
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let (first, second) = rt.block_on(async {
-        let client = Client::new(
-            &url,
-            Api::Completions,
-            None,
-            1,
-            Duration::from_secs(5),
-            Duration::from_secs(5),
-        )
-        .unwrap();
-        client.warm_pool(1, "/health", Duration::from_secs(5)).await;
-        let body = Bytes::from_static(br#"{"prompt":"x","max_tokens":2,"stream":true}"#);
-        let mut obs = Observed::default();
-        let t0 = Instant::now();
-        let first = client
-            .stream(body.clone(), t0, "1", &Cancel::default(), &mut obs)
-            .await;
-        // a new client has no pooled connection: its request goes on a fresh one
-        let fresh = Client::new(
-            &url,
-            Api::Completions,
-            None,
-            1,
-            Duration::from_secs(5),
-            Duration::from_secs(5),
-        )
-        .unwrap();
-        let second = fresh
-            .stream(body, t0, "2", &Cancel::default(), &mut obs)
-            .await;
-        (first, second)
-    });
-    server.join().unwrap();
-    let (row, kind) = first;
-    assert!(kind.is_none(), "{:?} {:?}", kind, row.error);
-    assert_eq!((row.output_tokens, row.itl_us.len()), (Some(2), 1));
-    let (row, kind) = second;
-    assert_eq!(
-        kind,
-        Some(sloscope_collector::failure::FailureKind::Connection),
-        "{:?}",
-        row.error
-    );
-    assert!(
-        row.error
-            .as_deref()
-            .is_some_and(|e| e.contains("connection closed before a response head")),
-        "{:?}",
-        row.error
-    );
 }
