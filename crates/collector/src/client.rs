@@ -379,7 +379,10 @@ impl Client {
         } else {
             r.fail(
                 FailureKind::Stalled,
-                &format!("no bytes for {:?}", self.stall_timeout),
+                &format!(
+                    "no event for {:?} (nothing, or only keep-alive comments)",
+                    self.stall_timeout
+                ),
             );
         }
     }

@@ -58,6 +58,9 @@ pub enum Misbehavior {
     /// Every streamed response advertises `Keep-Alive: timeout=5, max=100` and the connection
     /// is closed right after it (llama-server's HTTP library does so).
     CloseAfterStream,
+    /// Three tokens, then only SSE keep-alive comments (`: ping`, every 200 ms) for three
+    /// seconds, then the end: bytes keep coming, no event does.
+    Pings,
 }
 
 /// A running hostile server and its elsewhere; both stop when dropped.
@@ -73,7 +76,7 @@ pub struct HostileServer {
 
 impl Misbehavior {
     /// Every misbehavior, by the name the `hostile-server` binary takes.
-    pub const ALL: [(&'static str, Misbehavior); 20] = [
+    pub const ALL: [(&'static str, Misbehavior); 21] = [
         ("none", Misbehavior::None),
         ("llama-error-field", Misbehavior::LlamaErrorField),
         ("nested-error", Misbehavior::NestedError),
@@ -94,6 +97,7 @@ impl Misbehavior {
         ("gzip", Misbehavior::Gzip),
         ("close-after-read", Misbehavior::CloseAfterRead),
         ("close-after-stream", Misbehavior::CloseAfterStream),
+        ("pings", Misbehavior::Pings),
     ];
 
     /// The misbehavior of this name.
@@ -225,6 +229,28 @@ fn stream(events: &[String], extra: &str) -> Vec<u8> {
     out
 }
 
+/// One chunk of a chunked body.
+fn chunk(e: &str) -> Vec<u8> {
+    format!("{:x}\r\n{e}\r\n", e.len()).into_bytes()
+}
+
+/// Three tokens, then a keep-alive comment every 200 ms for three seconds, then the end.
+async fn pings(s: &mut TcpStream) -> std::io::Result<()> {
+    let head = format!(
+        "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n{SIMULATION_HEADER}: hostile\r\n\r\n"
+    );
+    s.write_all(head.as_bytes()).await?;
+    for _ in 0..3 {
+        s.write_all(&chunk(&token(" tok"))).await?;
+    }
+    for _ in 0..15 {
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        s.write_all(&chunk(": ping\n\n")).await?;
+    }
+    s.write_all(&chunk("data: [DONE]\n\n")).await?;
+    s.write_all(b"0\r\n\r\n").await
+}
+
 fn token(text: &str) -> String {
     format!(
         "data: {{\"choices\":[{{\"index\":0,\"text\":\"{text}\",\"finish_reason\":null}}]}}\n\n"
@@ -317,6 +343,12 @@ async fn connection(
             (Misbehavior::Gzip, _) if completion => {
                 let max = v["max_tokens"].as_u64().unwrap_or(8) as u32;
                 stream(&completion_events(how, max), "content-encoding: gzip\r\n")
+            }
+            (Misbehavior::Pings, _) if completion => {
+                if pings(&mut s).await.is_err() {
+                    return;
+                }
+                continue;
             }
             (Misbehavior::CloseAfterStream, _) if completion => {
                 let max = v["max_tokens"].as_u64().unwrap_or(8) as u32;

@@ -21,7 +21,9 @@ pub(super) struct Reading {
     pub(super) done_at: Option<Instant>,
     /// The arrival stamp of the last bytes (kernel stamps never run backwards in a stream).
     pub(super) last_at: Instant,
-    /// When bytes last came (by the clock: the stall timer's reference).
+    /// When an event last came (by the clock: the stall timer's reference). Bytes that carry
+    /// no event (SSE comments such as `: ping`, chunk framing) are no progress: a server that
+    /// sends only those has stalled all the same.
     pub(super) active: Instant,
 }
 
@@ -43,13 +45,19 @@ impl Reading {
     pub(super) fn feed(&mut self, bytes: &[u8], at: Instant) -> bool {
         let at = at.max(self.last_at);
         self.last_at = at;
-        self.active = Instant::now();
         let was_done = self.state.done;
         let at_us = us(at.saturating_duration_since(self.sent));
         let (parser, state) = (&mut self.parser, &mut self.state);
+        let mut events = 0_usize;
         let fed = self.body.feed(bytes, &mut |data: &[u8]| {
-            parser.feed(data, |field, ev| state.event(field, ev, at_us))
+            parser.feed(data, |field, ev| {
+                events += 1;
+                state.event(field, ev, at_us)
+            })
         });
+        if events > 0 {
+            self.active = Instant::now();
+        }
         if self.state.done && !was_done {
             self.done_at = Some(at);
         }

@@ -191,6 +191,16 @@ fn a_token_count_the_stream_contradicts_is_not_believed() {
     }
 }
 
+/// Keep-alive comments are bytes, not progress: a stream that sends only `: ping` after its
+/// third token stalls (2 s without an event), as one that sends nothing does.
+#[test]
+fn keep_alive_comments_do_not_hold_off_the_stall_timeout() {
+    all_failed_with(
+        Misbehavior::Pings,
+        "stalled: no event for 2s (nothing, or only keep-alive comments)",
+    );
+}
+
 #[test]
 fn a_redirect_is_an_error_naming_its_target_and_is_never_followed() {
     all_failed_with(

@@ -251,7 +251,7 @@ fn every_fault_is_a_failed_request_with_its_reason() {
     assert!(
         errors
             .iter()
-            .any(|e| e.starts_with("stalled: no bytes for")),
+            .any(|e| e.starts_with("stalled: no event for")),
         "{errors:?}"
     );
     assert!(
