@@ -47,7 +47,9 @@ pub(super) fn histogram_queue(reps: &[&Repeat]) -> (Distribution, Option<String>
     if count <= 0.0 {
         return (Distribution::default(), None);
     }
-    if let Some(why) = histogram_contradiction(&buckets, count, reps) {
+    if let Some(why) = histogram_contradiction(&buckets, count, reps)
+        .or_else(|| past_first_token(&buckets, sum, reps))
+    {
         let not = format!("server histogram {} not believed: {why}", first.metric);
         return (Distribution::default(), Some(not));
     }
@@ -101,6 +103,61 @@ fn histogram_contradiction(
     None
 }
 
+/// Why a queue-time histogram cannot be the queueing of these requests: a request leaves the
+/// queue before its first token (a failed one before it ends), so the histogram can neither
+/// sum to more than their times to first token, nor count more waits past a bucket's bound
+/// than there are requests that lasted that long (5 % and 2 requests of slack, as for the
+/// count, for scrape timing).
+fn past_first_token(
+    buckets: &[(Option<f64>, f64)],
+    sum_s: f64,
+    reps: &[&Repeat],
+) -> Option<String> {
+    let mut longest: Vec<f64> = Vec::new();
+    for rep in reps {
+        let r = &rep.requests;
+        let span_s = (0..r.len())
+            .filter_map(|i| r.e2e_us[i].map(|e| r.send_offset_us[i].saturating_add(e)))
+            .max()
+            .unwrap_or(0) as f64
+            / 1e6;
+        for i in 0..r.len() {
+            let us = if r.error[i].is_none() {
+                r.ttft_us[i]
+            } else {
+                r.e2e_us[i]
+            };
+            longest.push(us.map_or(span_s, |u| u as f64 / 1e6));
+        }
+    }
+    let slack = (longest.len() as f64 * 0.05).max(2.0);
+    let most = longest.iter().copied().fold(0.0, f64::max);
+    let bound_s: f64 = longest.iter().sum();
+    if sum_s > bound_s * 1.05 + slack * most + 0.001 {
+        return Some(format!(
+            "its waits add up to {} s, more than the requests' {} s to their first token (a \
+             request leaves the queue before its first token)",
+            crate::base::fmt::format_number(sum_s),
+            crate::base::fmt::format_number(bound_s)
+        ));
+    }
+    let total = buckets.last().map_or(0.0, |b| b.1);
+    for &(le, cum) in buckets {
+        let Some(le) = le else { continue };
+        let lasted = longest.iter().filter(|&&l| l > le).count() as f64;
+        if total - cum > lasted + slack {
+            return Some(format!(
+                "it counted {} waits over {} s where {} request(s) took that long to their first \
+                 token (a request leaves the queue before its first token)",
+                crate::base::fmt::format_number(total - cum),
+                crate::base::fmt::format_number(le),
+                lasted
+            ));
+        }
+    }
+    None
+}
+
 /// Peak memory (the GPU's, else the server's RSS), the deepest queue and the fullest KV cache
 /// the samples show.
 pub(super) fn add_telemetry(s: &mut Summary, reps: &[&Repeat]) {
@@ -141,8 +198,8 @@ mod tests {
         let rows = (0..n)
             .map(|i| RequestRow {
                 send_offset_us: i as u64,
-                ttft_us: Some(1_000),
-                e2e_us: Some(2_000),
+                ttft_us: Some(20_000),
+                e2e_us: Some(30_000),
                 output_tokens: Some(1),
                 ..RequestRow::default()
             })
@@ -176,6 +233,15 @@ mod tests {
                 "not cumulative",
                 rep(8, &[(Some(0.001), 200.0), (None, 8.0)]),
             ),
+            (
+                "8 waits over 5 s where no request took 5 s to its first token",
+                rep(8, &[(Some(5.0), 0.0), (Some(10.0), 8.0), (None, 8.0)]),
+            ),
+            ("45 s of waits in 0.16 s of first tokens", {
+                let mut r = rep(8, &[(Some(0.001), 2.0), (Some(0.01), 8.0), (None, 8.0)]);
+                r.server_queue_histogram.as_mut().unwrap().sum_seconds = 45.0;
+                r
+            }),
         ] {
             let (d, src) = histogram_queue(&[&lying]);
             assert_eq!(d.p95_ms, None, "{what}");
