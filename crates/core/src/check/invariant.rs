@@ -195,6 +195,9 @@ catalogue! {
     /// Asked to ignore end-of-sequence, each request generated its cap.
     CapsGenerated = "stopped_before_cap", Flag,
         "a run that asked the server to ignore end-of-sequence (`endpoint.ignore_eos`) has each successful request the server counted generate its whole output cap (requests that stop short are flagged: the server ignored the option or cut the output at its context length, and the outputs measured are shorter than the profile's)";
+    /// A measured stream ends at its last token.
+    StreamEndsAtLastToken = "stream_tail", Flag,
+        "a measured request's stream ends soon after its last token (a median wait from the last token to the stream's end over 10 ms and a tenth of the decode time is flagged: TPOT and end-to-end times include it, inter-token latency does not)";
     /// The run's start and finish are readable times.
     StampsReadable = "unreadable_time", Flag,
         "a run's `started_at` and `finished_at`, where given, are RFC 3339 times (one that is not is flagged: the run's window is then not checked against its requests)";

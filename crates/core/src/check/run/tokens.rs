@@ -1,5 +1,6 @@
 //! What a run's token counts and gaps show against what it states: outputs within the cap it
-//! sent, prompts about as long as it asked, and gaps that add up to the decode time.
+//! sent, prompts about as long as it asked, and gaps that add up to the decode time (a measured stream
+//! that goes on well after its last token is flagged).
 
 use super::Stated;
 use crate::base::blocks::each_range;
@@ -11,6 +12,9 @@ use crate::schema::{RequestColumns, Run, RunSource};
 const PROMPT_TEMPLATE_TOKENS: f64 = 64.0;
 /// Median share of the decode time the gaps must cover; a unit error gives a thousandth.
 const MIN_GAP_SHARE: f64 = 0.1;
+/// A measured stream may end this long after its last token (its usage and `[DONE]` events)
+/// before the wait is flagged.
+const MIN_TAIL_US: f64 = 10_000.0;
 /// Decode times shorter than this say little about the gaps' unit.
 const MIN_DECODE_US: u64 = 1_000;
 
@@ -116,8 +120,16 @@ fn prompts(run: &Run, stated: &Stated, out: &mut Vec<Violation>) {
     }
 }
 
-fn gaps_span_decode(run: &Run, out: &mut Vec<Violation>) {
-    let mut shares: Vec<f64> = Vec::new();
+/// The median of `v` (the upper one of an even count); `None` when empty.
+fn median(v: &mut [f64]) -> Option<f64> {
+    let mid = v.len() / 2;
+    (mid < v.len()).then(|| *v.select_nth_unstable_by(mid, f64::total_cmp).1)
+}
+
+/// The gaps of each successful multi-token request against its decode time (end minus first
+/// token): their share of it, and what is left after the last gap (the stream's tail), µs.
+fn decode_spans(run: &Run) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
+    let (mut shares, mut tails, mut decodes) = (Vec::new(), Vec::new(), Vec::new());
     for rep in &run.repeats {
         let r = &rep.requests;
         each_range(r.len(), |range| {
@@ -130,24 +142,59 @@ fn gaps_span_decode(run: &Run, out: &mut Vec<Violation>) {
                     continue;
                 }
                 let sum: u64 = gaps.iter().map(|&g| u64::from(g)).sum();
-                shares.push(sum as f64 / (e - t) as f64);
+                let decode = (e - t) as f64;
+                shares.push(sum as f64 / decode);
+                tails.push((decode - sum as f64).max(0.0));
+                decodes.push(decode);
             }
         });
     }
+    (shares, tails, decodes)
+}
+
+fn gaps_span_decode(run: &Run, out: &mut Vec<Violation>) {
+    let (mut shares, mut tails, mut decodes) = decode_spans(run);
     if shares.len() < 2 {
         return;
     }
-    let mid = shares.len() / 2;
-    let median = *shares.select_nth_unstable_by(mid, f64::total_cmp).1;
-    if median < MIN_GAP_SHARE {
+    let n = shares.len();
+    let (Some(share), Some(tail), Some(decode)) = (
+        median(&mut shares),
+        median(&mut tails),
+        median(&mut decodes),
+    ) else {
+        return;
+    };
+    let measured = run.source == RunSource::Measured;
+    let tail_ms = format_number(tail / 1000.0);
+    if share < MIN_GAP_SHARE {
+        let why = if measured {
+            format!(
+                "the streams went on a median {tail_ms} ms after their last token (the server \
+                 ended them late), or these are not this request's gaps"
+            )
+        } else {
+            "gaps in another unit, or not this request's gaps".to_string()
+        };
         out.push(Violation::new(
             Invariant::GapsSpanDecode,
             "$.repeats[].requests.itl_us",
             format!(
-                "its inter-token gaps add up to {}% of the decode time (median over {} \
-                 requests): gaps in another unit, or not this request's gaps",
-                format_number(100.0 * median),
-                shares.len()
+                "its inter-token gaps add up to {}% of the decode time (median over {n} \
+                 requests): {why}",
+                format_number(100.0 * share),
+            ),
+        ));
+    } else if measured && tail > MIN_TAIL_US && tail > decode * MIN_GAP_SHARE {
+        out.push(Violation::new(
+            Invariant::StreamEndsAtLastToken,
+            "$.repeats[].requests.e2e_us",
+            format!(
+                "its streams ended a median {tail_ms} ms after their last token ({}% of the \
+                 decode time, over {n} requests): the server ends its streams late; TPOT and \
+                 end-to-end times include that wait, as the peers' definitions do, inter-token \
+                 latency does not",
+                format_number(100.0 * tail / decode)
             ),
         ));
     }
