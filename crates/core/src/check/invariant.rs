@@ -194,7 +194,7 @@ catalogue! {
         "each repeat has as many requests as the plan asks (fewer or more are flagged)";
     /// Asked to ignore end-of-sequence, each request generated its cap.
     CapsGenerated = "stopped_before_cap", Flag,
-        "a run that asked the server to ignore end-of-sequence (`endpoint.ignore_eos`) has each successful request the server counted generate its whole output cap (requests that stop short are flagged: the server ignored the option or cut the output at its context length, and the outputs measured are shorter than the profile's)";
+        "a run that asked the server to ignore end-of-sequence (`endpoint.ignore_eos`) has each successful request generate its whole output cap, by the server's count or, where it gives none, its stream events (requests that stop short are flagged: the server ignored the option or cut the output at its context length, and the outputs measured are shorter than the profile's)";
     /// A measured stream ends at its last token.
     StreamEndsAtLastToken = "stream_tail", Flag,
         "a measured request's stream ends soon after its last token (a median wait from the last token to the stream's end over 10 ms and a tenth of the decode time is flagged: TPOT and end-to-end times include it, inter-token latency does not)";

@@ -184,3 +184,29 @@ fn a_baseline_copied_from_a_candidate_with_its_times_shifted_is_one_measurement(
         named(&a)
     );
 }
+
+/// A server that gives no token count and stops before the cap it was asked to reach (its
+/// stream events counted): `stopped_before_cap` all the same, saying how the tokens were
+/// counted.
+#[test]
+fn a_cap_not_reached_by_the_streams_events_is_flagged() {
+    let mut s = base();
+    s.run["endpoint"] =
+        json!({"url": "http://127.0.0.1:8080", "api": "completions", "ignore_eos": true});
+    let n = requests(&s.run);
+    let q = &mut s.run["repeats"][0]["requests"];
+    q["output_tokens_source"] = json!(vec!["events"; n]);
+    q["output_events"] = q["output_tokens"].clone();
+    let mut caps = q["output_tokens"].clone();
+    caps[2] = (caps[2].as_u64().unwrap() + 4).into();
+    q["max_output_tokens"] = caps;
+    let a = analyze(&files(&s).unwrap());
+    assert_eq!(
+        named(&a),
+        [(Outcome::Flag, Invariant::CapsGenerated)],
+        "{:?}",
+        a.profiles[0].flags
+    );
+    let flag = &a.profiles[0].flags[0].message;
+    assert!(flag.contains("counted from its stream events"), "{flag}");
+}

@@ -16,10 +16,12 @@ pub(crate) fn check(run: &Run, out: &mut Vec<Violation>) {
 }
 
 /// A run that asked the server to ignore end-of-sequence should see each successful request
-/// generate its whole cap. Requests the server itself counted (`usage`) short of their cap say
-/// it stopped early anyway: it ignores the option, or it cut the output at its context length.
-/// Either way the outputs measured are shorter than the profile's, which flatters every time
-/// per request and every throughput a reviewer compares.
+/// generate its whole cap. Requests counted short of their cap — by the server itself
+/// (`usage`), or from the stream's events where it gave no count — say it stopped early anyway
+/// (it ignores the option, or cut the output at its context length), or, counted from events,
+/// that it sent several tokens per event without a count. Either way the outputs measured are
+/// shorter than the profile's, which flatters every time per request and every throughput a
+/// reviewer compares.
 fn caps_generated(run: &Run, out: &mut Vec<Violation>) {
     if run.endpoint.as_ref().and_then(|e| e.ignore_eos) != Some(true) {
         return;
@@ -36,26 +38,38 @@ fn caps_generated(run: &Run, out: &mut Vec<Violation>) {
             .zip(&q.output_tokens_source)
             .zip(&q.error);
         for (i, (((cap, got), source), error)) in rows.enumerate() {
-            let (Some(cap), Some(got), Some(TokenSource::Usage), None) = (cap, got, source, error)
+            let (
+                Some(cap),
+                Some(got),
+                Some(source @ (TokenSource::Usage | TokenSource::Events)),
+                None,
+            ) = (cap, got, source, error)
             else {
                 continue;
             };
             counted += 1;
             if got < cap {
                 short += 1;
-                first.get_or_insert((ri, i, *got, *cap));
+                first.get_or_insert((ri, i, *got, *cap, *source));
             }
         }
     }
-    if let Some((ri, i, got, cap)) = first {
+    if let Some((ri, i, got, cap, source)) = first {
+        let how = match source {
+            TokenSource::Events => {
+                "counted from its stream events, the server giving no count: it stopped early, \
+                 or sent several tokens per event"
+            }
+            _ => "counted by the server",
+        };
         out.push(Violation::new(
             Invariant::CapsGenerated,
             format!("$.repeats[{ri}].requests.output_tokens[{i}]"),
             format!(
-                "{short} of {counted} successful requests the server counted ended before their \
-                 output cap (the first: {got} of {cap} tokens), though the run asked it to ignore \
-                 end-of-sequence: the server ignores the option or cut the output at its context \
-                 length, and the outputs measured are shorter than the profile's"
+                "{short} of {counted} successful requests ended before their output cap (the \
+                 first: {got} of {cap} tokens, {how}), though the run asked the server to ignore \
+                 end-of-sequence: it ignores the option or cut the output at its context length, \
+                 and the outputs measured are shorter than the profile's"
             ),
         ));
     }
