@@ -25,6 +25,7 @@ pub mod external;
 pub mod failure;
 pub mod gate;
 mod http1;
+pub mod identity;
 pub mod journal;
 mod lane;
 pub mod layout;

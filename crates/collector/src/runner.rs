@@ -289,6 +289,7 @@ impl RunCtx<'_> {
             Duration::from_secs_f64(tgt.request_timeout_s),
             Duration::from_secs_f64(tgt.stall_timeout_s.unwrap_or(tgt.request_timeout_s)),
         )?;
+        let reported = crate::identity::probe(client.http(), base).await;
         let mut written: Vec<(PathBuf, Run)> = Vec::new();
         for p in &self.plan.profiles {
             if tc.is_cancelled() {
@@ -298,16 +299,17 @@ impl RunCtx<'_> {
                     .push(format!("{} / {}: not run: {why}", p.name, t.name));
                 continue;
             }
-            let done = self.run_profile(t, p, &client, base, launched, tc).await?;
-            self.say_failures(t, p, &done.1, launched);
-            written.push(done);
             let m = Measure {
                 t,
                 client: &client,
                 base,
                 launched,
                 tc,
+                reported: &reported,
             };
+            let done = self.measure(&m, p, None).await?;
+            self.say_failures(t, p, &done.1, launched);
+            written.push(done);
             let trials = self.run_search(&m, p).await?;
             written.extend(trials);
         }
@@ -379,6 +381,8 @@ struct Measure<'a> {
     base: &'a str,
     launched: Option<&'a Launched>,
     tc: &'a Cancel,
+    /// What the server said it is.
+    reported: &'a sloscope_core::schema::ServerReport,
 }
 
 /// A run of plan candidate `c` under profile `p` with nothing measured yet (external imports).
@@ -429,6 +433,7 @@ fn skeleton(plan: &RunPlan, t: &TargetSpec, p: &Profile, base: Option<&str>) -> 
             api: plan.raw.target.api.as_str().into(),
             model: t.model.clone(),
             ignore_eos: Some(plan.raw.target.ignore_eos),
+            reported: None,
         }),
         status: RunStatus::Ok,
         failure: None,

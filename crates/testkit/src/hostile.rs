@@ -58,6 +58,9 @@ pub enum Misbehavior {
     /// Every streamed response advertises `Keep-Alive: timeout=5, max=100` and the connection
     /// is closed right after it (llama-server's HTTP library does so).
     CloseAfterStream,
+    /// `/version` gives another version than the records state (`0.0.1-other`; the fixtures
+    /// say `testkit`).
+    OtherVersion,
     /// Three tokens, then only SSE keep-alive comments (`: ping`, every 200 ms) for three
     /// seconds, then the end: bytes keep coming, no event does.
     Pings,
@@ -76,7 +79,7 @@ pub struct HostileServer {
 
 impl Misbehavior {
     /// Every misbehavior, by the name the `hostile-server` binary takes.
-    pub const ALL: [(&'static str, Misbehavior); 21] = [
+    pub const ALL: [(&'static str, Misbehavior); 22] = [
         ("none", Misbehavior::None),
         ("llama-error-field", Misbehavior::LlamaErrorField),
         ("nested-error", Misbehavior::NestedError),
@@ -98,6 +101,7 @@ impl Misbehavior {
         ("close-after-read", Misbehavior::CloseAfterRead),
         ("close-after-stream", Misbehavior::CloseAfterStream),
         ("pings", Misbehavior::Pings),
+        ("other-version", Misbehavior::OtherVersion),
     ];
 
     /// The misbehavior of this name.
@@ -316,6 +320,12 @@ async fn connection(
         let bytes = match (how, path.as_str()) {
             (Misbehavior::RedirectHealth, "/health") => redirect(302, elsewhere, "/health"),
             (_, "/health") => response(200, "application/json", br#"{"status":"ok"}"#, &[]),
+            (Misbehavior::OtherVersion, "/version") => response(
+                200,
+                "application/json",
+                br#"{"version":"0.0.1-other"}"#,
+                &[],
+            ),
             (Misbehavior::RedirectTokenize, "/tokenize") => redirect(307, elsewhere, "/tokenize"),
             (Misbehavior::TokenizeZero, "/tokenize") => {
                 response(200, "application/json", br#"{"tokens":[],"count":0}"#, &[])

@@ -158,6 +158,8 @@ async fn handle(st: Arc<State>, req: Request<Incoming>) -> Result<Response<Body>
         .unwrap_or_default();
     let resp = match path.as_str() {
         "/health" => full(200, "application/json", r#"{"status":"ok"}"#),
+        // The fixtures' deployment records state backend version `testkit`.
+        "/version" => full(200, "application/json", r#"{"version":"testkit"}"#),
         "/metrics" => {
             let text = format!(
                 "# TYPE llamacpp:requests_processing gauge\nllamacpp:requests_processing {}\n\

@@ -78,6 +78,14 @@ fn whole_plan_against_the_scripted_server() {
         );
     }
     assert!(!stderr(&o).contains(secret));
+    // What the server said it is, beside what the records say.
+    let run: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("runs/latency--slots1.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        run["endpoint"]["reported"],
+        serde_json::json!({"version": "testkit", "version_from": "/version version", "models": ["scripted"]})
+    );
     let a = sloscope(&["analyze", out.to_str().unwrap(), "--format", "json"], &[]);
     assert_eq!(a.status.code(), Some(0), "{}", stderr(&a));
     let v: serde_json::Value = serde_json::from_slice(&a.stdout).unwrap();

@@ -133,6 +133,37 @@ fn a_server_that_stops_before_the_cap_it_was_asked_to_reach_is_flagged() {
     );
 }
 
+/// A server whose own `/version` is not the version the records state (and the run copies
+/// from them): the run records what the server said, and the analysis leaves the run out as
+/// another backend than the lineage vouches for. The scripted server, which gives the records'
+/// version, is measured as before.
+#[test]
+fn a_server_that_gives_another_version_than_the_records_is_left_out() {
+    let dir = scratch("hostile-version");
+    let o = collect(&dir, "other-version");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = dir.join("out");
+    let run: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("runs/latency--slots1.json")).unwrap())
+            .unwrap();
+    let reported = &run["endpoint"]["reported"];
+    assert_eq!(reported["version"], "0.0.1-other", "{reported}");
+    assert_eq!(reported["version_from"], "/version version");
+    let a = sloscope(&["analyze", out.to_str().unwrap(), "--format", "json"], &[]);
+    assert_eq!(a.status.code(), Some(0), "{}", stderr(&a));
+    let v: serde_json::Value = serde_json::from_slice(&a.stdout).unwrap();
+    let excluded = &v["profiles"][0]["excluded"];
+    assert_eq!(
+        excluded[0]["code"], "backend_version_mismatch",
+        "{excluded}"
+    );
+    let why = excluded[0]["reason"].as_str().unwrap();
+    assert!(
+        why.contains("\"0.0.1-other\"") && why.contains("\"testkit\""),
+        "{why}"
+    );
+}
+
 #[test]
 fn names_that_would_leave_the_output_directory_are_refused() {
     let d = scratch("hostile-names");

@@ -10,35 +10,12 @@ use sloscope_core::schema::{Run, RunStatus, ServerInfo, Trial};
 
 use super::{profile_ctx, skeleton, Measure, RunCtx};
 use crate::cancel::Cancel;
-use crate::client::Client;
 use crate::error::CollectError;
 use crate::failure::StopReason;
 use crate::journal::Journal;
 use crate::secret::redact_run;
-use crate::server::Launched;
-use crate::target::TargetSpec;
 
 impl RunCtx<'_> {
-    /// One profile of one target: journal, collect, write the run file, drop the journal.
-    pub(super) async fn run_profile(
-        &mut self,
-        t: &TargetSpec,
-        p: &Profile,
-        client: &Client,
-        base: &str,
-        launched: Option<&Launched>,
-        tc: &Cancel,
-    ) -> Result<(PathBuf, Run), CollectError> {
-        let m = Measure {
-            t,
-            client,
-            base,
-            launched,
-            tc,
-        };
-        self.measure(&m, p, None).await
-    }
-
     /// Collects `p` (the profile, or one trial's version of it) into a run file. A trial
     /// (`Some((trial, search))`) runs one repeat at a time, and more while its SLO interval
     /// straddles a limit, up to the search's request cap.
@@ -104,6 +81,10 @@ impl RunCtx<'_> {
         trial: Option<Trial>,
     ) -> Result<(Run, PathBuf, Journal), CollectError> {
         let mut run = skeleton(self.plan, m.t, p, Some(m.base));
+        if let Some(e) = run.endpoint.as_mut() {
+            e.reported = Some(m.reported.clone());
+        }
+        run.notes.extend(crate::identity::silence_note(m.reported));
         if let Some(l) = m.launched {
             run.server = Some(ServerInfo {
                 command: l.command.clone(),

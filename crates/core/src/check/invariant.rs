@@ -138,6 +138,9 @@ catalogue! {
     /// The run measured the profile's workload.
     WorkloadMatches = "workload_mismatch", Exclude,
         "a run (candidate, trial, float baseline or import) measured the profile's workload: id, counts, lengths, arrivals, replayed files, (measured here) the output caps its seed draws, and each session turn sent no sooner after the previous answer than the shortest think time the profile draws";
+    /// The server's own version is the run's.
+    BackendVersionMatches = "backend_version_mismatch", Exclude,
+        "a measured run's server, where it gives its version (llama-server's `/props`, vLLM's `/version`, TGI's `/info`), gives the backend version the run states (the same up to a leading `v` and a build suffix)";
     /// The run measured the deployed artifact.
     ArtifactMatches = "artifact_mismatch", Exclude,
         "a candidate run measured the deployed artifact";

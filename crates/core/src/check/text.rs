@@ -9,6 +9,8 @@ use crate::schema::{ArtifactIdentity, Plan, Run, ShardRecord, ShardRef};
 
 /// Longest name or identifier.
 pub const MAX_NAME_CHARS: usize = 1024;
+/// Models kept of those a server says it serves.
+pub const MAX_REPORTED_MODELS: usize = 16;
 /// Longest free text kept.
 pub const MAX_FREE_TEXT_CHARS: usize = 4096;
 
@@ -65,6 +67,12 @@ pub fn run(r: &mut Run) -> Result<(), Violation> {
     }
     if let Some(i) = r.import.as_mut() {
         i.workload.description.iter_mut().for_each(cut);
+    }
+    if let Some(rep) = r.endpoint.as_mut().and_then(|e| e.reported.as_mut()) {
+        rep.version.iter_mut().for_each(cut);
+        rep.version_from.iter_mut().for_each(cut);
+        rep.models.truncate(MAX_REPORTED_MODELS);
+        rep.models.iter_mut().for_each(cut);
     }
     for rep in &mut r.repeats {
         rep.requests.error.iter_mut().flatten().for_each(cut);

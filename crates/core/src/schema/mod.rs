@@ -31,7 +31,9 @@ pub use run::{
     CandidateRef, EndpointInfo, EvidenceLevel, ForeignWorkload, ImportSource, Repeat,
     RequestColumns, Role, Run, RunSource, RunStatus, ShardRef, TokenSource, ToolInfo, Trial,
 };
-pub use server::{HistogramBucket, HistogramDelta, MemorySample, MetricSample, ServerInfo};
+pub use server::{
+    HistogramBucket, HistogramDelta, MemorySample, MetricSample, ServerInfo, ServerReport,
+};
 pub use shard::{Cell, ClockAnchor, NtpState, ShardDone, ShardOutcome, ShardRecord};
 
 use serde::{Deserialize, Serialize};

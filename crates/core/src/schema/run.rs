@@ -157,6 +157,10 @@ pub struct EndpointInfo {
     /// it generates its whole output cap; `null` where not recorded (older files).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ignore_eos: Option<bool>,
+    /// What the server said it is (its version, its models), where the collector asked;
+    /// `null` where not asked (older files).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reported: Option<super::ServerReport>,
 }
 
 /// Per-request data of one repeat, column-wise: entry `i` of every column is request `i`,

@@ -1,5 +1,6 @@
 //! What a run records of the server beside its requests: the server the collector launched,
-//! and the samples taken while it served (its `/metrics` scrapes, memory, histogram deltas).
+//! what the server said it is, and the samples taken while it served (its `/metrics` scrapes,
+//! memory, histogram deltas).
 
 use std::collections::BTreeMap;
 
@@ -69,4 +70,22 @@ pub struct HistogramDelta {
     pub sum_seconds: f64,
     /// Cumulative buckets, ascending.
     pub buckets: Vec<HistogramBucket>,
+}
+
+/// What the server said it is, asked once per target from the backends' own endpoints. Empty
+/// fields: it did not say.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct ServerReport {
+    /// The version it gave (llama-server's `build_info`, vLLM's and SGLang's `version`, TGI's
+    /// `version`).
+    #[serde(default)]
+    pub version: Option<String>,
+    /// Where it gave it: `/props`, `/version`, `/get_server_info` or `/info`.
+    #[serde(default)]
+    pub version_from: Option<String>,
+    /// The models it said it serves (`/v1/models` ids, llama-server's model path, TGI's
+    /// `model_id`), at most 16.
+    #[serde(default)]
+    pub models: Vec<String>,
 }

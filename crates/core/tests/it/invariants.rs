@@ -163,6 +163,10 @@ fn case(inv: Invariant) -> Case {
         Invariant::KnobValueMatches => r["candidate"]["value"] = 8.into(),
         Invariant::WorkloadMatches => r["workload_id"] = "long".into(),
         Invariant::ArtifactMatches => r["artifact_id"] = "q8".into(),
+        Invariant::BackendVersionMatches => {
+            r["endpoint"] = json!({"url": "http://127.0.0.1:8080", "api": "completions",
+                "reported": {"version": "9.9.9", "version_from": "/version", "models": []}});
+        }
         Invariant::NamesDistinct => {
             s.plan = None;
             let mut other = s.run.clone();

@@ -1,6 +1,7 @@
 //! What a run says of itself as a record, held against itself: the status it states against
-//! the failure it records, its start and finish as times that can be read, and the outputs it
-//! asked the server for (`ignore_eos`) against the ones the server counted.
+//! the failure it records, its start and finish as times that can be read, the outputs it
+//! asked the server for (`ignore_eos`) against the ones the server counted, and the backend
+//! version it states against the one the server gave.
 
 use crate::base::time::rfc3339_us;
 use crate::check::invariant::{Invariant, Violation};
@@ -13,6 +14,55 @@ pub(crate) fn check(run: &Run, out: &mut Vec<Violation>) {
     ok_without_failure(run, out);
     readable_stamps(run, out);
     caps_generated(run, out);
+    version_reported(run, out);
+}
+
+/// A run states its backend version (the deployment record's); a server that gives its own
+/// (llama-server's `/props`, vLLM's `/version`, TGI's `/info`) and gives another says the run
+/// measured another backend than the lineage vouches for.
+fn version_reported(run: &Run, out: &mut Vec<Violation>) {
+    let Some(rep) = run.endpoint.as_ref().and_then(|e| e.reported.as_ref()) else {
+        return;
+    };
+    let Some(said) = rep.version.as_deref() else {
+        return;
+    };
+    if same_version(said, &run.backend_version) {
+        return;
+    }
+    let from = rep.version_from.as_deref().unwrap_or("its own endpoint");
+    out.push(Violation::new(
+        Invariant::BackendVersionMatches,
+        "$.endpoint.reported.version",
+        format!(
+            "the server gave its version as {:?} ({from}), where the run states {:?}: another \
+             backend than the lineage vouches for",
+            quoted(said),
+            quoted(&run.backend_version)
+        ),
+    ));
+}
+
+/// Two version strings name one version: equal (case, surrounding space and a leading `v`
+/// aside), or one the other followed by more after a separator (`0.11.0` and `0.11.0+cu128`,
+/// `0.11` and `0.11.0`).
+pub(crate) fn same_version(a: &str, b: &str) -> bool {
+    let norm = |s: &str| {
+        let s = s.trim().to_lowercase();
+        s.strip_prefix('v').map(str::to_string).unwrap_or(s)
+    };
+    let (a, b) = (norm(a), norm(b));
+    let (short, long) = if a.len() <= b.len() {
+        (&a, &b)
+    } else {
+        (&b, &a)
+    };
+    !short.is_empty()
+        && long.starts_with(short.as_str())
+        && long[short.len()..]
+            .chars()
+            .next()
+            .is_none_or(|c| !c.is_ascii_alphanumeric())
 }
 
 /// A run that asked the server to ignore end-of-sequence should see each successful request
@@ -120,5 +170,32 @@ fn quoted(s: &str) -> String {
     match s.char_indices().nth(QUOTED_CHARS) {
         Some((at, _)) => format!("{}…", &s[..at]),
         None => s.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::same_version;
+
+    #[test]
+    fn versions_are_the_same_up_to_a_v_and_a_build_suffix() {
+        for (a, b) in [
+            ("0.11.0", "0.11.0"),
+            ("v0.11.0", "0.11.0"),
+            ("0.11.0+cu128", "0.11.0"),
+            ("b1-7e4c0a9", "b1-7e4c0a9"),
+            (" 3.3.4 ", "3.3.4-dev"),
+            ("0.11", "0.11.0"),
+        ] {
+            assert!(same_version(a, b), "{a} {b}");
+        }
+        for (a, b) in [
+            ("0.11.0", "0.10.2"),
+            ("0.1", "0.11.0"),
+            ("b1-7e4c0a9", "b2-1234567"),
+            ("", "0.11.0"),
+        ] {
+            assert!(!same_version(a, b), "{a} {b}");
+        }
     }
 }
