@@ -1,7 +1,8 @@
 //! `sloscope compare` on collections of the scripted server: the same server twice is no
-//! regression, decode 25% slower is one (named, with what changed), and bad input is exit 2.
-//! (10 % slower, `--gap-ms 4.4`, is found on a quiet machine; on a busy one, sleeps that
-//! overshoot widen 16 requests' intervals past it.)
+//! regression, decode 50% slower is one (named, with what changed), and bad input is exit 2.
+//! (10 % slower, `--gap-ms 4.4`, is found on a quiet machine, and 25 % nearly always; on a busy
+//! one, sleeps that overshoot widen 16 requests' intervals past it: a 25 % change's interval
+//! once reached below zero while llama-server tests ran beside it.)
 
 use std::path::{Path, PathBuf};
 
@@ -47,7 +48,7 @@ fn the_same_server_is_no_regression_and_slower_decode_is_one() {
     let flags = "--ttft-ms 20 --gap-ms 4 --tokens 64";
     let a = collect(&d.join("a"), flags);
     let b = collect(&d.join("b"), flags);
-    let slow = collect(&d.join("slow"), "--ttft-ms 20 --gap-ms 5 --tokens 64");
+    let slow = collect(&d.join("slow"), "--ttft-ms 20 --gap-ms 6 --tokens 64");
     let (a, b, slow) = (
         a.to_str().unwrap(),
         b.to_str().unwrap(),
@@ -74,7 +75,7 @@ fn the_same_server_is_no_regression_and_slower_decode_is_one() {
             .unwrap_or_default()
             .to_string()
     };
-    // Decode 25 % slower shows on a decode metric whose interval clears the threshold: TPOT's
+    // Decode 50 % slower shows on a decode metric whose interval clears the threshold: TPOT's
     // median, the gaps' p95 or the end-to-end median.
     assert!(
         ["tpot_p50_ms", "itl_p95_ms", "e2e_p50_ms"]
@@ -85,7 +86,7 @@ fn the_same_server_is_no_regression_and_slower_decode_is_one() {
     assert!(row("tpot_p95_ms").contains("inconclusive"), "{md}");
     // What changed is listed first: the server's flags.
     let changed = md.find("### What changed").unwrap();
-    assert!(md[changed..].contains("--gap-ms 5"), "{md}");
+    assert!(md[changed..].contains("--gap-ms 6"), "{md}");
 
     // JSON with stable codes.
     let (code, json, _) = compare(&[a, slow, "--format", "json"]);
@@ -94,20 +95,20 @@ fn the_same_server_is_no_regression_and_slower_decode_is_one() {
     assert_eq!(v["outcome"], "regression");
     assert_eq!(v["cells"][0]["pairing"], "paired", "{json}");
 
-    // A threshold that forgives 50% makes it no regression.
+    // A threshold that forgives 150% makes it no regression.
     let (code, out, _) = compare(&[
         a,
         slow,
         "--threshold",
-        "tpot_p95_ms=50%,0.2",
+        "tpot_p95_ms=150%,0.2",
         "--threshold",
-        "itl_p95_ms=50%,0.2",
+        "itl_p95_ms=150%,0.2",
         "--threshold",
-        "tpot_p50_ms=50%,0.2",
+        "tpot_p50_ms=150%,0.2",
         "--threshold",
-        "e2e_p50_ms=50%,5",
+        "e2e_p50_ms=150%,5",
         "--threshold",
-        "e2e_p95_ms=50%,5",
+        "e2e_p95_ms=150%,5",
     ]);
     assert_eq!(code, 0, "{out}");
 
