@@ -154,6 +154,13 @@ impl StreamState {
             ));
             return;
         }
+        if let Some(i) = other_choice(&v) {
+            self.error = Some(format!(
+                "an event for choice {i}, where the request asked for one choice (index 0): {}",
+                shown(data)
+            ));
+            return;
+        }
         if self.content(&v) {
             self.content_at(at_us);
             self.append_text(&v);
@@ -161,6 +168,10 @@ impl StreamState {
         if let Some(u) = v.get("usage").filter(|u| !u.is_null()) {
             match serde_json::from_value::<Usage>(u.clone()) {
                 Ok(u) => {
+                    if let Some(why) = self.usage_contradicts(&u) {
+                        self.error.get_or_insert(why);
+                        return;
+                    }
                     self.usage_prompt = u.prompt_tokens.or(self.usage_prompt);
                     self.usage_completion = u.completion_tokens.or(self.usage_completion);
                     let cached = u.prompt_tokens_details.and_then(|d| d.cached_tokens);
@@ -185,6 +196,26 @@ impl StreamState {
                 s.draft_tokens = t.draft_n.or(s.draft_tokens);
                 s.draft_accepted_tokens = t.draft_n_accepted.or(s.draft_accepted_tokens);
             }
+        }
+    }
+
+    /// A usage block against the stream's earlier ones: a server that reports usage on every
+    /// event (vLLM's continuous usage) keeps the prompt count and never lowers the completion
+    /// count; one that does says two counts of one request, and neither is believed.
+    fn usage_contradicts(&self, u: &Usage) -> Option<String> {
+        if let (Some(before), Some(now)) = (self.usage_prompt, u.prompt_tokens) {
+            if before != now {
+                return Some(format!(
+                    "the server's usage blocks disagree: prompt_tokens {before}, then {now}"
+                ));
+            }
+        }
+        match (self.usage_completion, u.completion_tokens) {
+            (Some(before), Some(now)) if now < before => Some(format!(
+                "the server's usage blocks disagree: completion_tokens {before}, then {now} \
+                 (a count that falls)"
+            )),
+            _ => None,
         }
     }
 
@@ -311,6 +342,14 @@ impl StreamState {
             format!("{events} content events streamed, more than the max_tokens {cap} the request was sent with")
         })
     }
+}
+
+/// The index of a choice other than the request's one (0), if the event carries one.
+fn other_choice(v: &serde_json::Value) -> Option<u64> {
+    v["choices"]
+        .as_array()?
+        .iter()
+        .find_map(|c| c.get("index")?.as_u64().filter(|&i| i != 0))
 }
 
 /// The server's error in a stream event, in any of the backends' shapes: `{"error": {…}}` or

@@ -23,6 +23,7 @@ struct Finders {
     text: memmem::Finder<'static>,
     content: memmem::Finder<'static>,
     reasoning: memmem::Finder<'static>,
+    index: memmem::Finder<'static>,
 }
 
 static FINDERS: std::sync::LazyLock<Finders> = std::sync::LazyLock::new(|| Finders {
@@ -34,6 +35,7 @@ static FINDERS: std::sync::LazyLock<Finders> = std::sync::LazyLock::new(|| Finde
     text: memmem::Finder::new(b"\"text\""),
     content: memmem::Finder::new(b"\"content\""),
     reasoning: memmem::Finder::new(b"\"reasoning_content\""),
+    index: memmem::Finder::new(b"\"index\""),
 });
 
 /// Classifies an event without parsing it: a plain content chunk is recognised by its content
@@ -50,6 +52,7 @@ pub(super) fn scan_event(data: &[u8], api: Api) -> Scan {
         || f.error.find(data).is_some()
         || f.timings.find(data).is_some()
         || finishes(data)
+        || !index_zero(data)
     {
         return Scan {
             content: false,
@@ -100,6 +103,23 @@ pub(super) fn scan_event(data: &[u8], api: Api) -> Scan {
         content,
         needs_parse: false,
     }
+}
+
+/// Whether an event's `index` keys, if any, all say 0 (the one choice a request asks for); any
+/// other index (another choice, or a tool call's) goes to the parser.
+fn index_zero(data: &[u8]) -> bool {
+    let f = &FINDERS.index;
+    let mut at = 0;
+    while let Some(p) = f.find(&data[at..]) {
+        at += p + f.needle().len();
+        let rest = data[at..].trim_ascii_start();
+        let rest = rest.strip_prefix(b":").unwrap_or(rest).trim_ascii_start();
+        let zero = rest.first() == Some(&b'0') && !rest.get(1).is_some_and(u8::is_ascii_digit);
+        if !zero {
+            return false;
+        }
+    }
+    true
 }
 
 /// Whether an event has a `finish_reason` other than `null` (the parser reads it: `abort` and

@@ -207,3 +207,68 @@ fn usage_that_is_not_token_counts_fails_the_request_not_silently_dropped() {
         );
     }
 }
+
+/// vLLM's continuous usage repeats the prompt count and raises the completion count on every
+/// event: believed. Usage blocks that change the prompt count or lower the completion count
+/// are two counts of one request: the request fails, neither believed.
+#[test]
+fn usage_blocks_that_disagree_fail_the_request() {
+    let steady = finished(&[
+        br#"{"choices":[{"text":"b"}],"usage":{"prompt_tokens":40,"completion_tokens":2}}"#,
+        br#"{"choices":[{"text":"c"}],"usage":{"prompt_tokens":40,"completion_tokens":3}}"#,
+    ]);
+    assert_eq!(steady.error, None);
+    assert_eq!(steady.output_tokens, Some(3));
+    for (events, says) in [
+        (
+            [
+                &br#"{"choices":[],"usage":{"prompt_tokens":40,"completion_tokens":1}}"#[..],
+                br#"{"choices":[],"usage":{"prompt_tokens":90,"completion_tokens":1}}"#,
+            ],
+            "prompt_tokens 40, then 90",
+        ),
+        (
+            [
+                &br#"{"choices":[],"usage":{"prompt_tokens":40,"completion_tokens":16}}"#[..],
+                br#"{"choices":[],"usage":{"prompt_tokens":40,"completion_tokens":1}}"#,
+            ],
+            "completion_tokens 16, then 1",
+        ),
+    ] {
+        let r = finished(&events);
+        assert!(
+            r.error.as_deref().is_some_and(|e| e.contains(says)),
+            "{:?}",
+            r.error
+        );
+    }
+}
+
+/// A request asks for one choice: content on choice 1 is not this request's stream, whether
+/// the fast scanner or the parser sees it; a tool call's own index is not a choice's.
+#[test]
+fn an_event_for_another_choice_fails_the_request() {
+    for event in [
+        &br#"{"choices":[{"text":"b","index":1}]}"#[..],
+        br#"{"choices":[{"text":"b","index":1,"finish_reason":"length"}],"usage":{"completion_tokens":2}}"#,
+    ] {
+        let r = finished(&[event]);
+        assert!(
+            r.error
+                .as_deref()
+                .is_some_and(|e| e.starts_with("an event for choice 1")),
+            "{:?}",
+            r.error
+        );
+    }
+    let c = |s: &str| scan_event(s.as_bytes(), Api::Chat);
+    assert!(!c(r#"{"choices":[{"index":0,"delta":{"content":"x"}}]}"#).needs_parse);
+    assert!(c(r#"{"choices":[{"index":10,"delta":{"content":"x"}}]}"#).needs_parse);
+    let mut s = StreamState::new(Api::Chat);
+    s.event(
+        Field::Data,
+        br#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"function":{"name":"f"}}]}}]}"#,
+        10,
+    );
+    assert_eq!(s.error, None);
+}
