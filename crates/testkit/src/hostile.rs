@@ -58,6 +58,8 @@ pub enum Misbehavior {
     /// Every streamed response advertises `Keep-Alive: timeout=5, max=100` and the connection
     /// is closed right after it (llama-server's HTTP library does so).
     CloseAfterStream,
+    /// `/health` answers 503 (a server still loading its model), and nothing else is served.
+    Loading,
     /// `/version` gives another version than the records state (`0.0.1-other`; the fixtures
     /// say `testkit`).
     OtherVersion,
@@ -79,7 +81,7 @@ pub struct HostileServer {
 
 impl Misbehavior {
     /// Every misbehavior, by the name the `hostile-server` binary takes.
-    pub const ALL: [(&'static str, Misbehavior); 22] = [
+    pub const ALL: [(&'static str, Misbehavior); 23] = [
         ("none", Misbehavior::None),
         ("llama-error-field", Misbehavior::LlamaErrorField),
         ("nested-error", Misbehavior::NestedError),
@@ -102,6 +104,7 @@ impl Misbehavior {
         ("close-after-stream", Misbehavior::CloseAfterStream),
         ("pings", Misbehavior::Pings),
         ("other-version", Misbehavior::OtherVersion),
+        ("loading", Misbehavior::Loading),
     ];
 
     /// The misbehavior of this name.
@@ -319,6 +322,13 @@ async fn connection(
         }
         let bytes = match (how, path.as_str()) {
             (Misbehavior::RedirectHealth, "/health") => redirect(302, elsewhere, "/health"),
+            (Misbehavior::Loading, "/health") => response(
+                503,
+                "application/json",
+                br#"{"error":{"code":503,"message":"Loading model","type":"unavailable_error"}}"#,
+                &[],
+            ),
+            (Misbehavior::Loading, _) => response(503, "application/json", b"{}", &[]),
             (_, "/health") => response(200, "application/json", br#"{"status":"ok"}"#, &[]),
             (Misbehavior::OtherVersion, "/version") => response(
                 200,

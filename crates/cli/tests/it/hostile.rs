@@ -164,6 +164,67 @@ fn a_server_that_gives_another_version_than_the_records_is_left_out() {
     );
 }
 
+/// An endpoint still loading its model (`/health` answers 503) is not measured before it is
+/// ready: polled up to the health timeout (2 s here), then each profile is listed as not run,
+/// naming the answer; no completion request is sent meanwhile.
+#[test]
+fn an_endpoint_still_loading_is_waited_for_then_not_run() {
+    let dir = scratch("hostile-loading");
+    std::fs::create_dir_all(&dir).unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut server = std::process::Command::new(hostile_server())
+        .args(["--misbehave", "loading", "--port", &port.to_string()])
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let up = (0..100).any(|_| {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+    });
+    assert!(up, "the hostile server did not listen");
+    let plan = plan_edited(&dir, |text| {
+        text.replace("health_timeout_s = 20", "health_timeout_s = 2")
+    });
+    let out = dir.join("out");
+    let started = std::time::Instant::now();
+    let o = sloscope(
+        &[
+            "run",
+            "--plan",
+            plan.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--endpoint",
+            &format!("http://127.0.0.1:{port}"),
+            "--profiles",
+            "latency",
+            "--candidates",
+            "slots1",
+            "--no-baseline",
+            "--quiet",
+        ],
+        &[],
+    );
+    let _ = server.kill();
+    let _ = server.wait();
+    let err = stderr(&o);
+    assert_ne!(o.status.code(), Some(0), "{err}");
+    assert!(
+        started.elapsed() >= std::time::Duration::from_secs(2),
+        "{err}"
+    );
+    assert!(
+        err.contains("latency / slots1: not run: the endpoint was not ready")
+            && err.contains("still answered HTTP 503"),
+        "{err}"
+    );
+    assert!(!out.join("runs/latency--slots1.json").exists());
+}
+
 #[test]
 fn names_that_would_leave_the_output_directory_are_refused() {
     let d = scratch("hostile-names");

@@ -58,13 +58,15 @@ pub struct Target {
     /// Prometheus path scraped every second; an empty string turns scraping off.
     #[serde(default = "default_metrics")]
     pub metrics_path: String,
-    /// Seconds to wait for a launched server to become healthy.
+    /// Seconds to wait for a launched server to become healthy, or for an endpoint whose health
+    /// path answers 502–504 (a server still loading its model) to answer 2xx.
     #[serde(default = "default_timeout")]
     pub health_timeout_s: f64,
     /// Seconds one request may take in all.
     #[serde(default = "default_timeout")]
     pub request_timeout_s: f64,
-    /// Seconds without a byte before a stream counts as stalled.
+    /// Seconds without an event (bytes that carry none, such as keep-alive comments, do not
+    /// count) before a stream counts as stalled.
     #[serde(default)]
     pub stall_timeout_s: Option<f64>,
     /// Send `ignore_eos: true` so every request generates exactly `max_output_tokens`

@@ -48,7 +48,7 @@ impl RunCtx<'_> {
     ) -> Result<Reached, CollectError> {
         let cmd = match (&t.command, &t.endpoint) {
             (Some(cmd), _) => cmd,
-            (None, Some(ep)) => return Ok(Reached::Up(ep.clone(), None)),
+            (None, Some(ep)) => return self.endpoint_ready(t, ep, tc).await,
             (None, None) => {
                 return Err(CollectError::Plan(format!(
                     "target {}: no endpoint and no server command",
@@ -96,6 +96,55 @@ impl RunCtx<'_> {
                     .warn(&format!("the server for {} did not start: {e}", t.name));
                 self.record_failed_start(t, cmd, &log, &e)?;
                 Ok(Reached::Failed)
+            }
+        }
+    }
+
+    /// An endpoint sloscope did not launch is measured once it is ready: at once where its
+    /// health path answers anything but 502–504 (2xx; or no health path, 404; or a refused
+    /// connection, which the measurement itself reports), and where it answers 502–504 (a
+    /// server still loading its model, a proxy before one) once it answers otherwise, polled
+    /// every half second up to the health timeout. One still loading then is not measured:
+    /// each profile is listed as not run, with its last answer.
+    async fn endpoint_ready(
+        &mut self,
+        t: &TargetSpec,
+        ep: &str,
+        tc: &Cancel,
+    ) -> Result<Reached, CollectError> {
+        let tgt = &self.plan.raw.target;
+        let url = format!("{ep}{}", tgt.health_path);
+        let timeout = Duration::from_secs_f64(tgt.health_timeout_s);
+        let mut b = reqwest::Client::builder()
+            .no_proxy()
+            .redirect(reqwest::redirect::Policy::none())
+            .timeout(Duration::from_secs(2));
+        if let Some(k) = &self.opts.api_key {
+            b = b.default_headers(k.auth_headers());
+        }
+        let http = b.build().map_err(|e| CollectError::Plan(e.to_string()))?;
+        let started = std::time::Instant::now();
+        loop {
+            let status = match http.get(&url).send().await {
+                Ok(r) => r.status().as_u16(),
+                Err(_) => return Ok(Reached::Up(ep.to_string(), None)),
+            };
+            if !(502..=504).contains(&status) {
+                return Ok(Reached::Up(ep.to_string(), None));
+            }
+            if started.elapsed() > timeout {
+                let why = format!(
+                    "the endpoint was not ready: {url} still answered HTTP {status} after {:?} \
+                     (health_timeout_s)",
+                    timeout
+                );
+                self.progress.warn(&format!("{}: {why}", t.name));
+                self.not_run(t, &why);
+                return Ok(Reached::Failed);
+            }
+            tokio::select! {
+                _ = tokio::time::sleep(Duration::from_millis(500)) => {}
+                _ = tc.cancelled() => return Ok(Reached::Cancelled),
             }
         }
     }
