@@ -52,6 +52,8 @@ pub(crate) struct ProfileCtx<'a> {
     pub(crate) first_repeat: u32,
     /// What the profile replays from files (a dataset's prompts, a trace's requests).
     pub(crate) replay: Option<Arc<crate::replay::Replay>>,
+    /// `/metrics` scrapes that got no answer, over the profile's repeats.
+    pub(crate) missed_scrapes: std::sync::atomic::AtomicU32,
 }
 
 impl ProfileCtx<'_> {
@@ -162,7 +164,33 @@ pub(crate) async fn collect_profile(
             rows.push(rr);
         }
     }
+    closing_notes(ctx, run, energy_unread);
+    settle_reason(ctx, cancel).await;
+    finish_run(run, rows, simulation, &prompts, cancel);
+}
+
+/// What the run says of its own collection once its repeats are done: connections no longer
+/// reused, `/metrics` scrapes that got no answer, GPU energy not measured.
+fn closing_notes(ctx: &ProfileCtx<'_>, run: &mut Run, energy_unread: Option<String>) {
     run.notes.extend(ctx.client.reuse_note());
+    let missed = ctx
+        .missed_scrapes
+        .load(std::sync::atomic::Ordering::Relaxed);
+    if missed > 0 {
+        let kept: usize = run.repeats.iter().map(|r| r.server_metrics.len()).sum();
+        run.notes.push(if kept == 0 {
+            format!(
+                "none of the server's {missed} /metrics scrapes got an answer within 2 s (an \
+                 error, or a status other than 2xx): no server figures (a server without \
+                 /metrics: metrics_path = \"\" asks for none)"
+            )
+        } else {
+            format!(
+                "{missed} of the server's /metrics scrapes got no answer within 2 s (an error, \
+                 or a status other than 2xx); its figures come from the other {kept}"
+            )
+        });
+    }
     if run.repeats.iter().any(|r| r.gpu_energy_j.is_none()) {
         let why = energy_unread.map_or_else(
             || "for some repeats: an energy counter could not be read or went backwards".into(),
@@ -172,8 +200,6 @@ pub(crate) async fn collect_profile(
             "GPU energy: not measured {why}; energy per output token and mean power are null"
         ));
     }
-    settle_reason(ctx, cancel).await;
-    finish_run(run, rows, simulation, &prompts, cancel);
 }
 
 /// An endpoint that stopped answering, when sloscope launched its server: the server's exit, if
@@ -267,6 +293,7 @@ async fn one_repeat(
         Some(u) => telemetry::scrape(ctx.client.http(), u).await,
         None => None,
     };
+    let start_missed = u32::from(ctx.metrics_url.is_some() && start_scrape.is_none());
     let energy_start = ctx.gpu.energy_mj();
     let t0 = Instant::now();
     let watch = Watch {
@@ -309,6 +336,7 @@ async fn one_repeat(
     })
     .await;
     let mut samples = sampler.finish().await;
+    samples.missed_scrapes += start_missed;
     // The scrape before the first request, so a counter's change over the repeat is known.
     if let Some(s0) = &start_scrape {
         samples.metrics.insert(0, telemetry::sample(0, s0));
@@ -328,6 +356,8 @@ async fn one_repeat(
     }
     let energy = energy_start.and_then(|a| telemetry::energy_between(&a, &ctx.gpu.energy_mj()?));
     let histogram = closing_samples(ctx, t0, start_scrape, cancel, &mut samples).await;
+    ctx.missed_scrapes
+        .fetch_add(samples.missed_scrapes, std::sync::atomic::Ordering::Relaxed);
     let tps = tally.tokens as f64 / t0.elapsed().as_secs_f64().max(1e-9);
     progress.end_repeat(label, rows.ok as u64, tally.failed, tps);
     let meta = Repeat {
@@ -439,7 +469,10 @@ async fn closing_samples(
     if cancel.is_cancelled() {
         return None;
     }
-    let s1 = telemetry::scrape(ctx.client.http(), u).await?;
+    let Some(s1) = telemetry::scrape(ctx.client.http(), u).await else {
+        samples.missed_scrapes += 1;
+        return None;
+    };
     samples.metrics.push(telemetry::sample(off, &s1));
     telemetry::queue_histogram_family(&s1)
         .and_then(|f| crate::prometheus::histogram_delta(f, s0, &s1))

@@ -370,6 +370,7 @@ fn profile_ctx<'b>(
         redactor: &opts.redactor,
         first_repeat: 0,
         replay: plan.replays.get(&p.name).cloned(),
+        missed_scrapes: std::sync::atomic::AtomicU32::new(0),
     }
 }
 

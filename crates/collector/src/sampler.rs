@@ -17,6 +17,8 @@ pub struct Samples {
     pub memory: Vec<MemorySample>,
     /// `/metrics` samples.
     pub metrics: Vec<MetricSample>,
+    /// `/metrics` scrapes that got no answer (an error, a non-2xx status, or none within 2 s).
+    pub missed_scrapes: u32,
 }
 
 /// A running sampler; [`Sampler::finish`] stops it and returns what it saw.
@@ -83,8 +85,9 @@ async fn sample_once(watch: &Watch, gpu: Option<&Gpu>, off: u64, out: &mut Sampl
         });
     }
     if let Some(u) = &watch.metrics_url {
-        if let Some(s) = telemetry::scrape(&watch.http, u).await {
-            out.metrics.push(telemetry::sample(off, &s));
+        match telemetry::scrape(&watch.http, u).await {
+            Some(s) => out.metrics.push(telemetry::sample(off, &s)),
+            None => out.missed_scrapes += 1,
         }
     }
 }

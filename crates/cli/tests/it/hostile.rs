@@ -82,6 +82,15 @@ fn a_server_that_errs_or_lies_leaves_readable_runs_and_no_accept() {
             })
             .count();
         assert!(runs >= 1, "{how}: no run file written ({})", stderr(&o));
+        // A /metrics that redirects is no answer: the run says how many scrapes it lost.
+        if how == "redirect-metrics" {
+            let run = std::fs::read_to_string(out.join("runs/latency--slots1.json")).unwrap();
+            assert!(
+                run.contains("none of the server's")
+                    && run.contains("/metrics scrapes got an answer"),
+                "{run}"
+            );
+        }
     }
 }
 
