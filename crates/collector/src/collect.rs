@@ -27,6 +27,7 @@ use crate::sampler::{Sampler, Samples, Watch};
 use crate::secret::Redactor;
 use crate::server::Launched;
 use crate::spill::RepeatRows;
+use crate::tally::{GiveUp, Tally};
 use crate::target::TargetSpec;
 use crate::telemetry::{self, Gpu};
 
@@ -252,27 +253,6 @@ fn finish_run(
     run.finished_at = Some(rfc3339_now());
 }
 
-/// Counts of one repeat as it runs.
-struct Tally {
-    failed: u64,
-    tokens: u64,
-    /// Connection errors in a row: an endpoint that refuses every connection is down.
-    unreachable: usize,
-    /// HTTP 401 or 403 in a row: the key is wrong or missing.
-    rejected: usize,
-    /// Timeouts and stalls in a row: the endpoint answers nothing.
-    silent: usize,
-}
-
-/// How many failures of one kind in a row end a target's collection.
-#[derive(Clone, Copy)]
-struct GiveUp {
-    /// Refused connections, or HTTP 401/403.
-    refused: usize,
-    /// Timeouts and stalls: each costs a whole timeout, so fewer.
-    silent: usize,
-}
-
 /// One repeat: warm-up, measured load with the sampler alongside, the closing scrape.
 /// Returns the repeat (`None` when no request finished) and whether the server is simulated.
 async fn one_repeat(
@@ -305,25 +285,11 @@ async fn one_repeat(
     let sampler = Sampler::start(watch, t0);
     progress.start_repeat(label, spec.requests as u64);
     let mut rows = RepeatRows::new(r);
-    let mut tally = Tally {
-        failed: 0,
-        tokens: 0,
-        unreachable: 0,
-        rejected: 0,
-        silent: 0,
-    };
-    // An endpoint that refuses (or rejects) this many in a row is down (or the key is wrong):
-    // eight, or as many as the concurrency, or every request of a short repeat. One whose
-    // requests time out or stall is hung after three (or as many as the concurrency): each
-    // costs a whole timeout, and a hung server would hold every remaining request for one.
-    let all = spec.requests.max(1);
-    let give_up = GiveUp {
-        refused: spec.concurrency.max(8).min(all),
-        silent: spec.concurrency.max(3).min(all),
-    };
+    let mut tally = Tally::default();
+    let give_up = GiveUp::for_repeat(spec.requests, spec.concurrency);
     let obs = drive::measure(ctx.client, spec, body, cancel, t0, |mut row, mut kind| {
         physically_possible(&mut row, &mut kind);
-        count(&mut tally, &row, kind, give_up, cancel);
+        tally.count(&row, kind, give_up, cancel);
         if let Some(e) = row.error.as_mut().filter(|_| !ctx.redactor.is_empty()) {
             *e = ctx.redactor.text(e);
         }
@@ -396,40 +362,6 @@ fn physically_possible(row: &mut RequestRow, kind: &mut Option<FailureKind>) {
         // count the row check refuses must not reach the file).
         row.server = Default::default();
         kind.get_or_insert(FailureKind::Stream);
-    }
-}
-
-fn count(
-    tally: &mut Tally,
-    row: &RequestRow,
-    kind: Option<FailureKind>,
-    give_up: GiveUp,
-    cancel: &Cancel,
-) {
-    let in_a_row = |n: usize, same: bool| if same { n + 1 } else { 0 };
-    match kind {
-        Some(k) => {
-            tally.failed += 1;
-            tally.unreachable = in_a_row(tally.unreachable, k == FailureKind::Connection);
-            tally.rejected = in_a_row(tally.rejected, matches!(k, FailureKind::Http(401 | 403)));
-            let silent = matches!(k, FailureKind::Timeout | FailureKind::Stalled);
-            tally.silent = in_a_row(tally.silent, silent);
-            if tally.unreachable >= give_up.refused {
-                cancel.cancel(StopReason::EndpointUnreachable(tally.unreachable));
-            }
-            if let (true, FailureKind::Http(code)) = (tally.rejected >= give_up.refused, k) {
-                cancel.cancel(StopReason::AuthRejected(code, tally.rejected));
-            }
-            if tally.silent >= give_up.silent {
-                cancel.cancel(StopReason::EndpointSilent(tally.silent));
-            }
-        }
-        None => {
-            tally.unreachable = 0;
-            tally.rejected = 0;
-            tally.silent = 0;
-            tally.tokens += u64::from(row.output_tokens.unwrap_or(0));
-        }
     }
 }
 

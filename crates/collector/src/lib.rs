@@ -42,6 +42,7 @@ pub mod shard;
 pub mod spill;
 pub mod sse;
 pub mod stream;
+mod tally;
 pub mod target;
 pub mod telemetry;
 pub mod template;

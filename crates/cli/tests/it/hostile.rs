@@ -20,14 +20,19 @@ fn hostile_server() -> String {
 
 /// Collects the latency profile's slots1 candidate from a hostile server playing `how`.
 fn collect(dir: &Path, how: &str) -> std::process::Output {
-    std::fs::create_dir_all(dir).unwrap();
     let server = hostile_server();
-    let plan = plan_edited(dir, |text| {
+    collect_with(dir, |text| {
         text.replace(
             "{scripted_server} --port {port} --slots {slots} --ttft-ms 20 --gap-ms 4 --tokens 64",
             &format!("{server} --misbehave {how} --port {{port}}"),
         )
-    });
+    })
+}
+
+/// Collects the latency profile's slots1 candidate, the fixture plan edited by `edit`.
+fn collect_with(dir: &Path, edit: impl Fn(String) -> String) -> std::process::Output {
+    std::fs::create_dir_all(dir).unwrap();
+    let plan = plan_edited(dir, edit);
     let out = dir.join("out");
     crate::collect::run(
         &[
@@ -101,27 +106,10 @@ fn a_server_that_errs_or_lies_leaves_readable_runs_and_no_accept() {
 #[test]
 fn a_server_that_stops_before_the_cap_it_was_asked_to_reach_is_flagged() {
     let dir = scratch("hostile-eos");
-    std::fs::create_dir_all(&dir).unwrap();
-    let plan = plan_edited(&dir, |text| {
+    let o = collect_with(&dir, |text| {
         text.replace("--gap-ms 4 --tokens 64", "--gap-ms 4 --tokens 3")
     });
     let out = dir.join("out");
-    let o = crate::collect::run(
-        &[
-            "run",
-            "--plan",
-            plan.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--profiles",
-            "latency",
-            "--candidates",
-            "slots1",
-            "--no-baseline",
-            "--quiet",
-        ],
-        &[],
-    );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let run: serde_json::Value =
         serde_json::from_slice(&std::fs::read(out.join("runs/latency--slots1.json")).unwrap())
