@@ -44,7 +44,8 @@ impl RunCtx<'_> {
                 let full = crate::spill::materialize(&run, &rows, journal.path())
                     .map_err(CollectError::write(journal.path()))?;
                 let report = capacity::evaluate_trial(&file, &full, planned);
-                if !capacity::needs_more_requests(&report, search) {
+                let more = p.workload.requests_per_repeat.unwrap_or(1) as u64;
+                if !capacity::needs_more_requests(&report, search, more) {
                     break;
                 }
                 ctx.first_repeat = run.repeats.len() as u32;

@@ -410,7 +410,13 @@ fn a_trial_whose_interval_straddles_the_limit_is_marginal() {
     assert!(iv.low < 110.0 && iv.high > 110.0, "{iv:?}");
     assert!(k.unsure && t.marginal, "{t:#?}");
     let s = profile.search.as_ref().unwrap();
-    assert!(sloscope_core::analyse::capacity::needs_more_requests(&t, s));
+    let more = sloscope_core::analyse::capacity::needs_more_requests;
+    assert!(more(&t, s, 12));
+    // Another repeat of 12 would pass a cap of 16: the trial stops at one repeat, the most the
+    // check of its repeats allows (a trial given 24 was flagged for repeats it was not planned).
+    let mut capped = s.clone();
+    capped.max_requests_per_trial = 16;
+    assert!(!more(&t, &capped, 12));
 }
 
 #[test]

@@ -75,10 +75,12 @@ fn binding_check(checks: &[TrialCheck], slo: &[(Metric, f64)]) -> Option<Metric>
         .map(|k| k.metric)
 }
 
-/// Whether the collector should give a trial more requests: an SLO interval straddles its
-/// limit, no check fails outright, and the trial is below its request cap.
-pub fn needs_more_requests(t: &TrialReport, search: &Search) -> bool {
-    t.marginal && t.requests_sent < u64::from(search.max_requests_per_trial)
+/// Whether the collector should give a trial another repeat of `repeat_requests` requests: an
+/// SLO interval straddles its limit, no check fails outright, and the repeat fits under the
+/// trial's request cap (the check of a trial's repeats allows as many as fit: `conformance`).
+pub fn needs_more_requests(t: &TrialReport, search: &Search, repeat_requests: u64) -> bool {
+    t.marginal
+        && t.requests_sent + repeat_requests.max(1) <= u64::from(search.max_requests_per_trial)
 }
 
 /// A trial run is usable when it finished and is of the profile's workload at its load.
