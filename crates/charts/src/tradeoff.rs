@@ -39,7 +39,7 @@ pub fn tradeoff<DB: DrawingBackend + 'static>(
         p.candidates
             .iter()
             .filter(move |_| primary == Some(m))
-            .filter_map(|c| c.primary_interval.as_ref().map(|i| i.high))
+            .filter_map(|c| c.primary_interval.as_ref().and_then(|i| i.high))
     };
     let xmax = upper(pts.iter().map(|p| p.1).chain(slo_x).chain(highs(tps)));
     let ymax = upper(pts.iter().map(|p| p.2).chain(slo_y).chain(highs(ttft)));
@@ -170,9 +170,12 @@ fn draw_intervals<DB: DrawingBackend>(chart: &mut Plane<'_, DB>, p: &ProfileRepo
                 c.metric(ttft)?,
                 c.primary_interval.as_ref()?,
             );
+            // A bar only where the data give both ends: a half-open interval drawn to the
+            // chart's edge would look like a measured one.
+            let (lo, hi) = iv.ends()?;
             Some(match vertical {
-                true => [(x, iv.low), (x, iv.high)],
-                false => [(iv.low, y), (iv.high, y)],
+                true => [(x, lo), (x, hi)],
+                false => [(lo, y), (hi, y)],
             })
         })
         .collect();

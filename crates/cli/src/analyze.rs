@@ -9,7 +9,7 @@ use sloscope_collector::write;
 use sloscope_core::schema::RunStatus;
 use sloscope_core::show::render;
 use sloscope_core::show::view::AnalysisOutput;
-use sloscope_core::{analyze_with, AnalyzeOptions, Document, LoadedFile};
+use sloscope_core::{analyze_all, AnalyzeOptions, Document, LoadedFile};
 
 /// Output formats.
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -91,8 +91,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             sloscope_core::show::view::escaped(e)
         );
     }
-    let analysis = analyze_with(
+    let analysis = analyze_all(
         &loaded,
+        &errors,
         AnalyzeOptions {
             pool_reruns: args.pool_reruns,
         },

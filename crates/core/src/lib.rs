@@ -24,6 +24,6 @@ pub mod schema_export;
 pub mod show;
 
 pub use analyse::report::Analysis;
-pub use analyse::{analyze, analyze_with, AnalyzeOptions};
+pub use analyse::{analyze, analyze_all, analyze_with, AnalyzeOptions};
 pub use read::error::{LoadError, LoadErrorKind};
 pub use read::{read_document, Document, LoadedFile};

@@ -35,7 +35,7 @@ pub struct Shape {
 impl Default for Shape {
     fn default() -> Self {
         Shape {
-            requests: 20,
+            requests: 30,
             repeats: 3,
             output_tokens: 16,
             ttft_us: (40_000, 60_000),
@@ -197,7 +197,7 @@ pub fn profile(
     serde_json::from_value(json!({
         "name": name,
         "workload": {"id": workload_id, "concurrency": concurrency, "prompt_tokens": 64,
-                     "max_output_tokens": 16, "repeats": 3, "requests_per_repeat": 20},
+                     "max_output_tokens": 16, "repeats": 3, "requests_per_repeat": 30},
         "primary_metric": primary,
         "slo": slo,
     }))

@@ -48,7 +48,14 @@ fn row(cell: &Cell, m: &MetricChange) -> Html {
     let (class, word) = label(m.label);
     let iv = m.difference_interval.map_or_else(
         || "—".to_string(),
-        |iv| format!("[{}, {}] {unit}", signed(iv.low), signed(iv.high)),
+        |iv| {
+            let end = |v: Option<f64>, none: &str| v.map_or_else(|| none.to_string(), signed);
+            format!(
+                "[{}, {}] {unit}",
+                end(iv.low, "no lower bound"),
+                end(iv.high, "no upper bound")
+            )
+        },
     );
     let pct = m.ratio.map_or(String::new(), |r| {
         format!(" ({:+}%)", num((r - 1.0) * 100.0))
@@ -99,7 +106,9 @@ fn changed(c: &Comparison) -> Html {
 }
 
 fn verdicts(c: &Comparison) -> Html {
-    let v = |d: Option<sloscope_core::schema::Decision>, r: &Option<String>| match (d, r) {
+    let v = |d: Option<sloscope_core::analyse::verdict::ProfileDecision>, r: &Option<String>| match (
+        d, r,
+    ) {
         (Some(d), Some(r)) => format!("{} · {}", d.as_str(), shown(r)),
         (Some(d), None) => d.as_str().to_string(),
         (None, _) => "—".into(),

@@ -41,7 +41,7 @@ pub fn table(t: &TableView, id: String, class: &'static str) -> Html {
                         let class = classes!(
                             col.numeric.then_some("num"),
                             (!col.decisive).then_some("extra"),
-                            match c.mark { Mark::Pass => Some("pass"), Mark::Fail => Some("fail"), Mark::None => None },
+                            match c.mark { Mark::Pass => Some("pass"), Mark::Fail => Some("fail"), Mark::Undecided => Some("open"), Mark::None => None },
                         );
                         if i == 0 {
                             html! { <th scope="row" class={class}>{ c.text.to_string() }</th> }
@@ -102,6 +102,10 @@ pub fn profile(props: &Props) -> Html {
                         if !v.recommended_setting.is_empty() { { format!(" {}", v.recommended_setting) } }
                     </div>
                     <div class="reason">{ v.reason.to_string() }</div>
+                    if !v.missing.is_empty() {
+                        <ul class="missing">{ for v.missing.iter().map(|m| html! { <li>{ m.to_string() }</li> }) }</ul>
+                    }
+                    if let Some(pl) = &v.provisional_line { <div class="provisional">{ pl.to_string() }</div> }
                     if let Some(b) = &v.binding_line { <div class="binding">{ b.to_string() }</div> }
                     if let Some(c) = &v.confidence_line { <div class="confidence">{ c.to_string() }</div> }
                     if let Some(m) = &v.margins_line { <div class="margins">{ m.to_string() }</div> }

@@ -9,7 +9,6 @@ use crate::analyse::report::{
     CandidateReport, Code, Disagreement, Excluded, Flag, ProfileReport, SummarySource,
 };
 use crate::analyse::summary::{summarize, Summary, Thresholds};
-use crate::analyse::verdict::slo_checks;
 use crate::base::metric::Metric;
 use crate::check::contract::Profile;
 use crate::check::lineage::LineageReport;
@@ -31,6 +30,10 @@ pub(crate) struct Ctx<'a> {
     pub(crate) no_records: bool,
     /// Where the runs each candidate report rests on are kept, when asked (by `compare`).
     pub(crate) kept: Option<&'a std::cell::RefCell<Vec<Kept>>>,
+    /// The merge of a sharded results tree.
+    pub(crate) shards: Option<&'a crate::analyse::shard::types::ShardReport>,
+    /// Files that could not be read, each message naming its file.
+    pub(crate) refused: &'a [String],
 }
 
 /// The run a candidate's report rests on (a pooled run as pooled), kept for `compare`.
@@ -248,7 +251,18 @@ pub(crate) fn candidate_report(
         notes: run_notes(run),
     };
     if let Some(p) = profile {
-        c.slo_checks = slo_checks(p, &|m| c.metric(m));
+        c.slo_checks = p
+            .slo
+            .iter()
+            .map(|&(m, limit)| {
+                let value = c.metric(m);
+                let decided = value.map(|v| {
+                    let b = crate::analyse::evidence::basis(run, &c.per_repeat, m);
+                    crate::analyse::evidence::decide(&b, m, v, limit)
+                });
+                crate::analyse::verdict::SloCheck::new(m, limit, value, decided)
+            })
+            .collect();
         c.meets_slo = c.slo_checks.iter().all(|x| x.pass);
         c.primary_value = c.metric(p.primary_metric);
         c.primary_interval = metric_interval(run, &c, p.primary_metric);
@@ -280,69 +294,16 @@ fn run_notes(run: &Run) -> Vec<String> {
     out
 }
 
-/// The primary metric's 95% interval: a stratified bootstrap over the raw requests for latency
-/// statistics; otherwise Student t over per-repeat values (3 or more repeats), its lower end
-/// clamped at 0 (every metric here is non-negative).
+/// The 95% interval of `m` for a candidate's run ([`crate::analyse::evidence`]): `None` for a
+/// figure with no sampling bound (a maximum, a peak, a tool's reported summary).
 pub(crate) fn metric_interval(
     run: &Run,
     c: &CandidateReport,
     m: Metric,
 ) -> Option<crate::base::stats::Interval> {
-    use crate::analyse::bootstrap::{interval, Statistic};
-    use crate::base::metric::Stat;
-    if m.per_request_interval() {
-        let Metric::Latency(q, stat) = m else {
-            return None;
-        };
-        let pct = match stat {
-            Stat::Mean => Statistic::Mean,
-            Stat::P50 => Statistic::Percentile(50.0),
-            Stat::P90 => Statistic::Percentile(90.0),
-            Stat::P95 => Statistic::Percentile(95.0),
-            Stat::P99 => Statistic::Percentile(99.0),
-            Stat::Max => return None,
-        };
-        let groups: Vec<Vec<f64>> = run
-            .repeats
-            .iter()
-            .map(|r| request_values(&r.requests, q))
-            .collect();
-        return interval(&groups, pct);
-    }
-    let per: Vec<f64> = c.per_repeat.iter().filter_map(|s| s.metric(m)).collect();
-    if per.len() < 3 {
-        return None;
-    }
-    crate::base::stats::mean_interval_95(&per).map(|mut iv| {
-        iv.low = iv.low.max(0.0);
-        iv
-    })
-}
-
-/// One latency quantity of every successful request, in ms (as the summaries define it).
-fn request_values(r: &crate::schema::RequestColumns, q: crate::base::metric::Quantity) -> Vec<f64> {
-    use crate::base::metric::Quantity;
-    let mut out = Vec::new();
-    for i in 0..r.len() {
-        if r.error[i].is_some() {
-            continue;
-        }
-        let (Some(t), Some(e)) = (r.ttft_us[i], r.e2e_us[i]) else {
-            continue;
-        };
-        match q {
-            Quantity::Ttft => out.push(t as f64 / 1000.0),
-            Quantity::E2e => out.push(e as f64 / 1000.0),
-            Quantity::Tpot => {
-                if let Some(n) = r.output_tokens[i].filter(|&n| n > 1) {
-                    out.push((e - t) as f64 / f64::from(n - 1) / 1000.0);
-                }
-            }
-            Quantity::Itl => out.extend(r.itl_us.get(i).iter().map(|&g| f64::from(g) / 1000.0)),
-            Quantity::QueueWait => {}
-        }
-    }
-    out
+    let value = c.metric(m)?;
+    let b = crate::analyse::evidence::basis(run, &c.per_repeat, m);
+    crate::analyse::evidence::interval(&b, m, value)
 }
 
 /// Reported values further from the recomputed ones than rounding explains: 0.5% relative, or
@@ -406,7 +367,7 @@ fn tool_percentile(
     let mut values: Vec<f64> = run
         .repeats
         .iter()
-        .flat_map(|r| request_values(&r.requests, q))
+        .flat_map(|r| crate::analyse::evidence::request_values(&r.requests, q))
         .collect();
     values.sort_by(f64::total_cmp);
     rule.percentile(&values, p)

@@ -4,9 +4,10 @@
 //! apart from, and what to try next after a `tune`.
 
 use crate::analyse::report::{CandidateReport, Code, Flag, ProfileReport};
+use crate::analyse::verdict::ProfileDecision as Decision;
 use crate::base::fmt::format_number;
 use crate::base::metric::{Metric, Quantity, Stat};
-use crate::schema::{Decision, KnobValue};
+use crate::schema::KnobValue;
 
 /// Later repeats whose TTFT median is below this share of the first repeat's are flagged.
 const FASTER_SHARE: f64 = 0.5;

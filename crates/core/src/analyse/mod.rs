@@ -6,6 +6,8 @@ pub mod baseline;
 pub mod bootstrap;
 pub mod capacity;
 pub mod compare;
+pub mod complete;
+pub mod evidence;
 pub mod flags;
 mod names;
 mod profile;
@@ -41,7 +43,17 @@ pub fn analyze_with<F: std::borrow::Borrow<LoadedFile>>(
     files: &[F],
     options: AnalyzeOptions,
 ) -> Analysis {
-    analyze_inner(files, options, None)
+    analyze_inner(files, &[], options, None)
+}
+
+/// [`analyze_with`], also told of the files that could not be read (each message naming its
+/// file): a planned cell left without a run names them as what may have held it.
+pub fn analyze_all<F: std::borrow::Borrow<LoadedFile>>(
+    files: &[F],
+    refused: &[String],
+    options: AnalyzeOptions,
+) -> Analysis {
+    analyze_inner(files, refused, options, None)
 }
 
 /// [`analyze_with`], also keeping the run each candidate report rests on.
@@ -50,12 +62,13 @@ pub(crate) fn analyze_keeping<F: std::borrow::Borrow<LoadedFile>>(
     options: AnalyzeOptions,
 ) -> (Analysis, Vec<crate::analyse::compare::Kept>) {
     let kept = std::cell::RefCell::new(Vec::new());
-    let a = analyze_inner(files, options, Some(&kept));
+    let a = analyze_inner(files, &[], options, Some(&kept));
     (a, kept.into_inner())
 }
 
 fn analyze_inner<F: std::borrow::Borrow<LoadedFile>>(
     files: &[F],
+    refused: &[String],
     options: AnalyzeOptions,
     kept: Option<&std::cell::RefCell<Vec<crate::analyse::compare::Kept>>>,
 ) -> Analysis {
@@ -120,15 +133,25 @@ fn analyze_inner<F: std::borrow::Borrow<LoadedFile>>(
         quantized_artifact,
         pool_reruns: options.pool_reruns,
         kept,
+        shards: shards.as_ref(),
+        refused,
     };
     let profiles = names
         .into_iter()
         .map(|n| profile::analyze_profile(&ctx, n))
         .collect();
+    let completeness_unchecked = (plan.is_none() && !ctx.no_records && !inputs.runs.is_empty())
+        .then(|| {
+            "no plan was loaded: which runs were planned is unknown, so a missing candidate or \
+             float baseline cannot be told from one never planned (load the plan.json the run \
+             wrote)"
+                .to_string()
+        });
     Analysis {
         sloscope_version: env!("CARGO_PKG_VERSION").to_string(),
         lineage,
         profiles,
+        completeness_unchecked,
         unknown_profiles,
         notes,
         shards,

@@ -6,12 +6,13 @@ use crate::analyse::compare::Ctx;
 use crate::analyse::report::{CandidateReport, Excluded, ProfileReport};
 use crate::analyse::screen::{self, screen};
 use crate::analyse::summary::Thresholds;
+use crate::analyse::verdict::ProfileDecision as Decision;
 use crate::analyse::verdict::{decide, Contender};
 use crate::base::metric::Metric;
 use crate::base::problem::{Problem, ProblemCode};
 use crate::check::contract::{validate_profile, Profile};
 use crate::check::run::Expect;
-use crate::schema::{Decision, Plan, ProfileName, ProfileSpec, Role, Run, WorkloadSpec};
+use crate::schema::{Plan, ProfileName, ProfileSpec, Role, Run, WorkloadSpec};
 
 /// The profile's definition: the plan's, else the one every run that carries one agrees on
 /// (runs that define it differently leave it undefined, never decided by file order).
@@ -110,8 +111,43 @@ pub(super) fn analyze_profile(ctx: &Ctx<'_>, name: ProfileName) -> ProfileReport
         &mut report,
     );
     cost(ctx.plan.map(|p| p.1), &mut report);
+    completeness(ctx, profile.is_some(), &mut report);
     canonical_order(&mut report);
     report
+}
+
+/// A profile whose planned cells are not all measured (or whose sharded tree did not finish)
+/// gets no verdict over the rest: `incomplete`, naming each missing cell, the verdict over the
+/// measured ones kept as provisional. A broken lineage, two plans or an invalid profile stay
+/// the rejection they are.
+fn completeness(ctx: &Ctx<'_>, valid: bool, report: &mut ProfileReport) {
+    if ctx.plan_conflict.is_some() || !ctx.lineage.ready || !valid || report.summaries_only {
+        return;
+    }
+    let missing = match ctx.plan {
+        Some((_, plan)) => crate::analyse::complete::missing(
+            &crate::analyse::complete::Context {
+                plan,
+                runs: ctx.runs,
+                shards: ctx.shards,
+                refused: ctx.refused,
+            },
+            report,
+        ),
+        None => Vec::new(),
+    };
+    if missing.is_empty() && ctx.held.is_none() {
+        return;
+    }
+    let empty = missing.is_empty();
+    crate::analyse::complete::hold(report, missing);
+    if let Some(held) = &ctx.held {
+        if empty {
+            crate::analyse::complete::hold_for(report, held);
+        } else {
+            report.reason = format!("{}; {held}", report.reason);
+        }
+    }
 }
 
 /// Each candidate's cost per million output tokens at the plan's price.
@@ -173,6 +209,8 @@ fn empty_report(
         capacity: None,
         summaries_only: false,
         price: None,
+        missing: Vec::new(),
+        provisional: None,
     }
 }
 
@@ -241,7 +279,7 @@ fn order_like_plan(plan: Option<&Plan>, cands: &mut [CandidateReport]) {
 }
 
 fn decide_profile(ctx: &Ctx<'_>, profile: Option<&Profile>, report: &mut ProfileReport) {
-    if let Some(why) = ctx.plan_conflict.as_ref().or(ctx.held.as_ref()) {
+    if let Some(why) = &ctx.plan_conflict {
         report.reason = why.clone();
         return;
     }
@@ -285,6 +323,7 @@ fn decide_profile(ctx: &Ctx<'_>, profile: Option<&Profile>, report: &mut Profile
             name: &c.name,
             evidence: c.evidence_level,
             value: f.as_ref(),
+            checks: &c.slo_checks,
             primary_interval: c.primary_interval,
             recomputed: c.source == crate::analyse::report::SummarySource::Recomputed,
             contradicted: gross_disagreement(&c.disagreements),

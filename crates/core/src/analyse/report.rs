@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::analyse::baseline::BaselineReport;
 use crate::analyse::summary::Summary;
+use crate::analyse::verdict::ProfileDecision as Decision;
 use crate::analyse::verdict::{BindingSlo, Confidence, SloCheck};
 use crate::base::metric::{Direction, Metric};
 use crate::base::problem::Problem;
@@ -15,7 +16,7 @@ use crate::base::stats::Interval;
 use crate::check::contract::SloLimit;
 use crate::check::invariant::Invariant;
 use crate::check::lineage::LineageReport;
-use crate::schema::{Decision, EvidenceLevel, KnobValue, WorkloadSpec};
+use crate::schema::{EvidenceLevel, KnobValue, WorkloadSpec};
 
 /// Where a candidate's numbers come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -268,6 +269,14 @@ pub struct ProfileReport {
     /// The plan's price (US dollars per GPU-hour, GPUs per server), or why it is not used.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub price: Option<Result<(f64, u32), String>>,
+    /// The plan's cells of this profile that have no usable run (then `decision` is
+    /// `incomplete`, and `reason` names them first).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub missing: Vec<crate::analyse::complete::MissingCell>,
+    /// For an `incomplete` profile: what the measured cells alone would give — never its
+    /// answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provisional: Option<crate::analyse::complete::Provisional>,
 }
 
 /// A profile name that is not a serving profile, and the files that name it.
@@ -296,6 +305,10 @@ pub struct Analysis {
     pub unknown_profiles: Vec<UnknownProfile>,
     /// Problems that belong to no profile.
     pub notes: Vec<String>,
+    /// Why the runs could not be checked against a plan for completeness (no plan loaded):
+    /// which runs were planned, and so which are missing, is then unknown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completeness_unchecked: Option<String>,
     /// The merge of a sharded results tree, when the files came from `sloscope run --shard`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shards: Option<crate::analyse::shard::types::ShardReport>,

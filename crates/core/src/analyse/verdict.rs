@@ -1,6 +1,11 @@
 //! The SLO verdict per profile, the seed's rule: drop candidates that miss any declared SLO,
-//! then pick by the primary metric (max for higher-is-better, min otherwise).
+//! then pick by the primary metric (max for higher-is-better, min otherwise) — with each SLO
+//! decided from the data's one-sided 95% bound ([`crate::analyse::evidence`]), so that a
+//! candidate meets, misses, or cannot be decided from the requests there are:
 //!
+//! - `not_enough_data` when the best-ranked candidate not shown to miss an SLO has an SLO the
+//!   data cannot decide (the limit inside its interval, or no bound from so few requests);
+//!   the binding SLO says which, and how many requests would decide it;
 //! - `accept` only when the chosen candidate's evidence is `real_backend_profile` (another
 //!   tool's summary taken as reported is accepted as the seed does, the reason saying so);
 //! - `tune` when no candidate meets every SLO (naming the binding SLO and the miss), when the
@@ -14,11 +19,61 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::analyse::evidence::SloOutcome;
 use crate::base::fmt::format_number as fmt_num;
 use crate::base::metric::{Direction, Metric};
 use crate::base::stats::Interval;
 use crate::check::contract::Profile;
-use crate::schema::{Decision, EvidenceLevel};
+use crate::schema::EvidenceLevel;
+
+/// A profile's answer: the seed's three, and the two states that are not a judgement of the
+/// configurations — the plan's cells are not all there, or the data cannot decide.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum ProfileDecision {
+    /// A candidate meets every SLO, with 95% confidence, on real evidence.
+    Accept,
+    /// No candidate meets every SLO, or the best one's evidence is not enough to accept on.
+    Tune,
+    /// Nothing comparable, an invalid profile, a broken lineage.
+    Reject,
+    /// A planned cell (a candidate, the float baseline, a shard) has no usable run: no verdict
+    /// is given over what was not measured.
+    Incomplete,
+    /// The SLO that decides the verdict cannot be decided from the requests there are.
+    NotEnoughData,
+}
+
+impl ProfileDecision {
+    /// The snake_case name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProfileDecision::Accept => "accept",
+            ProfileDecision::Tune => "tune",
+            ProfileDecision::Reject => "reject",
+            ProfileDecision::Incomplete => "incomplete",
+            ProfileDecision::NotEnoughData => "not_enough_data",
+        }
+    }
+
+    /// As a reader sees it.
+    pub fn label(self) -> &'static str {
+        match self {
+            ProfileDecision::Accept => "ACCEPT",
+            ProfileDecision::Tune => "TUNE",
+            ProfileDecision::Reject => "REJECT",
+            ProfileDecision::Incomplete => "INCOMPLETE",
+            ProfileDecision::NotEnoughData => "NOT ENOUGH DATA",
+        }
+    }
+}
+
+impl std::fmt::Display for ProfileDecision {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
 
 /// One SLO limit checked against one candidate.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -30,10 +85,50 @@ pub struct SloCheck {
     pub limit: f64,
     /// Candidate's value; `null` when not measured (which fails the check).
     pub value: Option<f64>,
-    /// Whether the limit is met.
+    /// Whether the limit is met with 95% confidence (`outcome` is `pass`).
     pub pass: bool,
     /// Distance to the limit on the good side (negative: missed by that much).
     pub margin: Option<f64>,
+    /// Met, missed, or not decidable from the data.
+    pub outcome: SloOutcome,
+    /// The one-sided 95% lower bound of the value; `null` where the data give none.
+    pub lower_bound: Option<f64>,
+    /// The one-sided 95% upper bound of the value; `null` where the data give none.
+    pub upper_bound: Option<f64>,
+    /// When not decidable: about how many requests would decide it, if the data kept their
+    /// shape (`null`: no number would — the value is at the limit — or it is not a sample).
+    pub needed_requests: Option<u64>,
+    /// What the outcome rests on, in words.
+    pub basis: String,
+}
+
+impl SloCheck {
+    /// A check from a decision of the data.
+    pub(crate) fn new(
+        metric: Metric,
+        limit: f64,
+        value: Option<f64>,
+        d: Option<crate::analyse::evidence::Decided>,
+    ) -> SloCheck {
+        let d = d.unwrap_or_else(|| crate::analyse::evidence::Decided {
+            outcome: SloOutcome::Fail,
+            bounds: [None, None],
+            needed_requests: None,
+            basis: "not measured".into(),
+        });
+        SloCheck {
+            metric,
+            limit,
+            value,
+            pass: d.outcome == SloOutcome::Pass,
+            margin: value.map(|v| metric.margin(v, limit)),
+            outcome: d.outcome,
+            lower_bound: d.bounds[0],
+            upper_bound: d.bounds[1],
+            needed_requests: d.needed_requests,
+            basis: d.basis,
+        }
+    }
 }
 
 /// The SLO that decided a `tune`: the candidate closest to feasible and what it missed most.
@@ -52,6 +147,26 @@ pub struct BindingSlo {
     pub missed_by: Option<f64>,
     /// Missed by, relative to the limit (0.1 = 10%).
     pub missed_by_ratio: Option<f64>,
+    /// `fail`: missed with confidence; `not_enough_data`: the data cannot decide it.
+    pub outcome: SloOutcome,
+    /// When not decidable: about how many requests would decide it.
+    pub needed_requests: Option<u64>,
+}
+
+impl BindingSlo {
+    /// An SLO of `candidate` the data cannot decide.
+    fn open(candidate: &str, k: &SloCheck) -> BindingSlo {
+        BindingSlo {
+            metric: k.metric,
+            limit: k.limit,
+            candidate: candidate.to_string(),
+            value: k.value,
+            missed_by: k.margin.filter(|m| *m < 0.0).map(|m| -m),
+            missed_by_ratio: None,
+            outcome: SloOutcome::NotEnoughData,
+            needed_requests: k.needed_requests,
+        }
+    }
 }
 
 /// How sure the pick is.
@@ -80,6 +195,8 @@ pub struct Contender<'a> {
     pub evidence: EvidenceLevel,
     /// Metric lookup (pooled).
     pub value: &'a dyn Fn(Metric) -> Option<f64>,
+    /// Its SLO checks, decided from its data.
+    pub checks: &'a [SloCheck],
     /// Per-repeat values of the primary metric (empty for reported-only runs).
     pub primary_interval: Option<Interval>,
     /// Whether its numbers were recomputed from raw requests (false: another tool's summary
@@ -93,8 +210,8 @@ pub struct Contender<'a> {
 /// The verdict of one profile.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Verdict {
-    /// accept / tune / reject.
-    pub decision: Decision,
+    /// accept / tune / reject / not enough data.
+    pub decision: ProfileDecision,
     /// The chosen candidate, if any.
     pub recommended: Option<String>,
     /// Why.
@@ -105,60 +222,29 @@ pub struct Verdict {
     pub confidence: Option<Confidence>,
 }
 
-/// Checks every SLO of `profile` against a candidate's values.
-pub fn slo_checks(profile: &Profile, value: &dyn Fn(Metric) -> Option<f64>) -> Vec<SloCheck> {
-    profile
-        .slo
-        .iter()
-        .map(|&(m, limit)| {
-            let v = value(m);
-            SloCheck {
-                metric: m,
-                limit,
-                value: v,
-                pass: v.is_some_and(|v| m.meets(v, limit)),
-                margin: v.map(|v| m.margin(v, limit)),
-            }
-        })
-        .collect()
-}
-
 /// Decides one profile among comparable candidates.
 pub fn decide(profile: &Profile, contenders: &[Contender<'_>]) -> Verdict {
     let pm = profile.primary_metric;
     if contenders.is_empty() {
-        return Verdict {
-            decision: Decision::Reject,
-            recommended: None,
-            reason: "no complete, comparable run for this profile".into(),
-            binding: None,
-            confidence: None,
-        };
+        return plain(
+            ProfileDecision::Reject,
+            "no complete, comparable run for this profile".into(),
+        );
     }
-    let checks: Vec<Vec<SloCheck>> = contenders
-        .iter()
-        .map(|c| slo_checks(profile, c.value))
-        .collect();
-    let feasible: Vec<usize> = (0..contenders.len())
-        .filter(|&i| checks[i].iter().all(|c| c.pass))
-        .collect();
-    if feasible.is_empty() {
-        return no_feasible(contenders, &checks);
-    }
-    let mut ranked: Vec<(usize, f64)> = feasible
-        .iter()
-        .filter_map(|&i| (contenders[i].value)(pm).map(|v| (i, v)))
+    let missed = |c: &Contender<'_>| c.checks.iter().any(|k| k.outcome == SloOutcome::Fail);
+    // Every candidate the data do not show to miss an SLO, ranked by the primary metric.
+    let mut ranked: Vec<(usize, f64)> = (0..contenders.len())
+        .filter(|&i| !missed(&contenders[i]))
+        .filter_map(|i| (contenders[i].value)(pm).map(|v| (i, v)))
         .collect();
     if ranked.is_empty() {
-        return Verdict {
-            decision: Decision::Tune,
-            recommended: None,
-            reason: format!(
-                "candidates meet the SLOs but none has a value for the primary metric {pm}"
-            ),
-            binding: None,
-            confidence: None,
-        };
+        if contenders.iter().all(missed) {
+            return no_feasible(contenders);
+        }
+        return plain(
+            ProfileDecision::Tune,
+            format!("no candidate that may meet the SLOs has a value for the primary metric {pm}"),
+        );
     }
     // Stable sort keeps plan order among ties.
     ranked.sort_by(|a, b| match pm.direction() {
@@ -167,40 +253,17 @@ pub fn decide(profile: &Profile, contenders: &[Contender<'_>]) -> Verdict {
     });
     let (wi, wv) = ranked[0];
     let winner = &contenders[wi];
-    let confidence = confidence(pm, &ranked, contenders);
     let unit = pm.unit();
     let best = format!("best on {pm} ({} {unit})", fmt_num(wv)).replace(" )", ")");
-    let (decision, reason) = if let Some(why) = &winner.contradicted {
-        (
-            Decision::Tune,
-            format!(
-                "meets every {} SLO and is {best}, but its file contradicts itself ({why}): \
-                 re-measure, or find which of its figures is wrong",
-                profile.name
-            ),
-        )
-    } else if winner.evidence == EvidenceLevel::RealBackendProfile {
-        // The seed accepts another tool's summary as reported; the reason says that it is
-        // only that, so that a reviewer reads it on the verdict's own line.
-        let reported = if winner.recomputed {
-            ""
-        } else {
-            " by the numbers its file reports (no per-request data: not recomputed or checked)"
-        };
-        (
-            Decision::Accept,
-            format!("meets every {} SLO and is {best}{reported}", profile.name),
-        )
-    } else {
-        (
-            Decision::Tune,
-            format!(
-                "meets every {} SLO and is {best}, but the evidence is {}: re-measure against the real backend",
-                profile.name,
-                winner.evidence.as_str()
-            ),
-        )
-    };
+    if let Some(open) = winner
+        .checks
+        .iter()
+        .find(|k| k.outcome == SloOutcome::NotEnoughData)
+    {
+        return not_enough(profile, contenders, &ranked, open);
+    }
+    let confidence = confidence(pm, &ranked, contenders);
+    let (decision, reason) = settled(profile, winner, &best);
     Verdict {
         decision,
         recommended: Some(winner.name.to_string()),
@@ -210,9 +273,112 @@ pub fn decide(profile: &Profile, contenders: &[Contender<'_>]) -> Verdict {
     }
 }
 
-/// `tune`: no candidate meets every SLO; the binding SLO says which limit is closest.
-fn no_feasible(contenders: &[Contender<'_>], checks: &[Vec<SloCheck>]) -> Verdict {
-    let binding = binding_slo(contenders, checks);
+fn plain(decision: ProfileDecision, reason: String) -> Verdict {
+    Verdict {
+        decision,
+        recommended: None,
+        reason,
+        binding: None,
+        confidence: None,
+    }
+}
+
+/// The verdict of a winner whose every SLO is met with confidence.
+fn settled(profile: &Profile, winner: &Contender<'_>, best: &str) -> (ProfileDecision, String) {
+    if let Some(why) = &winner.contradicted {
+        return (
+            ProfileDecision::Tune,
+            format!(
+                "meets every {} SLO and is {best}, but its file contradicts itself ({why}): \
+                 re-measure, or find which of its figures is wrong",
+                profile.name
+            ),
+        );
+    }
+    if winner.evidence != EvidenceLevel::RealBackendProfile {
+        return (
+            ProfileDecision::Tune,
+            format!(
+                "meets every {} SLO and is {best}, but the evidence is {}: re-measure against the real backend",
+                profile.name,
+                winner.evidence.as_str()
+            ),
+        );
+    }
+    // The seed accepts another tool's summary as reported; the reason says that it is only
+    // that, so that a reviewer reads it on the verdict's own line.
+    let reported = if winner.recomputed {
+        ""
+    } else {
+        " by the numbers its file reports (no per-request data: not recomputed or checked)"
+    };
+    (
+        ProfileDecision::Accept,
+        format!(
+            "meets every {} SLO with 95% confidence and is {best}{reported}",
+            profile.name
+        ),
+    )
+}
+
+/// `not enough data`: the best-ranked candidate that may meet the SLOs has one the data cannot
+/// decide.
+fn not_enough(
+    profile: &Profile,
+    contenders: &[Contender<'_>],
+    ranked: &[(usize, f64)],
+    open: &SloCheck,
+) -> Verdict {
+    let pm = profile.primary_metric;
+    let winner = &contenders[ranked[0].0];
+    let sure = ranked
+        .iter()
+        .map(|&(i, _)| &contenders[i])
+        .find(|c| c.checks.iter().all(|k| k.outcome == SloOutcome::Pass));
+    let also = sure.map_or_else(String::new, |c| {
+        format!(
+            "; {} meets every SLO with confidence but ranks below it on {pm}",
+            c.name
+        )
+    });
+    let binding = BindingSlo::open(winner.name, open);
+    Verdict {
+        decision: ProfileDecision::NotEnoughData,
+        recommended: None,
+        reason: format!(
+            "{} ranks first on {pm}, but its {}{also}",
+            winner.name,
+            open_words(open)
+        ),
+        binding: Some(binding),
+        confidence: None,
+    }
+}
+
+/// `tpot_p95_ms ≤ 30 cannot be decided from 18 requests (13.7; 95% bound: none): about 59
+/// would decide it`.
+pub(crate) fn open_words(k: &SloCheck) -> String {
+    let side = match k.metric.direction() {
+        Direction::LowerIsBetter => "≤",
+        Direction::HigherIsBetter => "≥",
+    };
+    let needed = k.needed_requests.map_or_else(
+        || "; no number of requests decides a value this close to the limit".to_string(),
+        |n| format!("; about {n} requests would decide it"),
+    );
+    format!(
+        "{} {side} {} cannot be decided from its data ({} measured; {}{needed})",
+        k.metric,
+        fmt_num(k.limit),
+        k.value.map_or_else(|| "none".into(), fmt_num),
+        k.basis
+    )
+}
+
+/// `tune`: every candidate misses an SLO with confidence; the binding SLO says which limit is
+/// closest.
+fn no_feasible(contenders: &[Contender<'_>]) -> Verdict {
+    let binding = binding_slo(contenders);
     let reason = match &binding {
         Some(b) => match (b.value, b.missed_by) {
             (Some(v), Some(m)) => format!(
@@ -234,7 +400,7 @@ fn no_feasible(contenders: &[Contender<'_>], checks: &[Vec<SloCheck>]) -> Verdic
         None => "no candidate meets every SLO".into(),
     };
     Verdict {
-        decision: Decision::Tune,
+        decision: ProfileDecision::Tune,
         recommended: None,
         reason,
         binding,
@@ -242,11 +408,11 @@ fn no_feasible(contenders: &[Contender<'_>], checks: &[Vec<SloCheck>]) -> Verdic
     }
 }
 
-fn binding_slo(contenders: &[Contender<'_>], checks: &[Vec<SloCheck>]) -> Option<BindingSlo> {
+fn binding_slo(contenders: &[Contender<'_>]) -> Option<BindingSlo> {
     // Worst relative miss of each candidate; unmeasured counts as an infinite miss.
     let worst = |cs: &[SloCheck]| -> Option<(f64, SloCheck)> {
         cs.iter()
-            .filter(|c| !c.pass)
+            .filter(|c| c.outcome == SloOutcome::Fail)
             .map(|c| {
                 let rel = match c.margin {
                     Some(m) => -m / c.limit.abs().max(f64::MIN_POSITIVE),
@@ -256,10 +422,10 @@ fn binding_slo(contenders: &[Contender<'_>], checks: &[Vec<SloCheck>]) -> Option
             })
             .max_by(|a, b| a.0.total_cmp(&b.0))
     };
-    let (ci, (rel, check)) = checks
+    let (ci, (rel, check)) = contenders
         .iter()
         .enumerate()
-        .filter_map(|(i, cs)| worst(cs).map(|w| (i, w)))
+        .filter_map(|(i, c)| worst(c.checks).map(|w| (i, w)))
         .min_by(|a, b| a.1 .0.total_cmp(&b.1 .0))?;
     Some(BindingSlo {
         metric: check.metric,
@@ -268,16 +434,23 @@ fn binding_slo(contenders: &[Contender<'_>], checks: &[Vec<SloCheck>]) -> Option
         value: check.value,
         missed_by: check.margin.map(|m| -m),
         missed_by_ratio: (rel.is_finite() && check.limit != 0.0).then_some(rel),
+        outcome: SloOutcome::Fail,
+        needed_requests: None,
     })
 }
 
-/// How an interval of `pm` was computed, for the statement.
-fn basis(pm: Metric, iv: &Interval) -> String {
-    if pm.per_request_interval() {
-        format!("bootstrap over {} requests within repeats", iv.n)
+/// How an interval was computed, for the statement.
+fn basis(iv: &Interval) -> String {
+    let what = if iv.method == crate::base::stats::IntervalMethod::TOverRepeats {
+        "repeats"
     } else {
-        format!("Student t over {} repeats", iv.n)
-    }
+        "values"
+    };
+    format!("{} over {} {what}", iv.method.describe(), iv.n)
+}
+
+fn span(iv: &Interval) -> String {
+    crate::base::fmt::interval(iv.low, iv.high)
 }
 
 fn confidence(
@@ -299,29 +472,29 @@ fn confidence(
         (Some(r), Some(ri)) if ri.overlaps(&w) => (
             false,
             format!(
-                "{wname} cannot be told apart from {r} on {pm}: 95% intervals [{}, {}] and [{}, {}] overlap ({})",
-                fmt_num(w.low), fmt_num(w.high), fmt_num(ri.low), fmt_num(ri.high), basis(pm, &w)
+                "{wname} cannot be told apart from {r} on {pm}: 95% intervals {} and {} overlap ({})",
+                span(&w), span(&ri), basis(&w)
             ),
         ),
         (Some(r), Some(ri)) => (
             true,
             format!(
-                "{wname} is ahead of {r} on {pm}: 95% intervals [{}, {}] and [{}, {}] do not overlap ({})",
-                fmt_num(w.low), fmt_num(w.high), fmt_num(ri.low), fmt_num(ri.high), basis(pm, &w)
+                "{wname} is ahead of {r} on {pm}: 95% intervals {} and {} do not overlap ({})",
+                span(&w), span(&ri), basis(&w)
             ),
         ),
         (Some(r), None) => (
             false,
             format!(
-                "{wname}: 95% interval [{}, {}] ({}); {r} has too little data for an interval",
-                fmt_num(w.low), fmt_num(w.high), basis(pm, &w)
+                "{wname}: 95% interval {} ({}); {r} has no interval on {pm}",
+                span(&w), basis(&w)
             ),
         ),
         (None, _) => (
             true,
             format!(
-                "{wname} is the only feasible candidate: 95% interval [{}, {}] ({})",
-                fmt_num(w.low), fmt_num(w.high), basis(pm, &w)
+                "{wname} is the only candidate not shown to miss an SLO: 95% interval {} ({})",
+                span(&w), basis(&w)
             ),
         ),
     };

@@ -29,6 +29,38 @@ pub fn with_unit(v: Option<f64>, unit: &str) -> String {
     }
 }
 
+/// An interval as a reader sees it: `[101.94, 121.81]`, or with a missing end said in words
+/// (`[101.94, no upper bound]`).
+pub fn interval(low: Option<f64>, high: Option<f64>) -> String {
+    let lo = low.map_or_else(|| "no lower bound".to_string(), format_number);
+    let hi = high.map_or_else(|| "no upper bound".to_string(), format_number);
+    format!("[{lo}, {hi}]")
+}
+
+/// An interval after a value, in parentheses: `(95% 101.94–121.81)`, or what is missing and
+/// how many values would give it (`(95% from 101.94; no upper bound from 18 requests: 72
+/// needed)`).
+pub fn interval_note(iv: &crate::base::stats::Interval, what: &str) -> String {
+    let needed = iv
+        .needed
+        .map(|k| format!(": {k} needed"))
+        .unwrap_or_default();
+    match (iv.low, iv.high) {
+        (Some(l), Some(h)) => format!("(95% {}–{})", format_number(l), format_number(h)),
+        (Some(l), None) => format!(
+            "(95% from {}; no upper bound from {} {what}{needed})",
+            format_number(l),
+            iv.n
+        ),
+        (None, Some(h)) => format!(
+            "(95% up to {}; no lower bound from {} {what}{needed})",
+            format_number(h),
+            iv.n
+        ),
+        (None, None) => format!("(no 95% interval from {} {what}{needed})", iv.n),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

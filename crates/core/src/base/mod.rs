@@ -3,6 +3,7 @@
 //! of the test protocol. Depends on nothing else in the crate.
 
 pub mod blocks;
+pub mod confidence;
 pub mod divergence;
 pub mod fmt;
 pub mod metric;
@@ -10,6 +11,7 @@ pub mod problem;
 pub mod protocol;
 pub mod rng;
 pub mod sort;
+pub mod special;
 pub mod stats;
 pub mod telemetry;
 pub mod time;

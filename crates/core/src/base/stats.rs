@@ -239,24 +239,95 @@ impl CountedRanks {
     }
 }
 
-/// A two-sided 95% interval.
+/// How an interval was made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum IntervalMethod {
+    /// Distribution-free order statistics of the per-request values (a percentile).
+    OrderStatistics,
+    /// Student t over the per-request values (a mean).
+    TOverValues,
+    /// Student t over the per-repeat values (a run-level rate).
+    TOverRepeats,
+    /// Clopper–Pearson (a proportion).
+    ClopperPearson,
+    /// Welch t over two sides' per-repeat values (a difference).
+    Welch,
+    /// Both sides' order-statistic intervals at 97.5% each (a difference of percentiles).
+    OrderStatisticsDifference,
+    /// Hodges–Lehmann shift of the whole distribution, with its rank-test interval.
+    HodgesLehmann,
+    /// A percentile bootstrap (kept where its coverage was measured).
+    Bootstrap,
+}
+
+impl IntervalMethod {
+    /// The method in words.
+    pub fn describe(self) -> &'static str {
+        match self {
+            IntervalMethod::OrderStatistics => "order statistics (distribution-free)",
+            IntervalMethod::TOverValues => "Student t over requests",
+            IntervalMethod::TOverRepeats => "Student t over repeats",
+            IntervalMethod::ClopperPearson => "Clopper–Pearson",
+            IntervalMethod::Welch => "Welch t over repeats",
+            IntervalMethod::OrderStatisticsDifference => {
+                "order statistics of both sides (distribution-free)"
+            }
+            IntervalMethod::HodgesLehmann => "Hodges–Lehmann shift (rank test)",
+            IntervalMethod::Bootstrap => "bootstrap",
+        }
+    }
+}
+
+/// A point estimate with its two-sided 95% interval. An end the data cannot give is `null`
+/// (the 95th percentile of 18 requests has no upper end), and `needed` says from how many
+/// values (or repeats, for a run-level rate) both ends exist.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Interval {
-    /// Point estimate (mean of the per-repeat values).
-    pub mean: f64,
-    /// Lower bound.
-    pub low: f64,
-    /// Upper bound.
-    pub high: f64,
-    /// Number of values it rests on.
+    /// The point estimate (the statistic of all the values).
+    pub estimate: f64,
+    /// Lower end; `null`: the data give none.
+    pub low: Option<f64>,
+    /// Upper end; `null`: the data give none.
+    pub high: Option<f64>,
+    /// Values (requests, gaps, repeats) it rests on.
     pub n: u32,
+    /// Independent values they are worth (fewer where requests of one repeat, or gaps of one
+    /// stream, hang together): the size the interval was computed for.
+    pub n_effective: f64,
+    /// How it was made.
+    pub method: IntervalMethod,
+    /// When an end is missing: how many values (of the same kind as `n`) would give both.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub needed: Option<u64>,
 }
 
 impl Interval {
-    /// Whether two intervals share any value.
+    /// A two-sided interval with both ends.
+    pub fn both(estimate: f64, low: f64, high: f64, n: usize, method: IntervalMethod) -> Interval {
+        Interval {
+            estimate,
+            low: Some(low),
+            high: Some(high),
+            n: n as u32,
+            n_effective: n as f64,
+            method,
+            needed: None,
+        }
+    }
+
+    /// Both ends, when the data give both.
+    pub fn ends(&self) -> Option<(f64, f64)> {
+        self.low.zip(self.high)
+    }
+
+    /// Whether two intervals share any value (a missing end reaches without bound).
     pub fn overlaps(&self, other: &Interval) -> bool {
-        self.low <= other.high && other.low <= self.high
+        let lo = |i: &Interval| i.low.unwrap_or(f64::NEG_INFINITY);
+        let hi = |i: &Interval| i.high.unwrap_or(f64::INFINITY);
+        lo(self) <= hi(other) && lo(other) <= hi(self)
     }
 }
 
@@ -269,14 +340,18 @@ pub fn mean_interval_95(values: &[f64]) -> Option<Interval> {
     }
     let mean = values.iter().sum::<f64>() / n as f64;
     let var = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
-    let half = t_975(n as f64 - 1.0) * (var / n as f64).sqrt();
-    Some(Interval {
+    let (low, high) = crate::base::confidence::t_bounds(mean, var.sqrt(), n as f64, ALPHA_HALF)?;
+    Some(Interval::both(
         mean,
-        low: mean - half,
-        high: mean + half,
-        n: n as u32,
-    })
+        low,
+        high,
+        n,
+        IntervalMethod::TOverRepeats,
+    ))
 }
+
+/// One tail of a two-sided 95% interval.
+const ALPHA_HALF: f64 = 0.025;
 
 /// Welch 95% interval of `mean(a) − mean(b)` (unequal variances, Welch–Satterthwaite degrees of
 /// freedom). `None` unless both sides have at least two finite values.
@@ -287,42 +362,22 @@ pub fn difference_interval_95(a: &[f64], b: &[f64]) -> Option<Interval> {
         xs.iter().map(|v| (v - m).powi(2)).sum::<f64>() / (xs.len() - 1) as f64
     };
     let (na, nb) = (a.len() as f64, b.len() as f64);
-    let (va, vb) = (var(a, ia.mean) / na, var(b, ib.mean) / nb);
+    let (va, vb) = (var(a, ia.estimate) / na, var(b, ib.estimate) / nb);
     let se = (va + vb).sqrt();
     let df = if va + vb == 0.0 {
         na + nb - 2.0
     } else {
         (va + vb).powi(2) / (va.powi(2) / (na - 1.0) + vb.powi(2) / (nb - 1.0))
     };
-    let diff = ia.mean - ib.mean;
-    let half = t_975(df) * se;
-    Some(Interval {
-        mean: diff,
-        low: diff - half,
-        high: diff + half,
-        n: (a.len() + b.len()) as u32,
-    })
-}
-
-/// The 97.5% quantile of Student's t with `df` degrees of freedom (table, rounded down to the
-/// nearest tabulated df, which errs on the wide side).
-pub fn t_975(df: f64) -> f64 {
-    const TABLE: [f64; 30] = [
-        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
-        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
-        2.052, 2.048, 2.045, 2.042,
-    ];
-    if !df.is_finite() || df < 1.0 {
-        return TABLE[0];
-    }
-    let d = df.floor() as usize;
-    match d {
-        1..=30 => TABLE[d - 1],
-        31..=40 => 2.042,
-        41..=60 => 2.021,
-        61..=120 => 2.000,
-        _ => 1.980,
-    }
+    let diff = ia.estimate - ib.estimate;
+    let half = crate::base::special::t_quantile(1.0 - ALPHA_HALF, df) * se;
+    Some(Interval::both(
+        diff,
+        diff - half,
+        diff + half,
+        a.len() + b.len(),
+        IntervalMethod::Welch,
+    ))
 }
 
 #[cfg(test)]
@@ -385,11 +440,11 @@ mod tests {
     fn t_interval_known_value() {
         // mean 2, s = 1, n = 3 → half width 4.303 / sqrt(3)
         let i = mean_interval_95(&[1.0, 2.0, 3.0]).unwrap();
-        assert!((i.mean - 2.0).abs() < 1e-12);
-        assert!((i.high - 2.0 - 4.303 / 3f64.sqrt()).abs() < 1e-9);
+        assert!((i.estimate - 2.0).abs() < 1e-12);
+        assert!((i.high.unwrap() - 2.0 - 4.302_652_7 / 3f64.sqrt()).abs() < 1e-6);
         assert!(mean_interval_95(&[1.0]).is_none());
         let d = difference_interval_95(&[1.0, 2.0, 3.0], &[1.0, 2.0, 3.0]).unwrap();
-        assert!(d.low < 0.0 && d.high > 0.0);
+        assert!(d.low.unwrap() < 0.0 && d.high.unwrap() > 0.0);
     }
 
     proptest::proptest! {

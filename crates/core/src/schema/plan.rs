@@ -211,10 +211,23 @@ pub struct Plan {
     /// GPUs one server uses (default 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gpus_per_server: Option<u32>,
+    /// The float baseline the plan runs, when it runs one: every profile then expects its
+    /// run. (The collector's `[baseline]` table also holds how to launch it; only its name is
+    /// read here.)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<PlannedBaseline>,
     /// The quality gate's limits as planned (`sloscope gate --plan` measures against them): the
     /// gate record's evidence is held to the stricter of these and its own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gate: Option<PlanGateLimits>,
+}
+
+/// The float baseline a plan runs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct PlannedBaseline {
+    /// Its name in the run files (`candidate.name` of the baseline's runs).
+    pub name: String,
 }
 
 /// The limits of the plan's `gate` table. Its other keys (the evaluation set, top-K, the chunk)

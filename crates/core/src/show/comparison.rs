@@ -215,7 +215,7 @@ fn margin(m: &Option<Margin>) -> String {
     }
 }
 
-fn verdict(d: Option<crate::schema::Decision>, rec: &Option<String>) -> String {
+fn verdict(d: Option<crate::analyse::verdict::ProfileDecision>, rec: &Option<String>) -> String {
     match (d, rec) {
         (Some(d), Some(r)) => format!("{} · {}", d.as_str(), r),
         (Some(d), None) => d.as_str().to_string(),
@@ -291,7 +291,15 @@ fn change_row(cell: &Cell, m: &MetricChange, o: &Out) -> Vec<String> {
     });
     let iv = m.difference_interval.map_or_else(
         || "—".into(),
-        |iv| format!("[{}, {}]{}", signed(iv.low), signed(iv.high), spaced(unit)),
+        |iv| {
+            let end = |v: Option<f64>, none: &str| v.map_or_else(|| none.to_string(), signed);
+            format!(
+                "[{}, {}]{}",
+                end(iv.low, "no lower bound"),
+                end(iv.high, "no upper bound"),
+                spaced(unit)
+            )
+        },
     );
     let th = format!(
         "{}% and {}{}",

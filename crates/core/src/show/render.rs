@@ -146,6 +146,8 @@ fn profile(p: &ProfileView, style: Style) -> String {
             .map(|i| format!("  ✗ profile: {i}")),
     );
     head.push(p.verdict_line.to_string());
+    head.extend(p.missing.iter().map(|m| format!("  ✗ {m}")));
+    head.extend(p.provisional_line.iter().map(|b| b.to_string()));
     head.extend(p.binding_line.iter().map(|b| b.to_string()));
     head.extend(p.margins_line.iter().map(|m| m.to_string()));
     out += &lines(&head, style);

@@ -19,6 +19,7 @@ pub use gate::GateView;
 pub use types::*;
 
 use crate::analyse::baseline::BaselineRow;
+use crate::analyse::evidence::SloOutcome;
 use crate::analyse::report::{Analysis, CandidateReport, ProfileReport, SummarySource};
 use crate::base::fmt::{format_number, optional, with_unit, MISSING};
 use crate::base::metric::{Direction, Metric};
@@ -113,11 +114,11 @@ fn candidate_row(c: &CandidateReport, no_slo: bool) -> Row {
         ),
     ];
     for m in CANDIDATE_METRICS {
-        let mark = match c.slo_checks.iter().find(|k| k.metric == m) {
-            None => Mark::None,
-            Some(k) if k.pass => Mark::Pass,
-            Some(_) => Mark::Fail,
-        };
+        let mark = c
+            .slo_checks
+            .iter()
+            .find(|k| k.metric == m)
+            .map_or(Mark::None, slo_mark);
         cells.push(Cell::number(m, c.metric(m), mark));
     }
     cells.push(Cell::text(match &c.summary {
@@ -132,15 +133,36 @@ fn candidate_row(c: &CandidateReport, no_slo: bool) -> Row {
     cells.push(if no_slo {
         Cell::text(MISSING)
     } else {
+        let open = c
+            .slo_checks
+            .iter()
+            .any(|k| k.outcome == SloOutcome::NotEnoughData);
+        let failed = c.slo_checks.iter().any(|k| k.outcome == SloOutcome::Fail);
+        let (mark, word) = if failed {
+            (Mark::Fail, "fail")
+        } else if open {
+            (Mark::Undecided, "not enough data")
+        } else {
+            (Mark::Pass, "pass")
+        };
         Cell {
-            mark: if c.meets_slo { Mark::Pass } else { Mark::Fail },
-            ..Cell::text(if c.meets_slo { "pass" } else { "fail" })
+            mark,
+            ..Cell::text(word)
         }
     });
     Row {
         key: Shown::new(&c.name),
         highlighted: c.chosen,
         cells,
+    }
+}
+
+/// An SLO check's mark: met, missed, or not decidable from the data.
+fn slo_mark(k: &crate::analyse::verdict::SloCheck) -> Mark {
+    match k.outcome {
+        SloOutcome::Pass => Mark::Pass,
+        SloOutcome::Fail => Mark::Fail,
+        SloOutcome::NotEnoughData => Mark::Undecided,
     }
 }
 
@@ -237,12 +259,13 @@ fn slo_line(p: &ProfileReport) -> String {
     )
 }
 
-/// `ACCEPT`, `TUNE`, `REJECT`, or `NO VERDICT` for summaries only.
+/// `ACCEPT`, `TUNE`, `REJECT`, `INCOMPLETE`, `NOT ENOUGH DATA`, or `NO VERDICT` for summaries
+/// only.
 pub(crate) fn decision_label(p: &ProfileReport) -> String {
     if p.summaries_only {
         "NO VERDICT".into()
     } else {
-        p.decision.as_str().to_uppercase()
+        p.decision.label().to_string()
     }
 }
 
@@ -283,6 +306,25 @@ fn profile_view(p: &ProfileReport) -> ProfileView {
         caveats: all(headline::caveats(p)),
         verdict_line: Shown::new(verdict_line),
         reason: Shown::new(&p.reason),
+        missing: all(p.missing.iter().map(|m| {
+            format!(
+                "not measured: {} {} — {}",
+                m.kind.as_str(),
+                m.name,
+                m.reason
+            )
+        })),
+        provisional_line: p.provisional.as_ref().map(|v| {
+            Shown::new(format!(
+                "Provisional, over the measured cells only (not a verdict): {}{} — {}",
+                v.decision.label(),
+                v.recommended
+                    .as_ref()
+                    .map(|r| format!(" {r}"))
+                    .unwrap_or_default(),
+                v.reason
+            ))
+        }),
         binding_line: binding_line(p).map(Shown::new),
         confidence_line: p.confidence.as_ref().map(|c| Shown::new(&c.statement)),
         margins_line: chosen.map(margins_line).map(Shown::new),
@@ -317,6 +359,21 @@ fn setting(c: &CandidateReport) -> String {
 
 fn binding_line(p: &ProfileReport) -> Option<String> {
     let b = p.binding_slo.as_ref()?;
+    if b.outcome == SloOutcome::NotEnoughData {
+        return Some(format!(
+            "Binding SLO: {} limit {} — {} has {}, which its data cannot decide ({})",
+            b.metric,
+            format_number(b.limit),
+            b.candidate,
+            b.value
+                .map(format_number)
+                .unwrap_or_else(|| "no measurement".into()),
+            b.needed_requests.map_or_else(
+                || "no number of requests decides a value this close to the limit".into(),
+                |n| format!("about {n} requests would decide it")
+            )
+        ));
+    }
     Some(format!(
         "Binding SLO: {} limit {} — {} has {}{}",
         b.metric,
@@ -412,9 +469,7 @@ fn baseline_table(rows: &[BaselineRow]) -> TableView {
                     ),
                     Cell::text(
                         r.difference_interval
-                            .map(|i| {
-                                format!("[{}, {}]", format_number(i.low), format_number(i.high))
-                            })
+                            .map(|i| crate::base::fmt::interval(i.low, i.high))
                             .unwrap_or_else(|| MISSING.into()),
                     ),
                 ],

@@ -212,7 +212,7 @@ fn a_gate_that_claims_more_than_it_holds_breaks_the_lineage() {
         assert!(
             a.profiles
                 .iter()
-                .all(|p| p.decision != sloscope_core::schema::Decision::Accept),
+                .all(|p| p.decision != sloscope_core::analyse::verdict::ProfileDecision::Accept),
             "{what}"
         );
     }

@@ -3,9 +3,10 @@
 //! record and different ones a conflict.
 
 use serde_json::json;
+use sloscope_core::analyse::verdict::ProfileDecision;
 use sloscope_core::base::problem::ProblemCode;
 use sloscope_core::check::lineage::FieldStatus;
-use sloscope_core::schema::{Decision, EvidenceLevel};
+use sloscope_core::schema::EvidenceLevel;
 use sloscope_core::{analyze, Document};
 use sloscope_testkit::synth::{self, Shape};
 
@@ -71,7 +72,7 @@ fn broken_lineage_rejects_every_profile_and_lists_all_problems() {
         .find(|f| f.field == "tokenizer_sha256")
         .unwrap();
     assert_eq!(tok.status, FieldStatus::Mismatch);
-    assert_eq!(a.profiles[0].decision, Decision::Reject);
+    assert_eq!(a.profiles[0].decision, ProfileDecision::Reject);
     assert!(a.profiles[0].reason.starts_with("lineage is broken"));
 }
 

@@ -47,7 +47,7 @@ fn collection(shape: &Shape, version: &str) -> Vec<LoadedFile> {
 
 fn shape(seed: u64) -> Shape {
     Shape {
-        requests: 20,
+        requests: 30,
         repeats: 3,
         seed,
         ..Shape::default()
@@ -189,7 +189,7 @@ fn the_same_request_sequence_is_paired_by_index() {
         .pairing_note
         .as_deref()
         .unwrap()
-        .contains("20 requests before, 24 after"));
+        .contains("30 requests before, 24 after"));
 }
 
 #[test]

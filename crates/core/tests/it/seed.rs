@@ -8,9 +8,10 @@
 
 use serde_json::{json, Value};
 use sloscope_core::analyse::analyze;
+use sloscope_core::analyse::verdict::ProfileDecision;
 use sloscope_core::check::contract::validate_profile;
 use sloscope_core::check::lineage::{check_lineage, LineageInputs};
-use sloscope_core::schema::{Decision, Deployment, FloatBaseline, ProfileSpec, QualityGate};
+use sloscope_core::schema::{Deployment, FloatBaseline, ProfileSpec, QualityGate};
 use sloscope_core::{read_document, Document, LoadedFile};
 
 fn gate() -> Value {
@@ -117,10 +118,10 @@ fn test_profile_summary() {
 #[test]
 fn test_profile_decision() {
     let a = analyze(&seed_files("real_backend_profile", c1_reported()));
-    assert_eq!(a.profiles[0].decision, Decision::Accept);
+    assert_eq!(a.profiles[0].decision, ProfileDecision::Accept);
     assert_eq!(a.profiles[0].recommended_name.as_deref(), Some("c1"));
     let tuned = analyze(&seed_files("cpu_profile_simulation", c1_reported()));
-    assert_eq!(tuned.profiles[0].decision, Decision::Tune);
+    assert_eq!(tuned.profiles[0].decision, ProfileDecision::Tune);
 }
 
 #[test]
@@ -129,7 +130,7 @@ fn unmeasured_failure_rate_is_not_assumed_zero() {
     r.as_object_mut().unwrap().remove("failure_rate");
     let a = analyze(&seed_files("real_backend_profile", r));
     let p = &a.profiles[0];
-    assert_eq!(p.decision, Decision::Tune);
+    assert_eq!(p.decision, ProfileDecision::Tune);
     let b = p.binding_slo.as_ref().unwrap();
     assert_eq!(b.metric.name(), "failure_rate");
     assert_eq!(b.value, None);

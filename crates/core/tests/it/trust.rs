@@ -9,8 +9,8 @@
 
 use serde_json::Value;
 use sloscope_core::analyse::report::{Analysis, Code};
+use sloscope_core::analyse::verdict::ProfileDecision;
 use sloscope_core::check::invariant::Invariant;
-use sloscope_core::schema::Decision;
 use sloscope_core::show::render;
 use sloscope_core::show::view::AnalysisOutput;
 use sloscope_core::{analyze, analyze_with, read_document, AnalyzeOptions, LoadedFile};
@@ -196,7 +196,7 @@ fn no_mutation_of_the_losing_candidate_wins_silently() {
             let new_concerns = concerns(&a, &losers) != before[i];
             for p in &a.profiles {
                 let loser = losers.get(&p.profile).map(String::as_str);
-                let silent_win = p.decision == Decision::Accept
+                let silent_win = p.decision == ProfileDecision::Accept
                     && p.recommended_name.as_deref() == loser
                     && !new_concerns;
                 assert!(

@@ -5,9 +5,10 @@
 //! axis set to the trial's load). Nothing here stores a capacity: it is derived from the trial
 //! files each time, by the CLI and the page alike, so a reviewer can audit every trial.
 //!
-//! - **A trial passes** when every SLO holds. For latency statistics (bootstrap over requests)
-//!   the check uses the 95% interval: wholly on the good side → pass, wholly on the bad side →
-//!   fail, straddling → *unsure*. The collector gives an unsure trial more requests (up to
+//! - **A trial passes** when every SLO holds. Each check is decided from the trial's data as a
+//!   profile's SLOs are (`crate::analyse::evidence`): its one-sided 95% bound within the limit
+//!   → pass, the other bound past it → fail, neither (or no bound from so few requests) →
+//!   *unsure*. The collector gives an unsure trial more requests (up to
 //!   `max_requests_per_trial`); an unsure trial at the cap (or interrupted) is decided by its
 //!   point estimate and marked **marginal**. Metrics without a per-request interval are judged
 //!   by their value.

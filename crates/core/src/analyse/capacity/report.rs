@@ -5,9 +5,10 @@ use super::search::bracket;
 use super::trial::{evaluate_trial, usable};
 use super::types::{CandidateCapacity, CapacityReport, CapacityStatus, TrialReport};
 use super::{load_text, LoadAxis, RankBy, Search, MIN_REQUESTS_PER_STREAM};
+use crate::analyse::verdict::ProfileDecision as Decision;
 use crate::base::fmt::format_number as fmt_num;
 use crate::check::contract::Profile;
-use crate::schema::{Decision, EvidenceLevel, Run};
+use crate::schema::{EvidenceLevel, Run};
 
 /// The capacity of one candidate from its trials.
 pub fn derive(

@@ -12,25 +12,19 @@ use crate::schema::{Run, RunStatus};
 pub fn evaluate_trial(file: &str, run: &Run, profile: &Profile) -> TrialReport {
     let th = Thresholds::from_slo(&profile.slo);
     let c = crate::analyse::compare::candidate_report(file, run, Some(profile), &th);
-    let mut checks = Vec::new();
-    for (m, limit) in &profile.slo {
-        let value = c.metric(*m);
-        let interval = if m.per_request_interval() {
-            crate::analyse::compare::metric_interval(run, &c, *m)
-        } else {
-            None
-        };
-        let pass = value.is_some_and(|v| m.meets(v, *limit));
-        let unsure = interval.is_some_and(|iv| m.meets(iv.low, *limit) != m.meets(iv.high, *limit));
-        checks.push(TrialCheck {
-            metric: *m,
-            limit: *limit,
-            value,
-            interval,
-            pass,
-            unsure,
-        });
-    }
+    let checks: Vec<TrialCheck> = c
+        .slo_checks
+        .iter()
+        .map(|k| TrialCheck {
+            metric: k.metric,
+            limit: k.limit,
+            value: k.value,
+            interval: crate::analyse::compare::metric_interval(run, &c, k.metric),
+            // The search walks on the value; whether the data decide it is `unsure`.
+            pass: k.value.is_some_and(|v| k.metric.meets(v, k.limit)),
+            unsure: k.outcome == crate::analyse::evidence::SloOutcome::NotEnoughData,
+        })
+        .collect();
     let sent: u64 = run.repeats.iter().map(|r| r.requests.len() as u64).sum();
     let ok: u64 = run
         .repeats

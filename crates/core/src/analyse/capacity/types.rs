@@ -19,11 +19,12 @@ pub struct TrialCheck {
     pub limit: f64,
     /// The trial's value (`null`: not measured, which fails).
     pub value: Option<f64>,
-    /// 95% interval over requests, for latency statistics.
+    /// The value's 95% interval (`null` for a figure with no sampling bound).
     pub interval: Option<Interval>,
     /// Met by the value.
     pub pass: bool,
-    /// The interval straddles the limit: more requests could change the answer.
+    /// The data cannot decide the limit (its one-sided 95% bounds leave it open): more
+    /// requests could change the answer.
     pub unsure: bool,
 }
 

@@ -396,7 +396,8 @@ fn per_repeat_change(
     let iv = difference_interval_95(&va, &vb);
     let ratio = iv
         .filter(|_| before != 0.0)
-        .map(|iv| [1.0 + iv.low / before, 1.0 + iv.high / before]);
+        .and_then(|iv| iv.ends())
+        .map(|(lo, hi)| [1.0 + lo / before, 1.0 + hi / before]);
     (
         iv,
         ratio,

@@ -100,12 +100,13 @@ pub(crate) fn change(
         ])
     };
     Some(Change {
-        difference: Interval {
-            mean: a0 - b0,
-            low: percentile_sorted(&diffs, 2.5)?,
-            high: percentile_sorted(&diffs, 97.5)?,
-            n: (requests_with_values(before) + requests_with_values(after)) as u32,
-        },
+        difference: Interval::both(
+            a0 - b0,
+            percentile_sorted(&diffs, 2.5)?,
+            percentile_sorted(&diffs, 97.5)?,
+            requests_with_values(before) + requests_with_values(after),
+            crate::base::stats::IntervalMethod::Bootstrap,
+        ),
         ratio,
     })
 }
@@ -160,9 +161,13 @@ fn draw_paired(before: &Units, after: &Units, rng: &mut Rng, b: &mut Vec<f64>, a
 /// own direction.
 pub(crate) fn label(m: Metric, before: f64, iv: &Interval, th: Threshold) -> Label {
     let tol = th.absolute.max(th.relative * before.abs());
+    let (low, high) = (
+        iv.low.unwrap_or(f64::NEG_INFINITY),
+        iv.high.unwrap_or(f64::INFINITY),
+    );
     let (worse_low, worse_high) = match m.direction() {
-        Direction::LowerIsBetter => (iv.low, iv.high),
-        Direction::HigherIsBetter => (-iv.high, -iv.low),
+        Direction::LowerIsBetter => (low, high),
+        Direction::HigherIsBetter => (-high, -low),
     };
     if worse_low > tol {
         Label::Regression
@@ -204,7 +209,7 @@ mod tests {
             Label::NoChange
         );
         let worse = change(&side(100.0, 1), &side(120.0, 2), stat, false).unwrap();
-        assert!(worse.difference.low > 15.0, "{worse:?}");
+        assert!(worse.difference.low.unwrap() > 15.0, "{worse:?}");
         assert_eq!(
             label(Metric::TTFT_P95, 105.0, &worse.difference, th),
             Label::Regression
@@ -233,11 +238,14 @@ mod tests {
                 .collect()]
         };
         let (b, a) = (make(0.0, 1), make(5.0, 2));
-        let width = |c: Change| c.difference.high - c.difference.low;
+        let width = |c: Change| c.difference.high.unwrap() - c.difference.low.unwrap();
         let p = change(&b, &a, Statistic::Mean, true).unwrap();
         let u = change(&b, &a, Statistic::Mean, false).unwrap();
         assert!(width(p) * 20.0 < width(u), "{p:?} vs {u:?}");
-        assert!(p.difference.low > 4.0 && p.difference.high < 6.0, "{p:?}");
+        assert!(
+            p.difference.low.unwrap() > 4.0 && p.difference.high.unwrap() < 6.0,
+            "{p:?}"
+        );
     }
 
     #[test]

@@ -4,9 +4,10 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::analyse::verdict::ProfileDecision as Decision;
 use crate::base::metric::Metric;
 use crate::base::stats::Interval;
-use crate::schema::{Decision, KnobValue};
+use crate::schema::KnobValue;
 
 /// The comparison's answer, for CI (exit codes follow it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

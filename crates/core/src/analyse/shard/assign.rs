@@ -104,6 +104,7 @@ mod tests {
             gpu_hour_usd: None,
             gpus_per_server: None,
             gate: None,
+            baseline: None,
             candidates: (0..n)
                 .map(|i| Candidate {
                     name: format!("np{i}"),

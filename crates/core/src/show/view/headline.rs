@@ -14,12 +14,20 @@ fn primary_with_interval(p: &ProfileReport, c: &CandidateReport) -> Option<Strin
     let value = with_unit(c.primary_value, unit);
     Some(match &c.primary_interval {
         Some(i) => format!(
-            "{name} {value} (95% {}–{})",
-            format_number(i.low),
-            format_number(i.high)
+            "{name} {value} {}",
+            crate::base::fmt::interval_note(i, interval_unit(i))
         ),
         None => format!("{name} {value}"),
     })
+}
+
+/// What an interval's `n` counts.
+pub(crate) fn interval_unit(i: &crate::base::stats::Interval) -> &'static str {
+    use crate::base::stats::IntervalMethod as M;
+    match i.method {
+        M::TOverRepeats | M::Welch => "repeats",
+        _ => "values",
+    }
 }
 
 /// The SLO check closest to its limit, relative to the limit.
@@ -45,11 +53,111 @@ fn tightest(c: &CandidateReport) -> Option<&crate::analyse::verdict::SloCheck> {
         })
 }
 
+/// ` (95% bound ≤ 131.84)`: the one-sided bound a met SLO rests on, or how it was decided
+/// where no sampling bound applies.
+fn bound_note(k: &crate::analyse::verdict::SloCheck) -> String {
+    use crate::base::metric::Direction;
+    let bound = match k.metric.direction() {
+        Direction::LowerIsBetter => k.upper_bound.map(|b| format!("≤ {}", format_number(b))),
+        Direction::HigherIsBetter => k.lower_bound.map(|b| format!("≥ {}", format_number(b))),
+    };
+    if k.basis.starts_with("one-sided") {
+        bound
+            .map(|b| format!(" (95% bound {b})"))
+            .unwrap_or_default()
+    } else {
+        String::new()
+    }
+}
+
+/// `latency: INCOMPLETE · not measured: candidate np4 (…) · of the measured only, np1 ranks
+/// first (provisional)`.
+fn incomplete(p: &ProfileReport) -> String {
+    let label = super::decision_label(p);
+    let mut parts = vec![format!("{}: {label}", p.profile)];
+    if p.missing.is_empty() {
+        parts.push(p.reason.clone());
+    } else {
+        let cells: Vec<String> = p
+            .missing
+            .iter()
+            .map(|m| format!("{} {} ({})", m.kind.as_str(), m.name, m.reason))
+            .collect();
+        parts.push(format!("not measured: {}", cells.join("; ")));
+    }
+    if let Some(v) = &p.provisional {
+        parts.push(match &v.recommended {
+            Some(r) => format!(
+                "of the measured only, {r} ranks first (provisional: {} over what was measured)",
+                v.decision.label().to_lowercase()
+            ),
+            None => format!(
+                "what was measured alone gives {} (provisional)",
+                v.decision.label().to_lowercase()
+            ),
+        });
+    }
+    parts.join(" · ")
+}
+
+/// `balanced: NOT ENOUGH DATA · np4 ranks first on tpot_p95_ms · tpot_p95_ms ≤ 40 ms
+/// undecided: 40.05 ms (95% from 30.77, no upper bound) · about 145 requests would decide it`.
+fn undecided(p: &ProfileReport) -> String {
+    let label = super::decision_label(p);
+    let mut parts = vec![format!("{}: {label}", p.profile)];
+    let Some(b) = &p.binding_slo else {
+        parts.push(p.reason.clone());
+        return parts.join(" · ");
+    };
+    let first = p.candidates.iter().find(|c| c.name == b.candidate);
+    let primary = p.primary_metric.as_deref().unwrap_or("its primary metric");
+    parts.push(format!("{} ranks first on {primary}", b.candidate));
+    let k = first.and_then(|c| c.slo_checks.iter().find(|k| k.metric == b.metric));
+    if let Some(k) = k {
+        let unit = k.metric.unit();
+        let op = match k.metric.direction() {
+            crate::base::metric::Direction::LowerIsBetter => "≤",
+            crate::base::metric::Direction::HigherIsBetter => "≥",
+        };
+        parts.push(format!(
+            "{} {op} {} undecided: {} {}",
+            k.metric,
+            with_unit(Some(k.limit), unit),
+            with_unit(k.value, unit),
+            one_sided(k),
+        ));
+    }
+    parts.push(match b.needed_requests {
+        Some(n) => format!("about {n} requests would decide it"),
+        None => "no number of requests decides a value this close to its limit".into(),
+    });
+    parts.join(" · ")
+}
+
+/// `(one-sided 95% bounds: ≥ 31.79; no upper bound)`.
+fn one_sided(k: &crate::analyse::verdict::SloCheck) -> String {
+    let lo = k.lower_bound.map_or_else(
+        || "no lower bound".into(),
+        |v| format!("≥ {}", format_number(v)),
+    );
+    let hi = k.upper_bound.map_or_else(
+        || "no upper bound".into(),
+        |v| format!("≤ {}", format_number(v)),
+    );
+    format!("(one-sided 95% bounds: {lo}; {hi})")
+}
+
 fn percent(r: f64) -> String {
     format!("{}%", format_number(100.0 * r))
 }
 
 pub(super) fn headline(p: &ProfileReport) -> String {
+    use crate::analyse::verdict::ProfileDecision as D;
+    match p.decision {
+        D::Incomplete if !p.summaries_only => return incomplete(p),
+        D::NotEnoughData if !p.summaries_only => return undecided(p),
+        _ => {}
+    }
     if let Some(h) = capacity_headline(p) {
         return h;
     }
@@ -71,9 +179,10 @@ pub(super) fn headline(p: &ProfileReport) -> String {
                 crate::base::metric::Direction::HigherIsBetter => "above",
             };
             parts.push(format!(
-                "tightest SLO {} {} against {}: {} {side} the limit{rel}",
+                "tightest SLO {} {}{} against {}: {} {side} the limit{rel}",
                 k.metric,
                 with_unit(k.value, unit),
+                bound_note(k),
                 with_unit(Some(k.limit), unit),
                 with_unit(k.margin, unit),
             ));
@@ -101,7 +210,7 @@ pub(super) fn headline(p: &ProfileReport) -> String {
 /// What weakens every verdict: the lineage's warnings, said once.
 pub(super) fn report_caveats(a: &Analysis) -> Vec<String> {
     use crate::base::problem::ProblemCode;
-    let mut out = Vec::new();
+    let mut out: Vec<String> = a.completeness_unchecked.iter().cloned().collect();
     let unchecked: Vec<&str> = a
         .lineage
         .warnings

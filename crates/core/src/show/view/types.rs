@@ -4,9 +4,9 @@
 use serde::{Deserialize, Serialize};
 
 use crate::analyse::report::Analysis;
+use crate::analyse::verdict::ProfileDecision as Decision;
 use crate::base::fmt::optional;
 use crate::base::metric::Metric;
-use crate::schema::Decision;
 
 pub use super::shown::{escaped, inert, Shown, MAX_ECHO_CHARS};
 
@@ -21,6 +21,8 @@ pub enum Mark {
     Pass,
     /// Misses its SLO (or is not measured).
     Fail,
+    /// The data cannot decide its SLO (not enough data).
+    Undecided,
 }
 
 impl Mark {
@@ -30,6 +32,7 @@ impl Mark {
             Mark::None => "",
             Mark::Pass => " ✓",
             Mark::Fail => " ✗",
+            Mark::Undecided => " ?",
         }
     }
 }
@@ -132,6 +135,12 @@ pub struct ProfileView {
     pub verdict_line: Shown,
     /// The reason alone.
     pub reason: Shown,
+    /// For an `incomplete` profile: each planned cell without a usable run, with why.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub missing: Vec<Shown>,
+    /// For an `incomplete` profile: what the measured cells alone give, labelled provisional.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provisional_line: Option<Shown>,
     /// For a `tune` with no feasible candidate: the binding SLO and its miss.
     pub binding_line: Option<Shown>,
     /// The interval statement.
