@@ -151,6 +151,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(exit::BAD_PLAN));
         }
     };
+    if !args.quiet {
+        for p in &plan.profiles {
+            for w in sloscope_core::check::plan::undecidable(p) {
+                eprintln!("sloscope: warning: {w}");
+            }
+        }
+    }
     let api_key = match &args.api_key_env {
         Some(name) => match Secret::from_env(name) {
             Ok(k) => Some(k),

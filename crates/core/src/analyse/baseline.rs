@@ -1,13 +1,15 @@
 //! Quantized against float: the chosen candidate beside the float baseline's run under the same
-//! profile and workload. Differences are quantized − baseline; ratios quantized / baseline. With
-//! 3 or more repeats on both sides, the difference gets a Welch 95% interval over per-repeat
-//! values.
+//! profile and workload. Differences are quantized − baseline; ratios quantized / baseline. Each
+//! difference has the 95% interval `compare` gives a change (`regression::change`): for a
+//! percentile, each side's own interval at 97.5%, so it has no end where a side has too few
+//! requests.
 
 use serde::{Deserialize, Serialize};
 
+use crate::analyse::regression::change::{change_of, Measured};
 use crate::analyse::summary::Summary;
 use crate::base::metric::Metric;
-use crate::base::stats::{difference_interval_95, Interval};
+use crate::base::stats::Interval;
 
 /// Metrics shown in the comparison.
 pub const BASELINE_METRICS: [Metric; 5] = [
@@ -32,7 +34,7 @@ pub struct BaselineRow {
     pub difference: Option<f64>,
     /// quantized / baseline.
     pub ratio: Option<f64>,
-    /// 95% interval of the difference of per-repeat means, when both have ≥ 3 repeats.
+    /// 95% interval of the difference (an end missing where a side has too few values).
     pub difference_interval: Option<Interval>,
 }
 
@@ -52,25 +54,22 @@ pub struct BaselineReport {
     pub rows: Vec<BaselineRow>,
 }
 
-/// Builds the rows from both sides' pooled and per-repeat summaries.
-pub fn compare(
-    quantized: Option<(&Summary, &[Summary])>,
-    baseline: (&Summary, &[Summary]),
+/// Builds the rows from both sides' summaries and runs: each difference with its 95%
+/// interval as `compare` makes it (each side's own 97.5% interval of a per-request statistic,
+/// Welch t over repeats for a run-level rate).
+pub(crate) fn compare(
+    quantized: Option<(&Summary, Measured<'_>)>,
+    baseline: (&Summary, Measured<'_>),
 ) -> Vec<BaselineRow> {
     BASELINE_METRICS
         .into_iter()
         .map(|m| {
             let b = baseline.0.metric(m);
             let q = quantized.and_then(|(s, _)| s.metric(m));
-            let per = |s: &[Summary]| -> Option<Vec<f64>> {
-                (s.len() >= 3).then(|| s.iter().filter_map(|x| x.metric(m)).collect())
-            };
-            let interval = quantized.and_then(|(_, qs)| {
-                let (a, bb) = (per(qs)?, per(baseline.1)?);
-                (a.len() >= 3 && bb.len() >= 3)
-                    .then(|| difference_interval_95(&a, &bb))
-                    .flatten()
-            });
+            let interval = q
+                .zip(b)
+                .zip(quantized)
+                .and_then(|((qv, bv), (_, qm))| change_of(m, baseline.1, qm, bv, qv).0);
             BaselineRow {
                 metric: m,
                 quantized: q,

@@ -378,7 +378,7 @@ fn tool_percentile(
 pub(crate) fn baseline_report(
     expect: &crate::check::run::Expect<'_>,
     th: &Thresholds,
-    runs: &[(&str, &Run)],
+    (runs, quantized): (&[(&str, &Run)], Option<&Run>),
     pool: bool,
     report: &mut ProfileReport,
 ) -> Option<BaselineReport> {
@@ -439,7 +439,26 @@ pub(crate) fn baseline_report(
                 .as_ref()
                 .map(|s| (c.name.clone(), s, c.per_repeat.as_slice()))
         });
-    let rows = baseline::compare(q.as_ref().map(|(_, s, p)| (*s, *p)), (&bs, &bper));
+    use crate::analyse::regression::change::Measured;
+    let side = q.as_ref().zip(quantized).map(|((_, s, per), r)| {
+        (
+            *s,
+            Measured {
+                run: r,
+                per_repeat: per,
+            },
+        )
+    });
+    let rows = baseline::compare(
+        side,
+        (
+            &bs,
+            Measured {
+                run,
+                per_repeat: &bper,
+            },
+        ),
+    );
     Some(BaselineReport {
         file: file.to_string(),
         artifact_id: run.artifact_id.clone(),

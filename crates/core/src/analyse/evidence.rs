@@ -330,7 +330,7 @@ fn mean_bounds(b: &Basis<'_>, tail: f64) -> [Option<f64>; 2] {
 }
 
 /// The bounds of `m` with `tail` on each side.
-fn bounds(b: &Basis<'_>, m: Metric, tail: f64) -> [Option<f64>; 2] {
+pub(crate) fn bounds(b: &Basis<'_>, m: Metric, tail: f64) -> [Option<f64>; 2] {
     match b {
         Basis::Values { .. } | Basis::Gaps { .. } => match quantile(stat_of(m)) {
             Some(q) => order_bounds(b, q, tail),
@@ -368,7 +368,7 @@ pub(crate) fn interval(b: &Basis<'_>, m: Metric, estimate: f64) -> Option<Interv
         Basis::Observed(_) => return None,
     };
     let needed = (low.is_none() || high.is_none())
-        .then(|| needed_for_both(b, m))
+        .then(|| needed_for_both(b, m, ALPHA / 2.0))
         .flatten();
     Some(Interval {
         estimate,
@@ -389,14 +389,13 @@ fn values_method(m: Metric) -> IntervalMethod {
     }
 }
 
-/// How many values (of the basis' kind) give both ends of the two-sided interval.
-fn needed_for_both(b: &Basis<'_>, m: Metric) -> Option<u64> {
+/// How many values (of the basis' kind) give both ends of an interval that misses with at
+/// most `tail` on each side.
+pub(crate) fn needed_for_both(b: &Basis<'_>, m: Metric, tail: f64) -> Option<u64> {
     match b {
         Basis::Values { dep, .. } | Basis::Gaps { dep, .. } => {
             let ne = match quantile(stat_of(m)) {
-                Some(q) => {
-                    needed_for_upper(q, ALPHA / 2.0).max(needed_for_lower(q, ALPHA / 2.0)) as f64
-                }
+                Some(q) => needed_for_upper(q, tail).max(needed_for_lower(q, tail)) as f64,
                 None => MIN_VALUES_MEAN,
             };
             Some((ne * dep.design_effect).ceil() as u64)

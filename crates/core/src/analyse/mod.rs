@@ -3,7 +3,6 @@
 //! types live in [`crate::analyse::report`]; what a reader sees of them is built by [`crate::show::view`].
 
 pub mod baseline;
-pub mod bootstrap;
 pub mod capacity;
 pub mod compare;
 pub mod complete;

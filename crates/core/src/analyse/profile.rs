@@ -93,7 +93,7 @@ pub(super) fn analyze_profile(ctx: &Ctx<'_>, name: ProfileName) -> ProfileReport
     let (baseline_runs, candidate_runs): (Vec<_>, Vec<_>) = runs
         .into_iter()
         .partition(|(_, r)| r.role == Role::Baseline);
-    candidates(ctx, &expect, profile, &candidate_runs, &mut report);
+    let used = candidates(ctx, &expect, profile, &candidate_runs, &mut report);
     order_like_plan(ctx.plan.map(|p| p.1), &mut report.candidates);
     decide_profile(ctx, profile, &mut report);
     if spec.is_none() && ctx.no_records {
@@ -103,10 +103,15 @@ pub(super) fn analyze_profile(ctx: &Ctx<'_>, name: ProfileName) -> ProfileReport
     capacity(ctx, profile, &trial_runs, &mut report);
     crate::analyse::flags::after_verdict(&mut report);
     let thresholds = profile.map_or_else(Thresholds::default, |p| Thresholds::from_slo(&p.slo));
+    let chosen = report
+        .recommended_name
+        .as_deref()
+        .and_then(|n| used.iter().find(|(k, _)| k == n))
+        .map(|(_, r)| &**r);
     report.baseline = crate::analyse::compare::baseline_report(
         &expect,
         &thresholds,
-        &baseline_runs,
+        (&baseline_runs, chosen),
         ctx.pool_reruns,
         &mut report,
     );
@@ -118,10 +123,14 @@ pub(super) fn analyze_profile(ctx: &Ctx<'_>, name: ProfileName) -> ProfileReport
 
 /// A profile whose planned cells are not all measured (or whose sharded tree did not finish)
 /// gets no verdict over the rest: `incomplete`, naming each missing cell, the verdict over the
-/// measured ones kept as provisional. A broken lineage, two plans or an invalid profile stay
-/// the rejection they are.
+/// measured ones kept as provisional. Two plans or an invalid profile stay the rejection they
+/// are, and so does a broken lineage — unless the tree is a sharded run that does not stand
+/// for its plan, whose missing pieces may be what breaks it.
 fn completeness(ctx: &Ctx<'_>, valid: bool, report: &mut ProfileReport) {
-    if ctx.plan_conflict.is_some() || !ctx.lineage.ready || !valid || report.summaries_only {
+    if ctx.plan_conflict.is_some() || !valid || report.summaries_only {
+        return;
+    }
+    if !ctx.lineage.ready && ctx.held.is_none() {
         return;
     }
     let missing = match ctx.plan {
@@ -216,13 +225,13 @@ fn empty_report(
 
 /// The candidates' reports: distinct runs (pooled when asked, and a pooled run passes the
 /// invariants again as the run it now is), those that finished with data, each summarised.
-fn candidates(
+fn candidates<'a>(
     ctx: &Ctx<'_>,
     expect: &Expect<'_>,
     profile: Option<&Profile>,
-    runs: &[(&str, &Run)],
+    runs: &[(&'a str, &'a Run)],
     report: &mut ProfileReport,
-) {
+) -> Vec<(String, std::borrow::Cow<'a, Run>)> {
     let thresholds = profile.map_or_else(Thresholds::default, |p| Thresholds::from_slo(&p.slo));
     let runs = crate::analyse::compare::distinct_runs(
         runs,
@@ -230,9 +239,10 @@ fn candidates(
         &mut report.flags,
         &mut report.excluded,
     );
-    for (file, run) in &runs {
-        let pooled = matches!(run, std::borrow::Cow::Owned(_));
-        let (file, run) = (file.as_str(), &**run);
+    let mut used = Vec::new();
+    for (file, cow) in runs {
+        let pooled = matches!(cow, std::borrow::Cow::Owned(_));
+        let (file, run) = (file.as_str(), &*cow);
         if pooled {
             let found = crate::check::run::examine(run, expect);
             if !screen::apply(file, run, found, &mut report.excluded, &mut report.flags) {
@@ -257,9 +267,11 @@ fn candidates(
                 }
                 crate::analyse::flags::repeat_artefact(&c, &mut report.flags);
                 report.candidates.push(c);
+                used.push((run.candidate.name.clone(), cow.clone()));
             }
         }
     }
+    used
 }
 
 fn report_name(report: &ProfileReport) -> ProfileName {

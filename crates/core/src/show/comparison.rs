@@ -279,6 +279,7 @@ fn label(l: Label) -> &'static str {
         Label::Improvement => "improvement",
         Label::NoChange => "no change",
         Label::Inconclusive => "inconclusive",
+        Label::Borderline => "near the threshold",
     }
 }
 
@@ -315,9 +316,52 @@ fn change_row(cell: &Cell, m: &MetricChange, o: &Out) -> Vec<String> {
         m.after.map_or("—".into(), num),
         diff,
         iv,
+        m.detectable_change
+            .map_or_else(|| "none".into(), |d| format!("±{}{}", num(d), spaced(unit))),
         th,
         label(m.label).to_string(),
     ]
+}
+
+/// Each cell's whole distributions: the Hodges–Lehmann shift of every per-request quantity.
+fn shifts(c: &Comparison, o: &mut Out) {
+    if c.cells.iter().all(|x| x.shifts.is_empty()) {
+        return;
+    }
+    o.heading("Whole distributions (Hodges–Lehmann shift after − before, 95%, from every request)");
+    o.header(&[
+        "profile",
+        "candidate",
+        "quantity",
+        "shift",
+        "interval",
+        "shape",
+        "label",
+    ]);
+    for cell in &c.cells {
+        for s in &cell.shifts {
+            let iv = &s.shift;
+            let end = |v: Option<f64>, none: &str| v.map_or_else(|| none.to_string(), signed);
+            let row = vec![
+                cell.profile.clone(),
+                o.esc(&cell.candidate),
+                format!("{}{}", s.quantity, if s.paired { " (paired)" } else { "" }),
+                format!("{} ms", signed(iv.estimate)),
+                format!(
+                    "[{}, {}] ms",
+                    end(iv.low, "no lower bound"),
+                    end(iv.high, "no upper bound")
+                ),
+                if s.shape_p < 0.05 {
+                    format!("differs (KS p {:.3})", s.shape_p)
+                } else {
+                    "same".into()
+                },
+                label(s.label).to_string(),
+            ];
+            o.row(&row);
+        }
+    }
 }
 
 fn signed(v: f64) -> String {
@@ -349,10 +393,12 @@ fn changes(c: &Comparison, o: &mut Out) {
         "after",
         "change",
         "interval",
+        "detectable",
         "threshold",
         "label",
     ]);
     let mut unchanged = 0;
+    let mut by_shift = Vec::new();
     for cell in &c.cells {
         for m in &cell.metrics {
             if m.label == Label::NoChange {
@@ -361,9 +407,26 @@ fn changes(c: &Comparison, o: &mut Out) {
             }
             let row = change_row(cell, m, o);
             o.row(&row);
+            if m.method.contains("moved with it") {
+                by_shift.push(format!(
+                    "{} {} {}: {}",
+                    cell.profile,
+                    o.esc(&cell.candidate),
+                    m.metric,
+                    m.method
+                ));
+            }
         }
     }
     o.s.push_str(&format!("\n{unchanged} more metrics show no change.\n"));
+    o.s.push_str(
+        "A change is inconclusive only where the smallest change its interval can detect (80% \
+         power) is larger than its threshold; near the threshold otherwise.\n",
+    );
+    for line in &by_shift {
+        o.bullet(line);
+    }
+    shifts(c, o);
     for cell in &c.cells {
         let how = match &cell.pairing_note {
             None => "requests paired by index (the same request sequence)".to_string(),

@@ -160,6 +160,14 @@ fn files(
     out.push(load("plan.json", &synth::plan(&[spec], &names)));
     let s = search(LoadAxis::Concurrency, 1.0, 16.0, 1.0);
     for &(cand, knee, ev) in knees {
+        // The run at the workload's own load, which the collector measures before searching:
+        // without it the plan's cell is not measured.
+        let mut fixed = trial(spec, cand, 4.0, knee, 99, ev);
+        fixed.trial = None;
+        out.push(load(
+            &format!("{cand}.json"),
+            &serde_json::to_value(&fixed).unwrap(),
+        ));
         let mut trials = Vec::new();
         while let Some(l) = next_load(&s, &trials) {
             let run = trial(spec, cand, l, knee, trials.len() as u32, ev);
@@ -252,10 +260,19 @@ fn capacity_below_the_workload_load_or_from_a_simulation_is_not_accepted() {
 fn the_fixed_load_verdict_stays_the_default() {
     let spec = balanced("fixed_load");
     let real = EvidenceLevel::RealBackendProfile;
-    let a = analyze(&files(&spec, &[("np4", 11.0, real)]));
+    let mut fs = files(&spec, &[("np4", 11.0, real)]);
+    fs.retain(|f| f.name != "np4.json");
+    let a = analyze(&fs);
     let p = &a.profiles[0];
-    // No fixed-load run: the seed's verdict has nothing to compare; the capacity is still there.
-    assert_eq!(p.decision, ProfileDecision::Reject);
+    // No fixed-load run: the plan's cell is not measured, and the seed's verdict is not given
+    // over nothing; the capacity is still there.
+    assert_eq!(p.decision, ProfileDecision::Incomplete, "{}", p.reason);
+    assert_eq!(p.missing.len(), 1, "{:?}", p.missing);
+    assert!(
+        p.reason.contains("candidate np4 (no run file was loaded)"),
+        "{}",
+        p.reason
+    );
     assert_eq!(
         p.capacity.as_ref().unwrap().candidates[0].last_pass,
         Some(11.0)

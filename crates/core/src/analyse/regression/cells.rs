@@ -5,15 +5,16 @@
 use crate::analyse::compare::Kept;
 use crate::analyse::report::{Analysis, CandidateReport, ProfileReport};
 use crate::base::metric::Metric;
-use crate::base::stats::difference_interval_95;
 use crate::schema::Run;
 
-use super::data::{per_request, same_requests, units, METRICS};
-use super::stats::{change, label};
+use super::change::{change_of, Measured};
+use super::data::{same_requests, units, METRICS};
+use super::stats::{label, Shift};
 use super::types::{
     Cell, CellCurves, Label, MetricChange, NotComparable, NotComparableKind as Kind, Pairing,
-    Threshold,
+    ShiftChange, Threshold,
 };
+use crate::base::metric::{Quantity, Stat};
 
 /// One side of a profile: its report and the runs its candidates rest on.
 struct Part<'a> {
@@ -254,11 +255,13 @@ fn cell(
             metrics.push(m);
         }
     }
+    let moved = shifts(rb, ra, paired.is_ok());
     let changes: Vec<MetricChange> = metrics
         .into_iter()
-        .filter_map(|m| metric_change(m, (cb, rb), (ca, ra), paired.is_ok(), threshold(m)))
+        .filter_map(|m| metric_change(m, (cb, rb), (ca, ra), &moved, threshold(m)))
         .collect();
     let ok = |c: &CandidateReport| c.summary.as_ref().map_or(0, |s| s.requests_ok);
+    let shifts = shift_changes(cb, &moved, paired.is_ok(), threshold);
     Ok(Cell {
         profile: b.report.profile.clone(),
         candidate: ca.name.clone(),
@@ -274,6 +277,7 @@ fn cell(
         requests_after: ok(ca),
         label: worst(&changes),
         metrics: changes,
+        shifts,
         curves: curves(cb, ca),
     })
 }
@@ -299,51 +303,54 @@ fn foreign_workload_differs(b: &Run, a: &Run) -> Option<String> {
     })
 }
 
-/// The cell's label: a regression anywhere, else anything inconclusive, else an improvement
-/// anywhere, else no change.
+/// The cell's label: a regression anywhere, else anything inconclusive, else a change near
+/// its threshold, else an improvement anywhere, else no change.
 fn worst(changes: &[MetricChange]) -> Label {
     let has = |l: Label| changes.iter().any(|c| c.label == l);
-    [Label::Regression, Label::Inconclusive, Label::Improvement]
-        .into_iter()
-        .find(|&l| has(l))
-        .unwrap_or(Label::NoChange)
+    [
+        Label::Regression,
+        Label::Inconclusive,
+        Label::Borderline,
+        Label::Improvement,
+    ]
+    .into_iter()
+    .find(|&l| has(l))
+    .unwrap_or(Label::NoChange)
 }
+
+/// One side of a cell: the candidate's report and the run it rests on.
+type SideOf<'a> = (&'a CandidateReport, &'a Run);
 
 fn metric_change(
     m: Metric,
-    (cb, rb): (&CandidateReport, &Run),
-    (ca, ra): (&CandidateReport, &Run),
-    paired: bool,
+    (cb, rb): SideOf<'_>,
+    (ca, ra): SideOf<'_>,
+    shifts: &[(Quantity, Shift)],
     threshold: Threshold,
 ) -> Option<MetricChange> {
     let (before, after) = (cb.metric(m)?, ca.metric(m)?);
-    let (interval, ratio_interval, method) = match per_request(m) {
-        Some(stat) => {
-            let c = change(&units(rb, m), &units(ra, m), stat, paired);
-            let how = if paired {
-                "bootstrap over requests within repeats, paired by index"
-            } else {
-                "bootstrap over requests within repeats, each side on its own"
-            };
-            match c {
-                Some(c) => (Some(c.difference), c.ratio, how.to_string()),
-                None => (
-                    None,
-                    None,
-                    format!(
-                        "too few values on a side for this statistic's interval (it needs {} \
-                         values and 8 requests a side)",
-                        super::stats::min_values(stat)
-                    ),
-                ),
-            }
-        }
-        None => per_repeat_change(m, cb, ca, before),
-    };
+    let (interval, ratio_interval, mut method) = change_of(
+        m,
+        Measured {
+            run: rb,
+            per_repeat: &cb.per_repeat,
+        },
+        Measured {
+            run: ra,
+            per_repeat: &ca.per_repeat,
+        },
+        before,
+        after,
+    );
     let mut label = interval.map_or(Label::Inconclusive, |iv| label(m, before, &iv, threshold));
+    if matches!(label, Label::Inconclusive | Label::Borderline) {
+        if let Some((l, why)) = by_shift(m, before, shifts, threshold) {
+            label = l;
+            method = format!("{method}; {why}");
+        }
+    }
     // One run a side cannot show how much one run differs from the next (on a real server, more
     // than its requests differ): no change, either way, is called from it.
-    let mut method = method;
     if rb.repeats.len() < 2 || ra.repeats.len() < 2 {
         label = Label::Inconclusive;
         method.push_str(
@@ -360,53 +367,85 @@ fn metric_change(
         ratio: (before != 0.0).then(|| after / before),
         ratio_interval,
         threshold,
+        detectable_change: interval.as_ref().and_then(super::stats::detectable),
         label,
         method,
     })
 }
 
-/// A run-level metric: one value per repeat, a Welch interval of the difference of the means
-/// (3 repeats or more a side); the ratio's bounds are the difference's over the before value.
-fn per_repeat_change(
+/// A percentile's label from its quantity's whole-distribution shift, when the shift is past
+/// the threshold and the shapes agree (the distribution moved as a whole, its tail with it).
+fn by_shift(
     m: Metric,
-    cb: &CandidateReport,
-    ca: &CandidateReport,
     before: f64,
-) -> (
-    Option<crate::base::stats::Interval>,
-    Option<[f64; 2]>,
-    String,
-) {
-    let values = |c: &CandidateReport| -> Vec<f64> {
-        c.per_repeat.iter().filter_map(|s| s.metric(m)).collect()
+    shifts: &[(Quantity, Shift)],
+    threshold: Threshold,
+) -> Option<(Label, String)> {
+    let Metric::Latency(q, stat) = m else {
+        return None;
     };
-    let (vb, va) = (values(cb), values(ca));
-    if vb.len() < 3 || va.len() < 3 {
-        return (
-            None,
-            None,
-            format!(
-                "one value per repeat and {} repeats before, {} after: 3 a side are needed for an \
-                 interval",
-                vb.len(),
-                va.len()
-            ),
-        );
+    if matches!(stat, Stat::Max | Stat::Mean) {
+        return None;
     }
-    let iv = difference_interval_95(&va, &vb);
-    let ratio = iv
-        .filter(|_| before != 0.0)
-        .and_then(|iv| iv.ends())
-        .map(|(lo, hi)| [1.0 + lo / before, 1.0 + hi / before]);
-    (
-        iv,
-        ratio,
+    let (_, s) = shifts.iter().find(|(k, _)| *k == q)?;
+    let l = label(m, before, &s.interval, threshold);
+    if !matches!(l, Label::Regression | Label::Improvement) || s.shape_p < 0.05 {
+        return None;
+    }
+    let (lo, hi) = s.interval.ends()?;
+    Some((
+        l,
         format!(
-            "Welch t over per-repeat values ({} before, {} after)",
-            vb.len(),
-            va.len()
+            "the whole {} distribution moved by {} ms [{}, {}] (Hodges–Lehmann, {} requests) \
+             with its shape unchanged (Kolmogorov–Smirnov p = {:.2}), so this percentile moved \
+             with it",
+            q.as_str(),
+            fmt(s.interval.estimate),
+            fmt(lo),
+            fmt(hi),
+            s.interval.n,
+            s.shape_p
         ),
-    )
+    ))
+}
+
+fn fmt(v: f64) -> String {
+    crate::base::fmt::format_number(v)
+}
+
+/// Each per-request quantity's whole-distribution shift.
+fn shifts(rb: &Run, ra: &Run, paired: bool) -> Vec<(Quantity, Shift)> {
+    [Quantity::Ttft, Quantity::Tpot, Quantity::E2e]
+        .into_iter()
+        .filter_map(|q| {
+            let m = Metric::Latency(q, Stat::P50);
+            let s = super::stats::shift(&units(rb, m), &units(ra, m), paired)?;
+            Some((q, s))
+        })
+        .collect()
+}
+
+/// The shifts as the cell shows them, each labelled against its median's threshold.
+fn shift_changes(
+    cb: &CandidateReport,
+    shifts: &[(Quantity, Shift)],
+    paired: bool,
+    threshold: &dyn Fn(Metric) -> Threshold,
+) -> Vec<ShiftChange> {
+    shifts
+        .iter()
+        .map(|(q, s)| {
+            let m = Metric::Latency(*q, Stat::P50);
+            let before = cb.metric(m).unwrap_or(0.0);
+            ShiftChange {
+                quantity: q.as_str().to_string(),
+                shift: s.interval,
+                paired,
+                shape_p: s.shape_p,
+                label: label(m, before, &s.interval, threshold(m)),
+            }
+        })
+        .collect()
 }
 
 /// Both sides' distributions, when both have them.

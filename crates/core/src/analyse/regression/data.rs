@@ -1,7 +1,6 @@
 //! What a cell's comparison is made of: each metric's per-request values, whether the two
 //! sides sent the same request sequence, and the default thresholds.
 
-use crate::analyse::bootstrap::Statistic;
 use crate::base::metric::{Metric, Quantity, Scalar, Stat};
 use crate::schema::{RequestColumns, Run};
 
@@ -40,21 +39,13 @@ pub fn default_threshold(m: Metric) -> Threshold {
     }
 }
 
-/// How `m`'s interval is made from requests: the statistic over per-request values, or `None`
-/// for a run-level metric (one value per repeat).
-pub(crate) fn per_request(m: Metric) -> Option<Statistic> {
-    match m {
-        Metric::Latency(q, stat) if q != Quantity::QueueWait => match stat {
-            Stat::Mean => Some(Statistic::Mean),
-            Stat::P50 => Some(Statistic::Percentile(50.0)),
-            Stat::P90 => Some(Statistic::Percentile(90.0)),
-            Stat::P95 => Some(Statistic::Percentile(95.0)),
-            Stat::P99 => Some(Statistic::Percentile(99.0)),
-            Stat::Max => None,
-        },
-        Metric::Scalar(Scalar::FailureRate) => Some(Statistic::Mean),
-        _ => None,
-    }
+/// Whether `m`'s change is made from each side's per-request data (a latency statistic, the
+/// failure rate), rather than from one value per repeat (a run-level rate).
+pub(crate) fn per_request(m: Metric) -> bool {
+    matches!(
+        m,
+        Metric::Latency(..) | Metric::Scalar(Scalar::FailureRate | Scalar::GoodputRatio)
+    )
 }
 
 /// `m`'s per-request values of `run`, grouped by repeat (a failed request contributes none to

@@ -13,6 +13,7 @@
 //! alarms stay under the nominal 5% (measured by the calibration test).
 
 mod cells;
+pub(crate) mod change;
 mod changes;
 pub mod data;
 mod stats;

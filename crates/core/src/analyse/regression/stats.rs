@@ -1,22 +1,28 @@
-//! The change of one statistic between two collections, with a 95% bootstrap interval, and its
-//! label against a threshold.
+//! The change of one statistic between two collections, with an interval whose coverage holds
+//! at the sizes it is printed for, the change of each whole distribution, and the labels.
 //!
-//! Each side's data are requests grouped by repeat; a request contributes its values (one TTFT,
-//! all its gaps, a failure indicator, or none when it failed). A resample is two-stage: it draws
-//! as many repeats as the side has, with replacement (so that one run's difference from another —
-//! a warm cache, a noisy neighbour — counts as the variation it is), then from each drawn repeat
-//! as many requests as it holds, with replacement: each side on its own (unpaired), or the same
-//! repeat and request indices on both sides when they sent the same request sequence (paired,
-//! which cancels the workload's own variance). A request's values stay together, so the gaps of
-//! one stream are never treated as independent. A tail percentile needs values beyond it: p95
-//! needs 40 values a side, p99 200 (two values past the percentile), else there is no interval. The interval of `after − before` (and of
-//! `after / before`) is the 2.5th–97.5th percentile of the resampled differences, with a fixed
-//! seed: the same files give the same interval in the CLI and the page.
+//! - **A statistic's change** (a percentile, a failure rate): each side's own interval of it
+//!   ([`crate::analyse::evidence`]) at 97.5%, so that both hold together with 95%; the
+//!   difference lies between the after side's low end minus the before side's high end and the
+//!   other way round (Bonferroni). Distribution-free, and so wide where a side has few values: a
+//!   p95 with fewer than 86 requests a side has no end at all.
+//! - **A run-level rate's change** (throughput): Welch t over the per-repeat values.
+//! - **The whole distribution's change**: the Hodges–Lehmann shift with its rank-test interval —
+//!   of the per-request differences (Wilcoxon signed rank) where the two sides sent the same
+//!   request sequence, else of all pairs (Mann–Whitney) — its variance widened by each side's
+//!   design effect. It uses every request, so a change that moves every request is seen from a
+//!   few of them. A percentile whose own interval cannot decide takes the shift's label only
+//!   when the shapes agree (a Kolmogorov–Smirnov test of the before values against the after
+//!   values moved back by the shift does not reject at 5%): then the distribution moved as a
+//!   whole, and the percentile with it.
+//! - **Detectable change**: the smallest true change the interval would tell from none four
+//!   times in five, `(z₀.₉₇₅ + z₀.₈)/z₀.₉₇₅` × its half width. A change is called
+//!   `inconclusive` only where that is larger than the threshold; an interval that straddles the
+//!   threshold though the data could see a change of its size is `borderline`.
 
-use crate::analyse::bootstrap::{compute, Statistic, DRAWS, MIN_VALUES};
 use crate::base::metric::{Direction, Metric};
-use crate::base::rng::Rng;
-use crate::base::stats::{percentile_sorted, Interval};
+use crate::base::special::normal_quantile;
+use crate::base::stats::{Interval, IntervalMethod};
 
 use super::types::{Label, Threshold};
 
@@ -25,142 +31,46 @@ pub(crate) type Units = Vec<Repeat>;
 /// One repeat's requests, each with its values.
 pub(crate) type Repeat = Vec<Vec<f64>>;
 
-/// Fewest resamples of a difference (its tails need more than one statistic's).
-const MIN_RESAMPLES: usize = 200;
-/// Most resamples.
-const MAX_RESAMPLES: usize = 1000;
-const SEED: u64 = 0xc0_3a4e;
+/// Most requests a shift is computed from on each side (evenly thinned beyond: the interval
+/// is then far narrower than any threshold anyway).
+const SHIFT_SAMPLE: usize = 1500;
 
-/// The difference and ratio intervals.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct Change {
-    /// `after − before`: the point from all the data, the bounds from the resamples.
-    pub(crate) difference: Interval,
-    /// `after / before` bounds (`None` when a resampled before value is 0).
-    pub(crate) ratio: Option<[f64; 2]>,
-}
+/// The miss rate of each side's interval in a two-sided 95% difference (Bonferroni).
+pub(crate) const SIDE_TAIL: f64 = 0.0125;
 
-fn values(side: &Units) -> usize {
-    side.iter().flatten().map(Vec::len).sum()
-}
-
-fn requests_with_values(side: &Units) -> usize {
-    side.iter().flatten().filter(|u| !u.is_empty()).count()
-}
-
-/// The statistic of every value of `side`.
-fn whole(side: &Units, stat: Statistic) -> Option<f64> {
-    let mut all: Vec<f64> = side.iter().flatten().flatten().copied().collect();
-    compute(stat, &mut all)
-}
-
-/// The change of `stat` from `before` to `after`; `paired` resamples the same request indices on
-/// both sides (the sides must then have the same shape). `None` when a side has fewer than
-/// [`MIN_VALUES`] requests with values, or a value is not finite.
-pub(crate) fn change(
-    before: &Units,
-    after: &Units,
-    stat: Statistic,
-    paired: bool,
-) -> Option<Change> {
-    let finite = |s: &Units| s.iter().flatten().flatten().all(|v| v.is_finite());
-    let enough = |s: &Units| requests_with_values(s) >= MIN_VALUES && values(s) >= min_values(stat);
-    if !enough(before) || !enough(after) || !finite(before) || !finite(after) {
-        return None;
-    }
-    let (b0, a0) = (whole(before, stat)?, whole(after, stat)?);
-    let resamples =
-        (DRAWS / (values(before) + values(after)).max(1)).clamp(MIN_RESAMPLES, MAX_RESAMPLES);
-    let mut rng = Rng::new(SEED ^ ((values(before) as u64) << 20) ^ values(after) as u64);
-    let (mut diffs, mut ratios) = (Vec::with_capacity(resamples), Vec::new());
-    let (mut bb, mut ab) = (Vec::new(), Vec::new());
-    for _ in 0..resamples {
-        bb.clear();
-        ab.clear();
-        if paired {
-            draw_paired(before, after, &mut rng, &mut bb, &mut ab);
-        } else {
-            draw(before, &mut rng, &mut bb);
-            draw(after, &mut rng, &mut ab);
-        }
-        let (Some(b), Some(a)) = (compute(stat, &mut bb), compute(stat, &mut ab)) else {
-            continue;
-        };
-        diffs.push(a - b);
-        ratios.push(if b == 0.0 { f64::NAN } else { a / b });
-    }
-    diffs.sort_unstable_by(f64::total_cmp);
-    let ratio = if ratios.iter().any(|r| r.is_nan()) {
-        None
-    } else {
-        ratios.sort_unstable_by(f64::total_cmp);
-        Some([
-            percentile_sorted(&ratios, 2.5)?,
-            percentile_sorted(&ratios, 97.5)?,
-        ])
-    };
-    Some(Change {
-        difference: Interval::both(
-            a0 - b0,
-            percentile_sorted(&diffs, 2.5)?,
-            percentile_sorted(&diffs, 97.5)?,
-            requests_with_values(before) + requests_with_values(after),
-            crate::base::stats::IntervalMethod::Bootstrap,
-        ),
-        ratio,
-    })
-}
-
-/// Fewest values a percentile's interval rests on: two values beyond it.
-pub(crate) fn min_values(stat: Statistic) -> usize {
-    match stat {
-        Statistic::Mean => MIN_VALUES,
-        Statistic::Percentile(q) => {
-            let beyond = (100.0 - q.clamp(0.0, 100.0)).min(q.clamp(0.0, 100.0)) / 100.0;
-            if beyond <= 0.0 {
-                usize::MAX
-            } else {
-                ((2.0 / beyond).ceil() as usize).max(MIN_VALUES)
-            }
-        }
+/// The Bonferroni difference of two sides' intervals (`[low, high]` each at 97.5%), around
+/// the estimate `after − before`.
+pub(crate) fn difference(
+    estimate: f64,
+    before: [Option<f64>; 2],
+    after: [Option<f64>; 2],
+    n: usize,
+) -> Interval {
+    let sub = |a: Option<f64>, b: Option<f64>| a.zip(b).map(|(a, b)| a - b);
+    Interval {
+        estimate,
+        low: sub(after[0], before[1]),
+        high: sub(after[1], before[0]),
+        n: n.min(u32::MAX as usize) as u32,
+        n_effective: n as f64,
+        method: IntervalMethod::OrderStatisticsDifference,
+        needed: None,
     }
 }
 
-/// One two-stage resample of `side` into `out`: as many repeats as it has, then from each drawn
-/// repeat as many requests as it holds.
-fn draw(side: &Units, rng: &mut Rng, out: &mut Vec<f64>) {
-    let repeats: Vec<&Repeat> = side.iter().filter(|r| !r.is_empty()).collect();
-    for _ in 0..repeats.len() {
-        let repeat = repeats[rng.below(repeats.len() as u64) as usize];
-        for _ in 0..repeat.len() {
-            out.extend_from_slice(&repeat[rng.below(repeat.len() as u64) as usize]);
-        }
-    }
-}
-
-/// One paired two-stage resample: the same repeat and request indices on both sides.
-fn draw_paired(before: &Units, after: &Units, rng: &mut Rng, b: &mut Vec<f64>, a: &mut Vec<f64>) {
-    let pairs: Vec<(&Repeat, &Repeat)> = before
-        .iter()
-        .zip(after)
-        .filter(|(r, _)| !r.is_empty())
-        .collect();
-    for _ in 0..pairs.len() {
-        let (rb, ra) = pairs[rng.below(pairs.len() as u64) as usize];
-        for _ in 0..rb.len() {
-            let i = rng.below(rb.len() as u64) as usize;
-            b.extend_from_slice(&rb[i]);
-            a.extend_from_slice(ra.get(i).map_or(&[][..], Vec::as_slice));
-        }
-    }
+/// The smallest true change the interval tells from none with 80% power; `None` when an end
+/// is missing (no change is detectable).
+pub(crate) fn detectable(iv: &Interval) -> Option<f64> {
+    let (lo, hi) = iv.ends()?;
+    let z = normal_quantile(0.975);
+    Some((z + normal_quantile(0.8)) / z * (hi - lo) / 2.0)
 }
 
 /// The label of a difference interval of `m` whose before value is `before`: a change counts
-/// when it is beyond both the relative and the absolute threshold, so the tolerance is the
-/// larger of the two; the label is decided by where the whole interval lies, in the metric's
-/// own direction.
+/// when it is beyond both the relative and the absolute threshold (the larger applies); the
+/// label is decided by where the whole interval lies, in the metric's own direction.
 pub(crate) fn label(m: Metric, before: f64, iv: &Interval, th: Threshold) -> Label {
-    let tol = th.absolute.max(th.relative * before.abs());
+    let tol = tolerance(before, th);
     let (low, high) = (
         iv.low.unwrap_or(f64::NEG_INFINITY),
         iv.high.unwrap_or(f64::INFINITY),
@@ -175,21 +85,186 @@ pub(crate) fn label(m: Metric, before: f64, iv: &Interval, th: Threshold) -> Lab
         Label::Improvement
     } else if worse_low >= -tol && worse_high <= tol {
         Label::NoChange
-    } else {
+    } else if detectable(iv).is_none_or(|d| d > tol) {
         Label::Inconclusive
+    } else {
+        Label::Borderline
     }
+}
+
+/// The threshold of `m` around a before value.
+pub(crate) fn tolerance(before: f64, th: Threshold) -> f64 {
+    th.absolute.max(th.relative * before.abs())
+}
+
+/// A whole distribution's change.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Shift {
+    /// The Hodges–Lehmann shift `after − before` with its rank-test interval.
+    pub(crate) interval: Interval,
+    /// The Kolmogorov–Smirnov p-value of the before values against the after values moved back
+    /// by the shift: below 0.05 the shapes differ, and the shift does not speak for a tail.
+    pub(crate) shape_p: f64,
+}
+
+/// The shift of one per-request quantity (one value per request) from `before` to `after`;
+/// `paired`: the same request sequence on both sides. `None` below 8 requests a side.
+pub(crate) fn shift(before: &Units, after: &Units, paired: bool) -> Option<Shift> {
+    let flat = |u: &Units| -> Vec<f64> {
+        u.iter()
+            .flatten()
+            .filter_map(|r| r.first().copied())
+            .collect()
+    };
+    let (b, a) = (flat(before), flat(after));
+    if b.len() < 8 || a.len() < 8 || !b.iter().chain(&a).all(|v| v.is_finite()) {
+        return None;
+    }
+    let deff = effect(before).max(effect(after));
+    let interval = if paired {
+        paired_shift(before, after, deff)?
+    } else {
+        unpaired_shift(&b, &a, deff)
+    };
+    let moved: Vec<f64> = a.iter().map(|v| v - interval.estimate).collect();
+    let shape_p = ks_p(&b, &moved, deff);
+    Some(Shift { interval, shape_p })
+}
+
+/// The design effect of a side's per-request values, clustered by repeat.
+fn effect(u: &Units) -> f64 {
+    let clusters: Vec<Vec<f64>> = u
+        .iter()
+        .map(|r| r.iter().filter_map(|v| v.first().copied()).collect())
+        .collect();
+    let refs: Vec<&[f64]> = clusters.iter().map(Vec::as_slice).collect();
+    crate::base::confidence::dependence(&refs).design_effect
+}
+
+/// Every `step`-th value so that at most `most` remain.
+fn thinned(v: &[f64], most: usize) -> Vec<f64> {
+    v.iter()
+        .step_by(v.len().div_ceil(most).max(1))
+        .copied()
+        .collect()
+}
+
+/// Mann–Whitney: the median of all differences `a − b`, and the order statistics of them that
+/// the rank statistic's normal approximation (variance × `deff`) puts at 2.5% each side.
+fn unpaired_shift(b: &[f64], a: &[f64], deff: f64) -> Interval {
+    let (b, a) = (thinned(b, SHIFT_SAMPLE), thinned(a, SHIFT_SAMPLE));
+    let (n, m) = (b.len() as f64, a.len() as f64);
+    let mut d: Vec<f64> = Vec::with_capacity(b.len() * a.len());
+    for x in &a {
+        for y in &b {
+            d.push(x - y);
+        }
+    }
+    crate::base::sort::sort_f64(&mut d);
+    let sd = (n * m * (n + m + 1.0) / 12.0 * deff).sqrt();
+    rank_interval(&d, sd, b.len() + a.len(), deff)
+}
+
+/// Wilcoxon signed rank: the median of the Walsh averages of the per-request differences, and
+/// the order statistics of them that the statistic's normal approximation puts at 2.5% each
+/// side. `None` below 8 pairs.
+fn paired_shift(before: &Units, after: &Units, deff: f64) -> Option<Interval> {
+    let mut d = Vec::new();
+    for (rb, ra) in before.iter().zip(after) {
+        for (b, a) in rb.iter().zip(ra) {
+            if let (Some(b), Some(a)) = (b.first(), a.first()) {
+                d.push(a - b);
+            }
+        }
+    }
+    if d.len() < 8 {
+        return None;
+    }
+    let d = thinned(&d, SHIFT_SAMPLE);
+    let mut w = Vec::with_capacity(d.len() * (d.len() + 1) / 2);
+    for i in 0..d.len() {
+        for j in i..d.len() {
+            w.push((d[i] + d[j]) / 2.0);
+        }
+    }
+    crate::base::sort::sort_f64(&mut w);
+    let n = d.len() as f64;
+    let sd = (n * (n + 1.0) * (2.0 * n + 1.0) / 24.0 * deff).sqrt();
+    Some(rank_interval(&w, sd, d.len(), deff))
+}
+
+/// The median of `sorted` and its `C`-th smallest and largest, `C = M/2 − z·sd` (rounded
+/// down), or no end where `C` < 1.
+fn rank_interval(sorted: &[f64], sd: f64, n: usize, deff: f64) -> Interval {
+    let m = sorted.len();
+    let estimate = crate::base::stats::percentile_sorted(sorted, 50.0).unwrap_or(f64::NAN);
+    let c = (m as f64 / 2.0 - normal_quantile(0.975) * sd).floor();
+    let (low, high) = if c >= 1.0 {
+        let c = c as usize;
+        (Some(sorted[c - 1]), Some(sorted[m - c]))
+    } else {
+        (None, None)
+    };
+    Interval {
+        estimate,
+        low,
+        high,
+        n: n as u32,
+        n_effective: n as f64 / deff,
+        method: IntervalMethod::HodgesLehmann,
+        needed: None,
+    }
+}
+
+/// The two-sample Kolmogorov–Smirnov test's p-value (asymptotic, on the effective sizes).
+fn ks_p(b: &[f64], a: &[f64], deff: f64) -> f64 {
+    let (mut b, mut a) = (b.to_vec(), a.to_vec());
+    crate::base::sort::sort_f64(&mut b);
+    crate::base::sort::sort_f64(&mut a);
+    let (n, m) = (b.len(), a.len());
+    let (mut i, mut j, mut d) = (0usize, 0usize, 0.0f64);
+    while i < n && j < m {
+        let x = b[i].min(a[j]);
+        while i < n && b[i] <= x {
+            i += 1;
+        }
+        while j < m && a[j] <= x {
+            j += 1;
+        }
+        d = d.max((i as f64 / n as f64 - j as f64 / m as f64).abs());
+    }
+    let ne = (n * m) as f64 / (n + m) as f64 / deff.max(1.0);
+    let lambda = (ne.sqrt() + 0.12 + 0.11 / ne.sqrt()) * d;
+    kolmogorov_sf(lambda)
+}
+
+/// P(K > λ) for the Kolmogorov distribution.
+fn kolmogorov_sf(lambda: f64) -> f64 {
+    if lambda < 0.2 {
+        return 1.0;
+    }
+    let mut s = 0.0;
+    for k in 1..=100 {
+        let k = f64::from(k);
+        let term = 2.0 * (-1f64).powf(k - 1.0) * (-2.0 * k * k * lambda * lambda).exp();
+        s += term;
+        if term.abs() < 1e-12 {
+            break;
+        }
+    }
+    s.clamp(0.0, 1.0)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::base::metric::Metric;
+    use crate::base::rng::Rng;
 
-    fn side(offset: f64, seed: u64) -> Units {
+    fn side(offset: f64, n: usize, seed: u64) -> Units {
         let mut rng = Rng::new(seed);
-        (0..2)
+        (0..3)
             .map(|_| {
-                (0..40)
+                (0..n)
                     .map(|_| vec![offset + rng.range(0, 1000) as f64 / 100.0])
                     .collect()
             })
@@ -197,62 +272,73 @@ mod tests {
     }
 
     #[test]
-    fn a_shift_is_found_in_its_direction_and_no_shift_is_no_change() {
+    fn a_shift_of_every_request_is_found_from_six_requests_a_repeat() {
+        let (b, a) = (side(90.0, 6, 1), side(130.0, 6, 2));
+        let s = shift(&b, &a, false).unwrap();
+        let (lo, hi) = s.interval.ends().unwrap();
+        assert!(lo > 35.0 && hi < 45.0, "{s:?}");
+        assert!(s.shape_p > 0.05, "{s:?}");
+        // Paired: the same requests, each 40 ms slower.
+        let a: Units = b
+            .iter()
+            .map(|r| r.iter().map(|v| vec![v[0] + 40.0]).collect())
+            .collect();
+        let s = shift(&b, &a, true).unwrap();
+        let (lo, hi) = s.interval.ends().unwrap();
+        assert!(
+            (lo - 40.0).abs() < 1e-9 && (hi - 40.0).abs() < 1e-9,
+            "{s:?}"
+        );
+    }
+
+    #[test]
+    fn no_shift_is_bracketed_around_zero() {
+        let s = shift(&side(100.0, 30, 3), &side(100.0, 30, 4), false).unwrap();
+        let (lo, hi) = s.interval.ends().unwrap();
+        assert!(lo < 0.0 && hi > 0.0, "{s:?}");
+    }
+
+    #[test]
+    fn a_changed_shape_is_not_a_shift() {
+        let b = side(100.0, 40, 5);
+        // The same median, the spread ten times wider.
+        let a: Units = b
+            .iter()
+            .map(|r| {
+                r.iter()
+                    .map(|v| vec![105.0 + (v[0] - 105.0) * 10.0])
+                    .collect()
+            })
+            .collect();
+        let s = shift(&b, &a, false).unwrap();
+        assert!(s.shape_p < 0.05, "{s:?}");
+    }
+
+    #[test]
+    fn labels_say_inconclusive_only_when_the_data_cannot_see_the_threshold() {
         let th = Threshold {
-            relative: 0.05,
+            relative: 0.0,
             absolute: 2.0,
         };
-        let stat = Statistic::Percentile(50.0);
-        let same = change(&side(100.0, 1), &side(100.0, 2), stat, false).unwrap();
+        let iv =
+            |lo: f64, hi: f64| Interval::both((lo + hi) / 2.0, lo, hi, 100, IntervalMethod::Welch);
+        let m = Metric::TTFT_P95;
+        assert_eq!(label(m, 100.0, &iv(3.0, 5.0), th), Label::Regression);
+        assert_eq!(label(m, 100.0, &iv(-1.0, 1.0), th), Label::NoChange);
+        assert_eq!(label(m, 100.0, &iv(-5.0, -3.0), th), Label::Improvement);
+        // Narrow enough to see a change of 2, straddling it: borderline.
+        assert_eq!(label(m, 100.0, &iv(1.0, 3.0), th), Label::Borderline);
+        // Too wide to see a change of 2: inconclusive.
+        assert_eq!(label(m, 100.0, &iv(-10.0, 10.0), th), Label::Inconclusive);
+        let open = Interval {
+            high: None,
+            ..iv(-1.0, 1.0)
+        };
+        assert_eq!(label(m, 100.0, &open, th), Label::Inconclusive);
+        // Higher is better: the same interval is an improvement of throughput.
         assert_eq!(
-            label(Metric::TTFT_P95, 105.0, &same.difference, th),
-            Label::NoChange
-        );
-        let worse = change(&side(100.0, 1), &side(120.0, 2), stat, false).unwrap();
-        assert!(worse.difference.low.unwrap() > 15.0, "{worse:?}");
-        assert_eq!(
-            label(Metric::TTFT_P95, 105.0, &worse.difference, th),
-            Label::Regression
-        );
-        // Higher is better for throughput: the same shift is an improvement.
-        assert_eq!(
-            label(Metric::THROUGHPUT, 105.0, &worse.difference, th),
+            label(Metric::THROUGHPUT, 100.0, &iv(3.0, 5.0), th),
             Label::Improvement
         );
-        let [lo, hi] = worse.ratio.unwrap();
-        assert!(lo > 1.1 && hi < 1.3, "{lo} {hi}");
-    }
-
-    #[test]
-    fn pairing_cancels_the_workloads_own_variance() {
-        // Each request's value is mostly its own size (shared by both sides), plus noise.
-        let mut rng = Rng::new(9);
-        let sizes: Vec<f64> = (0..60)
-            .map(|_| rng.range(0, 100_000) as f64 / 100.0)
-            .collect();
-        let make = |shift: f64, seed: u64| -> Units {
-            let mut rng = Rng::new(seed);
-            vec![sizes
-                .iter()
-                .map(|s| vec![s + shift + rng.range(0, 100) as f64 / 100.0])
-                .collect()]
-        };
-        let (b, a) = (make(0.0, 1), make(5.0, 2));
-        let width = |c: Change| c.difference.high.unwrap() - c.difference.low.unwrap();
-        let p = change(&b, &a, Statistic::Mean, true).unwrap();
-        let u = change(&b, &a, Statistic::Mean, false).unwrap();
-        assert!(width(p) * 20.0 < width(u), "{p:?} vs {u:?}");
-        assert!(
-            p.difference.low.unwrap() > 4.0 && p.difference.high.unwrap() < 6.0,
-            "{p:?}"
-        );
-    }
-
-    #[test]
-    fn too_few_requests_give_no_interval() {
-        let few: Units = vec![(0..7).map(|i| vec![f64::from(i)]).collect()];
-        assert!(change(&few, &side(0.0, 1), Statistic::Mean, false).is_none());
-        let failed: Units = vec![(0..20).map(|_| Vec::new()).collect()];
-        assert!(change(&failed, &side(0.0, 1), Statistic::Mean, false).is_none());
     }
 }

@@ -40,9 +40,12 @@ pub enum Label {
     Improvement,
     /// The whole interval lies within the threshold either way.
     NoChange,
-    /// The interval reaches past the threshold and not wholly: not enough data to tell (or no
-    /// interval at all; `why` says which).
+    /// The interval reaches past the threshold and not wholly, and the data could not see a
+    /// change of the threshold's size (or there is no interval at all; `method` says which).
     Inconclusive,
+    /// The interval straddles the threshold although the data could see a change of its size:
+    /// a change near the threshold, neither shown past it nor within it.
+    Borderline,
 }
 
 /// How large a change must be to count: both a relative and an absolute change (the larger
@@ -171,10 +174,31 @@ pub struct MetricChange {
     pub ratio_interval: Option<[f64; 2]>,
     /// The threshold applied.
     pub threshold: Threshold,
-    /// What the interval says.
+    /// What the interval says (or, for a percentile its own interval cannot decide, the
+    /// whole distribution's shift, when the shapes agree: `method` says which).
     pub label: Label,
+    /// The smallest true change the interval would tell from none four times in five (`null`:
+    /// an end is missing, so no change is detectable).
+    pub detectable_change: Option<f64>,
     /// How the interval was made, or why there is none.
     pub method: String,
+}
+
+/// One per-request quantity's whole distribution, before and after.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct ShiftChange {
+    /// `ttft`, `tpot` or `e2e`.
+    pub quantity: String,
+    /// The Hodges–Lehmann shift `after − before`, ms, with its 95% rank-test interval.
+    pub shift: Interval,
+    /// Paired by request (the same request sequence on both sides), or all pairs.
+    pub paired: bool,
+    /// The Kolmogorov–Smirnov p-value of the before values against the after values moved
+    /// back by the shift: below 0.05 the shapes differ (a tail may have changed differently).
+    pub shape_p: f64,
+    /// The label against the quantity's median threshold.
+    pub label: Label,
 }
 
 /// One cell: a profile's candidate measured on the same workload on both sides.
@@ -201,6 +225,9 @@ pub struct Cell {
     pub label: Label,
     /// Each metric compared.
     pub metrics: Vec<MetricChange>,
+    /// Each per-request quantity's whole distribution compared.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shifts: Vec<ShiftChange>,
     /// Its distributions before and after, for overlaid charts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub curves: Option<CellCurves>,
