@@ -44,7 +44,7 @@ wait_up "$qp"; wait_up "$fp"
 set +e
 "$bin" gate --quantized "http://127.0.0.1:$qp" --float "http://127.0.0.1:$fp" \
   --eval "$root/examples/llama-cpu/eval.txt" --deployment "$dir/deployment.json" \
-  --baseline "$dir/baseline.json" --out "$dir/gate.json" --notes "$notes"
+  --baseline "$dir/baseline.json" --out "$dir/gate.json" --notes "$notes" --top-k 1000
 rc=$?
 set -e
 exit "$rc"

@@ -27,6 +27,11 @@ export async function checkAgainstCli(page, expected) {
     assert.equal(await card.locator('.decision').getAttribute('data-decision'), p.summaries_only ? 'none' : p.decision, `${p.profile} decision`);
     assert.equal(await text(card.locator('.recommended')), p.recommended_name ?? 'none', `${p.profile} recommended`);
     assert.equal(await text(card.locator('.reason')), v.reason, `${p.profile} reason`);
+    // Absence said as absence: each planned cell not measured, and the provisional answer.
+    const missing = (await card.locator('ul.missing li').allTextContents()).map((m) => m.trim());
+    assert.deepEqual(missing, v.missing ?? [], `${p.profile} cells not measured`);
+    const provisional = card.locator('.provisional');
+    assert.equal(await provisional.count() ? await text(provisional) : null, v.provisional_line ?? null, `${p.profile} provisional`);
     // The answer first: the overview card carries the view's headline and caveats.
     const top = page.locator(`.overview .card[data-profile="${p.profile}"]`);
     assert.equal(await text(top.locator('.headline')), v.headline, `${p.profile} headline`);

@@ -11,7 +11,7 @@ use std::collections::{HashSet, VecDeque};
 use std::rc::Rc;
 
 use sloscope_core::analyse::regression::{compare, CompareOptions};
-use sloscope_core::{analyze_with, AnalyzeOptions, LoadedFile};
+use sloscope_core::{analyze_all, AnalyzeOptions, LoadedFile};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -36,6 +36,8 @@ struct Job {
 struct Reader {
     sink: Rc<dyn Fn(FromReader)>,
     docs: Vec<(u32, Option<Side>, Rc<LoadedFile>)>,
+    /// Files that could not be read, with why: a planned cell left without a run names them.
+    refused: Vec<(u32, String)>,
     queue: VecDeque<Job>,
     busy: bool,
     cancelled: HashSet<u32>,
@@ -110,8 +112,10 @@ fn post_analysis(r: &Reader) {
     let analysis = (!r.docs.is_empty()).then(|| {
         let docs: Vec<&Rc<LoadedFile>> = r.docs.iter().map(|(_, _, d)| d).collect();
         let files: Vec<&LoadedFile> = docs.iter().map(|d| d.as_ref()).collect();
-        let a = analyze_with(
+        let refused: Vec<String> = r.refused.iter().map(|(_, e)| e.clone()).collect();
+        let a = analyze_all(
             &files,
+            &refused,
             AnalyzeOptions {
                 pool_reruns: r.pool,
             },
@@ -135,6 +139,7 @@ impl ReaderHandle {
         Self(Rc::new(RefCell::new(Reader {
             sink,
             docs: Vec::new(),
+            refused: Vec::new(),
             queue: VecDeque::new(),
             busy: false,
             cancelled: HashSet::new(),
@@ -205,6 +210,7 @@ fn handle(reader: &Rc<RefCell<Reader>>, msg: ToReader, payload: Option<Payload>)
         }
         ToReader::Clear => {
             r.docs.clear();
+            r.refused.clear();
             r.queue.clear();
             r.cancelled.clear();
             r.epoch += 1;
@@ -217,12 +223,13 @@ fn handle(reader: &Rc<RefCell<Reader>>, msg: ToReader, payload: Option<Payload>)
 /// button until it hears the file was read, so a Cancel can cross that message: the user
 /// asked while the file was shown as loading, and it is cancelled all the same.
 fn cancel(r: &mut Reader, id: u32) {
-    let (queued, kept) = (r.queue.len(), r.docs.len());
+    let (queued, kept) = (r.queue.len(), r.docs.len() + r.refused.len());
     r.queue.retain(|j| j.id != id);
     r.docs.retain(|d| d.0 != id);
+    r.refused.retain(|d| d.0 != id);
     if r.queue.len() < queued {
         (r.sink)(FromReader::Cancelled { id });
-    } else if r.docs.len() < kept {
+    } else if r.docs.len() + r.refused.len() < kept {
         (r.sink)(FromReader::Cancelled { id });
         if !r.busy {
             post_analysis(r);
@@ -297,7 +304,10 @@ async fn drain(reader: Rc<RefCell<Reader>>) {
                 ));
             }
             Err(ReadError::Cancelled) => sink(FromReader::Cancelled { id }),
-            Err(ReadError::Failed(error)) => sink(FromReader::Failed { id, error }),
+            Err(ReadError::Failed(error)) => {
+                r.refused.push((id, error.clone()));
+                sink(FromReader::Failed { id, error });
+            }
         }
     }
 }

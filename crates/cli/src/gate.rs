@@ -4,7 +4,9 @@
 //! deployment and float-baseline records name them.
 //!
 //! Exit codes: 0 accept · 1 reject · 2 bad input (nothing scored) · 3 partial (a server died or
-//! erred part-way: what was scored is written, and rejected) · 4 the record could not be written.
+//! erred part-way: what was scored is written, and rejected) · 4 the record could not be written ·
+//! 5 not enough evidence (every figure within its limit, but not every bound: the record says
+//! what would decide it, and its decision is `tune`).
 
 mod settings;
 
@@ -13,7 +15,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use sloscope_collector::gate::{self, plan::PlanGate, Job, Server};
-use sloscope_core::check::gate::{decide, figures};
+use sloscope_core::check::gate::{decide, figures, insufficient, intervals};
 use sloscope_core::schema::{
     Decision, Deployment, EvalSet, FloatBaseline, GateArtifact, GateDecision, GateEvidence, Kind,
     QualityGate, SCHEMA_VERSION,
@@ -29,6 +31,7 @@ mod exit {
     pub const BAD: u8 = 2;
     pub const PARTIAL: u8 = 3;
     pub const OUTPUT: u8 = 4;
+    pub const NOT_ENOUGH_EVIDENCE: u8 = 5;
 }
 
 fn record<T>(path: &PathBuf, pick: fn(Document) -> Option<T>, what: &str) -> Result<T, String> {
@@ -156,7 +159,8 @@ async fn measure(
     };
     let scored = gate::run(&job, &texts).await?;
     let f = figures(&scored.positions);
-    let decision = decide(&f, &s.thresholds, scored.partial.is_some());
+    let iv = intervals(&scored.positions);
+    let decision = decide(&f, iv.as_ref(), &s.thresholds, scored.partial.is_some());
     let name = s
         .eval
         .file_name()
@@ -177,6 +181,7 @@ async fn measure(
         thresholds: s.thresholds,
         figures: f,
         noise_floor: Some(figures(&scored.noise)),
+        intervals: iv,
         decision,
         partial: scored.partial.clone(),
         positions: scored.positions,
@@ -201,6 +206,8 @@ fn quality(e: &GateEvidence) -> BTreeMap<String, f64> {
 
 fn write(s: &Settings, dep: Deployment, e: GateEvidence) -> ExitCode {
     let accepted = e.decision == GateDecision::Accept;
+    let unsure = insufficient(&e.figures, e.intervals.as_ref(), &e.thresholds);
+    let undecided = e.decision == GateDecision::NotEnoughEvidence;
     let f = e.figures;
     let fmt = |v: Option<f64>| v.map_or_else(|| "null".into(), |v| format!("{v:.4}"));
     let summary = format!(
@@ -213,10 +220,10 @@ fn write(s: &Settings, dep: Deployment, e: GateEvidence) -> ExitCode {
         schema_version: SCHEMA_VERSION.into(),
         artifact: dep.artifact,
         quality: quality(&e),
-        decision: if accepted {
-            Decision::Accept
-        } else {
-            Decision::Reject
+        decision: match e.decision {
+            GateDecision::Accept => Decision::Accept,
+            GateDecision::Reject => Decision::Reject,
+            GateDecision::NotEnoughEvidence => Decision::Tune,
         },
         notes: Some(match &s.notes {
             Some(n) => format!("{n} — {summary}"),
@@ -230,11 +237,21 @@ fn write(s: &Settings, dep: Deployment, e: GateEvidence) -> ExitCode {
     }
     eprintln!(
         "sloscope: gate: {} — {summary}",
-        if accepted { "ACCEPT" } else { "REJECT" }
+        sloscope_core::show::view::gate_label(
+            gate.evidence
+                .as_ref()
+                .map_or(GateDecision::Reject, |e| e.decision)
+        )
     );
     if let Some(p) = partial {
         eprintln!("sloscope: gate: partial, so rejected: {p}");
         return ExitCode::from(exit::PARTIAL);
+    }
+    if undecided {
+        for why in &unsure {
+            eprintln!("sloscope: gate: not enough evidence: {why}");
+        }
+        return ExitCode::from(exit::NOT_ENOUGH_EVIDENCE);
     }
     if accepted {
         ExitCode::SUCCESS

@@ -269,6 +269,7 @@ fn push(c: &mut PositionColumns, text: u32, f: &Side, q: &Side) {
     c.ref_logprob_quant.push(p.ref_logprob_quant);
     c.tail_float.push(p.tail_float);
     c.tail_quant.push(p.tail_quant);
+    c.shared_log_ratio_max.push(p.shared_log_ratio_max);
 }
 
 /// The token ids of text `i`, the same on both servers (or why not), cut to `max_tokens`.

@@ -7,6 +7,7 @@
 //!   misbehavior at a time, with a second address that counts every connection sent to it.
 //! - [`synth`]: deterministic synthetic runs and lineage records.
 
+pub mod draws;
 pub mod hostile;
 pub mod server;
 pub mod synth;

@@ -246,3 +246,40 @@ pub fn plan(profiles: &[&ProfileSpec], candidates: &[(&str, i64)]) -> Value {
         "profiles": profiles,
     })
 }
+
+/// Replaces the requests of `run` with one repeat per cluster of `ttft_ms` (concurrency 1, one
+/// request after another): each request's TTFT as given, then 15 gaps of 10 ms. Two runs
+/// given clusters of the same sizes send the same request sequence (they pair by index).
+pub fn with_ttfts(run: &mut Run, ttft_ms: &[Vec<f64>]) {
+    run.repeats = ttft_ms
+        .iter()
+        .enumerate()
+        .map(|(k, values)| {
+            let mut r = RequestColumns::default();
+            let mut gaps = Gaps::new();
+            let mut at = 0u64;
+            for &t in values {
+                let ttft = (t.max(0.001) * 1000.0).round() as u64;
+                let g = [10_000u32; 15];
+                let e2e = ttft + 150_000 + 100;
+                r.send_offset_us.push(at);
+                r.prompt_tokens.push(Some(64));
+                r.prompt_tokens_source.push(Some(TokenSource::Usage));
+                r.server_queue_us.push(None);
+                r.ttft_us.push(Some(ttft));
+                r.e2e_us.push(Some(e2e));
+                r.output_tokens.push(Some(16));
+                r.output_tokens_source.push(Some(TokenSource::Usage));
+                r.error.push(None);
+                gaps.push(&g);
+                at += e2e + 500;
+            }
+            r.itl_us = gaps;
+            Repeat {
+                index: k as u32,
+                requests: r,
+                ..Default::default()
+            }
+        })
+        .collect();
+}

@@ -9,7 +9,9 @@
 //! OUTPUT_TOKENS OUT` writes that synthetic run (labelled as simulation) for the page's
 //! large-file tests and benchmarks; `bench-replay` measures preparing requests from a trace or
 //! dataset file and trace replay send-time precision against the scripted server (see
-//! `bench_replay.rs`).
+//! `bench_replay.rs`); `coverage [TRIALS]` measures, by simulation, how often the intervals
+//! sloscope prints cover the truth and what `compare` calls on changes of known size (see
+//! `bench_coverage.rs`).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -18,6 +20,7 @@ use std::time::Instant;
 use anyhow::Context;
 
 mod bench_collector;
+mod bench_coverage;
 mod bench_memory;
 mod bench_replay;
 mod bench_timing;
@@ -30,6 +33,7 @@ fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
         Some("bench-analyze") => bench_analyze(&args[1..]),
+        Some("coverage") => bench_coverage::run(&args[1..]),
         Some("bench-collector") => bench_collector::run().and_then(|()| bench_timing::run()),
         Some("bench-memory") => bench_memory::run(&args[1..]),
         Some("bench-timing") => bench_timing::run(),
@@ -47,7 +51,7 @@ fn main() -> anyhow::Result<()> {
         }
         Some("measure-analyze") => measure(Path::new(args.get(1).context("missing FILE")?)),
         _ => {
-            eprintln!("usage: xtask bench-analyze [REQUESTS] [OUTPUT_TOKENS] | gen-run REQUESTS OUTPUT_TOKENS OUT | bench-collector | bench-timing | bench-replay");
+            eprintln!("usage: xtask bench-analyze [REQUESTS] [OUTPUT_TOKENS] | gen-run REQUESTS OUTPUT_TOKENS OUT | bench-collector | bench-timing | bench-replay | coverage [TRIALS]");
             std::process::exit(2)
         }
     }

@@ -111,6 +111,11 @@ fn values(run: &Run, q: Quantity) -> Basis<'static> {
             _ => "no successful request",
         });
     }
+    of_values(clusters)
+}
+
+/// Per-request values clustered by repeat, sorted, with their dependence.
+pub(crate) fn of_values(clusters: Vec<Vec<f64>>) -> Basis<'static> {
     let refs: Vec<&[f64]> = clusters.iter().map(Vec::as_slice).collect();
     let dep = dependence(&refs);
     let mut sorted: Vec<f64> = clusters.into_iter().flatten().collect();
@@ -208,7 +213,7 @@ fn proportion(run: &Run, hit: impl Fn(&RequestColumns, usize) -> bool) -> Basis<
     indicators(clusters)
 }
 
-fn indicators(clusters: Vec<Vec<f64>>) -> Basis<'static> {
+pub(crate) fn indicators(clusters: Vec<Vec<f64>>) -> Basis<'static> {
     let refs: Vec<&[f64]> = clusters.iter().map(Vec::as_slice).collect();
     let dep = dependence(&refs);
     let x: f64 = clusters.iter().flatten().sum();

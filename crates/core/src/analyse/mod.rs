@@ -3,6 +3,7 @@
 //! types live in [`crate::analyse::report`]; what a reader sees of them is built by [`crate::show::view`].
 
 pub mod baseline;
+pub mod calibrate;
 pub mod capacity;
 pub mod compare;
 pub mod complete;

@@ -295,6 +295,19 @@ fn decide_profile(ctx: &Ctx<'_>, profile: Option<&Profile>, report: &mut Profile
         report.reason = why.clone();
         return;
     }
+    if !ctx.lineage.ready && gate_unsure(ctx.lineage) {
+        report.decision = crate::analyse::verdict::ProfileDecision::NotEnoughData;
+        report.reason = format!(
+            "the quality gate cannot be decided from its measurement: {}",
+            ctx.lineage
+                .issues
+                .iter()
+                .map(|p| p.message.as_str())
+                .collect::<Vec<_>>()
+                .join("; ")
+        );
+        return;
+    }
     if !ctx.lineage.ready {
         let first = ctx
             .lineage
@@ -352,6 +365,15 @@ fn decide_profile(ctx: &Ctx<'_>, profile: Option<&Profile>, report: &mut Profile
     for c in &mut report.candidates {
         c.chosen = v.recommended.as_deref() == Some(c.name.as_str());
     }
+}
+
+/// Whether the lineage is blocked only by a measured gate that is not enough evidence to accept
+/// on: then no verdict is given, and the reason is not enough data rather than a rejection.
+fn gate_unsure(l: &crate::check::lineage::LineageReport) -> bool {
+    !l.issues.is_empty()
+        && l.issues
+            .iter()
+            .all(|p| p.code == ProblemCode::GateNotEnoughEvidence)
 }
 
 /// The capacity search's result from the trial runs; with `rank_by = "capacity"` or

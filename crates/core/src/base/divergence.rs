@@ -32,6 +32,9 @@ pub struct Position {
     pub tail_float: f64,
     /// The quantized model's mass outside the shared tokens.
     pub tail_quant: f64,
+    /// The largest change of log-probability, |ln q − ln p|, among the shared tokens: how far
+    /// the models move a listed token, the yardstick for what the unlisted ones may do.
+    pub shared_log_ratio_max: f64,
 }
 
 /// Probabilities below this count as zero in the tail bucket (rounding of a sum near 1).
@@ -46,13 +49,14 @@ fn argmax(top: &[(u32, f64)]) -> Option<u32> {
 /// Compares the float side with the quantized side at one position.
 pub fn compare(float: &Side, quant: &Side) -> Position {
     let mut kld = 0.0;
-    let (mut shared_p, mut shared_q) = (0.0, 0.0);
+    let (mut shared_p, mut shared_q, mut moved) = (0.0, 0.0, 0.0f64);
     for &(id, lp) in &float.top {
         if let Some(&(_, lq)) = quant.top.iter().find(|t| t.0 == id) {
             let p = lp.exp();
             kld += p * (lp - lq);
             shared_p += p;
             shared_q += lq.exp();
+            moved = moved.max((lq - lp).abs());
         }
     }
     let tail = |s: f64| {
@@ -74,6 +78,7 @@ pub fn compare(float: &Side, quant: &Side) -> Position {
         ref_logprob_quant: quant.reference,
         tail_float: tp,
         tail_quant: tq,
+        shared_log_ratio_max: moved,
     }
 }
 

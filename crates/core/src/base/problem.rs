@@ -24,6 +24,10 @@ pub enum ProblemCode {
     /// Lineage: a measured gate claims what its own per-position data does not give (figures,
     /// decision), or its scoring is partial.
     GateEvidenceContradicted,
+    /// Lineage: a measured gate says accept, but its per-position data is not enough evidence
+    /// to accept on (too few positions, a bound past a threshold, a KL divergence the top-K
+    /// lists cannot bound): no verdict rests on it.
+    GateNotEnoughEvidence,
     /// Lineage: a measured gate compared other artifacts (id or sha256) than the deployment and
     /// float-baseline records name.
     GateArtifactMismatch,

@@ -1,9 +1,34 @@
 //! A measured quality gate, checked: its figures recomputed from its own per-position columns,
 //! its decision made again from them and its thresholds, and everything it claims held against
 //! what it holds. The same code makes the figures when `sloscope gate` writes the record.
+//!
+//! **How sure**: neighbouring positions of one text are not independent, so each figure's
+//! interval is Student t over blocks of [`BLOCK_POSITIONS`] consecutive positions of a text
+//! (each block's mean one value), from [`MIN_BLOCKS`] blocks on. The artifact is accepted only
+//! when each figure's one-sided 95% bound is within its threshold; a figure past its threshold
+//! rejects it; anything between is `not_enough_evidence`, with what would decide it.
+//!
+//! **The KL divergence from top-K lists** is a lower bound of the true one (tokens outside the
+//! shared lists are merged into one bucket). A lower bound within the limit does not show the
+//! true figure is: the bound counts the unlisted mass `T` of each position at most
+//! `T·ln 100 − T·ln(T/T_q)` — what it adds if no unlisted token is more than 100 times less
+//! (or more) likely under the quantized model than under the float one, a stated assumption —
+//! and accepts on KL only when that upper bound is within the limit too; otherwise it says how
+//! little unlisted mass (a larger `--top-k`) would decide. Every figure is of the served
+//! distributions (the servers' kernels and their numerics included), not of the weights alone.
 
-use crate::base::stats::percentile_sorted;
-use crate::schema::{GateDecision, GateEvidence, GateFigures, GateThresholds, PositionColumns};
+use crate::base::confidence::{t_bounds, ALPHA as SIDE};
+use crate::base::stats::{percentile_sorted, Interval, IntervalMethod};
+use crate::schema::{
+    GateDecision, GateEvidence, GateFigures, GateIntervals, GateThresholds, PositionColumns,
+};
+
+/// Consecutive positions of one text in a block.
+pub const BLOCK_POSITIONS: usize = 8;
+/// Fewest blocks the figures are bounded from.
+pub const MIN_BLOCKS: usize = 10;
+/// The most an unlisted token's probability is assumed to change between the models (a ratio).
+pub const TAIL_RATIO: f64 = 100.0;
 
 /// Relative tolerance between stated and recomputed figures (rounding in the writer).
 const TOLERANCE: f64 = 1e-6;
@@ -86,14 +111,193 @@ pub fn breaches(f: &GateFigures, t: &GateThresholds) -> Vec<String> {
     out
 }
 
-/// The decision the figures and thresholds make: accept only with every position scored and
-/// every figure within its threshold.
-pub fn decide(f: &GateFigures, t: &GateThresholds, partial: bool) -> GateDecision {
+/// The decision the figures, their intervals and the thresholds make: reject with a figure past
+/// its threshold or the scoring partial; accept only with every figure's one-sided 95% bound
+/// within its threshold; else not enough evidence.
+pub fn decide(
+    f: &GateFigures,
+    iv: Option<&GateIntervals>,
+    t: &GateThresholds,
+    partial: bool,
+) -> GateDecision {
     if partial || !breaches(f, t).is_empty() {
         GateDecision::Reject
-    } else {
+    } else if insufficient(f, iv, t).is_empty() {
         GateDecision::Accept
+    } else {
+        GateDecision::NotEnoughEvidence
     }
+}
+
+/// Blocks of consecutive positions of one text, in the columns' order (each a range).
+fn blocks(c: &PositionColumns) -> Vec<std::ops::Range<usize>> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for i in 1..=c.text.len() {
+        let ends = i == c.text.len() || c.text[i] != c.text[start] || i - start == BLOCK_POSITIONS;
+        if ends {
+            out.push(start..i);
+            start = i;
+        }
+    }
+    out
+}
+
+/// Student t bounds over the block means of `value`, each tail missing with `tail`.
+fn over_blocks(
+    b: &[std::ops::Range<usize>],
+    value: &dyn Fn(usize) -> f64,
+    tail: f64,
+) -> Option<(f64, f64, f64)> {
+    let means: Vec<f64> = b
+        .iter()
+        .map(|r| r.clone().map(value).sum::<f64>() / r.len() as f64)
+        .collect();
+    let k = means.len() as f64;
+    let mean = means.iter().sum::<f64>() / k;
+    let sd = (means.iter().map(|m| (m - mean).powi(2)).sum::<f64>() / (k - 1.0)).sqrt();
+    let (lo, hi) = t_bounds(mean, sd, k, tail)?;
+    Some((mean, lo, hi))
+}
+
+/// The figures' intervals over blocks of positions; `None` below [`MIN_BLOCKS`] blocks.
+pub fn intervals(c: &PositionColumns) -> Option<GateIntervals> {
+    let b = blocks(c);
+    if b.len() < MIN_BLOCKS || c.kld.len() != c.text.len() {
+        return None;
+    }
+    let n = c.kld.len();
+    let both = |value: &dyn Fn(usize) -> f64, estimate: f64, lo_clamp: f64| {
+        let (_, lo, hi) = over_blocks(&b, value, SIDE / 2.0)?;
+        let mut iv = Interval::both(
+            estimate,
+            lo.max(lo_clamp),
+            hi,
+            n,
+            IntervalMethod::TOverRepeats,
+        );
+        iv.n = b.len() as u32;
+        iv.n_effective = b.len() as f64;
+        Some(iv)
+    };
+    let f = figures(c);
+    let kld = |i: usize| c.kld[i];
+    let moved = |i: usize| c.shared_log_ratio_max.get(i).copied();
+    let with_tail = |i: usize| c.kld[i] + tail_gap(c.tail_float[i], c.tail_quant[i], moved(i));
+    let top1 = |i: usize| f64::from(u8::from(c.top1_match[i]));
+    let lr = |i: usize| c.ref_logprob_float[i] - c.ref_logprob_quant[i];
+    let mut ppl = both(&lr, f.ppl_ratio?.ln(), f64::NEG_INFINITY)?;
+    ppl.estimate = ppl.estimate.exp();
+    ppl.low = ppl.low.map(f64::exp);
+    ppl.high = ppl.high.map(f64::exp);
+    let mut agree = both(&top1, f.top1_agreement?, 0.0)?;
+    agree.high = agree.high.map(|h| h.min(1.0));
+    Some(GateIntervals {
+        block_positions: BLOCK_POSITIONS as u32,
+        blocks: b.len() as u32,
+        kld_mean: both(&kld, f.kld_mean?, 0.0)?,
+        kld_mean_upper_with_tail: over_blocks(&b, &with_tail, SIDE / 2.0)?.2,
+        tail_float_mean: c.tail_float.iter().sum::<f64>() / n as f64,
+        top1_agreement: agree,
+        ppl_ratio: ppl,
+    })
+}
+
+/// The most a position's unlisted mass (float `tf`, quantized `tq`) can add to its KL
+/// divergence beyond the tail bucket's own share, if no unlisted token's log-probability
+/// changes more than twice the most a listed one's does (`moved`), or [`TAIL_RATIO`]-fold
+/// where that was not recorded: `Σ p·ln(p/q)` over the unlisted tokens is at most `tf` times
+/// that change.
+fn tail_gap(tf: f64, tq: f64, moved: Option<f64>) -> f64 {
+    if tf <= 0.0 {
+        return 0.0;
+    }
+    let most = moved.map_or(TAIL_RATIO.ln(), |m| 2.0 * m);
+    let bucket = if tq > 0.0 { tf * (tf / tq).ln() } else { 0.0 };
+    (tf * most - bucket).max(0.0)
+}
+
+/// Why the figures, within their thresholds, are not enough evidence to accept: each figure
+/// whose one-sided 95% bound is not, worded with what would decide it; too few positions to
+/// bound them at all. Empty when they are enough.
+pub fn insufficient(
+    f: &GateFigures,
+    iv: Option<&GateIntervals>,
+    t: &GateThresholds,
+) -> Vec<String> {
+    let Some(iv) = iv else {
+        return vec![format!(
+            "{} positions cannot bound the figures: at least {MIN_BLOCKS} blocks of \
+             {BLOCK_POSITIONS} consecutive positions of a text (about {} positions) are needed",
+            f.positions,
+            MIN_BLOCKS * BLOCK_POSITIONS
+        )];
+    };
+    let mut out = Vec::new();
+    // Decided on the ends of the two-sided 95% intervals the record states (each a one-sided
+    // 97.5% bound): wider than the one-sided 95% bound, so erring on the safe side.
+    if iv.kld_mean.high.is_none_or(|h| h > t.kld_mean_max) {
+        out.push(format!(
+            "KL divergence mean {} may be above its limit {} (95% interval up to {})",
+            fmt(f.kld_mean),
+            t.kld_mean_max,
+            fmt(iv.kld_mean.high)
+        ));
+    } else if iv.kld_mean_upper_with_tail > t.kld_mean_max {
+        let room = t.kld_mean_max - iv.kld_mean.high.unwrap_or(t.kld_mean_max);
+        out.push(format!(
+            "the top-K lists leave {:.1}% of the float model's mass unlisted on average, so the \
+             KL divergence could be up to {} (with the unlisted tail counted, assuming no \
+             unlisted token's log-probability changes more than twice the most a listed one's \
+             does) against its limit {}: a larger --top-k, leaving less unlisted, would decide \
+             it ({} of room below the limit)",
+            100.0 * iv.tail_float_mean,
+            crate::base::fmt::format_number(iv.kld_mean_upper_with_tail),
+            t.kld_mean_max,
+            crate::base::fmt::format_number(room.max(0.0))
+        ));
+    }
+    if iv.top1_agreement.low.is_none_or(|l| l < t.top1_min) {
+        out.push(format!(
+            "top-1 agreement {} may be below its limit {} (95% interval from {})",
+            fmt(f.top1_agreement),
+            t.top1_min,
+            fmt(iv.top1_agreement.low)
+        ));
+    }
+    if iv.ppl_ratio.high.is_none_or(|h| h > t.ppl_ratio_max) {
+        out.push(format!(
+            "perplexity ratio {} may be above its limit {} (95% interval up to {})",
+            fmt(f.ppl_ratio),
+            t.ppl_ratio_max,
+            fmt(iv.ppl_ratio.high)
+        ));
+    }
+    out
+}
+
+fn fmt(v: Option<f64>) -> String {
+    v.map_or_else(|| "none".into(), crate::base::fmt::format_number)
+}
+
+/// Stated intervals equal to the recomputed ones (to the writer's rounding).
+fn same_intervals(a: Option<&GateIntervals>, b: Option<&GateIntervals>) -> bool {
+    let (Some(a), Some(b)) = (a, b) else {
+        return a.is_none() && b.is_none();
+    };
+    let iv = |x: &Interval, y: &Interval| {
+        close(Some(x.estimate), Some(y.estimate)) && close(x.low, y.low) && close(x.high, y.high)
+    };
+    a.blocks == b.blocks
+        && a.block_positions == b.block_positions
+        && iv(&a.kld_mean, &b.kld_mean)
+        && iv(&a.top1_agreement, &b.top1_agreement)
+        && iv(&a.ppl_ratio, &b.ppl_ratio)
+        && close(
+            Some(a.kld_mean_upper_with_tail),
+            Some(b.kld_mean_upper_with_tail),
+        )
+        && close(Some(a.tail_float_mean), Some(b.tail_float_mean))
 }
 
 fn close(a: Option<f64>, b: Option<f64>) -> bool {
@@ -161,6 +365,27 @@ fn columns_agree(c: &PositionColumns) -> bool {
     ]
     .iter()
     .all(|&l| l == n)
+        && (c.shared_log_ratio_max.is_empty() || c.shared_log_ratio_max.len() == n)
+}
+
+/// A position whose stated largest listed change is smaller than its own shared tokens'
+/// divergence requires: the shared part of the KL divergence, `Σ p·(ln p − ln q)` over the
+/// shared tokens, is at most their float mass times that change.
+fn moved_too_little(c: &PositionColumns) -> Option<usize> {
+    c.shared_log_ratio_max
+        .iter()
+        .enumerate()
+        .position(|(i, &m)| {
+            let (tf, tq) = (c.tail_float[i], c.tail_quant[i]);
+            // The bucket's term as the divergence computes it (a zero quantized tail as 1e-9).
+            let bucket = if tf > 0.0 {
+                tf * (tf / tq.max(1e-9)).ln()
+            } else {
+                0.0
+            };
+            let shared = c.kld[i] - bucket;
+            shared > (1.0 - tf) * m + 1e-6 * (1.0 + shared.abs())
+        })
 }
 
 fn plausible(c: &PositionColumns) -> bool {
@@ -175,6 +400,9 @@ fn plausible(c: &PositionColumns) -> bool {
             .all(|lp| lp.is_finite() && *lp <= 1e-9)
         && prob(&c.tail_float)
         && prob(&c.tail_quant)
+        && c.shared_log_ratio_max
+            .iter()
+            .all(|m| m.is_finite() && *m >= 0.0)
 }
 
 /// What is wrong with a gate's limits, whoever set them (`sloscope gate`'s flags, a plan's
@@ -232,6 +460,13 @@ pub fn contradictions(e: &GateEvidence) -> Vec<String> {
         out.push("evidence.positions: a KL divergence below 0, a log-probability above 0, a tail mass outside [0, 1] or a value that is not a number".to_string());
         return out;
     }
+    if let Some(i) = moved_too_little(&e.positions) {
+        out.push(format!(
+            "evidence.positions.shared_log_ratio_max[{i}]: smaller than position {i}'s own \
+             divergence over its shared tokens requires (it bounds what the unlisted tokens may \
+             add, so it cannot be understated)"
+        ));
+    }
     let real = figures(&e.positions);
     let wrong = misstated(&e.figures, &real);
     if !wrong.is_empty() {
@@ -240,8 +475,12 @@ pub fn contradictions(e: &GateEvidence) -> Vec<String> {
             wrong.join(", ")
         ));
     }
-    let decided = decide(&real, &e.thresholds, e.partial.is_some());
-    if e.decision == GateDecision::Accept && decided == GateDecision::Reject {
+    let real_iv = intervals(&e.positions);
+    if e.intervals.is_some() && !same_intervals(e.intervals.as_ref(), real_iv.as_ref()) {
+        out.push("evidence.intervals: not what the gate's own per-position data gives".to_string());
+    }
+    let decided = decide(&real, real_iv.as_ref(), &e.thresholds, e.partial.is_some());
+    if e.decision != GateDecision::Reject && decided == GateDecision::Reject {
         let why = e.partial.clone().map_or_else(
             || breaches(&real, &e.thresholds).join("; "),
             |p| format!("the scoring is partial ({p})"),
@@ -301,6 +540,12 @@ pub struct GateReport {
     pub thresholds: GateThresholds,
     /// Which figures break their threshold, worded.
     pub breaches: Vec<String>,
+    /// Why the figures, within their thresholds, are not enough to accept on, worded.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub insufficient: Vec<String>,
+    /// The figures' intervals over blocks of positions (`null` below 10 blocks).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub intervals: Option<GateIntervals>,
     /// The float model against itself, recomputed, when measured.
     pub noise_floor: Option<GateFigures>,
     /// Log-probabilities per position and side.
@@ -345,8 +590,11 @@ fn histogram(kld: &[f64]) -> Vec<KldBin> {
 /// The report of a measured gate (its columns assumed consistent: see [`contradictions`]).
 pub fn report(e: &GateEvidence) -> GateReport {
     let f = figures(&e.positions);
+    let iv = intervals(&e.positions);
     GateReport {
-        decision: decide(&f, &e.thresholds, e.partial.is_some()),
+        decision: decide(&f, iv.as_ref(), &e.thresholds, e.partial.is_some()),
+        insufficient: insufficient(&f, iv.as_ref(), &e.thresholds),
+        intervals: iv,
         breaches: breaches(&f, &e.thresholds),
         figures: f,
         thresholds: e.thresholds,

@@ -118,11 +118,7 @@ pub fn check(
             m.clone(),
         ));
     }
-    let measured = match e.decision {
-        GateDecision::Accept => Decision::Accept,
-        GateDecision::Reject => Decision::Reject,
-    };
-    if g.decision == Decision::Accept && measured != Decision::Accept {
+    if g.decision == Decision::Accept && e.decision == GateDecision::Reject {
         c.issues.push(Problem::new(
             ProblemCode::GateEvidenceContradicted,
             "decision",
@@ -156,6 +152,17 @@ pub fn check(
         if let Some(l) = plan {
             held_to_plan(l, &mut r, g.decision, &mut c);
         }
+        if g.decision == Decision::Accept && r.decision == GateDecision::NotEnoughEvidence {
+            c.issues.push(Problem::new(
+                ProblemCode::GateNotEnoughEvidence,
+                "evidence",
+                format!(
+                    "the quality gate says \"accept\", but its measurement is not enough \
+                     evidence to accept on: {}",
+                    r.insufficient.join("; ")
+                ),
+            ));
+        }
         c.report = Some(r);
     }
     c
@@ -188,7 +195,8 @@ fn held_to_plan(l: &PlanGateLimits, r: &mut GateReport, stated: Decision, c: &mu
     .collect();
     r.thresholds = held;
     r.breaches = breaches(&r.figures, &held);
-    r.decision = decide(&r.figures, &held, r.partial.is_some());
+    r.decision = decide(&r.figures, r.intervals.as_ref(), &held, r.partial.is_some());
+    r.insufficient = crate::check::gate::insufficient(&r.figures, r.intervals.as_ref(), &held);
     let looser = looser.join(", ");
     if stated == Decision::Accept && r.decision == GateDecision::Reject {
         c.issues.push(Problem::new(

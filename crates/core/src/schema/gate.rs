@@ -4,15 +4,58 @@
 
 use serde::{Deserialize, Serialize};
 
-/// What a measured gate decides: the artifact passes or it does not.
+/// What a measured gate decides: the artifact passes, it does not, or the positions scored
+/// cannot tell.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum GateDecision {
-    /// Every figure within its threshold, every position scored.
+    /// Every figure's one-sided 95% bound within its threshold (the KL divergence's with its
+    /// unlisted tail counted), every position scored.
     Accept,
     /// A figure beyond its threshold, or the scoring incomplete.
     Reject,
+    /// Every figure within its threshold, but a bound is not (or too few positions were scored
+    /// to bound them, or the top-K lists leave too much mass unlisted to bound the KL
+    /// divergence).
+    NotEnoughEvidence,
+}
+
+impl GateDecision {
+    /// The snake_case name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GateDecision::Accept => "accept",
+            GateDecision::Reject => "reject",
+            GateDecision::NotEnoughEvidence => "not_enough_evidence",
+        }
+    }
+}
+
+/// A gate's figures with their intervals over blocks of consecutive positions (neighbouring
+/// positions of a text are not independent): each figure's per-block values, Student t over
+/// the blocks.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct GateIntervals {
+    /// Consecutive positions of one text per block (the last block of a text may hold fewer).
+    pub block_positions: u32,
+    /// Blocks.
+    pub blocks: u32,
+    /// Mean KL divergence over the shared top-K tokens (a lower bound of the true one), 95%.
+    pub kld_mean: crate::base::stats::Interval,
+    /// Upper end of the 95% interval of the mean KL divergence with each position's unlisted
+    /// tail counted at most: assuming no unlisted token's log-probability changes more than
+    /// twice the most any listed token's changes at that position (100-fold where that is not
+    /// recorded).
+    pub kld_mean_upper_with_tail: f64,
+    /// The float model's mass outside the shared top-K tokens, averaged over positions.
+    pub tail_float_mean: f64,
+    /// Share of positions whose most likely token agrees, 95%.
+    pub top1_agreement: crate::base::stats::Interval,
+    /// Perplexity ratio quantized ÷ float, 95%.
+    pub ppl_ratio: crate::base::stats::Interval,
 }
 
 /// The evaluation set scored.
@@ -75,6 +118,11 @@ pub struct PositionColumns {
     pub tail_float: Vec<f64>,
     /// The quantized model's.
     pub tail_quant: Vec<f64>,
+    /// The largest change of log-probability, |ln q − ln p|, among the tokens both lists hold
+    /// (absent in records written before it was kept: the tail is then bounded by a fixed
+    /// 100-fold change).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shared_log_ratio_max: Vec<f64>,
 }
 
 /// The figures over every position (recomputed by the analysis from the columns).
@@ -140,6 +188,9 @@ pub struct GateEvidence {
     pub figures: GateFigures,
     /// The float model against itself (a second scoring): no difference below it is real.
     pub noise_floor: Option<GateFigures>,
+    /// The figures' intervals, as stated by the writer (recomputed by the analysis).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub intervals: Option<GateIntervals>,
     /// The decision the writer made of the figures.
     pub decision: GateDecision,
     /// Set when the scoring stopped early (a server died or erred): why. Never an accept.

@@ -20,7 +20,8 @@ pub use gaps::{
     parse_nested as gaps_parse_nested, parse_nested_prefix as gaps_parse_prefix, GapStream, Gaps,
 };
 pub use gate::{
-    EvalSet, GateArtifact, GateDecision, GateEvidence, GateFigures, GateThresholds, PositionColumns,
+    EvalSet, GateArtifact, GateDecision, GateEvidence, GateFigures, GateIntervals, GateThresholds,
+    PositionColumns,
 };
 pub use journal::{JournalLine, RequestRow, ServerCounts, SessionTurn, JOURNAL_KIND};
 pub use lineage::{ArtifactIdentity, Decision, Deployment, FloatBaseline, QualityGate};

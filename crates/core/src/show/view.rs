@@ -15,7 +15,7 @@ mod turns;
 mod types;
 mod verdicts;
 
-pub use gate::GateView;
+pub use gate::{gate_label, GateView};
 pub use types::*;
 
 use crate::analyse::baseline::BaselineRow;

@@ -5,6 +5,8 @@ mod analysis;
 mod bad_input;
 mod capacity;
 mod chunked;
+mod complete;
+mod coverage;
 mod drawn;
 mod gate;
 mod invariant_cases;

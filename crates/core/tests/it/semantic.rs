@@ -179,8 +179,9 @@ fn restated() -> Vec<Mutation> {
 }
 
 /// The run as the journal the collector would have left, read back (origin: recovered).
-fn as_journal(run: &Value) -> String {
-    let typed: Run = serde_json::from_value(run.clone()).unwrap();
+pub(crate) fn as_journal(run: &Value) -> String {
+    // Through text: the columns are read as raw JSON, which a `Value` cannot hand over.
+    let typed: Run = serde_json::from_str(&run.to_string()).unwrap();
     let mut header = typed.clone();
     header.repeats.clear();
     let mut lines = vec![serde_json::to_string(&JournalLine::Header {
@@ -286,7 +287,7 @@ fn every_contradiction_is_refused_excluded_or_flagged_whatever_the_origin() {
             }
             let mut origins = vec![(f.name.clone(), text.clone().into_bytes())];
             if let Ok(v) = serde_json::from_str::<Value>(&text) {
-                if serde_json::from_value::<Run>(v.clone()).is_ok() {
+                if serde_json::from_str::<Run>(&text).is_ok() {
                     let journal = f.name.replace(".json", ".journal.jsonl");
                     origins.push((journal, as_journal(&v).into_bytes()));
                 }

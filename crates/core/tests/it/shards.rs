@@ -12,7 +12,7 @@ use crate::snapshots::{example_analysis, example_files};
 
 const PLAN: &str = "5e0c0ffee5e0c0ffee5e0c0ffee5e0c0ffee5e0c0ffee5e0c0ffee5e0c0ffee0";
 
-fn cells() -> Vec<Cell> {
+pub(crate) fn cells() -> Vec<Cell> {
     let files = example_files();
     let plan = files
         .iter()
@@ -26,7 +26,7 @@ fn cells() -> Vec<Cell> {
     c
 }
 
-fn shard_of(cells: &[Cell], role: Role, name: &str) -> u32 {
+pub(crate) fn shard_of(cells: &[Cell], role: Role, name: &str) -> u32 {
     cells
         .iter()
         .find(|c| c.role == role && c.name == name)
@@ -96,7 +96,7 @@ fn attempt_files(cells: &[Cell], index: u32, attempt: &str, t: i64) -> Vec<Loade
 }
 
 /// The example set as three shards' first attempts wrote it.
-fn sharded() -> Vec<LoadedFile> {
+pub(crate) fn sharded() -> Vec<LoadedFile> {
     let cells = cells();
     let mut out = Vec::new();
     for mut f in example_files() {

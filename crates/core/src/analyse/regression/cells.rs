@@ -321,7 +321,7 @@ fn worst(changes: &[MetricChange]) -> Label {
 /// One side of a cell: the candidate's report and the run it rests on.
 type SideOf<'a> = (&'a CandidateReport, &'a Run);
 
-fn metric_change(
+pub(crate) fn metric_change(
     m: Metric,
     (cb, rb): SideOf<'_>,
     (ca, ra): SideOf<'_>,
@@ -414,7 +414,7 @@ fn fmt(v: f64) -> String {
 }
 
 /// Each per-request quantity's whole-distribution shift.
-fn shifts(rb: &Run, ra: &Run, paired: bool) -> Vec<(Quantity, Shift)> {
+pub(crate) fn shifts(rb: &Run, ra: &Run, paired: bool) -> Vec<(Quantity, Shift)> {
     [Quantity::Ttft, Quantity::Tpot, Quantity::E2e]
         .into_iter()
         .filter_map(|q| {

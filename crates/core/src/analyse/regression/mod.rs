@@ -12,7 +12,7 @@
 //! interval lies wholly beyond a positive threshold is below the interval's 2.5% tail, so false
 //! alarms stay under the nominal 5% (measured by the calibration test).
 
-mod cells;
+pub(crate) mod cells;
 pub(crate) mod change;
 mod changes;
 pub mod data;

@@ -31,31 +31,55 @@ fn mark(ok: bool) -> &'static str {
     }
 }
 
+/// ` (95% 0.0031–0.0045)`, or nothing without an interval.
+fn ci(iv: Option<&crate::base::stats::Interval>) -> String {
+    iv.and_then(crate::base::stats::Interval::ends)
+        .map(|(l, h)| format!(" (95% {}–{})", num(Some(l)), num(Some(h))))
+        .unwrap_or_default()
+}
+
 fn figure_lines(f: &GateFigures, r: &GateReport) -> Vec<String> {
     let t = &r.thresholds;
     let le = |v: Option<f64>, max: f64| v.is_some_and(|v| v <= max);
-    vec![
+    let iv = r.intervals.as_ref();
+    let mut out = vec![format!(
+        "KL divergence float → quantized, mean {} nats{} {} (limit ≤ {}); p99 {}, p99.9 {}, max {} — a lower bound per position over the shared top-{} tokens and a tail bucket (largest tail mass {}; exact at 0)",
+        num(f.kld_mean), ci(iv.map(|i| &i.kld_mean)), mark(le(f.kld_mean, t.kld_mean_max)), t.kld_mean_max,
+        num(f.kld_p99), num(f.kld_p999), num(f.kld_max), r.top_k, num(f.tail_max)
+    )];
+    if let Some(i) = iv {
+        out.push(format!(
+            "KL divergence with the unlisted tail counted: at most {} {} (95% upper end; {:.2}% of the float mass unlisted on average, no unlisted token's log-probability assumed to change more than twice the most a listed one's does)",
+            num(Some(i.kld_mean_upper_with_tail)),
+            mark(i.kld_mean_upper_with_tail <= t.kld_mean_max),
+            100.0 * i.tail_float_mean
+        ));
+    }
+    out.extend([
         format!(
-            "KL divergence float → quantized, mean {} nats {} (limit ≤ {}); p99 {}, p99.9 {}, max {} — a lower bound per position over the shared top-{} tokens and a tail bucket (largest tail mass {}; exact at 0)",
-            num(f.kld_mean), mark(le(f.kld_mean, t.kld_mean_max)), t.kld_mean_max,
-            num(f.kld_p99), num(f.kld_p999), num(f.kld_max), r.top_k, num(f.tail_max)
-        ),
-        format!(
-            "top-1 agreement {} {} (limit ≥ {})",
+            "top-1 agreement {}{} {} (limit ≥ {})",
             num(f.top1_agreement),
+            ci(iv.map(|i| &i.top1_agreement)),
             mark(f.top1_agreement.is_some_and(|v| v >= t.top1_min)),
             t.top1_min
         ),
         format!(
-            "perplexity float {}, quantized {}, ratio {} {} (limit ≤ {})",
-            num(f.ppl_float), num(f.ppl_quant), num(f.ppl_ratio),
-            mark(le(f.ppl_ratio, t.ppl_ratio_max)), t.ppl_ratio_max
+            "perplexity float {}, quantized {}, ratio {}{} {} (limit ≤ {})",
+            num(f.ppl_float),
+            num(f.ppl_quant),
+            num(f.ppl_ratio),
+            ci(iv.map(|i| &i.ppl_ratio)),
+            mark(le(f.ppl_ratio, t.ppl_ratio_max)),
+            t.ppl_ratio_max
         ),
         format!(
             "reference token's probability, quantized − float: RMS {}, p1 {}, p99 {}",
-            num(f.delta_p_rms), num(f.delta_p_p1), num(f.delta_p_p99)
+            num(f.delta_p_rms),
+            num(f.delta_p_p1),
+            num(f.delta_p_p99)
         ),
-    ]
+    ]);
+    out
 }
 
 fn histogram(r: &GateReport) -> TableView {
@@ -82,15 +106,30 @@ fn histogram(r: &GateReport) -> TableView {
     TableView { columns, rows }
 }
 
+/// `ACCEPT`, `REJECT` or `NOT ENOUGH EVIDENCE`.
+pub fn gate_label(d: GateDecision) -> &'static str {
+    match d {
+        GateDecision::Accept => "ACCEPT",
+        GateDecision::Reject => "REJECT",
+        GateDecision::NotEnoughEvidence => "NOT ENOUGH EVIDENCE",
+    }
+}
+
 /// The view of a measured gate.
 pub(super) fn view(r: &GateReport) -> GateView {
     let f = &r.figures;
-    let label = match r.decision {
-        GateDecision::Accept => "ACCEPT",
-        GateDecision::Reject => "REJECT",
-    };
+    let label = gate_label(r.decision);
+    let blocks = r.intervals.as_ref().map_or_else(
+        || "too few to bound its figures".to_string(),
+        |i| {
+            format!(
+                "{} blocks of up to {} consecutive positions",
+                i.blocks, i.block_positions
+            )
+        },
+    );
     let mut lines = vec![format!(
-        "Quality gate measured: {label} — {} positions of {} texts ({}, sha256 {}), {}",
+        "Quality gate measured: {label} — {} positions of {} texts ({}, sha256 {}; {blocks}), {} — the served distributions, the server's kernels included, not the weights alone",
         f.positions,
         r.eval_set.texts,
         r.eval_set.name,
@@ -98,6 +137,11 @@ pub(super) fn view(r: &GateReport) -> GateView {
         r.backend
     )];
     lines.extend(figure_lines(f, r));
+    lines.extend(
+        r.insufficient
+            .iter()
+            .map(|b| format!("? not enough evidence: {b}")),
+    );
     if let Some(n) = &r.noise_floor {
         lines.push(format!(
             "noise floor (the float model against itself): KL divergence mean {}, top-1 agreement {} — no difference below it is real",
@@ -126,10 +170,7 @@ pub(super) fn other_lines(o: &OtherGate) -> Vec<Shown> {
     lines.push(match &o.measured {
         Some(r) => {
             let (f, t) = (&r.figures, &r.thresholds);
-            let label = match r.decision {
-                GateDecision::Accept => "ACCEPT",
-                GateDecision::Reject => "REJECT",
-            };
+            let label = gate_label(r.decision);
             let le = |v: Option<f64>, max: f64| mark(v.is_some_and(|v| v <= max));
             format!(
                 "measured {label} over {} positions: KL divergence mean {} {} (limit ≤ {}), top-1 agreement {} {} (limit ≥ {}), perplexity ratio {} {} (limit ≤ {})",
