@@ -58,7 +58,7 @@ fn distinct<'a>(
 
 /// Each SLO of `p` (and its primary metric) that the requests a candidate gets cannot decide
 /// with a one-sided 95% bound, whatever they measure, with how many would: a p95 needs at
-/// least 59 requests, a p99 299, a mean 300, a failure-rate limit of 1% 299, a run-level rate
+/// least 59 requests, a p99 299, a mean 1000, a failure-rate limit of 1% 299, a run-level rate
 /// 2 repeats. (Requests that hang together need more; the analysis says how many.)
 pub fn undecidable(p: &Profile) -> Vec<String> {
     let w = &p.workload;
