@@ -7,61 +7,11 @@
 //! others: `incomplete`, with what the measured cells alone would give kept beside it as
 //! provisional.
 
-use serde::{Deserialize, Serialize};
-
 use crate::analyse::report::ProfileReport;
+pub use crate::analyse::report::{CellKind, MissingCell, Provisional};
 use crate::analyse::shard::types::{ShardReport, ShardStatus};
 use crate::analyse::verdict::ProfileDecision;
 use crate::schema::{Plan, Role, Run};
-
-/// What a planned cell is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(rename_all = "snake_case")]
-pub enum CellKind {
-    /// A candidate's run at the profile's load.
-    Candidate,
-    /// The float baseline's run.
-    Baseline,
-    /// A candidate's capacity-search trials.
-    Trials,
-}
-
-impl CellKind {
-    /// The kind in words.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CellKind::Candidate => "candidate",
-            CellKind::Baseline => "float baseline",
-            CellKind::Trials => "capacity search of",
-        }
-    }
-}
-
-/// A planned cell with no usable run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct MissingCell {
-    /// What it is.
-    pub kind: CellKind,
-    /// The candidate's (or the baseline's) name.
-    pub name: String,
-    /// Why it has no usable run.
-    pub reason: String,
-}
-
-/// What the profile's verdict would be over the measured cells alone: shown beside an
-/// `incomplete` profile as provisional, never as its answer.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct Provisional {
-    /// The decision over the measured cells.
-    pub decision: ProfileDecision,
-    /// The candidate it would pick among them.
-    pub recommended: Option<String>,
-    /// Why.
-    pub reason: String,
-}
 
 /// What the cells are checked against besides the profile's own report.
 pub(crate) struct Context<'a> {

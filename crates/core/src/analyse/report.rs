@@ -272,11 +272,60 @@ pub struct ProfileReport {
     /// The plan's cells of this profile that have no usable run (then `decision` is
     /// `incomplete`, and `reason` names them first).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub missing: Vec<crate::analyse::complete::MissingCell>,
+    pub missing: Vec<MissingCell>,
     /// For an `incomplete` profile: what the measured cells alone would give — never its
     /// answer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub provisional: Option<crate::analyse::complete::Provisional>,
+    pub provisional: Option<Provisional>,
+}
+
+/// What a planned cell is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum CellKind {
+    /// A candidate's run at the profile's load.
+    Candidate,
+    /// The float baseline's run.
+    Baseline,
+    /// A candidate's capacity-search trials.
+    Trials,
+}
+
+impl CellKind {
+    /// The kind in words.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CellKind::Candidate => "candidate",
+            CellKind::Baseline => "float baseline",
+            CellKind::Trials => "capacity search of",
+        }
+    }
+}
+
+/// A planned cell with no usable run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct MissingCell {
+    /// What it is.
+    pub kind: CellKind,
+    /// The candidate's (or the baseline's) name.
+    pub name: String,
+    /// Why it has no usable run.
+    pub reason: String,
+}
+
+/// What the profile's verdict would be over the measured cells alone: shown beside an
+/// `incomplete` profile as provisional, never as its answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Provisional {
+    /// The decision over the measured cells.
+    pub decision: Decision,
+    /// The candidate it would pick among them.
+    pub recommended: Option<String>,
+    /// Why.
+    pub reason: String,
 }
 
 /// A profile name that is not a serving profile, and the files that name it.
