@@ -32,6 +32,7 @@ fn label(l: Label) -> (&'static str, &'static str) {
         Label::Improvement => ("improvement", "improvement"),
         Label::NoChange => ("no-change", "no change"),
         Label::Inconclusive => ("inconclusive", "inconclusive"),
+        Label::Borderline => ("borderline", "near the threshold"),
     }
 }
 

@@ -125,7 +125,7 @@ fn in_shard(ctx: &Context<'_>, kind: CellKind, name: &str) -> Option<String> {
         .shards?
         .shards
         .iter()
-        .find(|s| s.status != ShardStatus::Done && s.cells.iter().any(|c| *c == key))?;
+        .find(|s| s.status != ShardStatus::Done && s.cells.contains(&key))?;
     Some(format!(
         "it was assigned to shard {}, which is {}",
         s.index,

@@ -37,9 +37,15 @@ enum Damage {
     Journal,
 }
 
-fn cases() -> Vec<Case> {
-    use CellKind::{Baseline, Candidate, Trials};
-    let c = |name, file, damage, profile, kind, cell, says| Case {
+/// A case.
+fn case(
+    name: &'static str,
+    file: &'static str,
+    damage: Damage,
+    (profile, kind, cell): (&'static str, CellKind, &'static str),
+    says: &'static str,
+) -> Case {
+    Case {
         name,
         file,
         damage,
@@ -47,110 +53,105 @@ fn cases() -> Vec<Case> {
         kind,
         cell,
         says,
-    };
+    }
+}
+
+fn cases() -> Vec<Case> {
+    let mut out = lost_runs();
+    out.extend(left_out_runs());
+    out
+}
+
+/// Cells whose file is not there, cannot be read, or is not a candidate's run.
+fn lost_runs() -> Vec<Case> {
+    use CellKind::{Baseline, Candidate, Trials};
+    let np4 = ("latency", Candidate, "np4");
     vec![
-        c(
+        case(
             "no file (collected)",
             "runs/latency--np4.json",
             Damage::Gone,
-            "latency",
-            Candidate,
-            "np4",
+            np4,
             "no run file",
         ),
-        c(
+        case(
             "unreadable file",
             "runs/latency--np4.json",
             Damage::Unreadable,
-            "latency",
-            Candidate,
-            "np4",
+            np4,
             "could not be read",
         ),
-        c(
+        case(
+            "misspelt profile",
+            "runs/latency--np4.json",
+            Damage::Edit(|v| v["profile"] = "latncy".into()),
+            np4,
+            "\"latncy\"",
+        ),
+        case(
+            "float baseline",
+            "runs/balanced--baseline-f16.json",
+            Damage::Gone,
+            ("balanced", Baseline, "f16"),
+            "no run file",
+        ),
+        case(
+            "capacity search",
+            "runs/balanced--np1--trial",
+            Damage::Gone,
+            ("balanced", Trials, "np1"),
+            "no run file",
+        ),
+    ]
+}
+
+/// Cells whose run was loaded and left out, whatever its origin.
+fn left_out_runs() -> Vec<Case> {
+    use CellKind::Candidate;
+    vec![
+        case(
             "partial run",
             "runs/latency--np4.json",
             Damage::Edit(|v| {
                 v["status"] = "partial".into();
                 v["failure"] = "interrupted".into();
             }),
-            "latency",
-            Candidate,
-            "np4",
+            ("latency", Candidate, "np4"),
             "partial",
         ),
-        c(
+        case(
             "failed run",
             "runs/throughput--np1.json",
             Damage::Edit(|v| {
                 v["status"] = "failed".into();
                 v["failure"] = "server died".into();
             }),
-            "throughput",
-            Candidate,
-            "np1",
+            ("throughput", Candidate, "np1"),
             "server died",
         ),
-        c(
+        case(
             "another workload",
             "runs/balanced--np4.json",
-            Damage::Edit(|v| {
-                v["workload_id"] = "other".into();
-            }),
-            "balanced",
-            Candidate,
-            "np4",
+            Damage::Edit(|v| v["workload_id"] = "other".into()),
+            ("balanced", Candidate, "np4"),
             "left out",
         ),
-        c(
+        case(
             "an import of another load",
             "runs/throughput--np4.json",
             Damage::Edit(|v| {
                 v["source"] = "imported".into();
                 v["profile_spec"]["workload"]["concurrency"] = 64.into();
             }),
-            "throughput",
-            Candidate,
-            "np4",
+            ("throughput", Candidate, "np4"),
             "left out",
         ),
-        c(
+        case(
             "recovered from a journal",
             "runs/latency--np1.json",
             Damage::Journal,
-            "latency",
-            Candidate,
-            "np1",
+            ("latency", Candidate, "np1"),
             "partial",
-        ),
-        c(
-            "misspelt profile",
-            "runs/latency--np4.json",
-            Damage::Edit(|v| {
-                v["profile"] = "latncy".into();
-            }),
-            "latency",
-            Candidate,
-            "np4",
-            "\"latncy\"",
-        ),
-        c(
-            "float baseline",
-            "runs/balanced--baseline-f16.json",
-            Damage::Gone,
-            "balanced",
-            Baseline,
-            "f16",
-            "no run file",
-        ),
-        c(
-            "capacity search",
-            "runs/balanced--np1--trial",
-            Damage::Gone,
-            "balanced",
-            Trials,
-            "np1",
-            "no run file",
         ),
     ]
 }
