@@ -35,12 +35,13 @@ function files(dir) {
 }
 
 async function dropped(dir, expectBad) {
-  const cli = spawnSync(sloscope, ['analyze', '.', '--format', 'json'], { cwd: dir });
+  const fs_ = files(dir);
+  // Named as the page names dropped files (relative to the set), so their messages match.
+  const cli = spawnSync(sloscope, ['analyze', ...fs_.map((f) => f.name), '--format', 'json'], { cwd: dir });
   const expected = JSON.parse(cli.stdout.toString());
   const ctx = await it.browser.newContext({ viewport: { width: 1280, height: 900 } });
   const { page, errors } = await newPage(ctx, it.url);
   await page.goto(it.url);
-  const fs_ = files(dir);
   await dropFiles(page, fs_);
   await waitLoaded(page, fs_.length);
   assert.equal(await page.locator('#file-list li.bad').count(), expectBad);

@@ -196,7 +196,16 @@ fn a_server_killed_mid_run_leaves_a_readable_partial_result() {
         ex["reason"].as_str().unwrap().starts_with("partial run"),
         "{ex}"
     );
-    assert_eq!(v["profiles"][0]["decision"], "reject");
+    // A planned cell whose run is partial is not measured: no verdict over the rest.
+    assert_eq!(v["profiles"][0]["decision"], "incomplete");
+    assert!(
+        v["view"]["profiles"][0]["headline"]
+            .as_str()
+            .unwrap()
+            .contains(": INCOMPLETE · not measured: candidate"),
+        "{}",
+        v["view"]["profiles"][0]["headline"]
+    );
 }
 
 /// Kills every process whose command line holds `tag` (servers a killed collector left).

@@ -13,8 +13,8 @@
 use crate::analyse::summary::Summary;
 use crate::base::confidence::{
     dependence, needed_for_lower, needed_for_proportion_above, needed_for_proportion_below,
-    needed_for_upper, proportion_bounds, quantile_ranks, scale_rank, smallest_n, t_bounds,
-    Dependence, ALPHA, MIN_VALUES_MEAN, SIDE,
+    needed_for_upper, proportion_bounds, quantile_ranks, repeats_differ, scale_rank, smallest_n,
+    t_bounds, within_repeats, Dependence, ALPHA, MIN_VALUES_MEAN, SIDE,
 };
 use crate::base::metric::{Direction, Metric, Quantity, Scalar, Stat};
 use crate::base::stats::{rank_u32, Interval, IntervalMethod};
@@ -22,8 +22,13 @@ use crate::schema::{RequestColumns, Run};
 
 /// What one metric of one run rests on.
 pub(crate) enum Basis<'a> {
-    /// Per-request values, sorted, and how strongly those of one repeat hang together.
-    Values { sorted: Vec<f64>, dep: Dependence },
+    /// Per-request values, sorted, and how strongly those of one repeat hang together; when
+    /// the repeats differ significantly, each repeat's values (sorted), to widen by how much.
+    Values {
+        sorted: Vec<f64>,
+        dep: Dependence,
+        repeats: Option<Vec<Vec<f64>>>,
+    },
     /// Inter-token gaps (µs) of the successful streams, and how strongly those of one stream
     /// hang together; `per_request` gaps a stream on average.
     Gaps {
@@ -117,10 +122,44 @@ fn values(run: &Run, q: Quantity) -> Basis<'static> {
 /// Per-request values clustered by repeat, sorted, with their dependence.
 pub(crate) fn of_values(clusters: Vec<Vec<f64>>) -> Basis<'static> {
     let refs: Vec<&[f64]> = clusters.iter().map(Vec::as_slice).collect();
-    let dep = dependence(&refs);
-    let mut sorted: Vec<f64> = clusters.into_iter().flatten().collect();
+    let (dep, differ) = within_repeats(&refs);
+    let mut sorted: Vec<f64> = clusters.iter().flatten().copied().collect();
     crate::base::sort::sort_f64(&mut sorted);
-    Basis::Values { sorted, dep }
+    let repeats = differ.then(|| {
+        clusters
+            .into_iter()
+            .filter(|c| !c.is_empty())
+            .map(|mut c| {
+                crate::base::sort::sort_f64(&mut c);
+                c
+            })
+            .collect()
+    });
+    Basis::Values {
+        sorted,
+        dep,
+        repeats,
+    }
+}
+
+/// How far the repeats' own differences move statistic `m`, at `tail` (the repeats sorted).
+fn spread(repeats: Option<&Vec<Vec<f64>>>, m: Metric, tail: f64) -> f64 {
+    let Some(reps) = repeats else {
+        return 0.0;
+    };
+    let per: Vec<f64> = reps
+        .iter()
+        .filter_map(|r| match quantile(stat_of(m)) {
+            Some(q) => crate::base::stats::percentile_sorted(r, 100.0 * q),
+            None => (!r.is_empty()).then(|| r.iter().sum::<f64>() / r.len() as f64),
+        })
+        .collect();
+    repeats_differ(&per, tail).unwrap_or(0.0)
+}
+
+/// `[low, high]` each moved outwards by `h`.
+fn widened([low, high]: [Option<f64>; 2], h: f64) -> [Option<f64>; 2] {
+    [low.map(|l| l - h), high.map(|u| u + h)]
 }
 
 /// One latency quantity of every successful request, in ms (as the summaries define it).
@@ -273,7 +312,7 @@ fn at_rank(b: &Basis<'_>, k: usize) -> Option<f64> {
 /// Values held and their dependence, for a basis of values.
 fn sized(b: &Basis<'_>) -> Option<(usize, Dependence)> {
     match b {
-        Basis::Values { sorted, dep } => Some((sorted.len(), *dep)),
+        Basis::Values { sorted, dep, .. } => Some((sorted.len(), *dep)),
         Basis::Gaps { n, dep, .. } => Some((*n, *dep)),
         _ => None,
     }
@@ -337,7 +376,14 @@ fn mean_bounds(b: &Basis<'_>, tail: f64) -> [Option<f64>; 2] {
 /// The bounds of `m` with `tail` on each side.
 pub(crate) fn bounds(b: &Basis<'_>, m: Metric, tail: f64) -> [Option<f64>; 2] {
     match b {
-        Basis::Values { .. } | Basis::Gaps { .. } => match quantile(stat_of(m)) {
+        Basis::Values { repeats, .. } => {
+            let own = match quantile(stat_of(m)) {
+                Some(q) => order_bounds(b, q, tail),
+                None => mean_bounds(b, tail),
+            };
+            widened(own, spread(repeats.as_ref(), m, tail))
+        }
+        Basis::Gaps { .. } => match quantile(stat_of(m)) {
             Some(q) => order_bounds(b, q, tail),
             None => mean_bounds(b, tail),
         },
@@ -360,7 +406,7 @@ pub(crate) fn bounds(b: &Basis<'_>, m: Metric, tail: f64) -> [Option<f64>; 2] {
 pub(crate) fn interval(b: &Basis<'_>, m: Metric, estimate: f64) -> Option<Interval> {
     let [low, high] = bounds(b, m, ALPHA / 2.0);
     let (n, ne, method) = match b {
-        Basis::Values { sorted, dep } => (sorted.len(), dep.effective(), values_method(m)),
+        Basis::Values { sorted, dep, .. } => (sorted.len(), dep.effective(), values_method(m)),
         Basis::Gaps { n, dep, .. } => (*n, dep.effective(), values_method(m)),
         Basis::Proportion { n, dep, .. } => {
             (*n as usize, dep.effective(), IntervalMethod::ClopperPearson)
@@ -521,9 +567,18 @@ fn basis_words(b: &Basis<'_>, m: Metric) -> String {
         "Student t"
     };
     match b {
-        Basis::Values { sorted, dep: d } => format!(
-            "one-sided 95% bound, {kind} of {}",
-            dep(sorted.len(), "requests", d)
+        Basis::Values {
+            sorted,
+            dep: d,
+            repeats,
+        } => format!(
+            "one-sided 95% bound, {kind} of {}{}",
+            dep(sorted.len(), "requests", d),
+            if repeats.is_some() {
+                ", widened by how much the repeats differ from one another"
+            } else {
+                ""
+            }
         ),
         Basis::Gaps { n, dep: d, .. } => {
             format!("one-sided 95% bound, {kind} of {}", dep(*n, "gaps", d))

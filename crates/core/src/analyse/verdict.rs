@@ -255,11 +255,28 @@ pub fn decide(profile: &Profile, contenders: &[Contender<'_>]) -> Verdict {
     let winner = &contenders[wi];
     let unit = pm.unit();
     let best = format!("best on {pm} ({} {unit})", fmt_num(wv)).replace(" )", ")");
-    if let Some(open) = winner
+    let open = winner
         .checks
         .iter()
-        .find(|k| k.outcome == SloOutcome::NotEnoughData)
-    {
+        .find(|k| k.outcome == SloOutcome::NotEnoughData);
+    // Simulation evidence is never accepted, however many requests: the answer is to measure
+    // the real backend, not to measure the simulation more.
+    if let (Some(open), false) = (open, winner.evidence == EvidenceLevel::RealBackendProfile) {
+        return Verdict {
+            decision: ProfileDecision::Tune,
+            recommended: Some(winner.name.to_string()),
+            reason: format!(
+                "{} ranks first on {pm}, but the evidence is {} (and its {}): re-measure against \
+                 the real backend",
+                winner.name,
+                winner.evidence.as_str(),
+                open_words(open)
+            ),
+            binding: None,
+            confidence: confidence(pm, &ranked, contenders),
+        };
+    }
+    if let Some(open) = open {
         return not_enough(profile, contenders, &ranked, open);
     }
     let confidence = confidence(pm, &ranked, contenders);

@@ -10,13 +10,16 @@
 //!   the number of values that would give it is said. Pooled over repeats of fixed sizes, the
 //!   count is a sum of binomials with the same mean and a smaller variance, so the interval is
 //!   conservative for the repeats as run.
-//! - **Dependence**: requests of one repeat (and gaps of one stream) are not independent. The
-//!   design effect (Kish) `1 + (m̄ − 1)·ICC`, the intra-class correlation estimated from the
-//!   values' ranks by one-way ANOVA over the clusters, divides the sample into an effective
-//!   number of independent values; a lag-1 correlation of the ranks within clusters multiplies
-//!   it by `(1 + ρ)/(1 − ρ)`. Each is applied only when it is significant at 1% (the F test of
-//!   the clusters, a one-sided z test of ρ): estimated from three repeats, an unconditional
-//!   correction mostly widens intervals by noise.
+//! - **Dependence**: requests of one repeat (and gaps of one stream) are not independent. A
+//!   lag-1 correlation ρ of the values' ranks within a cluster (in send order) divides the
+//!   sample into an effective number of independent values by `(1 + ρ)/(1 − ρ)`. Repeats that
+//!   differ from one another (the one-way ANOVA F test of the ranks) widen a latency interval by
+//!   how much the statistic itself differs between them ([`repeats_differ`]); among many small
+//!   clusters (the streams of inter-token gaps, the 0/1 outcomes of a rate) the design effect
+//!   (Kish) `1 + (m̄ − 1)·ICC` of the ranks' intra-class correlation divides the sample
+//!   instead. Each is applied only when it is significant at 1% (the F test, a one-sided z test
+//!   of ρ): estimated from three repeats, an unconditional correction mostly widens intervals by
+//!   noise.
 //! - **Means** of per-request values: Student t over the effective number of values, printed
 //!   only from [`MIN_VALUES_MEAN`] effective values on: a mean of long-tailed latencies has no
 //!   distribution-free interval, and at 300 values the t interval covered a log-normal's mean
@@ -145,6 +148,37 @@ impl Dependence {
     pub fn effective(&self) -> f64 {
         (self.values as f64 / self.design_effect).max(1.0)
     }
+}
+
+/// How a run's per-request values hang together within their repeats: the design effect of
+/// the lag-1 correlation within repeats (the between-repeat part is not a design effect here:
+/// see [`repeats_differ`]), and whether the repeats differ significantly.
+pub fn within_repeats(clusters: &[&[f64]]) -> (Dependence, bool) {
+    let values: usize = clusters.iter().map(|c| c.len()).sum();
+    let kept: Vec<Vec<f64>> = thin(clusters, values);
+    let ranks = cluster_ranks(&kept);
+    let serial = serial_effect(&ranks);
+    let dep = Dependence {
+        design_effect: serial.clamp(1.0, values.max(1) as f64),
+        values,
+        clusters: clusters.iter().filter(|c| !c.is_empty()).count(),
+    };
+    (dep, between_effect(&ranks) > 1.0)
+}
+
+/// How far a statistic of pooled repeats may move because the repeats themselves differ: with
+/// `per_repeat` the statistic of each repeat, `t(1 − tail, k − 1)·s/√k` (`s` their standard
+/// deviation) — the uncertainty of a mean of `k` repeat effects, in the statistic's own unit, so
+/// that repeats that differ significantly but by little (a steady server's TPOT) widen an
+/// interval by little, where a design effect from ranks would have collapsed it to `k` values.
+pub fn repeats_differ(per_repeat: &[f64], tail: f64) -> Option<f64> {
+    let k = per_repeat.len();
+    if k < 2 {
+        return None;
+    }
+    let mean = per_repeat.iter().sum::<f64>() / k as f64;
+    let var = per_repeat.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (k - 1) as f64;
+    Some(crate::base::special::t_quantile(1.0 - tail, (k - 1) as f64) * (var / k as f64).sqrt())
 }
 
 /// The design effect of values grouped in clusters (see the module's note), from their ranks.

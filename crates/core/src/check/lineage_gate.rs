@@ -152,13 +152,15 @@ pub fn check(
         if let Some(l) = plan {
             held_to_plan(l, &mut r, g.decision, &mut c);
         }
-        if g.decision == Decision::Accept && r.decision == GateDecision::NotEnoughEvidence {
+        if matches!(g.decision, Decision::Accept | Decision::Tune)
+            && r.decision == GateDecision::NotEnoughEvidence
+        {
             c.issues.push(Problem::new(
                 ProblemCode::GateNotEnoughEvidence,
                 "evidence",
                 format!(
-                    "the quality gate says \"accept\", but its measurement is not enough \
-                     evidence to accept on: {}",
+                    "the quality gate's measurement is not enough evidence to accept the \
+                     artifact on: {}",
                     r.insufficient.join("; ")
                 ),
             ));

@@ -132,31 +132,46 @@ fn no_failure_against_a_limit_of_zero_passes_on_the_count_and_says_the_bound() {
 }
 
 #[test]
-fn repeats_that_differ_are_worth_fewer_requests() {
-    // Three repeats far apart: the design effect leaves about three independent values.
-    let shifted = vec![
-        vec![100.0; 40]
-            .iter()
-            .enumerate()
-            .map(|(i, v)| v + i as f64 * 0.01)
-            .collect(),
-        vec![200.0; 40]
-            .iter()
-            .enumerate()
-            .map(|(i, v)| v + i as f64 * 0.01)
-            .collect(),
-        vec![300.0; 40]
-            .iter()
-            .enumerate()
-            .map(|(i, v)| v + i as f64 * 0.01)
-            .collect(),
-    ];
-    let r = run(&shifted, 0);
-    let (_, per) = crate::analyse::summary::summarize(&r.repeats, &Default::default());
-    let Basis::Values { dep, .. } = basis(&r, &per, Metric::TTFT_P50) else {
-        panic!("values")
+fn repeats_that_differ_widen_the_interval_by_how_much_they_differ() {
+    // Three repeats far apart: the p50's interval spans what the repeats disagree on.
+    let far = |at: f64| -> Vec<f64> {
+        let mut rng = crate::base::rng::Rng::new(at as u64);
+        (0..40).map(|_| at + rng.unit_open()).collect()
     };
-    assert!(dep.effective() < 10.0, "{dep:?}");
+    let r = run(&[far(100.0), far(200.0), far(300.0)], 0);
+    let (s, per) = crate::analyse::summary::summarize(&r.repeats, &Default::default());
+    let b = basis(&r, &per, Metric::TTFT_P50);
+    assert!(matches!(
+        &b,
+        Basis::Values {
+            repeats: Some(_),
+            ..
+        }
+    ));
+    let iv = interval(&b, Metric::TTFT_P50, s.ttft.p50_ms.unwrap()).unwrap();
+    let (lo, hi) = iv.ends().unwrap();
+    assert!(lo < 100.0 && hi > 300.0, "{iv:?}");
+    // A steady server: repeats that differ significantly, but by a hundredth of a millisecond,
+    // widen a TTFT of 4 ms by little — far from any limit, still decided.
+    let steady = |at: f64| -> Vec<f64> {
+        let mut rng = crate::base::rng::Rng::new((at * 1e4) as u64);
+        (0..40).map(|_| at + 0.001 * rng.unit_open()).collect()
+    };
+    let r = run(&[steady(4.00), steady(4.01), steady(4.02)], 0);
+    let (s, per) = crate::analyse::summary::summarize(&r.repeats, &Default::default());
+    let b = basis(&r, &per, Metric::TTFT_P95);
+    assert!(matches!(
+        &b,
+        Basis::Values {
+            repeats: Some(_),
+            ..
+        }
+    ));
+    let iv = interval(&b, Metric::TTFT_P95, s.ttft.p95_ms.unwrap()).unwrap();
+    let (lo, hi) = iv.ends().unwrap();
+    assert!(hi - lo < 0.2, "{iv:?}");
+    let d = decide(&b, Metric::TTFT_P95, s.ttft.p95_ms.unwrap(), 5.0);
+    assert_eq!(d.outcome, SloOutcome::Pass, "{d:?}");
 }
 
 #[test]
