@@ -215,6 +215,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::from(match c.outcome {
         Outcome::Regression => 1,
         Outcome::NoRegression => 0,
-        Outcome::NothingComparable | Outcome::Incomplete | Outcome::Refused => 2,
+        Outcome::NothingComparable
+        | Outcome::Incomplete
+        | Outcome::Inconclusive
+        | Outcome::Refused => 2,
     }))
 }

@@ -190,6 +190,7 @@ pub fn compare(props: &Props) -> Html {
         Outcome::NoRegression => "no-regression",
         Outcome::NothingComparable => "nothing-comparable",
         Outcome::Incomplete => "incomplete",
+        Outcome::Inconclusive => "inconclusive",
         Outcome::Refused => "refused",
     };
     html! {

@@ -104,7 +104,7 @@ fn analyze_inner<F: std::borrow::Borrow<LoadedFile>>(
     // Another tool's file read directly belongs to no deployment: it is compared (and, beside a
     // plan, left out with the reason) but does not take part in the lineage check.
     let (plan, plan_conflict) = one_plan(&plans);
-    inputs.plan_gate = plan.and_then(|(_, p)| p.gate);
+    inputs.plan_gate = plan.and_then(|(_, p)| p.gate.clone());
     let lineage = check_lineage(&inputs);
     add_imported(&mut inputs, &imported, &mut notes);
     if let Some(why) = &plan_conflict {

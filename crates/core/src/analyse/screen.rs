@@ -7,7 +7,7 @@
 use crate::analyse::report::{Code, Excluded, Flag};
 use crate::check::invariant::{Invariant, Outcome, Violation};
 use crate::check::names::{skeleton, spelled};
-use crate::check::run::timing::same_measurement;
+use crate::check::run::fingerprint::same_runs;
 use crate::check::run::{examine, Expect};
 use crate::schema::{Run, Trial};
 
@@ -30,22 +30,15 @@ pub(crate) fn screen<'a>(
     one_trial_per_load(kept, excluded, flags)
 }
 
-/// Two different runs that hold the same requests (a repeat whose every column is equal, or
-/// whose gaps between tokens are, two requests or more: `same_measurement`): one measurement
-/// labelled twice. Both are left out; an identical copy of
-/// one run is not this (it is counted once, later).
+/// Two different runs that hold the same requests (a repeat whose every column is equal, or two
+/// requests or more whose gaps between tokens are: `fingerprint::same_runs`): one measurement
+/// labelled twice, whole, as a subset or nudged. Both are left out; an identical copy of one
+/// run is not this (it is counted once, later).
 fn measured_once<'a>(
     runs: Vec<(&'a str, &'a Run)>,
     excluded: &mut Vec<Excluded>,
 ) -> Vec<(&'a str, &'a Run)> {
-    let shares = |a: &Run, b: &Run| {
-        a != b
-            && a.repeats.iter().any(|x| {
-                b.repeats
-                    .iter()
-                    .any(|y| same_measurement(&x.requests, &y.requests))
-            })
-    };
+    let shares = |a: &Run, b: &Run| a != b && same_runs(a, b);
     let mut kept = Vec::new();
     for &(file, run) in &runs {
         let others: Vec<String> = runs

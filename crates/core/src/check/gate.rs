@@ -368,6 +368,51 @@ fn columns_agree(c: &PositionColumns) -> bool {
         && (c.shared_log_ratio_max.is_empty() || c.shared_log_ratio_max.len() == n)
 }
 
+/// One position's whole measurement, for telling copies apart.
+fn position_key(c: &PositionColumns, i: usize) -> [u64; 6] {
+    [
+        c.kld[i].to_bits(),
+        u64::from(c.top1_match[i]),
+        c.ref_logprob_float[i].to_bits(),
+        c.ref_logprob_quant[i].to_bits(),
+        c.tail_float[i].to_bits(),
+        c.tail_quant[i].to_bits(),
+    ]
+}
+
+/// Positions that are copies of others: every figure of a position bit for bit another's. Two
+/// teacher-forced positions have different contexts, so at most a few coincide (a token whose
+/// probability rounds to 1 under both models); more than a twentieth copied (and at least 4)
+/// is data repeated to look like more.
+fn copied(c: &PositionColumns) -> Option<String> {
+    let n = c.kld.len();
+    let mut seen = std::collections::HashSet::with_capacity(n);
+    let copies = (0..n).filter(|&i| !seen.insert(position_key(c, i))).count();
+    (copies >= 4 && copies * 20 > n).then(|| {
+        format!(
+            "{copies} of {n} positions repeat another position bit for bit (every figure equal): \
+             positions copied to look like more evidence, not scored"
+        )
+    })
+}
+
+/// Whether two gates hold the same per-position measurement (under two artifacts, one of the
+/// two is not what it says): every column equal, or half their positions bit for bit.
+pub fn same_positions(a: &PositionColumns, b: &PositionColumns) -> bool {
+    if a.kld.is_empty() || b.kld.is_empty() {
+        return false;
+    }
+    if a == b {
+        return true;
+    }
+    let keys: std::collections::HashSet<[u64; 6]> =
+        (0..b.kld.len()).map(|i| position_key(b, i)).collect();
+    let shared = (0..a.kld.len())
+        .filter(|&i| keys.contains(&position_key(a, i)))
+        .count();
+    shared >= 8 && shared * 2 >= a.kld.len().min(b.kld.len())
+}
+
 /// A position whose stated largest listed change is smaller than its own shared tokens'
 /// divergence requires: the shared part of the KL divergence, `Σ p·(ln p − ln q)` over the
 /// shared tokens, is at most their float mass times that change.
@@ -459,6 +504,16 @@ pub fn contradictions(e: &GateEvidence) -> Vec<String> {
     if !plausible(&e.positions) {
         out.push("evidence.positions: a KL divergence below 0, a log-probability above 0, a tail mass outside [0, 1] or a value that is not a number".to_string());
         return out;
+    }
+    if let Some(why) = copied(&e.positions) {
+        out.push(format!("evidence.positions: {why}"));
+    }
+    if e.noise_positions.as_ref() == Some(&e.positions) && !e.positions.kld.is_empty() {
+        out.push(
+            "evidence.noise_positions: the float model's second scoring is the quantized \
+             scoring itself (every column equal): one of them was not measured"
+                .to_string(),
+        );
     }
     if let Some(i) = moved_too_little(&e.positions) {
         out.push(format!(

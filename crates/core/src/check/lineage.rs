@@ -120,6 +120,7 @@ pub fn check_lineage(inp: &LineageInputs<'_>) -> LineageReport {
         .filter(|(i, (_, g))| !others[..*i].iter().any(|(_, o)| o == g))
         .map(|(_, x)| *x)
         .collect();
+    same_positions_elsewhere(gate, &others, &mut rep.issues);
     rep.other_gates = unique
         .iter()
         .map(|(f, g)| crate::check::lineage_gate::other(f, g, base.map(|b| b.1)))
@@ -179,6 +180,38 @@ pub fn check_lineage(inp: &LineageInputs<'_>) -> LineageReport {
     }
     rep.ready = rep.issues.is_empty();
     rep
+}
+
+/// The deployed artifact's gate and another artifact's holding the same per-position data: one
+/// measurement under two artifacts, so the deployed one's may not be of its artifact.
+fn same_positions_elsewhere(
+    gate: Option<(&str, &QualityGate)>,
+    others: &[(&str, &QualityGate)],
+    issues: &mut Vec<Problem>,
+) {
+    let Some((file, g)) = gate else {
+        return;
+    };
+    let Some(e) = g.evidence.as_deref() else {
+        return;
+    };
+    for (of, o) in others {
+        let same = o
+            .evidence
+            .as_deref()
+            .is_some_and(|x| crate::check::gate::same_positions(&e.positions, &x.positions));
+        if same && o.artifact.artifact_id != g.artifact.artifact_id {
+            issues.push(Problem::new(
+                ProblemCode::GateEvidenceContradicted,
+                "evidence.positions",
+                format!(
+                    "{file} (artifact {:?}) and {of} (artifact {:?}) hold the same per-position \
+                     measurement: one scoring under two artifacts, so it is not known which it is of",
+                    g.artifact.artifact_id, o.artifact.artifact_id
+                ),
+            ));
+        }
+    }
 }
 
 /// The one record of a kind. Identical copies (every shard's attempt, every output directory

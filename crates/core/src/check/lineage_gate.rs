@@ -6,7 +6,7 @@ use crate::base::fmt::format_number;
 use crate::base::problem::{Problem, ProblemCode};
 use crate::check::gate::{breaches, contradictions, decide, quality_misstated, report, GateReport};
 use crate::schema::{
-    Decision, Deployment, FloatBaseline, GateArtifact, GateDecision, GateThresholds,
+    Decision, Deployment, FloatBaseline, GateArtifact, GateDecision, GateEvidence, GateThresholds,
     PlanGateLimits, QualityGate,
 };
 
@@ -125,6 +125,7 @@ pub fn check(
             "the quality gate says \"accept\" but its own measurement rejects the artifact",
         ));
     }
+    served_as_deployed(e, dep, plan, &mut c);
     let quant_sha = dep
         .and_then(|d| d.artifact.artifact_sha256.as_deref())
         .or(g.artifact.artifact_sha256.as_deref());
@@ -217,6 +218,53 @@ fn held_to_plan(l: &PlanGateLimits, r: &mut GateReport, stated: Decision, c: &mu
             format!(
                 "the quality gate's limits are looser than the plan's ({looser}); its figures \
                  are shown against the plan's"
+            ),
+        ));
+    }
+}
+
+/// What a gate measured through is what the lineage vouches for: the deployment's backend and
+/// version, and the evaluation set the plan names (by file name: the plan holds a path).
+fn served_as_deployed(
+    e: &GateEvidence,
+    dep: Option<&Deployment>,
+    plan: Option<&PlanGateLimits>,
+    c: &mut GateCheck,
+) {
+    if let Some(d) = dep {
+        let a = &d.artifact;
+        if !e.backend.trim().eq_ignore_ascii_case(a.backend.trim()) {
+            c.issues.push(Problem::new(
+                ProblemCode::GateArtifactMismatch,
+                "evidence.backend",
+                format!(
+                    "the gate was measured on backend {:?}, the deployment record serves on {:?}",
+                    e.backend, a.backend
+                ),
+            ));
+        }
+        if !crate::check::run::record::same_version(&e.backend_version, &a.backend_version) {
+            c.issues.push(Problem::new(
+                ProblemCode::GateArtifactMismatch,
+                "evidence.backend_version",
+                format!(
+                    "the gate was measured on backend version {:?}, the deployment record serves \
+                     on {:?}",
+                    e.backend_version, a.backend_version
+                ),
+            ));
+        }
+    }
+    let planned = plan
+        .and_then(|p| p.eval.as_deref())
+        .map(|p| p.rsplit(['/', '\\']).next().unwrap_or(p));
+    if let Some(name) = planned.filter(|n| *n != e.eval_set.name) {
+        c.issues.push(Problem::new(
+            ProblemCode::GateArtifactMismatch,
+            "evidence.eval_set.name",
+            format!(
+                "the gate scored the evaluation set {:?}, the plan names {name:?}",
+                e.eval_set.name
             ),
         ));
     }

@@ -230,11 +230,14 @@ pub struct PlannedBaseline {
     pub name: String,
 }
 
-/// The limits of the plan's `gate` table. Its other keys (the evaluation set, top-K, the chunk)
-/// are the collector's, for measuring.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+/// The limits of the plan's `gate` table, and the evaluation set it names. Its other keys
+/// (top-K, the chunk) are the collector's, for measuring.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct PlanGateLimits {
+    /// The evaluation set the gate scores (a path; its file name is held to the gate record's).
+    #[serde(default)]
+    pub eval: Option<String>,
     /// Largest mean KL divergence float → quantized allowed, nats.
     #[serde(default)]
     pub kld_mean_max: Option<f64>,

@@ -75,11 +75,22 @@ pub fn headline(c: &Comparison) -> String {
         }
         Outcome::Incomplete => format!(
             "incomplete: no compared cell regressed, but {} run(s) were left out of a side's \
-             analysis (each below)",
+             analysis or hold the other side's measurements (each below)",
             c.not_comparable
                 .iter()
-                .filter(|n| n.kind == NotComparableKind::LeftOut)
+                .filter(|n| {
+                    matches!(
+                        n.kind,
+                        NotComparableKind::LeftOut | NotComparableKind::SameMeasurements
+                    )
+                })
                 .count()
+        ),
+        Outcome::Inconclusive => format!(
+            "inconclusive: {} cell(s) compared, but no metric of any could be decided (every \
+             interval is too wide for its threshold; each row says how many requests a side \
+             would be): nothing was shown unchanged",
+            c.cells.len()
         ),
         Outcome::Refused => format!(
             "not compared: {}",

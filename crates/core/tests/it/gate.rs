@@ -36,17 +36,42 @@ fn with_gate(gate: &serde_json::Value) -> Analysis {
     with_gates(&[gate])
 }
 
-/// `gate` made the record of another artifact, `id`, that rejects.
-fn another_artifacts(gate: &serde_json::Value, id: &str) -> serde_json::Value {
-    let mut o = gate.clone();
+/// The example's other measured gate (its own scoring, which rejects) as the record of
+/// artifact `id`.
+fn another_artifacts(_: &serde_json::Value, id: &str) -> serde_json::Value {
+    let p = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../static/examples/lineage/other-gates/q4_0.gate.json"
+    );
+    let mut o: serde_json::Value = serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap();
     o["artifact_id"] = id.into();
     o["artifact_sha256"] = "cd".repeat(32).into();
     o["evidence"]["quantized"]["artifact_id"] = id.into();
     o["evidence"]["quantized"]["artifact_sha256"] = "cd".repeat(32).into();
-    o["evidence"]["thresholds"]["kld_mean_max"] = 0.0.into();
-    o["evidence"]["decision"] = "reject".into();
-    o["decision"] = "reject".into();
     o
+}
+
+#[test]
+fn one_scoring_under_two_artifacts_breaks_the_lineage() {
+    // The deployed artifact's measurement relabelled as another artifact's: which is it of?
+    let g = gate_record();
+    let mut relabelled = g.clone();
+    for at in ["", "/evidence/quantized"] {
+        let v = relabelled.pointer_mut(at).unwrap();
+        v["artifact_id"] = "smollm2-135m-instruct-q2_k".into();
+        v["artifact_sha256"] = "cd".repeat(32).into();
+    }
+    let a = with_gates(&[&g, &relabelled]);
+    assert!(!a.lineage.ready);
+    assert!(
+        a.lineage
+            .issues
+            .iter()
+            .any(|p| p.field == "evidence.positions"
+                && p.message.contains("one scoring under two artifacts")),
+        "{:?}",
+        a.lineage.issues
+    );
 }
 
 #[test]

@@ -35,6 +35,7 @@ impl<'a> Part<'a> {
 pub(crate) fn cells<'a>(
     before: (&'a Analysis, &'a [Kept]),
     after: (&'a Analysis, &'a [Kept]),
+    before_runs: &[&Run],
     threshold: &dyn Fn(Metric) -> Threshold,
 ) -> (Vec<Cell>, Vec<NotComparable>) {
     let (mut cells, mut nc) = (Vec::new(), Vec::new());
@@ -52,7 +53,9 @@ pub(crate) fn cells<'a>(
                 .map(|report| Part { report, kept })
         };
         match (part(before), part(after)) {
-            (Some(b), Some(a)) => profile_cells(&b, &a, threshold, &mut cells, &mut nc),
+            (Some(b), Some(a)) => {
+                profile_cells(&b, &a, before_runs, threshold, &mut cells, &mut nc)
+            }
             (Some(only), None) | (None, Some(only)) => {
                 let side = if part(before).is_some() {
                     "before"
@@ -121,6 +124,7 @@ fn key(c: &CandidateReport) -> String {
 fn profile_cells(
     b: &Part<'_>,
     a: &Part<'_>,
+    before_runs: &[&Run],
     threshold: &dyn Fn(Metric) -> Threshold,
     cells: &mut Vec<Cell>,
     nc: &mut Vec<NotComparable>,
@@ -152,10 +156,12 @@ fn profile_cells(
     };
     for c in bc {
         match partner(c) {
-            Some(d) => match cell(b, c, a, d, threshold) {
-                Ok(cell) => cells.push(cell),
-                Err((kind, why)) => nc.push(not_comparable(profile, &c.name, kind, why)),
-            },
+            Some(d) => {
+                match cell(b, c, a, d, threshold).and_then(|x| fresh(a, d, before_runs, x)) {
+                    Ok(cell) => cells.push(cell),
+                    Err((kind, why)) => nc.push(not_comparable(profile, &c.name, kind, why)),
+                }
+            }
             None => nc.push(left_out(a.report, c, true).unwrap_or_else(|| {
                 not_comparable(
                     profile,
@@ -280,6 +286,34 @@ fn cell(
         shifts,
         curves: curves(cb, ca),
     })
+}
+
+/// A cell whose after run holds measurements of a before run — its own cell's, or another
+/// candidate's relabelled — shows nothing that changed: not comparable, with which.
+fn fresh(
+    a: &Part<'_>,
+    ca: &CandidateReport,
+    before: &[&Run],
+    c: Cell,
+) -> Result<Cell, (Kind, String)> {
+    let Some(ra) = a.run(ca) else {
+        return Ok(c);
+    };
+    match before
+        .iter()
+        .find(|rb| crate::check::run::fingerprint::same_runs(ra, rb))
+    {
+        Some(rb) => Err((
+            Kind::SameMeasurements,
+            format!(
+                "its after run holds measurements of the before collection's {} / {} run (the \
+                 same requests, whole, a subset, nudged or relabelled): nothing that changed can \
+                 show",
+                rb.profile, rb.candidate.name
+            ),
+        )),
+        None => Ok(c),
+    }
 }
 
 /// Another tool's runs (no profile definition of their own) compare only under the same stated

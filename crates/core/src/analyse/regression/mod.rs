@@ -76,7 +76,6 @@ pub fn compare<F: std::borrow::Borrow<LoadedFile>>(
         not_comparable: Vec::new(),
         notes: notes(&ab, &aa),
     };
-    c.notes.extend(same_on_both(&sb, &sa));
     if !has_records(&sb) && !has_records(&sa) {
         c.notes.push(
             "no lineage records on either side: what changed is read from the runs only".into(),
@@ -86,7 +85,10 @@ pub fn compare<F: std::borrow::Borrow<LoadedFile>>(
         c.outcome = Outcome::Refused;
         return c;
     }
-    let (cells, nc) = cells::cells((&ab, &kb), (&aa, &ka), &|m| options.threshold(m));
+    let before_runs = sb.runs();
+    let (cells, nc) = cells::cells((&ab, &kb), (&aa, &ka), &before_runs, &|m| {
+        options.threshold(m)
+    });
     c.outcome = outcome(&cells, &nc);
     if c.capacity
         .iter()
@@ -113,13 +115,34 @@ fn outcome(cells: &[types::Cell], nc: &[types::NotComparable]) -> Outcome {
         || nc.iter().any(|n| n.kind == K::FailedAfter)
     {
         Outcome::Regression
-    } else if nc.iter().any(|n| n.kind == K::LeftOut) {
+    } else if nc
+        .iter()
+        .any(|n| matches!(n.kind, K::LeftOut | K::SameMeasurements))
+    {
         Outcome::Incomplete
     } else if cells.is_empty() {
         Outcome::NothingComparable
+    } else if cells
+        .iter()
+        .all(|c| c.label == Label::Inconclusive && decided(c) == 0)
+    {
+        Outcome::Inconclusive
     } else {
         Outcome::NoRegression
     }
+}
+
+/// How many of a cell's metrics the data decided (regression, improvement or no change).
+fn decided(c: &types::Cell) -> usize {
+    c.metrics
+        .iter()
+        .filter(|m| {
+            matches!(
+                m.label,
+                Label::Regression | Label::Improvement | Label::NoChange
+            )
+        })
+        .count()
 }
 
 /// Whether a side holds lineage records (without any, its lineage is not checked: the runs
@@ -146,11 +169,6 @@ fn plans(s: &changes::Side<'_>) -> usize {
         }
     }
     seen.len()
-}
-
-/// What a run measured: its requests, repeat by repeat (headers aside).
-fn measured(r: &crate::schema::Run) -> Vec<&crate::schema::RequestColumns> {
-    r.repeats.iter().map(|x| &x.requests).collect()
 }
 
 /// Why the two collections cannot be compared at all.
@@ -184,35 +202,25 @@ fn refusals(b: &changes::Side<'_>, a: &changes::Side<'_>) -> Vec<String> {
             ));
         }
     }
-    // The same measurements on both sides, whatever the headers say (a port, a stamp).
+    // The same measurements on both sides, whatever the headers say (a port, a stamp, a
+    // candidate's name): nothing that changed between them can show.
     let (rb, ra) = (b.runs(), a.runs());
-    let (mb, ma): (Vec<_>, Vec<_>) = (
-        rb.iter().map(|r| measured(r)).collect(),
-        ra.iter().map(|r| measured(r)).collect(),
-    );
-    if !rb.is_empty() && mb.len() == ma.len() && mb.iter().all(|m| ma.contains(m)) {
+    let measuring: Vec<&&crate::schema::Run> =
+        ra.iter().filter(|r| !r.repeats.is_empty()).collect();
+    if !measuring.is_empty()
+        && measuring.iter().all(|x| {
+            rb.iter()
+                .any(|y| crate::check::run::fingerprint::same_runs(x, y))
+        })
+    {
         out.push(
-            "the same runs are on both sides: give the collection before the change and the \
-             one after it"
+            "every run of the after collection holds measurements of the before collection (the \
+             same requests, whole, a subset, nudged or relabelled): give the collection before \
+             the change and the one after it"
                 .into(),
         );
     }
     out
-}
-
-/// Runs whose measurements are on both sides (one identical file among changed ones).
-fn same_on_both(b: &changes::Side<'_>, a: &changes::Side<'_>) -> Vec<String> {
-    let ra = a.runs();
-    b.runs()
-        .into_iter()
-        .filter(|r| !r.repeats.is_empty() && ra.iter().any(|x| measured(x) == measured(r)))
-        .map(|r| {
-            format!(
-                "{} / {}: the same measurements are on both sides (no change can show there)",
-                r.profile, r.candidate.name
-            )
-        })
-        .collect()
 }
 
 fn notes(

@@ -21,9 +21,12 @@ pub enum Outcome {
     /// No cell could be compared (each reason is listed).
     NothingComparable,
     /// No compared cell regressed, but a run of one side was left out of its analysis (a
-    /// contradiction, a partial run): the comparison cannot vouch for that cell, so it does not
-    /// pass.
+    /// contradiction, a partial run), or holds the other side's measurements: the comparison
+    /// cannot vouch for that cell, so it does not pass.
     Incomplete,
+    /// Cells were compared, but not one metric of any could be decided (every interval too wide
+    /// for its threshold): a comparison that compared nothing does not pass.
+    Inconclusive,
     /// The input cannot be compared at all (the same files on both sides, a side without
     /// runs, a side whose lineage is broken): `refused` says why.
     Refused,
@@ -263,6 +266,9 @@ pub enum NotComparableKind {
     /// Its run on a side was left out of that side's analysis for another reason: the
     /// comparison is incomplete.
     LeftOut,
+    /// Its after run holds measurements of the before side (a copy, a subset, nudged,
+    /// relabelled): nothing that changed can show, and the comparison is incomplete.
+    SameMeasurements,
 }
 
 /// A cell on one side that has no partner on the other, or whose workload differs.

@@ -11,6 +11,7 @@
 
 pub mod conformance;
 pub mod drawn;
+pub mod fingerprint;
 pub mod physical;
 pub mod record;
 pub mod reported;

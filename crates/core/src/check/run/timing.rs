@@ -63,8 +63,9 @@ fn queue_within_first_token(run: &Run, out: &mut Vec<Violation>) {
     }
 }
 
-/// Two repeats of one run that are one measurement ([`same_measurement`]): one repeat counted
-/// twice, which narrows every interval without measuring anything.
+/// Two repeats of one run that are one measurement ([`super::fingerprint::same_repeats`]): one
+/// repeat counted twice (or requests of one copied into another), which narrows every interval
+/// without measuring anything.
 fn repeats_distinct(run: &Run, out: &mut Vec<Violation>) {
     let reps = &run.repeats;
     for (b, later) in reps.iter().enumerate() {
@@ -73,51 +74,21 @@ fn repeats_distinct(run: &Run, out: &mut Vec<Violation>) {
         }
         if let Some(a) = reps[..b]
             .iter()
-            .position(|x| same_measurement(&x.requests, &later.requests))
+            .position(|x| super::fingerprint::same_repeats(&later.requests, &x.requests))
         {
             out.push(Violation::new(
                 Invariant::MeasuredOnce,
                 format!("$.repeats[{b}].requests"),
                 format!(
-                    "repeat {} holds the same requests as repeat {} (every column, or every \
-                     gap between tokens, equal): a repeat copied, not measured again",
+                    "repeat {} holds requests of repeat {} (every column equal, or two requests \
+                     or more with the same gaps between tokens): a repeat copied, not measured \
+                     again",
                     later.index, reps[a].index
                 ),
             ));
             return;
         }
     }
-}
-
-/// The fewest gaps between tokens, and distinct values among them, that identify one measurement.
-const FINGERPRINT_GAPS: usize = 8;
-const FINGERPRINT_DISTINCT: usize = 4;
-
-/// Two repeats' requests are one measurement: every column equal, or every request's gaps
-/// between tokens equal where they are enough to tell measurements apart (at least 8 gaps, 4
-/// distinct values). Microsecond gaps are never all equal in two measurements; a copy whose
-/// first-token and end times were shifted still has them.
-pub fn same_measurement(a: &RequestColumns, b: &RequestColumns) -> bool {
-    if a.len() < 2 || a.len() != b.len() {
-        return false;
-    }
-    if a == b {
-        return true;
-    }
-    let gaps = a.itl_us.all();
-    if gaps.len() < FINGERPRINT_GAPS || a.itl_us != b.itl_us {
-        return false;
-    }
-    let mut distinct: Vec<u32> = Vec::with_capacity(FINGERPRINT_DISTINCT);
-    for &g in gaps {
-        if !distinct.contains(&g) {
-            distinct.push(g);
-            if distinct.len() == FINGERPRINT_DISTINCT {
-                return true;
-            }
-        }
-    }
-    false
 }
 
 fn sent_once(run: &Run, out: &mut Vec<Violation>) {
