@@ -147,8 +147,10 @@ pub fn parse_document(file: &str, bytes: &[u8]) -> Result<Document, LoadError> {
         Kind::FloatBaseline => Document::FloatBaseline(typed(file, bytes)?),
         Kind::Deployment => Document::Deployment(typed(file, bytes)?),
         Kind::Plan => {
-            let plan: Plan = typed(file, bytes)?;
+            let mut plan: Plan = typed(file, bytes)?;
             crate::check::plan::refusals(&plan).map_err(|v| crate::read::refused(file, v))?;
+            plan.file_sha256 =
+                crate::schema::FileStamp(Some(crate::read::import::sha256_hex(bytes)));
             Document::Plan(plan)
         }
         Kind::Run => {

@@ -26,7 +26,8 @@ pub use gate::{
 pub use journal::{JournalLine, RequestRow, ServerCounts, SessionTurn, JOURNAL_KIND};
 pub use lineage::{ArtifactIdentity, Decision, Deployment, FloatBaseline, QualityGate};
 pub use plan::{
-    price, Candidate, KnobValue, Plan, PlanGateLimits, ProfileSpec, SearchSpec, WorkloadSpec,
+    price, Candidate, FileStamp, KnobValue, Plan, PlanGateLimits, ProfileSpec, SearchSpec,
+    WorkloadSpec,
 };
 pub use run::{
     CandidateRef, EndpointInfo, EvidenceLevel, ForeignWorkload, ImportSource, Repeat,

@@ -220,6 +220,23 @@ pub struct Plan {
     /// gate record's evidence is held to the stricter of these and its own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gate: Option<PlanGateLimits>,
+    /// The sha256 of the bytes the plan was read from (set by the reader): what a sharded
+    /// run's references name.
+    #[serde(skip)]
+    #[cfg_attr(feature = "schema", schemars(skip))]
+    pub file_sha256: FileStamp,
+}
+
+/// The sha256 of the bytes a document was read from. Not part of what the document says: two
+/// copies with the same content are one plan whatever their bytes, so it always compares
+/// equal.
+#[derive(Debug, Clone, Default)]
+pub struct FileStamp(pub Option<String>);
+
+impl PartialEq for FileStamp {
+    fn eq(&self, _: &FileStamp) -> bool {
+        true
+    }
 }
 
 /// The float baseline a plan runs.

@@ -9,8 +9,54 @@ use sloscope_core::schema::{
 use sloscope_core::{analyze, Analysis, Document, LoadedFile};
 
 use crate::snapshots::{example_analysis, example_files};
+use sloscope_core::base::time::rfc3339_us;
 
-const PLAN: &str = "5e0c0ffee5e0c0ffee5e0c0ffee5e0c0ffee5e0c0ffee5e0c0ffee5e0c0ffee0";
+/// The sha256 of the example's plan file, as every shard's reference names it.
+fn plan_sha() -> String {
+    example_files()
+        .iter()
+        .find_map(|f| match &f.doc {
+            Document::Plan(p) => p.file_sha256.0.clone(),
+            _ => None,
+        })
+        .unwrap()
+}
+
+/// The example runs' first start and last end, µs since 1970.
+fn run_span() -> (i64, i64) {
+    let mut span = (i64::MAX, i64::MIN);
+    for f in example_files() {
+        if let Document::Run(r) = &f.doc {
+            let t = |s: &Option<String>| s.as_deref().and_then(rfc3339_us);
+            if let (Some(a), Some(b)) = (t(&r.started_at), t(&r.finished_at)) {
+                span = (span.0.min(a), span.1.max(b));
+            }
+        }
+    }
+    span
+}
+
+/// `us` since 1970 as an RFC 3339 UTC stamp (whole seconds).
+fn stamp(us: i64) -> String {
+    let secs = us.div_euclid(1_000_000);
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    // Civil date from days since 1970 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
 
 pub(crate) fn cells() -> Vec<Cell> {
     let files = example_files();
@@ -34,24 +80,41 @@ pub(crate) fn shard_of(cells: &[Cell], role: Role, name: &str) -> u32 {
         .shard
 }
 
-fn anchor(t: i64) -> ClockAnchor {
+/// A clock reading at the start (`t` 0) or end (`t` 1) of an attempt that ran the example runs
+/// (from a minute before their first start to a minute after their last end), `shift` minutes
+/// later.
+fn anchor(t: i64, shift: i64) -> ClockAnchor {
+    let (first, last) = run_span();
+    let minute = 60_000_000;
+    let zero = first - minute;
+    let base = if t == 0 { zero } else { last + minute };
+    let us = (base + shift * minute).div_euclid(1_000_000) * 1_000_000;
     ClockAnchor {
-        wall: format!("2026-12-01T10:{:02}:00Z", t),
-        wall_unix_ns: 1_796_000_000_000_000_000 + t * 60_000_000_000,
-        monotonic_ns: 1_000 + t as u64,
+        wall: stamp(us),
+        wall_unix_ns: us * 1000,
+        monotonic_ns: 5_000_000_000_000 + (us - zero) as u64 * 1000,
+    }
+}
+
+/// A run's own stamps moved `shift` minutes later.
+fn later(r: &mut sloscope_core::schema::Run, shift: i64) {
+    for s in [&mut r.started_at, &mut r.finished_at] {
+        if let Some(us) = s.as_deref().and_then(rfc3339_us) {
+            *s = Some(stamp(us + shift * 60_000_000));
+        }
     }
 }
 
 fn reference(index: u32, attempt: &str) -> ShardRef {
     ShardRef {
-        plan_sha256: PLAN.into(),
+        plan_sha256: plan_sha(),
         index,
         count: 3,
         attempt: attempt.into(),
     }
 }
 
-/// Shard `index`'s record and marker for `attempt`, started at minute `t`.
+/// Shard `index`'s record and marker for `attempt`, `t` minutes after the first attempt.
 fn attempt_files(cells: &[Cell], index: u32, attempt: &str, t: i64) -> Vec<LoadedFile> {
     let dir = format!("results/shard-{index}-of-3/attempt-{attempt}");
     let ntp = NtpState {
@@ -69,9 +132,9 @@ fn attempt_files(cells: &[Cell], index: u32, attempt: &str, t: i64) -> Vec<Loade
         node: Some(format!("node-{index}")),
         pod: None,
         hardware: Some("NVIDIA H100 80GB HBM3 (85.0 GB)".into()),
-        start: anchor(t),
+        start: anchor(0, t),
         ntp_start: ntp.clone(),
-        end: Some(anchor(t + 1)),
+        end: Some(anchor(1, t)),
         ntp_end: Some(ntp),
         outcome: Some(ShardOutcome::Ok),
         incomplete: Vec::new(),
@@ -80,7 +143,7 @@ fn attempt_files(cells: &[Cell], index: u32, attempt: &str, t: i64) -> Vec<Loade
         kind: sloscope_core::schema::Kind::ShardDone,
         schema_version: "1.0".into(),
         shard: reference(index, attempt),
-        finished_at: anchor(t + 1).wall,
+        finished_at: anchor(1, t).wall,
         outcome: ShardOutcome::Ok,
     };
     vec![
@@ -175,13 +238,14 @@ fn the_latest_finished_attempt_counts_and_the_other_is_left_out_not_pooled() {
             let mut g = f.clone();
             if let Document::Run(r) = &mut g.doc {
                 r.shard = Some(reference(0, "b"));
+                later(r, 30);
             }
             g.name = g.name.replace("attempt-a", "attempt-b");
             g
         })
         .collect();
     files.extend(again);
-    files.extend(attempt_files(&cells, 0, "b", 5));
+    files.extend(attempt_files(&cells, 0, "b", 30));
     let a = analyze(&files);
     let s = a.shards.as_ref().unwrap();
     assert!(s.complete, "{:#?}", s.problems);

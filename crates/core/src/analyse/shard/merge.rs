@@ -14,10 +14,10 @@ use crate::schema::{Cell, Role, Run, ShardDone, ShardOutcome, ShardRecord, Shard
 
 /// One attempt's files.
 #[derive(Default)]
-struct Attempt<'a> {
-    record: Option<(&'a str, &'a ShardRecord)>,
-    done: Option<&'a ShardDone>,
-    runs: Vec<(&'a str, &'a Run)>,
+pub(super) struct Attempt<'a> {
+    pub(super) record: Option<(&'a str, &'a ShardRecord)>,
+    pub(super) done: Option<&'a ShardDone>,
+    pub(super) runs: Vec<(&'a str, &'a Run)>,
 }
 
 /// The shard reference a file carries, if any.
@@ -59,6 +59,11 @@ pub fn merge<'a>(files: Vec<&'a LoadedFile>) -> (Vec<&'a LoadedFile>, Option<Sha
         }
     }
     let counted = counted_attempts(&attempts, count);
+    problems.extend(super::trust::plan_hash(&files, &plan));
+    for ((index, id), a) in &attempts {
+        problems.extend(super::trust::attempt(*index, id, a));
+    }
+    problems.extend(super::trust::order(&attempts));
     let mut left_out = Vec::new();
     for ((index, id), a) in &attempts {
         if counted.get(index) == Some(id) {

@@ -4,4 +4,5 @@
 
 pub mod assign;
 pub mod merge;
+mod trust;
 pub mod types;
