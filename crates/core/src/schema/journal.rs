@@ -154,6 +154,37 @@ impl RequestColumns {
         c.turn = turn.done();
         c
     }
+
+    /// Request `i` as a row (what [`RequestColumns::from_rows`] takes back).
+    pub fn row(&self, i: usize) -> RequestRow {
+        let at =
+            |c: &Option<Vec<Option<u32>>>| c.as_ref().and_then(|c| c.get(i).copied().flatten());
+        RequestRow {
+            send_offset_us: self.send_offset_us[i],
+            intended_offset_us: self.intended_offset_us.as_ref().map(|c| c[i]),
+            ttft_us: self.ttft_us[i],
+            e2e_us: self.e2e_us[i],
+            prompt_tokens: self.prompt_tokens[i],
+            prompt_tokens_source: self.prompt_tokens_source[i],
+            output_tokens: self.output_tokens[i],
+            output_tokens_source: self.output_tokens_source[i],
+            server_queue_us: self.server_queue_us[i],
+            error: self.error[i].clone(),
+            itl_us: self.itl_us.get(i).to_vec(),
+            max_output_tokens: at(&self.max_output_tokens),
+            output_events: at(&self.output_events),
+            resent: self.resent.as_ref().is_some_and(|c| c[i]),
+            server: ServerCounts {
+                cached_prompt_tokens: at(&self.cached_prompt_tokens),
+                draft_tokens: at(&self.draft_tokens),
+                draft_accepted_tokens: at(&self.draft_accepted_tokens),
+            },
+            turn: SessionTurn {
+                session: at(&self.session),
+                turn: at(&self.turn),
+            },
+        }
+    }
 }
 
 /// A journal line.

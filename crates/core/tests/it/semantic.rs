@@ -200,20 +200,7 @@ pub(crate) fn as_journal(run: &Value) -> String {
         );
         let r = &rep.requests;
         for i in 0..r.len() {
-            let row = sloscope_core::schema::RequestRow {
-                send_offset_us: r.send_offset_us[i],
-                intended_offset_us: r.intended_offset_us.as_ref().map(|c| c[i]),
-                ttft_us: r.ttft_us[i],
-                e2e_us: r.e2e_us[i],
-                prompt_tokens: r.prompt_tokens[i],
-                prompt_tokens_source: r.prompt_tokens_source[i],
-                output_tokens: r.output_tokens[i],
-                output_tokens_source: r.output_tokens_source[i],
-                server_queue_us: r.server_queue_us[i],
-                error: r.error[i].clone(),
-                itl_us: r.itl_us.get(i).to_vec(),
-                ..Default::default()
-            };
+            let row = r.row(i);
             lines.push(
                 serde_json::to_string(&JournalLine::Request {
                     repeat: rep.index,

@@ -28,8 +28,83 @@ pub(crate) fn check(spec: &ProfileSpec, run: &Run, out: &mut Vec<Violation>) {
     let Some(w) = spec.workload.as_ref() else {
         return;
     };
+    session_shape(w, run, out);
     think_times(w, run, out);
     output_caps(w, run, out);
+}
+
+/// The run's sessions against the profile's: a profile with sessions measures multi-turn
+/// sessions, one without measures single requests, and no session runs more turns than the
+/// profile draws (fewer is a session cut short at a repeat's end).
+fn session_shape(w: &WorkloadSpec, run: &Run, out: &mut Vec<Violation>) {
+    if run.source != RunSource::Measured {
+        return;
+    }
+    let recorded = run
+        .repeats
+        .iter()
+        .any(|r| r.requests.session.is_some() && r.requests.turn.is_some());
+    let most = w
+        .sessions
+        .as_ref()
+        .and_then(|s| s.turns.as_ref())
+        .map(|d| d.max_tokens());
+    let mismatch =
+        |path: String, message: String| Violation::new(Invariant::WorkloadMatches, path, message);
+    match (w.sessions.is_some(), recorded) {
+        (true, false) => {
+            out.push(mismatch(
+                "$.repeats[].requests.session".into(),
+                "the profile's workload is multi-turn sessions, but the run records none: it \
+                 measured single requests"
+                    .into(),
+            ));
+            return;
+        }
+        (false, true) => {
+            let turns = run
+                .repeats
+                .iter()
+                .filter_map(|r| r.requests.turn.as_ref())
+                .flatten()
+                .flatten()
+                .max()
+                .copied()
+                .unwrap_or(0);
+            if turns > 1 {
+                out.push(mismatch(
+                    "$.repeats[].requests.turn".into(),
+                    format!(
+                        "the run records sessions of up to {turns} turns, but the profile's \
+                         workload has none: each turn resends a longer conversation, another \
+                         load than the profile's"
+                    ),
+                ));
+            }
+            return;
+        }
+        _ => {}
+    }
+    let Some(most) = most else { return };
+    for (ri, rep) in run.repeats.iter().enumerate() {
+        let Some(turns) = &rep.requests.turn else {
+            continue;
+        };
+        if let Some((i, t)) = turns
+            .iter()
+            .enumerate()
+            .find_map(|(i, t)| t.filter(|&t| t > most).map(|t| (i, t)))
+        {
+            out.push(mismatch(
+                format!("$.repeats[{ri}].requests.turn[{i}]"),
+                format!(
+                    "a session ran {t} turns, but the profile's sessions draw at most {most}: \
+                     another conversation length than the profile's"
+                ),
+            ));
+            return;
+        }
+    }
 }
 
 /// Each session's turns against the shortest think time the profile draws.
