@@ -223,7 +223,7 @@ pub(crate) fn candidate_report(
     let (summary, per_repeat, source) = if run.repeats.is_empty() {
         (None, Vec::new(), SummarySource::Reported)
     } else {
-        let (s, per) = summarize(&run.repeats, th);
+        let (s, per) = summarize_believed(run, th);
         (Some(s), per, SummarySource::Recomputed)
     };
     let disagreements = summary
@@ -268,6 +268,20 @@ pub(crate) fn candidate_report(
         c.primary_interval = metric_interval(run, &c, p.primary_metric);
     }
     c
+}
+
+/// A run's summaries, pooled and per repeat, with what its data cannot vouch for left `null`:
+/// GPU energy that is not energy the recorded hardware drew (`energy_bounded`).
+pub(crate) fn summarize_believed(run: &Run, th: &Thresholds) -> (Summary, Vec<Summary>) {
+    let (mut s, mut per) = summarize(&run.repeats, th);
+    if crate::check::run::signals::energy_doubt(run).is_some() {
+        for x in std::iter::once(&mut s).chain(per.iter_mut()) {
+            x.gpu_energy_j = None;
+            x.energy_per_output_token_j = None;
+            x.mean_gpu_power_w = None;
+        }
+    }
+    (s, per)
 }
 
 /// The provenance of an imported run, then the run's notes.
@@ -429,7 +443,7 @@ pub(crate) fn baseline_report(
     }
     let chosen = eligible.pop();
     let (file, run) = chosen?;
-    let (bs, bper) = summarize(&run.repeats, th);
+    let (bs, bper) = summarize_believed(run, th);
     let q = report
         .recommended_name
         .as_deref()

@@ -123,6 +123,9 @@ catalogue! {
     /// Another tool's stated counts match its rows.
     StatedCountsMatch = "stated_counts_match", Refuse,
         "another tool's stated request counts (completed, failed) match the per-request records it holds, and its stated rates (output tokens and requests per second) its own totals over its duration, within 1 %";
+    /// Shares are shares and goodput is part of throughput.
+    SignalsBounded = "signals_bounded", Refuse,
+        "a reported failure rate or goodput ratio is a share in [0, 1], and reported goodput (tokens or requests per second) is at most the throughput it is part of";
     /// Another tool's stated duration covers its requests.
     StatedDurationCovers = "stated_duration_covers", Refuse,
         "another tool's stated benchmark duration is at least its longest request";
@@ -182,7 +185,7 @@ catalogue! {
         "a candidate's capacity search has one trial per load and one per position in the search (`trial.index`: two trials at one position come from two searches)";
     /// One measurement is one run.
     MeasuredOnce = "measurements_reused", Exclude,
-        "a repeat's requests belong to one run and one repeat: the same requests (every column equal, or every gap between tokens: at least 8 gaps of 4 distinct values, which no two measurements share) in two different runs — another candidate, the baseline, a trial — mean one of them is mislabelled, and both are left out; in two repeats of one run, a repeat copied";
+        "a repeat's requests belong to one run and one repeat: the same requests (a repeat with every column equal, or two requests or more with the same gaps between tokens — at least 8 gaps of 4 distinct values, each within 3 µs, which no two measurements share — whole, a subset or spliced in) in two different runs — another candidate, the baseline, a trial — mean one of them is mislabelled, and both are left out; in two repeats of one run, a repeat copied; `compare` holds each side's runs to the other's the same way";
     /// An ok run records no failure.
     OkRecordsNoFailure = "ok_with_failure", Exclude,
         "a run whose status is ok records no failure (a failure beside `ok` means one of the two is false, and the file does not say which)";
@@ -201,6 +204,9 @@ catalogue! {
     /// A measured stream ends at its last token.
     StreamEndsAtLastToken = "stream_tail", Flag,
         "a measured request's stream ends soon after its last token (a median wait from the last token to the stream's end over 10 ms and a tenth of the decode time is flagged: TPOT and end-to-end times include it, inter-token latency does not)";
+    /// GPU energy is energy the recorded hardware drew.
+    EnergyBounded = "energy_bounded", Flag,
+        "GPU energy readings belong to a run on GPU hardware that measured them, each repeat's mean power within what its GPUs draw (5 to 1,500 W each); otherwise the run is flagged and its energy figures are null in every output";
     /// The run's start and finish are readable times.
     StampsReadable = "unreadable_time", Flag,
         "a run's `started_at` and `finished_at`, where given, are RFC 3339 times (one that is not is flagged: the run's window is then not checked against its requests)";

@@ -158,6 +158,9 @@ fn case(inv: Invariant) -> Case {
         }
         Invariant::StatedCountsMatch => r["reported"] = json!({"requests_sent": 999}),
         Invariant::StatedDurationCovers => r["reported"] = json!({"duration_s": 0.001}),
+        Invariant::SignalsBounded => {
+            r["reported"] = json!({"throughput_tps": 100.0, "goodput_tps": 150.0})
+        }
         Invariant::InPlan => r["candidate"]["name"] = "np8".into(),
         Invariant::KnobMatches => r["candidate"]["knob"] = "max_batch".into(),
         Invariant::KnobValueMatches => r["candidate"]["value"] = 8.into(),
@@ -205,6 +208,12 @@ fn case(inv: Invariant) -> Case {
         Invariant::RequestsAsPlanned => drop_request(r, 1, 4),
         Invariant::OkRecordsNoFailure => r["failure"] = "server exited with signal 11".into(),
         Invariant::StampsReadable => r["finished_at"] = "yesterday afternoon".into(),
+        Invariant::EnergyBounded => {
+            // 1 MJ in each repeat of a run on a CPU.
+            for rep in r["repeats"].as_array_mut().unwrap() {
+                rep["gpu_energy_j"] = 1.0e6.into();
+            }
+        }
         Invariant::CapsGenerated => stopped_before_cap(r),
         Invariant::StreamEndsAtLastToken => late_ends(r),
     }

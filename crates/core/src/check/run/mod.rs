@@ -16,6 +16,7 @@ pub mod physical;
 pub mod record;
 pub mod reported;
 pub mod sessions;
+pub mod signals;
 pub mod timing;
 pub mod tokens;
 
@@ -48,6 +49,7 @@ pub fn examine(run: &Run, expect: &Expect<'_>) -> Vec<Violation> {
     // its own statements are weighed.
     conformance::check(run, expect, &mut out);
     record::check(run, &mut out);
+    signals::check(run, &mut out);
     timing::check(run, &stated, &mut out);
     tokens::check(run, &stated, &mut out);
     out

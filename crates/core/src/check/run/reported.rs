@@ -10,6 +10,7 @@ type Checked = Result<(), Violation>;
 /// The first refusal-level invariant the run's statements break.
 pub(crate) fn check(run: &Run) -> Checked {
     reported(run)?;
+    super::signals::reported(run)?;
     stated(run)
 }
 
