@@ -34,6 +34,8 @@ pub(crate) struct Ctx<'a> {
     pub(crate) shards: Option<&'a crate::analyse::shard::types::ShardReport>,
     /// Files that could not be read, each message naming its file.
     pub(crate) refused: &'a [String],
+    /// The weight formats the deployment and float-baseline records state.
+    pub(crate) formats: [Option<String>; 2],
 }
 
 /// The run a candidate's report rests on (a pooled run as pooled), kept for `compare`.

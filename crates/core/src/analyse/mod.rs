@@ -135,6 +135,16 @@ fn analyze_inner<F: std::borrow::Borrow<LoadedFile>>(
         kept,
         shards: shards.as_ref(),
         refused,
+        formats: [
+            inputs
+                .deployments
+                .first()
+                .and_then(|d| d.1.artifact.format.clone()),
+            inputs
+                .baselines
+                .first()
+                .and_then(|b| b.1.artifact.format.clone()),
+        ],
     };
     let profiles = names
         .into_iter()

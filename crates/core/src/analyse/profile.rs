@@ -85,6 +85,7 @@ pub(super) fn analyze_profile(ctx: &Ctx<'_>, name: ProfileName) -> ProfileReport
         knob: knob.as_deref(),
         artifact: ctx.quantized_artifact.as_deref(),
         search: profile.and_then(|p| p.search.as_ref()),
+        formats: [ctx.formats[0].as_deref(), ctx.formats[1].as_deref()],
     };
     let runs = screen(&runs, &expect, &mut report.excluded, &mut report.flags);
     let (trial_runs, runs): (Vec<_>, Vec<_>) = runs

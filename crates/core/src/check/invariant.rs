@@ -144,6 +144,9 @@ catalogue! {
     /// The server's own version is the run's.
     BackendVersionMatches = "backend_version_mismatch", Exclude,
         "a measured run's server, where it gives its version (llama-server's `/props`, vLLM's `/version`, TGI's `/info`), gives the backend version the run states (the same up to a leading `v` and a build suffix)";
+    /// The launch record says the configuration and artifact the labels say.
+    LaunchMatches = "launch_mismatch", Exclude,
+        "a run's recorded server command gives the knob the candidate's value (`--parallel 4` for parallel = 4, in either spelling), and the model it loaded (its `-m`/`--model`, or what the server says it serves), where its name carries a weight format, is of the format the run's lineage record serves";
     /// The run measured the deployed artifact.
     ArtifactMatches = "artifact_mismatch", Exclude,
         "a candidate run measured the deployed artifact";

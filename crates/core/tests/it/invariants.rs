@@ -166,6 +166,10 @@ fn case(inv: Invariant) -> Case {
         Invariant::KnobValueMatches => r["candidate"]["value"] = 8.into(),
         Invariant::WorkloadMatches => r["workload_id"] = "long".into(),
         Invariant::ArtifactMatches => r["artifact_id"] = "q8".into(),
+        Invariant::LaunchMatches => {
+            r["server"] = json!({"command": ["llama-server", "-m", "m.gguf", "--parallel", "1"],
+                "exit_status": 0, "startup_s": 0.5, "log_tail": ""});
+        }
         Invariant::BackendVersionMatches => {
             r["endpoint"] = json!({"url": "http://127.0.0.1:8080", "api": "completions",
                 "reported": {"version": "9.9.9", "version_from": "/version", "models": []}});

@@ -292,11 +292,10 @@ fn reruns_are_a_named_conflict_and_copies_count_once() {
     assert_eq!(p.candidates.len(), base.profiles[0].candidates.len());
     assert!(p.flags.iter().any(|f| f.code == Code::DuplicateRun));
     // A different rerun: np4 is excluded with both files named, whatever the load order.
-    let rerun =
-        set_with(
-            "latency--np1.json",
-            |v| v["candidate"] = serde_json::json!({"name": "np4", "knob": "parallel", "value": 4}),
-        );
+    let rerun = set_with("latency--np1.json", |v| {
+        v["candidate"] = serde_json::json!({"name": "np4", "knob": "parallel", "value": 4});
+        relaunch(v, "4");
+    });
     let moved = rerun
         .iter()
         .find(|f| f.name.ends_with("latency--np1.json"))
@@ -480,4 +479,17 @@ fn an_unknown_profile_gets_a_visible_row_that_says_why() {
         text.contains("not analysed") && text.contains("latency--np4.json"),
         "{text}"
     );
+}
+
+/// The run's recorded launch command with its `--parallel` flag set to `value`, as a rerun of
+/// that configuration would record it.
+fn relaunch(v: &mut serde_json::Value, value: &str) {
+    let cmd = v["server"]["command"]
+        .as_array_mut()
+        .expect("a launch record");
+    let i = cmd
+        .iter()
+        .position(|a| a == "--parallel")
+        .expect("a --parallel flag");
+    cmd[i + 1] = value.into();
 }

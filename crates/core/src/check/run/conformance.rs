@@ -15,6 +15,8 @@ pub(crate) fn check(run: &Run, expect: &Expect<'_>, out: &mut Vec<Violation>) {
             in_plan(file, plan, run, out);
         }
     }
+    let format = expect.formats[usize::from(!is_candidate(run))];
+    super::launch::check(run, expect.knob, format, out);
     if let Some(spec) = expect.spec {
         same_workload(spec, run, out);
         super::drawn::check(spec, run, out);

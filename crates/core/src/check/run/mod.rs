@@ -12,6 +12,7 @@
 pub mod conformance;
 pub mod drawn;
 pub mod fingerprint;
+pub mod launch;
 pub mod physical;
 pub mod record;
 pub mod reported;
@@ -39,6 +40,9 @@ pub struct Expect<'a> {
     pub artifact: Option<&'a str>,
     /// The profile's capacity search: its trials vary this axis and may hold more requests.
     pub search: Option<&'a Search>,
+    /// The weight formats the lineage records state: the deployment's (candidates serve it)
+    /// and the float baseline's.
+    pub formats: [Option<&'a str>; 2],
 }
 
 /// Every examine-level invariant the run breaks (excluded or flagged, as the catalogue says).
