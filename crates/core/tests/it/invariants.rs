@@ -166,10 +166,7 @@ fn case(inv: Invariant) -> Case {
         Invariant::KnobValueMatches => r["candidate"]["value"] = 8.into(),
         Invariant::WorkloadMatches => r["workload_id"] = "long".into(),
         Invariant::ArtifactMatches => r["artifact_id"] = "q8".into(),
-        Invariant::LaunchMatches => {
-            r["server"] = json!({"command": ["llama-server", "-m", "m.gguf", "--parallel", "1"],
-                "exit_status": 0, "startup_s": 0.5, "log_tail": ""});
-        }
+        Invariant::LaunchMatches => launched_as_np1(r),
         Invariant::BackendVersionMatches => {
             r["endpoint"] = json!({"url": "http://127.0.0.1:8080", "api": "completions",
                 "reported": {"version": "9.9.9", "version_from": "/version", "models": []}});
@@ -197,13 +194,7 @@ fn case(inv: Invariant) -> Case {
         Invariant::Streamed => streamed(&mut s),
         Invariant::PlausibleLatency => ttft_in_ms(r),
         Invariant::OneTrialPerLoad => one_trial_per_load(&mut s),
-        Invariant::MeasuredOnce => {
-            // np4's requests relabelled as np1's run.
-            let mut other = r.clone();
-            other["candidate"]["name"] = "np1".into();
-            other["candidate"]["value"] = 1.into();
-            s.extra.push(("np1.json".into(), other));
-        }
+        Invariant::MeasuredOnce => relabelled_as_np1(&mut s),
         Invariant::SentOnce => sent_once(&mut s),
         Invariant::QueueWithinFirstToken => queue_past_first_token(r),
         Invariant::RepeatsAsPlanned => {
@@ -212,16 +203,32 @@ fn case(inv: Invariant) -> Case {
         Invariant::RequestsAsPlanned => drop_request(r, 1, 4),
         Invariant::OkRecordsNoFailure => r["failure"] = "server exited with signal 11".into(),
         Invariant::StampsReadable => r["finished_at"] = "yesterday afternoon".into(),
-        Invariant::EnergyBounded => {
-            // 1 MJ in each repeat of a run on a CPU.
-            for rep in r["repeats"].as_array_mut().unwrap() {
-                rep["gpu_energy_j"] = 1.0e6.into();
-            }
-        }
+        Invariant::EnergyBounded => energy_on_a_cpu(r),
         Invariant::CapsGenerated => stopped_before_cap(r),
         Invariant::StreamEndsAtLastToken => late_ends(r),
     }
     Case::Set(s)
+}
+
+/// The np4 run's server launched with `--parallel 1`.
+fn launched_as_np1(r: &mut Value) {
+    r["server"] = json!({"command": ["llama-server", "-m", "m.gguf", "--parallel", "1"],
+        "exit_status": 0, "startup_s": 0.5, "log_tail": ""});
+}
+
+/// 1 MJ in each repeat of a run on a CPU.
+fn energy_on_a_cpu(r: &mut Value) {
+    for rep in r["repeats"].as_array_mut().unwrap() {
+        rep["gpu_energy_j"] = 1.0e6.into();
+    }
+}
+
+/// np4's requests relabelled as np1's run.
+fn relabelled_as_np1(s: &mut Set) {
+    let mut other = s.run.clone();
+    other["candidate"]["name"] = "np1".into();
+    other["candidate"]["value"] = 1.into();
+    s.extra.push(("np1.json".into(), other));
 }
 
 /// Asked to ignore end-of-sequence, the third request (counted by the server) stopped a token
