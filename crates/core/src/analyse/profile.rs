@@ -403,6 +403,7 @@ fn capacity(
         .map(|p| p.1.candidates.iter().map(|c| c.name.clone()).collect())
         .unwrap_or_default();
     let cap = crate::analyse::capacity::capacity_report(profile, search, trial_runs, &order);
+    trials_shown(search, trial_runs, &cap, report);
     if search.rank_by != crate::analyse::capacity::RankBy::FixedLoad && ctx.lineage.ready {
         let v = crate::analyse::capacity::decide(&cap);
         report.decision = v.0;
@@ -414,6 +415,53 @@ fn capacity(
         }
     }
     report.capacity = Some(cap);
+}
+
+/// Every trial the capacity does not rest on is named in the profile's own lists: a trial left
+/// out, with its reason, and a pass above a failing load (a search that is not monotone).
+fn trials_shown(
+    search: &crate::analyse::capacity::Search,
+    trial_runs: &[(&str, &Run)],
+    cap: &crate::analyse::capacity::CapacityReport,
+    report: &mut ProfileReport,
+) {
+    use crate::analyse::report::Code;
+    for (file, run) in trial_runs {
+        if let Err(why) = crate::analyse::capacity::usable(search, run) {
+            report.excluded.push(Excluded {
+                file: file.to_string(),
+                candidate: run.candidate.name.clone(),
+                code: Code::TrialNotUsed,
+                reason: format!("capacity trial not used: {why}"),
+            });
+        }
+    }
+    for k in cap
+        .candidates
+        .iter()
+        .filter(|k| !k.passes_above_fail.is_empty())
+    {
+        let loads: Vec<String> = k
+            .passes_above_fail
+            .iter()
+            .map(|&l| crate::analyse::capacity::load_text(search.over, l))
+            .collect();
+        report.flags.push(crate::analyse::report::Flag {
+            code: Code::NonMonotoneTrials,
+            candidate: Some(k.name.clone()),
+            message: format!(
+                "{} passed at {} above its first failing load {}: the trials contradict each \
+                 other (noise, or a server that recovers); the capacity uses the first fail",
+                k.name,
+                loads.join(", "),
+                k.first_fail
+                    .map_or("–".into(), |f| crate::analyse::capacity::load_text(
+                        search.over,
+                        f
+                    )),
+            ),
+        });
+    }
 }
 
 /// Picks a replayed file (name, hash) out of a workload.

@@ -151,6 +151,10 @@ codes! {
     BaselineNotUsed = "baseline_not_used";
     /// A trial run of a capacity search the profile does not declare.
     TrialWithoutSearch = "trial_without_search";
+    /// A capacity-search trial that is not used (unfinished, another axis, no requests).
+    TrialNotUsed = "trial_not_used";
+    /// A trial passed above a failing load of the same candidate: the search is not monotone.
+    NonMonotoneTrials = "non_monotone_trials";
 }
 
 impl Code {

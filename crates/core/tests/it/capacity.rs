@@ -314,6 +314,13 @@ fn unusable_trials_are_named_and_a_trial_without_a_search_is_excluded() {
     );
     // Another workload is an invariant every run passes first, trials included.
     let excluded = &a.profiles[0].excluded;
+    // The trial left out is in the profile's own list too, with its reason.
+    assert!(
+        excluded.iter().any(|e| e.file == "partial.json"
+            && e.code == Code::TrialNotUsed
+            && e.reason.contains("interrupted")),
+        "{excluded:?}"
+    );
     assert!(
         excluded.iter().any(|e| e.file == "other.json"
             && e.code == Code::Invariant(Invariant::WorkloadMatches)
@@ -338,6 +345,39 @@ fn unusable_trials_are_named_and_a_trial_without_a_search_is_excluded() {
         p.excluded[0].code,
         sloscope_core::analyse::report::Code::TrialWithoutSearch
     );
+}
+
+/// A pass above the first failing load contradicts the search: the capacity is the first fail's
+/// (the lower), the profile flags it, and the verdict's reason says so; a monotone search is
+/// the control.
+#[test]
+fn a_pass_above_a_fail_is_flagged_never_dropped() {
+    let spec = balanced("capacity");
+    let real = EvidenceLevel::RealBackendProfile;
+    let fs = files(&spec, &[("np4", 11.0, real)]);
+    let control = analyze(&fs);
+    assert!(!control.profiles[0]
+        .flags
+        .iter()
+        .any(|f| f.code == Code::NonMonotoneTrials));
+    let mut fs = fs;
+    // A trial at 15 streams that passes (its knee above it), after 12 failed.
+    let late = trial(&spec, "np4", 15.0, 20.0, 30, real);
+    fs.push(load("late.json", &serde_json::to_value(&late).unwrap()));
+    let a = analyze(&fs);
+    let p = &a.profiles[0];
+    let c = &p.capacity.as_ref().unwrap().candidates[0];
+    assert_eq!((c.last_pass, c.first_fail), (Some(11.0), Some(12.0)));
+    assert_eq!(c.passes_above_fail, vec![15.0]);
+    let flag = p
+        .flags
+        .iter()
+        .find(|f| f.code == Code::NonMonotoneTrials)
+        .expect("a non-monotone flag");
+    assert!(flag.message.contains("15 streams"), "{}", flag.message);
+    assert!(p.reason.contains("not monotone"), "{}", p.reason);
+    let lines = sloscope_core::show::render::markdown(&a);
+    assert!(lines.contains("not monotone"), "{lines}");
 }
 
 /// Two searches of one candidate mixed: a trial of a second search, at a load the first did not

@@ -32,5 +32,5 @@ pub use crate::check::contract::search::{
 pub use crate::check::run::timing::in_flight as observed_concurrency;
 pub use report::{capacity_report, decide, derive, distinct};
 pub use search::next_load;
-pub use trial::{evaluate_trial, needs_more_requests};
+pub use trial::{evaluate_trial, needs_more_requests, usable};
 pub use types::{CandidateCapacity, CapacityReport, CapacityStatus, TrialCheck, TrialReport};

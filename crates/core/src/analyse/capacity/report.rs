@@ -307,9 +307,17 @@ pub fn decide(cap: &CapacityReport) -> (Decision, Option<String>, String) {
             ),
         );
     }
-    (
-        Decision::Accept,
-        Some(best.name.clone()),
-        cap.statement.clone(),
-    )
+    let mut why = cap.statement.clone();
+    if !best.passes_above_fail.is_empty() {
+        why.push_str(&format!(
+            "; its trials are not monotone (passed at {} above a failing load): the capacity is the \
+             first fail's, the lower",
+            best.passes_above_fail
+                .iter()
+                .map(|&l| load_text(cap.over, l))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    (Decision::Accept, Some(best.name.clone()), why)
 }

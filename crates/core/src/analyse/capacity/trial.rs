@@ -78,7 +78,7 @@ pub fn needs_more_requests(t: &TrialReport, search: &Search, repeat_requests: u6
 }
 
 /// A trial run is usable when it finished and is of the profile's workload at its load.
-pub(super) fn usable(search: &Search, run: &Run) -> Result<(), String> {
+pub fn usable(search: &Search, run: &Run) -> Result<(), String> {
     let t = run.trial.as_ref().ok_or("not a trial")?;
     if t.over != search.over.as_str() {
         return Err(format!(
