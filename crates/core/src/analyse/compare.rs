@@ -273,7 +273,8 @@ pub(crate) fn candidate_report(
 }
 
 /// A run's summaries, pooled and per repeat, with what its data cannot vouch for left `null`:
-/// GPU energy that is not energy the recorded hardware drew (`energy_bounded`).
+/// GPU energy that is not energy the recorded hardware drew (`energy_bounded`), a KV-cache fill
+/// that is not a share (`shares_bounded`).
 pub(crate) fn summarize_believed(run: &Run, th: &Thresholds) -> (Summary, Vec<Summary>) {
     let (mut s, mut per) = summarize(&run.repeats, th);
     if crate::check::run::signals::energy_doubt(run).is_some() {
@@ -281,6 +282,11 @@ pub(crate) fn summarize_believed(run: &Run, th: &Thresholds) -> (Summary, Vec<Su
             x.gpu_energy_j = None;
             x.energy_per_output_token_j = None;
             x.mean_gpu_power_w = None;
+        }
+    }
+    if crate::check::run::signals::share_doubt(run).is_some() {
+        for x in std::iter::once(&mut s).chain(per.iter_mut()) {
+            x.kv_cache_usage_max = None;
         }
     }
     (s, per)

@@ -210,6 +210,9 @@ catalogue! {
     /// GPU energy is energy the recorded hardware drew.
     EnergyBounded = "energy_bounded", Flag,
         "GPU energy readings belong to a run on GPU hardware that measured them, each repeat's mean power within what its GPUs draw (5 to 1,500 W each); otherwise the run is flagged and its energy figures are null in every output";
+    /// Sampled shares lie in [0, 1].
+    SharesBounded = "shares_bounded", Flag,
+        "a share the server samples (its KV cache's fill) lies in [0, 1]; a run with a sample outside it is flagged and its KV cache peak is null in every output";
     /// The run's start and finish are readable times.
     StampsReadable = "unreadable_time", Flag,
         "a run's `started_at` and `finished_at`, where given, are RFC 3339 times (one that is not is flagged: the run's window is then not checked against its requests)";

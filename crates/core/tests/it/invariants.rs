@@ -204,6 +204,7 @@ fn case(inv: Invariant) -> Case {
         Invariant::OkRecordsNoFailure => r["failure"] = "server exited with signal 11".into(),
         Invariant::StampsReadable => r["finished_at"] = "yesterday afternoon".into(),
         Invariant::EnergyBounded => energy_on_a_cpu(r),
+        Invariant::SharesBounded => kv_fill_past_full(r),
         Invariant::CapsGenerated => stopped_before_cap(r),
         Invariant::StreamEndsAtLastToken => late_ends(r),
     }
@@ -221,6 +222,12 @@ fn energy_on_a_cpu(r: &mut Value) {
     for rep in r["repeats"].as_array_mut().unwrap() {
         rep["gpu_energy_j"] = 1.0e6.into();
     }
+}
+
+/// A sample of the KV cache 170% full.
+fn kv_fill_past_full(r: &mut Value) {
+    r["repeats"][0]["server_metrics"] =
+        json!([{"offset_us": 1000, "values": {"vllm:kv_cache_usage_perc": 1.7}}]);
 }
 
 /// np4's requests relabelled as np1's run.

@@ -16,6 +16,7 @@ mod metamorphic;
 mod peer_artifacts;
 mod peers;
 mod peers_hostile;
+mod records;
 mod regression;
 mod schema_files;
 mod seed;

@@ -8,6 +8,10 @@
 //!   [`MAX_GPU_W`] per GPU named (or below [`MIN_GPU_W`]) holds an energy reading that is not
 //!   one: the run is flagged, and its energy figures are `null` in every output
 //!   ([`energy_doubt`]), never a number beside the note.
+//! - **Sampled shares** (the KV cache's fill: vLLM's `kv_cache_usage_perc`, SGLang's
+//!   `token_usage`, llama.cpp's `kv_cache_usage_ratio`, all fractions despite their names) lie in
+//!   [0, 1]: a run whose server sampled one outside it is flagged and the KV cache's peak is
+//!   `null` in every output ([`share_doubt`]).
 
 use crate::check::invariant::{Invariant, Violation};
 use crate::schema::Run;
@@ -119,8 +123,33 @@ fn window_s(r: &crate::schema::RequestColumns) -> Option<f64> {
     (last > first).then(|| (last - first) as f64 / 1e6)
 }
 
-/// The energy invariant, flagged.
+/// Why the run's sampled KV-cache fill is not a share, if it is not: the first sample outside
+/// [0, 1].
+pub fn share_doubt(run: &Run) -> Option<String> {
+    use crate::base::telemetry::{first_present, KV_USAGE_SERIES};
+    run.repeats.iter().find_map(|rep| {
+        rep.server_metrics.iter().find_map(|m| {
+            let (name, v) = first_present(&m.values, &KV_USAGE_SERIES)?;
+            (!(0.0..=1.0).contains(&v)).then(|| {
+                format!(
+                    "repeat {}'s server sampled {name} = {v} at {} µs: a fraction of the cache, \
+                     expected within [0, 1]",
+                    rep.index, m.offset_us
+                )
+            })
+        })
+    })
+}
+
+/// The energy and share invariants, flagged.
 pub(crate) fn check(run: &Run, out: &mut Vec<Violation>) {
+    if let Some(why) = share_doubt(run) {
+        out.push(Violation::new(
+            Invariant::SharesBounded,
+            "$.repeats[].server_metrics[].values",
+            format!("{why}: the KV cache's peak is not believed (null)"),
+        ));
+    }
     if let Some(why) = energy_doubt(run) {
         out.push(Violation::new(
             Invariant::EnergyBounded,
