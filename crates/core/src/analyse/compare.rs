@@ -20,6 +20,8 @@ pub(crate) struct Ctx<'a> {
     pub(crate) runs: &'a [(&'a str, &'a Run)],
     pub(crate) lineage: &'a LineageReport,
     pub(crate) quantized_artifact: Option<String>,
+    /// The float baseline record's artifact.
+    pub(crate) baseline_artifact: Option<String>,
     /// Pool different runs of one candidate instead of excluding it (asked for explicitly).
     pub(crate) pool_reruns: bool,
     /// Different plans were loaded: why no verdict is given.

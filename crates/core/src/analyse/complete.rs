@@ -43,13 +43,53 @@ pub(crate) fn missing(ctx: &Context<'_>, report: &ProfileReport) -> Vec<MissingC
             let searched = cap
                 .candidates
                 .iter()
-                .any(|k| k.name == c.name && !k.trials.is_empty());
-            if !searched {
-                out.push(cell(ctx, report, CellKind::Trials, &c.name));
+                .find(|k| k.name == c.name && !k.trials.is_empty());
+            match searched {
+                None => out.push(cell(ctx, report, CellKind::Trials, &c.name)),
+                Some(k) => out.extend(broken_search(ctx, report, k).map(|reason| MissingCell {
+                    kind: CellKind::Trials,
+                    name: c.name.clone(),
+                    reason,
+                })),
             }
         }
     }
     out
+}
+
+/// Why a candidate's search, with some trials, is not whole: a trial left out (unfinished, or
+/// breaking an invariant), or a position of the search (`trial.index`) with no trial. Each
+/// trial is chosen from the ones before it, so a search with a hole is not the search that ran.
+fn broken_search(
+    ctx: &Context<'_>,
+    report: &ProfileReport,
+    k: &crate::analyse::capacity::CandidateCapacity,
+) -> Option<String> {
+    if let Some(why) = k.excluded.first() {
+        return Some(format!("a trial was left out ({why})"));
+    }
+    let trial_files = ctx.runs.iter().filter(|(_, r)| {
+        r.trial.is_some() && r.candidate.name == k.name && r.profile == report.profile
+    });
+    for (file, _) in trial_files {
+        if let Some(e) = report.excluded.iter().find(|e| e.file == *file) {
+            return Some(format!("its trial {file} was left out: {}", e.reason));
+        }
+    }
+    let mut have: Vec<u32> = k.trials.iter().map(|t| t.index).collect();
+    have.sort_unstable();
+    have.dedup();
+    let last = *have.last()?;
+    let holes: Vec<String> = (0..=last)
+        .filter(|i| have.binary_search(i).is_err())
+        .map(|i| i.to_string())
+        .collect();
+    (!holes.is_empty()).then(|| {
+        format!(
+            "no trial at position {} of the search (trial.index): the search that ran had one",
+            holes.join(", ")
+        )
+    })
 }
 
 /// One missing cell with the first reason that explains it.

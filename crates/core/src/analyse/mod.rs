@@ -131,6 +131,10 @@ fn analyze_inner<F: std::borrow::Borrow<LoadedFile>>(
         runs: &inputs.runs,
         lineage: &lineage,
         quantized_artifact,
+        baseline_artifact: inputs
+            .baselines
+            .first()
+            .map(|b| b.1.artifact.artifact_id.clone()),
         pool_reruns: options.pool_reruns,
         kept,
         shards: shards.as_ref(),

@@ -83,10 +83,14 @@ pub(super) fn analyze_profile(ctx: &Ctx<'_>, name: ProfileName) -> ProfileReport
         spec: spec.as_ref(),
         plan: ctx.plan,
         knob: knob.as_deref(),
-        artifact: ctx.quantized_artifact.as_deref(),
+        artifacts: [
+            ctx.quantized_artifact.as_deref(),
+            ctx.baseline_artifact.as_deref(),
+        ],
         search: profile.and_then(|p| p.search.as_ref()),
         formats: [ctx.formats[0].as_deref(), ctx.formats[1].as_deref()],
     };
+    let runs = apart(ctx.lineage, runs, &mut report.excluded);
     let runs = screen(&runs, &expect, &mut report.excluded, &mut report.flags);
     let (trial_runs, runs): (Vec<_>, Vec<_>) = runs
         .into_iter()
@@ -122,6 +126,28 @@ pub(super) fn analyze_profile(ctx: &Ctx<'_>, name: ProfileName) -> ProfileReport
     report
 }
 
+/// The runs of another lineage than the records' left out, each with what differs.
+fn apart<'a>(
+    l: &crate::check::lineage::LineageReport,
+    runs: Vec<(&'a str, &'a Run)>,
+    excluded: &mut Vec<Excluded>,
+) -> Vec<(&'a str, &'a Run)> {
+    runs.into_iter()
+        .filter(|(file, run)| {
+            let Some(a) = l.runs_apart.iter().find(|a| a.file == *file) else {
+                return true;
+            };
+            excluded.push(Excluded {
+                file: file.to_string(),
+                candidate: run.candidate.name.clone(),
+                code: crate::analyse::report::Code::LineageMismatch,
+                reason: a.problem.message.clone(),
+            });
+            false
+        })
+        .collect()
+}
+
 /// A profile whose planned cells are not all measured (or whose sharded tree did not finish)
 /// gets no verdict over the rest: `incomplete`, naming each missing cell, the verdict over the
 /// measured ones kept as provisional. Two plans or an invalid profile stay the rejection they
@@ -131,7 +157,7 @@ fn completeness(ctx: &Ctx<'_>, valid: bool, report: &mut ProfileReport) {
     if ctx.plan_conflict.is_some() || !valid || report.summaries_only {
         return;
     }
-    if !ctx.lineage.ready && ctx.held.is_none() {
+    if !ctx.lineage.ready && ctx.held.is_none() && !lineage_missing(ctx.lineage) {
         return;
     }
     let missing = match ctx.plan {
@@ -150,6 +176,16 @@ fn completeness(ctx: &Ctx<'_>, valid: bool, report: &mut ProfileReport) {
         return;
     }
     let empty = missing.is_empty();
+    if report.decision == crate::analyse::verdict::ProfileDecision::Incomplete && !empty {
+        // Held already (a lineage record missing): the missing cells are said too.
+        report.reason = format!(
+            "{}; {}",
+            report.reason,
+            crate::analyse::complete::reason(&missing)
+        );
+        report.missing = missing;
+        return;
+    }
     crate::analyse::complete::hold(report, missing);
     if let Some(held) = &ctx.held {
         if empty {
@@ -309,6 +345,22 @@ fn decide_profile(ctx: &Ctx<'_>, profile: Option<&Profile>, report: &mut Profile
         );
         return;
     }
+    if !ctx.lineage.ready && lineage_missing(ctx.lineage) {
+        if let Some(profile) = profile {
+            decide_candidates(profile, report);
+        }
+        let what: Vec<&str> = ctx
+            .lineage
+            .issues
+            .iter()
+            .map(|p| p.message.as_str())
+            .collect();
+        crate::analyse::complete::hold_for(
+            report,
+            &format!("the lineage is not complete: {}", what.join("; ")),
+        );
+        return;
+    }
     if !ctx.lineage.ready {
         let first = ctx
             .lineage
@@ -336,6 +388,11 @@ fn decide_profile(ctx: &Ctx<'_>, profile: Option<&Profile>, report: &mut Profile
         );
         return;
     };
+    decide_candidates(profile, report);
+}
+
+/// The seed's verdict over the profile's candidates.
+fn decide_candidates(profile: &Profile, report: &mut ProfileReport) {
     let lookups: Vec<Box<dyn Fn(Metric) -> Option<f64> + '_>> = report
         .candidates
         .iter()
@@ -366,6 +423,21 @@ fn decide_profile(ctx: &Ctx<'_>, profile: Option<&Profile>, report: &mut Profile
     for c in &mut report.candidates {
         c.chosen = v.recommended.as_deref() == Some(c.name.as_str());
     }
+}
+
+/// Whether the lineage is blocked only by what is absent — a record not loaded (with, at most,
+/// a gate that is not enough evidence): then the profile is incomplete, not rejected; nothing
+/// measured said no.
+fn lineage_missing(l: &crate::check::lineage::LineageReport) -> bool {
+    l.issues
+        .iter()
+        .any(|p| p.code == ProblemCode::MissingRecord)
+        && l.issues.iter().all(|p| {
+            matches!(
+                p.code,
+                ProblemCode::MissingRecord | ProblemCode::GateNotEnoughEvidence
+            )
+        })
 }
 
 /// Whether the lineage is blocked only by a measured gate that is not enough evidence to accept
@@ -405,7 +477,7 @@ fn capacity(
     let cap = crate::analyse::capacity::capacity_report(profile, search, trial_runs, &order);
     trials_shown(search, trial_runs, &cap, report);
     if search.rank_by != crate::analyse::capacity::RankBy::FixedLoad && ctx.lineage.ready {
-        let v = crate::analyse::capacity::decide(&cap);
+        let v = held_to_fixed_load(crate::analyse::capacity::decide(&cap), report);
         report.decision = v.0;
         report.recommended_name = v.1;
         report.reason = v.2;
@@ -415,6 +487,50 @@ fn capacity(
         }
     }
     report.capacity = Some(cap);
+}
+
+/// A capacity verdict held to the candidate's own run at the workload's load: an `accept` whose
+/// fixed-load run fails an SLO there (by its interval) contradicts itself, and is `tune`.
+fn held_to_fixed_load(
+    v: (Decision, Option<String>, String),
+    report: &ProfileReport,
+) -> (Decision, Option<String>, String) {
+    if v.0 != Decision::Accept {
+        return v;
+    }
+    let Some(c) =
+        v.1.as_deref()
+            .and_then(|n| report.candidates.iter().find(|c| c.name == n))
+    else {
+        return v;
+    };
+    let failed: Vec<String> = c
+        .slo_checks
+        .iter()
+        .filter(|k| k.outcome == crate::analyse::evidence::SloOutcome::Fail)
+        .map(|k| {
+            format!(
+                "{} {} against a limit of {}",
+                k.metric,
+                k.value
+                    .map_or("not measured".into(), crate::base::fmt::format_number),
+                crate::base::fmt::format_number(k.limit)
+            )
+        })
+        .collect();
+    if failed.is_empty() {
+        return v;
+    }
+    (
+        Decision::Tune,
+        v.1,
+        format!(
+            "{}; but its own run at the workload's load fails {} (by its 95% interval): the \
+             trials and that run contradict each other",
+            v.2,
+            failed.join(", ")
+        ),
+    )
 }
 
 /// Every trial the capacity does not rest on is named in the profile's own lists: a trial left

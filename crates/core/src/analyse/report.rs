@@ -151,6 +151,8 @@ codes! {
     BaselineNotUsed = "baseline_not_used";
     /// A trial run of a capacity search the profile does not declare.
     TrialWithoutSearch = "trial_without_search";
+    /// A run of another lineage than the records' (artifact, backend, version, hardware).
+    LineageMismatch = "lineage_mismatch";
     /// A capacity-search trial that is not used (unfinished, another axis, no requests).
     TrialNotUsed = "trial_not_used";
     /// A trial passed above a failing load of the same candidate: the search is not monotone.

@@ -329,13 +329,49 @@ fn settled(profile: &Profile, winner: &Contender<'_>, best: &str) -> (ProfileDec
     } else {
         " by the numbers its file reports (no per-request data: not recomputed or checked)"
     };
+    let as_run = decided_as_run(winner.checks);
+    let how = if as_run.is_empty() {
+        "with 95% confidence".to_string()
+    } else {
+        format!(
+            "— with 95% confidence except {}, decided as the run saw them, which no interval \
+             bounds ({})",
+            as_run
+                .iter()
+                .map(|(m, _)| m.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+            as_run
+                .iter()
+                .map(|(m, b)| format!("{m}: {b}"))
+                .collect::<Vec<_>>()
+                .join("; ")
+        )
+    };
     (
         ProfileDecision::Accept,
         format!(
-            "meets every {} SLO with 95% confidence and is {best}{reported}",
+            "meets every {} SLO {how} and is {best}{reported}",
             profile.name
         ),
     )
+}
+
+/// The passing checks whose pass no one-sided 95% bound carries (a maximum, a peak, a limit
+/// that allows no exception, a reported figure): the metric and what it rests on.
+fn decided_as_run(checks: &[SloCheck]) -> Vec<(String, String)> {
+    checks
+        .iter()
+        .filter(|k| k.outcome == SloOutcome::Pass)
+        .filter(|k| {
+            let bound = match k.metric.direction() {
+                crate::base::metric::Direction::LowerIsBetter => k.upper_bound,
+                crate::base::metric::Direction::HigherIsBetter => k.lower_bound,
+            };
+            !bound.is_some_and(|b| k.metric.meets(b, k.limit))
+        })
+        .map(|k| (k.metric.to_string(), k.basis.clone()))
+        .collect()
 }
 
 /// `not enough data`: the best-ranked candidate that may meet the SLOs has one the data cannot

@@ -31,8 +31,6 @@ pub enum ProblemCode {
     /// Lineage: a measured gate compared other artifacts (id or sha256) than the deployment and
     /// float-baseline records name.
     GateArtifactMismatch,
-    /// Lineage: a run measured another artifact than its role's record names.
-    RunArtifactMismatch,
     /// Lineage: a run's backend, version or hardware differs from the deployment's.
     RunDeploymentMismatch,
     /// Profile: a required field is missing or empty.

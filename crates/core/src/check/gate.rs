@@ -27,6 +27,13 @@ use crate::schema::{
 pub const BLOCK_POSITIONS: usize = 8;
 /// Fewest blocks the figures are bounded from.
 pub const MIN_BLOCKS: usize = 10;
+/// Fewest positions the figures are bounded from (as many as [`MIN_BLOCKS`] whole blocks: one
+/// position per text does not make a block of evidence).
+pub const MIN_POSITIONS: usize = MIN_BLOCKS * BLOCK_POSITIONS;
+/// The most unlisted float mass at which a position's listed tokens speak for its unlisted
+/// ones (their largest change bounds the unlisted tokens'): above it, the stated
+/// [`TAIL_RATIO`] is assumed instead.
+pub const LISTED_TAIL_MAX: f64 = 0.1;
 /// The most an unlisted token's probability is assumed to change between the models (a ratio).
 pub const TAIL_RATIO: f64 = 100.0;
 
@@ -163,7 +170,7 @@ fn over_blocks(
 /// The figures' intervals over blocks of positions; `None` below [`MIN_BLOCKS`] blocks.
 pub fn intervals(c: &PositionColumns) -> Option<GateIntervals> {
     let b = blocks(c);
-    if b.len() < MIN_BLOCKS || c.kld.len() != c.text.len() {
+    if b.len() < MIN_BLOCKS || c.kld.len() < MIN_POSITIONS || c.kld.len() != c.text.len() {
         return None;
     }
     let n = c.kld.len();
@@ -192,6 +199,7 @@ pub fn intervals(c: &PositionColumns) -> Option<GateIntervals> {
     ppl.high = ppl.high.map(f64::exp);
     let mut agree = both(&top1, f.top1_agreement?, 0.0)?;
     agree.high = agree.high.map(|h| h.min(1.0));
+    widen_as_proportion(c, &mut agree);
     Some(GateIntervals {
         block_positions: BLOCK_POSITIONS as u32,
         blocks: b.len() as u32,
@@ -203,16 +211,40 @@ pub fn intervals(c: &PositionColumns) -> Option<GateIntervals> {
     })
 }
 
+/// The top-1 agreement's interval at least as wide as a proportion's (Clopper–Pearson over the
+/// positions, counted down by how strongly those of one text hang together): a t interval over
+/// blocks that all agree has no width, though 80 agreements of 80 show only about 95.5%.
+fn widen_as_proportion(c: &PositionColumns, iv: &mut Interval) {
+    let mut texts: Vec<Vec<f64>> = Vec::new();
+    for (i, &m) in c.top1_match.iter().enumerate() {
+        if i == 0 || c.text[i] != c.text[i - 1] {
+            texts.push(Vec::new());
+        }
+        if let Some(t) = texts.last_mut() {
+            t.push(f64::from(u8::from(m)));
+        }
+    }
+    let parts: Vec<&[f64]> = texts.iter().map(Vec::as_slice).collect();
+    let dep = crate::base::confidence::dependence(&parts);
+    let n = c.top1_match.len() as f64 / dep.design_effect;
+    let (lo, hi) = crate::base::confidence::proportion_bounds(iv.estimate * n, n, SIDE / 2.0);
+    iv.low = Some(iv.low.map_or(lo, |l| l.min(lo)));
+    iv.high = Some(iv.high.map_or(hi, |h| h.max(hi)));
+}
+
 /// The most a position's unlisted mass (float `tf`, quantized `tq`) can add to its KL
 /// divergence beyond the tail bucket's own share, if no unlisted token's log-probability
 /// changes more than twice the most a listed one's does (`moved`), or [`TAIL_RATIO`]-fold
-/// where that was not recorded: `Σ p·ln(p/q)` over the unlisted tokens is at most `tf` times
+/// where that was not recorded or the listed tokens hold too little of the mass to speak for
+/// the rest (over [`LISTED_TAIL_MAX`] unlisted): `Σ p·ln(p/q)` over the unlisted tokens is at most `tf` times
 /// that change.
 fn tail_gap(tf: f64, tq: f64, moved: Option<f64>) -> f64 {
     if tf <= 0.0 {
         return 0.0;
     }
-    let most = moved.map_or(TAIL_RATIO.ln(), |m| 2.0 * m);
+    let most = moved
+        .filter(|_| tf <= LISTED_TAIL_MAX)
+        .map_or(TAIL_RATIO.ln(), |m| 2.0 * m);
     let bucket = if tq > 0.0 { tf * (tf / tq).ln() } else { 0.0 };
     (tf * most - bucket).max(0.0)
 }
@@ -227,10 +259,10 @@ pub fn insufficient(
 ) -> Vec<String> {
     let Some(iv) = iv else {
         return vec![format!(
-            "{} positions cannot bound the figures: at least {MIN_BLOCKS} blocks of \
-             {BLOCK_POSITIONS} consecutive positions of a text (about {} positions) are needed",
-            f.positions,
-            MIN_BLOCKS * BLOCK_POSITIONS
+            "{} positions cannot bound the figures: at least {MIN_POSITIONS} positions in \
+             {MIN_BLOCKS} blocks of up to {BLOCK_POSITIONS} consecutive positions of a text are \
+             needed",
+            f.positions
         )];
     };
     let mut out = Vec::new();
@@ -238,9 +270,11 @@ pub fn insufficient(
     // 97.5% bound): wider than the one-sided 95% bound, so erring on the safe side.
     if iv.kld_mean.high.is_none_or(|h| h > t.kld_mean_max) {
         out.push(format!(
-            "KL divergence mean {} may be above its limit {} (95% interval up to {})",
+            "KL divergence mean {} {} its limit {} (95% interval {}–{})",
             fmt(f.kld_mean),
+            past(iv.kld_mean.low.is_some_and(|l| l > t.kld_mean_max), "above"),
             t.kld_mean_max,
+            fmt(iv.kld_mean.low),
             fmt(iv.kld_mean.high)
         ));
     } else if iv.kld_mean_upper_with_tail > t.kld_mean_max {
@@ -259,21 +293,40 @@ pub fn insufficient(
     }
     if iv.top1_agreement.low.is_none_or(|l| l < t.top1_min) {
         out.push(format!(
-            "top-1 agreement {} may be below its limit {} (95% interval from {})",
+            "top-1 agreement {} {} its limit {} (95% interval {}–{})",
             fmt(f.top1_agreement),
+            past(
+                iv.top1_agreement.high.is_some_and(|h| h < t.top1_min),
+                "below"
+            ),
             t.top1_min,
-            fmt(iv.top1_agreement.low)
+            fmt(iv.top1_agreement.low),
+            fmt(iv.top1_agreement.high)
         ));
     }
     if iv.ppl_ratio.high.is_none_or(|h| h > t.ppl_ratio_max) {
         out.push(format!(
-            "perplexity ratio {} may be above its limit {} (95% interval up to {})",
+            "perplexity ratio {} {} its limit {} (95% interval {}–{})",
             fmt(f.ppl_ratio),
+            past(
+                iv.ppl_ratio.low.is_some_and(|l| l > t.ppl_ratio_max),
+                "above"
+            ),
             t.ppl_ratio_max,
+            fmt(iv.ppl_ratio.low),
             fmt(iv.ppl_ratio.high)
         ));
     }
     out
+}
+
+/// `is above` when the whole interval is past the limit, `may be above` when it straddles it.
+fn past(whole: bool, side: &str) -> String {
+    if whole {
+        format!("is {side}")
+    } else {
+        format!("may be {side}")
+    }
 }
 
 fn fmt(v: Option<f64>) -> String {

@@ -149,7 +149,10 @@ catalogue! {
         "a run's recorded server command gives the knob the candidate's value (`--parallel 4` for parallel = 4, in either spelling), and the model it loaded (its `-m`/`--model`, or what the server says it serves), where its name carries a weight format, is of the format the run's lineage record serves";
     /// The run measured the deployed artifact.
     ArtifactMatches = "artifact_mismatch", Exclude,
-        "a candidate run measured the deployed artifact";
+        "a run measured its role's artifact: a candidate the deployed one, the float baseline's run the float baseline record's (a run of another artifact is not comparable)";
+    /// The run holds every repeat and request the plan asks for.
+    RunComplete = "run_short", Exclude,
+        "a run sloscope measured that says ok holds every repeat the plan asks for and every request of each (one with fewer is not the measurement planned: an interrupted run is `partial`; it is left out and its cell is missing)";
     /// Names that look alike are not two candidates.
     NamesDistinct = "ambiguous_name", Exclude,
         "candidate names that differ only by case, surrounding space, invisible characters or look-alike letters are one ambiguous name, not two candidates";
@@ -195,12 +198,12 @@ catalogue! {
     /// Each measured request was sent once.
     SentOnce = "request_resent", Flag,
         "each measured request was sent once (one sent again after the server closed a reused connection as it went out is flagged: the server may have received it twice)";
-    /// Fewer repeats than planned.
+    /// Repeats as planned.
     RepeatsAsPlanned = "repeat_count", Flag,
-        "a run has as many repeats as the plan asks (fewer or more are flagged)";
-    /// Fewer or more requests than planned.
+        "a run has no more repeats than the plan asks (more are flagged: reruns added, or repeats duplicated), and an import, which ran its tool's own count, as many (fewer are flagged)";
+    /// Requests as planned.
     RequestsAsPlanned = "request_count", Flag,
-        "each repeat has as many requests as the plan asks (fewer or more are flagged)";
+        "each repeat has no more requests than the plan asks, and an import's as many (more, or an import's fewer, are flagged)";
     /// Asked to ignore end-of-sequence, each request generated its cap.
     CapsGenerated = "stopped_before_cap", Flag,
         "a run that asked the server to ignore end-of-sequence (`endpoint.ignore_eos`) has each successful request generate its whole output cap, by the server's count or, where it gives none, its stream events (requests that stop short are flagged: the server ignored the option or cut the output at its context length, and the outputs measured are shorter than the profile's)";

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use crate::base::problem::{Problem, ProblemCode};
 
 use crate::schema::{
-    ArtifactIdentity, Decision, Deployment, FloatBaseline, PlanGateLimits, QualityGate, Role, Run,
+    ArtifactIdentity, Decision, Deployment, FloatBaseline, PlanGateLimits, QualityGate, Run,
 };
 
 /// Comparison state of one lineage field.
@@ -80,6 +80,22 @@ pub struct LineageReport {
     /// Gate records of other artifacts than the deployed one (gated, not deployed).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub other_gates: Vec<crate::check::lineage_gate::OtherGate>,
+    /// Runs of another lineage than the records' (another backend, version or hardware than the
+    /// deployment's; another artifact is the run's own invariant, `artifact_mismatch`): not comparable,
+    /// each left out of its profile with this problem (the seed's rule), never blocking the
+    /// others.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub runs_apart: Vec<RunApart>,
+}
+
+/// A run of another lineage than the records'.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct RunApart {
+    /// The run's file.
+    pub file: String,
+    /// What differs.
+    pub problem: Problem,
 }
 
 /// Records as loaded, with file names.
@@ -111,6 +127,21 @@ pub fn check_lineage(inp: &LineageInputs<'_>) -> LineageReport {
     let mut rep = LineageReport::default();
     let (gates, others) = crate::check::lineage_gate::split(&inp.gates, &inp.deployments);
     let gate = one(&gates, "quality_gate", &mut rep.issues);
+    if gates.is_empty() && !others.is_empty() {
+        if let Some(p) = rep.issues.last_mut() {
+            let of: Vec<&str> = others
+                .iter()
+                .map(|(_, g)| g.artifact.artifact_id.as_str())
+                .collect();
+            p.message =
+                format!(
+                "no quality_gate record of the deployed artifact {:?} loaded (the gate records \
+                 loaded are of {}, shown beside it, never in its place)",
+                inp.deployments.first().map_or("", |d| d.1.gate_artifact_id.as_str()),
+                of.join(", ")
+            );
+        }
+    }
     let base = one(&inp.baselines, "float_baseline", &mut rep.issues);
     let mut others = others;
     others.sort_by_key(|(f, _)| *f);
@@ -163,7 +194,7 @@ pub fn check_lineage(inp: &LineageInputs<'_>) -> LineageReport {
         compare_records(g, b, d, &mut rep);
     }
     if let Some((_, d)) = dep {
-        check_runs(d, base.map(|b| b.1), &inp.runs, &mut rep.issues);
+        rep.runs_apart = check_runs(d, &inp.runs);
     }
     // A gate that says `tune` because its measurement is not enough evidence is said once, as
     // that (the profiles then have not enough data, not a rejection).
@@ -457,46 +488,33 @@ fn stated(field: &str, vals: &[(usize, Option<&str>)]) -> Result<Option<String>,
     Err(format!("{field} differs: {}", all.join(" vs ")))
 }
 
-fn check_runs(
-    d: &Deployment,
-    base: Option<&FloatBaseline>,
-    runs: &[(&str, &Run)],
-    issues: &mut Vec<Problem>,
-) {
+fn check_runs(d: &Deployment, runs: &[(&str, &Run)]) -> Vec<RunApart> {
     let da = &d.artifact;
+    let mut out = Vec::new();
     for (file, run) in runs {
-        let expected = match run.role {
-            Role::Candidate => Some(da.artifact_id.as_str()),
-            Role::Baseline => base.map(|b| b.artifact.artifact_id.as_str()),
+        let mut apart = |code, field: &str, message: String| {
+            out.push(RunApart {
+                file: file.to_string(),
+                problem: Problem::new(code, field, message),
+            });
         };
-        if let Some(want) = expected {
-            if run.artifact_id != want {
-                issues.push(Problem::new(
-                    ProblemCode::RunArtifactMismatch,
-                    "artifact_id",
-                    format!(
-                        "{file}: run of artifact {:?} (role {}), expected {want:?}",
-                        run.artifact_id,
-                        match run.role {
-                            Role::Candidate => "candidate",
-                            Role::Baseline => "baseline",
-                        }
-                    ),
-                ));
-            }
-        }
         for (field, got, want) in [
             ("backend", &run.backend, &da.backend),
             ("backend_version", &run.backend_version, &da.backend_version),
             ("hardware", &run.hardware, &da.hardware),
         ] {
             if got != want {
-                issues.push(Problem::new(
+                apart(
                     ProblemCode::RunDeploymentMismatch,
                     field,
-                    format!("{file}: run {field} is {got:?}, the deployment's is {want:?}"),
-                ));
+                    format!(
+                        "its {field} is {got:?}, the deployment's {want:?}: another lineage, not \
+                         comparable"
+                    ),
+                );
+                break;
             }
         }
     }
+    out
 }

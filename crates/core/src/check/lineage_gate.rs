@@ -34,9 +34,9 @@ pub struct OtherGate {
 pub type Named<'a, T> = (&'a str, &'a T);
 
 /// The gate records split into those of the deployed artifact (the deployment's
-/// `gate_artifact_id`) and those of other artifacts. When no deployment says which, or none
-/// names the deployed artifact, every record stays a candidate for the one gate (and the
-/// lineage check reports what is wrong).
+/// `gate_artifact_id`) and those of other artifacts. When no deployment says which (or the
+/// deployments disagree), every record stays a candidate for the one gate (and the lineage
+/// check reports what is wrong); when none is of the deployed artifact, its gate is missing.
 pub fn split<'a>(
     gates: &[Named<'a, QualityGate>],
     deployments: &[Named<'a, Deployment>],
@@ -53,9 +53,8 @@ pub fn split<'a>(
     let (ours, others): (Vec<_>, Vec<_>) = gates
         .iter()
         .partition(|(_, g)| g.artifact.artifact_id == d.gate_artifact_id);
-    if ours.is_empty() {
-        return (gates.to_vec(), Vec::new());
-    }
+    // No gate of the deployed artifact: the others stay others (a Q4_0's gate never stands in
+    // for the deployed Q8_0's), and the deployed artifact's gate is missing.
     (ours, others)
 }
 
@@ -265,6 +264,17 @@ fn served_as_deployed(
             format!(
                 "the gate scored the evaluation set {:?}, the plan names {name:?}",
                 e.eval_set.name
+            ),
+        ));
+    }
+    if let Some(k) = plan.and_then(|p| p.top_k).filter(|&k| e.top_k < k) {
+        c.issues.push(Problem::new(
+            ProblemCode::GateArtifactMismatch,
+            "evidence.top_k",
+            format!(
+                "the gate listed the top {} tokens per position, the plan asks for {k}: fewer \
+                 listed tokens bound less of the KL divergence",
+                e.top_k
             ),
         ));
     }

@@ -247,8 +247,8 @@ pub struct PlannedBaseline {
     pub name: String,
 }
 
-/// The limits of the plan's `gate` table, and the evaluation set it names. Its other keys
-/// (top-K, the chunk) are the collector's, for measuring.
+/// The limits of the plan's `gate` table, the evaluation set it names and how many tokens per
+/// position it lists. Its other keys (the chunk) are the collector's, for measuring.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct PlanGateLimits {
@@ -264,6 +264,10 @@ pub struct PlanGateLimits {
     /// Largest perplexity ratio quantized ÷ float allowed.
     #[serde(default)]
     pub ppl_ratio_max: Option<f64>,
+    /// Tokens listed per position (`--top-k`): a gate record that lists fewer is not the
+    /// measurement the plan asks for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub top_k: Option<u32>,
 }
 
 /// The plan's price, when it states a usable one: (US dollars per GPU-hour, GPUs per server),

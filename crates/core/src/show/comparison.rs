@@ -270,13 +270,12 @@ fn capacity(c: &Comparison, o: &mut Out) {
         );
         o.bullet(&line);
         for x in &k.candidates {
-            let load = |v: Option<f64>| v.map_or("nothing".to_string(), num);
             let line = format!(
-                "{} {}: sustained {} before, {} after{}",
+                "{} {}: capacity {} before, {} after{}",
                 k.profile,
                 o.esc(&x.candidate),
-                load(x.before),
-                load(x.after),
+                o.esc(&x.said[0]),
+                o.esc(&x.said[1]),
                 if x.worse { " — REGRESSION" } else { "" }
             );
             o.bullet(&line);

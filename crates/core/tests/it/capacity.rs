@@ -107,7 +107,7 @@ fn balanced(rank_by: &str) -> sloscope_core::schema::ProfileSpec {
     serde_json::from_value(json!({
         "name": "balanced",
         "workload": {"id": "mixed", "concurrency": 4, "prompt_tokens": 64,
-                     "max_output_tokens": 16, "repeats": 1, "requests_per_repeat": 40},
+                     "max_output_tokens": 16, "repeats": 1, "requests_per_repeat": 64},
         "primary_metric": "throughput_tps",
         "slo": {"ttft_p95_ms": 100, "failure_rate": 0.0},
         "search": {"over": "concurrency", "min": 1, "max": 16, "rank_by": rank_by},
@@ -125,7 +125,15 @@ fn trial(
     evidence: EvidenceLevel,
 ) -> Run {
     let shape = Shape {
-        requests: 40,
+        // As the collector sends: at least four requests per stream.
+        requests: sloscope_core::analyse::capacity::trial_requests(
+            LoadAxis::Concurrency,
+            load,
+            spec.workload
+                .as_ref()
+                .and_then(|w| w.requests_per_repeat)
+                .unwrap_or(64),
+        ) as usize,
         repeats: 1,
         concurrency: load as usize,
         ttft_us: if load <= knee {
@@ -207,15 +215,8 @@ fn capacity_is_derived_from_trial_files_and_can_rank_candidates() {
         np4.binding_at_fail
     );
     assert_eq!(np4.text, "11 streams (12 fails)");
-    // 40 requests per trial: under 4 per stream above 10 streams, flagged as short.
-    let over_ten: Vec<f64> = np4
-        .trials
-        .iter()
-        .map(|t| t.load)
-        .filter(|&l| l > 10.0)
-        .collect();
-    assert!(!over_ten.is_empty());
-    assert_eq!(np4.short_loads, over_ten);
+    // Every trial holds four requests per stream or more, as the collector sends them.
+    assert!(np4.short_loads.is_empty(), "{:?}", np4.short_loads);
     assert_eq!(cap.grid_trials, 16);
     assert!(np4.trials.len() < 16);
     assert_eq!(cap.best.as_deref(), Some("np4"));
@@ -361,8 +362,10 @@ fn a_pass_above_a_fail_is_flagged_never_dropped() {
         .iter()
         .any(|f| f.code == Code::NonMonotoneTrials));
     let mut fs = fs;
-    // A trial at 15 streams that passes (its knee above it), after 12 failed.
-    let late = trial(&spec, "np4", 15.0, 20.0, 30, real);
+    // A trial at 15 streams that passes (its knee above it), after 12 failed: the search's
+    // next position.
+    let next = fs.iter().filter(|f| f.name.starts_with("np4-c")).count() as u32;
+    let late = trial(&spec, "np4", 15.0, 20.0, next, real);
     fs.push(load("late.json", &serde_json::to_value(&late).unwrap()));
     let a = analyze(&fs);
     let p = &a.profiles[0];
@@ -378,6 +381,39 @@ fn a_pass_above_a_fail_is_flagged_never_dropped() {
     assert!(p.reason.contains("not monotone"), "{}", p.reason);
     let lines = sloscope_core::show::render::markdown(&a);
     assert!(lines.contains("not monotone"), "{lines}");
+}
+
+/// A capacity verdict stands on the whole search, on passes its intervals decide, and on the
+/// candidate's own run at the workload's load: a trial missing from the search makes the profile
+/// incomplete, passes decided by point estimates only are not enough data, and a fixed-load run
+/// that fails its SLO there contradicts the capacity (tune).
+#[test]
+fn a_capacity_verdict_rests_on_the_whole_search_and_agrees_with_its_own_run() {
+    let spec = balanced("capacity");
+    let real = EvidenceLevel::RealBackendProfile;
+    let fs = files(&spec, &[("np4", 11.0, real)]);
+    assert_eq!(analyze(&fs).profiles[0].decision, ProfileDecision::Accept);
+    // A trial of the search deleted.
+    let mut holed = fs.clone();
+    holed.retain(|f| f.name != "np4-c2.json");
+    let p = &analyze(&holed).profiles[0];
+    assert_eq!(p.decision, ProfileDecision::Incomplete, "{}", p.reason);
+    assert!(p.reason.contains("no trial at position 1"), "{}", p.reason);
+    // 24 requests a trial: no p95 bound, every pass marginal.
+    let mut few = spec.clone();
+    few.workload.as_mut().unwrap().requests_per_repeat = Some(24);
+    let p = &analyze(&files(&few, &[("np4", 11.0, real)])).profiles[0];
+    assert_eq!(p.decision, ProfileDecision::NotEnoughData, "{}", p.reason);
+    assert!(p.reason.contains("marginal"), "{}", p.reason);
+    // Its own run at 4 streams slow: it fails there, whatever the trials say.
+    let mut slow = fs.clone();
+    let mut fixed = trial(&spec, "np4", 4.0, 1.0, 99, real);
+    fixed.trial = None;
+    let f = slow.iter_mut().find(|f| f.name == "np4.json").unwrap();
+    *f = load("np4.json", &serde_json::to_value(&fixed).unwrap());
+    let p = &analyze(&slow).profiles[0];
+    assert_eq!(p.decision, ProfileDecision::Tune, "{}", p.reason);
+    assert!(p.reason.contains("contradict"), "{}", p.reason);
 }
 
 /// Two searches of one candidate mixed: a trial of a second search, at a load the first did not
@@ -539,9 +575,10 @@ fn a_trial_whose_timing_contradicts_its_load_is_left_out() {
     );
     let excluded = &a.profiles[0].excluded;
     assert!(
+        // (It also holds fewer requests than a 12-stream trial sends: both are said.)
         excluded.iter().any(|e| e.file == "claims-12.json"
-            && e.code == Code::Invariant(Invariant::ConcurrencyReached)
-            && e.reason.starts_with("never more than 2")),
+            && e.reason
+                .contains("never more than 2 of its 64 requests in flight")),
         "{excluded:?}"
     );
     assert!(

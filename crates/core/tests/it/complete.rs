@@ -10,7 +10,7 @@ use sloscope_core::analyse::complete::CellKind;
 use sloscope_core::analyse::report::Analysis;
 use sloscope_core::analyse::verdict::ProfileDecision;
 use sloscope_core::show::{render, view};
-use sloscope_core::{analyze_all, read_document, AnalyzeOptions, Document, LoadedFile};
+use sloscope_core::{analyze, analyze_all, read_document, AnalyzeOptions, Document, LoadedFile};
 
 use crate::snapshots::example_files;
 
@@ -276,4 +276,72 @@ fn without_a_plan_completeness_is_said_to_be_unchecked() {
     assert!(a.completeness_unchecked.is_some());
     let text = render::text(&a);
     assert!(text.starts_with("! no plan was loaded"), "{text}");
+}
+
+/// A lineage record that is not loaded (or cannot be read) is absence: every profile is
+/// incomplete with the record named, never rejected — and another artifact's gate beside it
+/// never stands in for the deployed artifact's.
+#[test]
+fn a_missing_lineage_record_is_absence_not_a_rejection() {
+    for (gone, says) in [
+        ("static/examples/lineage/gate.json", "quality_gate"),
+        ("static/examples/lineage/baseline.json", "float_baseline"),
+    ] {
+        let files: Vec<LoadedFile> = example_files()
+            .into_iter()
+            .filter(|f| f.name != gone)
+            .collect();
+        let a = analyze_all(
+            &files,
+            &[format!("{gone}: not loaded")],
+            AnalyzeOptions::default(),
+        );
+        assert!(a
+            .lineage
+            .gate
+            .as_ref()
+            .is_none_or(|_| !gone.ends_with("gate.json")));
+        for p in &a.profiles {
+            assert_eq!(
+                p.decision,
+                ProfileDecision::Incomplete,
+                "{gone}: {}",
+                p.reason
+            );
+            assert!(p.reason.contains(says), "{gone}: {}", p.reason);
+        }
+        if gone.ends_with("gate.json") {
+            // The Q4_0 gate stays another artifact's, shown beside.
+            assert_eq!(a.lineage.other_gates.len(), 1);
+            assert!(
+                a.profiles[0].reason.contains("never in its place"),
+                "{}",
+                a.profiles[0].reason
+            );
+        }
+    }
+}
+
+/// A candidate's run relabelled as the float baseline's is that run's problem: its own cell is
+/// missing (incomplete), the other profiles are untouched.
+#[test]
+fn a_run_of_another_role_is_left_out_not_the_lineage_broken() {
+    let clean = analyze(&example_files());
+    let files: Vec<LoadedFile> = example_files()
+        .into_iter()
+        .map(|mut f| {
+            if f.name.ends_with("runs/latency--np4.json") {
+                if let Document::Run(r) = &mut f.doc {
+                    r.role = sloscope_core::schema::Role::Baseline;
+                }
+            }
+            f
+        })
+        .collect();
+    let a = analyze(&files);
+    assert!(a.lineage.ready, "{:?}", a.lineage.issues);
+    assert_eq!(profile(&a, "latency").decision, ProfileDecision::Incomplete);
+    for name in ["balanced", "throughput"] {
+        assert_eq!(profile(&a, name).decision, profile(&clean, name).decision);
+    }
 }

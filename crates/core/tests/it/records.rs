@@ -594,3 +594,39 @@ fn a_side_that_repeats_the_other_never_passes() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+type Edit = fn(&mut Vec<(String, Value)>);
+
+/// An after side that lost a cell — its run deleted or cut short — is
+/// incomplete, never a pass: a failing cell cannot get past the comparison by going missing.
+#[test]
+fn a_side_that_lost_a_cell_never_passes() {
+    let before = side(1);
+    let lose: [(&str, Edit); 2] = [
+        ("np4's run deleted", |a| a.retain(|f| f.0 != "np4.json")),
+        ("np4's run cut to one request a repeat", |a| {
+            for rep in run_of(a, "np4.json")["repeats"].as_array_mut().unwrap() {
+                for col in rep["requests"].as_object_mut().unwrap().values_mut() {
+                    if let Some(v) = col.as_array_mut() {
+                        v.truncate(1);
+                    }
+                }
+            }
+        }),
+    ];
+    for (name, f) in lose {
+        let mut after = side(2);
+        f(&mut after);
+        let c = compare(
+            &loaded(&before),
+            &loaded(&after),
+            &CompareOptions::default(),
+        );
+        assert_eq!(
+            c.outcome,
+            Outcome::Incomplete,
+            "{name}: {:?}",
+            c.not_comparable
+        );
+    }
+}

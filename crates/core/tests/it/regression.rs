@@ -28,7 +28,11 @@ fn balanced() -> ProfileSpec {
 
 /// A collection: the plan, the lineage records and one run of `shape` per candidate.
 fn collection(shape: &Shape, version: &str) -> Vec<LoadedFile> {
-    let p = balanced();
+    let mut p = balanced();
+    // The plan asks for what the side measured.
+    let w = p.workload.as_mut().unwrap();
+    w.repeats = Some(shape.repeats as i64);
+    w.requests_per_repeat = Some(shape.requests as i64);
     let [mut g, mut b, mut d] = synth::lineage();
     for r in [&mut g, &mut b, &mut d] {
         r["backend_version"] = json!(version);
@@ -174,14 +178,15 @@ fn the_same_request_sequence_is_paired_by_index() {
         "{:?}",
         c.cells[0].pairing_note
     );
-    // Another number of requests per repeat is another sequence.
-    let more = Shape {
-        requests: 24,
-        ..shape(2)
-    };
+    // Another prompt length at one position is another sequence.
+    let mut after = collection(&shape(2), "b1");
+    if let sloscope_core::Document::Run(r) = &mut after[4].doc {
+        let p = &mut r.repeats[0].requests.prompt_tokens[0];
+        *p = p.map(|n| n + 1);
+    }
     let c = compare(
         &collection(&shape(1), "b1"),
-        &collection(&more, "b1"),
+        &after,
         &CompareOptions::default(),
     );
     assert_eq!(c.cells[0].pairing, Pairing::Unpaired);
@@ -189,7 +194,7 @@ fn the_same_request_sequence_is_paired_by_index() {
         .pairing_note
         .as_deref()
         .unwrap()
-        .contains("30 requests before, 24 after"));
+        .contains("repeat 0, request 0: prompt of"));
 }
 
 #[test]
@@ -424,14 +429,25 @@ fn the_real_servers_own_repeats_against_each_other_are_no_regression() {
             .into_iter()
             .map(|mut f| {
                 // The fixed-load runs; a capacity trial has one repeat, kept whole.
-                if let Document::Run(r) = &mut f.doc {
-                    if r.trial.is_some() {
-                        return f;
+                // The plan and the runs' own copies of it ask for as many repeats as kept.
+                let n = Some(keep.len() as i64);
+                match &mut f.doc {
+                    Document::Run(r) if r.trial.is_some() => return f,
+                    Document::Run(r) => {
+                        r.repeats.retain(|x| keep.contains(&x.index));
+                        for (i, x) in r.repeats.iter_mut().enumerate() {
+                            x.index = i as u32;
+                        }
+                        if let Some(w) = r.profile_spec.as_mut().and_then(|p| p.workload.as_mut()) {
+                            w.repeats = n;
+                        }
                     }
-                    r.repeats.retain(|x| keep.contains(&x.index));
-                    for (i, x) in r.repeats.iter_mut().enumerate() {
-                        x.index = i as u32;
+                    Document::Plan(p) => {
+                        for w in p.profiles.iter_mut().filter_map(|p| p.workload.as_mut()) {
+                            w.repeats = n;
+                        }
                     }
+                    _ => {}
                 }
                 f
             })
@@ -440,7 +456,8 @@ fn the_real_servers_own_repeats_against_each_other_are_no_regression() {
     let sets: [&[u32]; 6] = [&[0], &[1], &[2], &[0, 1], &[1, 2], &[0, 2]];
     for b in sets {
         for a in sets {
-            if b == a {
+            // The same plan on both sides: as many repeats each.
+            if b == a || b.len() != a.len() {
                 continue;
             }
             let c = compare(&subset(b), &subset(a), &CompareOptions::default());

@@ -262,14 +262,20 @@ fn a_run_must_match_the_plan() {
     let a = analyze(&set_with("latency--np4.json", |v| {
         v["repeats"].as_array_mut().unwrap().pop();
     }));
+    // A run that says ok with a repeat fewer than planned is not the measurement planned: left
+    // out, and its cell is missing.
     let p = &a.profiles[0];
     assert!(
-        p.flags
+        p.excluded
             .iter()
-            .any(|f| f.code == Code::Invariant(Invariant::RepeatsAsPlanned)
-                && f.message.contains("2 of 3 planned repeats")),
+            .any(|e| e.code == Code::Invariant(Invariant::RunComplete)
+                && e.reason.contains("2 of 3 planned repeats")),
         "{:?}",
-        p.flags
+        p.excluded
+    );
+    assert_eq!(
+        p.decision,
+        sloscope_core::analyse::verdict::ProfileDecision::Incomplete
     );
 }
 

@@ -258,8 +258,9 @@ impl OptCmp for Option<f64> {
 }
 
 /// The verdict when a profile ranks by capacity: the candidate that sustains the highest load;
-/// `accept` only with real evidence in every trial and a capacity at or above the workload's own
-/// load (the traffic the profile is planned for); `tune` otherwise; `reject` with no trials.
+/// `accept` only with real evidence in every trial, a capacity at or above the workload's own
+/// load (the traffic the profile is planned for) and a pass there decided by its intervals (not
+/// only marginal ones: then `not_enough_data`); `tune` otherwise; `reject` with no trials.
 pub fn decide(cap: &CapacityReport) -> (Decision, Option<String>, String) {
     if cap.candidates.is_empty() {
         return (
@@ -304,6 +305,23 @@ pub fn decide(cap: &CapacityReport) -> (Decision, Option<String>, String) {
                 "{}; below the workload's own load of {}",
                 cap.statement,
                 load_text(cap.over, n)
+            ),
+        );
+    }
+    let at = cap.nominal_load.unwrap_or(lp);
+    let firm = best
+        .trials
+        .iter()
+        .any(|t| t.pass && !t.marginal && t.load + 1e-9 >= at && t.load <= lp + 1e-9);
+    if !firm {
+        return (
+            Decision::NotEnoughData,
+            Some(best.name.clone()),
+            format!(
+                "{}; but every pass at or above {} rests on a point estimate whose 95% interval \
+                 straddles a limit (marginal): more requests per trial would decide it",
+                cap.statement,
+                load_text(cap.over, at)
             ),
         );
     }

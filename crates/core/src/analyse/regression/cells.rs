@@ -62,11 +62,16 @@ pub(crate) fn cells<'a>(
                 } else {
                     "after"
                 };
+                let kind = if side == "before" {
+                    Kind::MissingAfter
+                } else {
+                    Kind::OneSideOnly
+                };
                 for c in &only.report.candidates {
                     nc.push(not_comparable(
                         name,
                         &c.name,
-                        Kind::OneSideOnly,
+                        kind,
                         format!("the {name} profile is only in the {side} collection"),
                     ));
                 }
@@ -166,8 +171,11 @@ fn profile_cells(
                 not_comparable(
                     profile,
                     &c.name,
-                    Kind::OneSideOnly,
-                    format!("{} is only in the before collection", describe(c)),
+                    Kind::MissingAfter,
+                    format!(
+                        "{} is only in the before collection: the after side lost it",
+                        describe(c)
+                    ),
                 )
             })),
         }

@@ -290,6 +290,7 @@ fn sustained(
                 candidate: cb.name.clone(),
                 before: cb.last_pass,
                 after: ca.last_pass,
+                said: [cb.text.clone(), ca.text.clone()],
                 worse,
             })
         })

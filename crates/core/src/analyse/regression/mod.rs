@@ -90,6 +90,9 @@ pub fn compare<F: std::borrow::Borrow<LoadedFile>>(
         options.threshold(m)
     });
     c.outcome = outcome(&cells, &nc);
+    if c.outcome == Outcome::NoRegression && after_incomplete(&aa) {
+        c.outcome = Outcome::Incomplete;
+    }
     if c.capacity
         .iter()
         .any(|k| k.candidates.iter().any(|x| x.worse))
@@ -117,7 +120,7 @@ fn outcome(cells: &[types::Cell], nc: &[types::NotComparable]) -> Outcome {
         Outcome::Regression
     } else if nc
         .iter()
-        .any(|n| matches!(n.kind, K::LeftOut | K::SameMeasurements))
+        .any(|n| matches!(n.kind, K::LeftOut | K::SameMeasurements | K::MissingAfter))
     {
         Outcome::Incomplete
     } else if cells.is_empty() {
@@ -130,6 +133,12 @@ fn outcome(cells: &[types::Cell], nc: &[types::NotComparable]) -> Outcome {
     } else {
         Outcome::NoRegression
     }
+}
+
+/// Whether the after side is itself incomplete (a cell its plan asks for not measured): it
+/// cannot vouch for what it did not measure.
+fn after_incomplete(a: &crate::analyse::report::Analysis) -> bool {
+    a.profiles.iter().any(|p| !p.missing.is_empty())
 }
 
 /// How many of a cell's metrics the data decided (regression, improvement or no change).

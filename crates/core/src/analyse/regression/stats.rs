@@ -166,20 +166,29 @@ fn unpaired_shift(b: &[f64], a: &[f64], deff: f64) -> Interval {
 }
 
 /// Wilcoxon signed rank: the median of the Walsh averages of the per-request differences, and
-/// the order statistics of them that the statistic's normal approximation puts at 2.5% each
-/// side. `None` below 8 pairs.
+/// the order statistics of them that the statistic's normal approximation (its variance times
+/// the larger design effect: of each side's values, or of the differences by pair of repeats)
+/// puts at 2.5% each side. `None` below 8 pairs.
 fn paired_shift(before: &Units, after: &Units, deff: f64) -> Option<Interval> {
-    let mut d = Vec::new();
-    for (rb, ra) in before.iter().zip(after) {
-        for (b, a) in rb.iter().zip(ra) {
-            if let (Some(b), Some(a)) = (b.first(), a.first()) {
-                d.push(a - b);
-            }
-        }
-    }
+    let clusters: Vec<Vec<f64>> = before
+        .iter()
+        .zip(after)
+        .map(|(rb, ra)| {
+            rb.iter()
+                .zip(ra)
+                .filter_map(|(b, a)| Some(a.first()? - b.first()?))
+                .collect()
+        })
+        .collect();
+    let d: Vec<f64> = clusters.iter().flatten().copied().collect();
     if d.len() < 8 {
         return None;
     }
+    // Differences of one pair of repeats hang together when the server drifted between runs
+    // (one repeat's requests all slower): counted down by that, so a run-to-run drift is not
+    // read as the change.
+    let refs: Vec<&[f64]> = clusters.iter().map(Vec::as_slice).collect();
+    let deff = deff.max(crate::base::confidence::dependence(&refs).design_effect);
     let d = thinned(&d, SHIFT_SAMPLE);
     let mut w = Vec::with_capacity(d.len() * (d.len() + 1) / 2);
     for i in 0..d.len() {

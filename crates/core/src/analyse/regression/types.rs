@@ -152,6 +152,10 @@ pub struct SustainedChange {
     pub before: Option<f64>,
     /// …and after.
     pub after: Option<f64>,
+    /// The capacity as its search found it, in words ("at least 8 streams", "11 streams (12
+    /// fails)"), before and after: a load sustained is not a capacity when every load passed.
+    #[serde(default)]
+    pub said: [String; 2],
     /// Lower after by more than the searches' tolerance (or nothing sustained after where
     /// something was before): counted as a regression.
     pub worse: bool,
@@ -254,8 +258,11 @@ pub struct CellCurves {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum NotComparableKind {
-    /// Measured on one side only.
+    /// Measured on the after side only (a new cell).
     OneSideOnly,
+    /// Measured before, not after: the after side lost a cell (a deleted run, a dropped
+    /// profile), so the comparison is incomplete — a cell does not pass by being left out.
+    MissingAfter,
     /// The workloads differ.
     WorkloadDiffers,
     /// A side holds summaries only (no per-request data).

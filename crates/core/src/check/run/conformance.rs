@@ -8,8 +8,8 @@ use crate::check::invariant::{Invariant, Violation};
 use crate::schema::{ForeignWorkload, Plan, ProfileSpec, Run, WorkloadSpec};
 
 pub(crate) fn check(run: &Run, expect: &Expect<'_>, out: &mut Vec<Violation>) {
+    artifact(run, expect, out);
     if is_candidate(run) {
-        artifact(run, expect, out);
         knob(run, expect, out);
         if let Some((file, plan)) = expect.plan {
             in_plan(file, plan, run, out);
@@ -24,12 +24,19 @@ pub(crate) fn check(run: &Run, expect: &Expect<'_>, out: &mut Vec<Violation>) {
     }
 }
 
+/// A run measures its role's artifact: a candidate the deployed one, the baseline the float
+/// baseline's (a run of another lineage is not comparable: the seed's rule).
 fn artifact(run: &Run, expect: &Expect<'_>, out: &mut Vec<Violation>) {
-    if let Some(want) = expect.artifact.filter(|w| *w != run.artifact_id) {
+    let (want, role) = if is_candidate(run) {
+        (expect.artifacts[0], "deployed")
+    } else {
+        (expect.artifacts[1], "float baseline's")
+    };
+    if let Some(want) = want.filter(|w| *w != run.artifact_id) {
         out.push(Violation::new(
             Invariant::ArtifactMatches,
             "$.artifact_id",
-            format!("artifact {:?}, not the deployed {want:?}", run.artifact_id),
+            format!("artifact {:?}, not the {role} {want:?}", run.artifact_id),
         ));
     }
 }
@@ -146,47 +153,67 @@ fn counts(spec: &ProfileSpec, search: Option<&Search>, run: &Run, out: &mut Vec<
     if run.repeats.is_empty() {
         return; // reported-only import: nothing to count
     }
+    // A run that is not `ok` says itself that it is short (left out as partial or failed).
+    if run.status != crate::schema::RunStatus::Ok {
+        return;
+    }
     let (per, repeats) = planned(w, search, run);
+    // Another tool ran its own count (one benchmark, one repeat): fewer than the plan's is
+    // flagged there; a run sloscope measured holds what the plan asked or says it is partial.
+    let short = if run.source == crate::schema::RunSource::Imported {
+        (Invariant::RepeatsAsPlanned, Invariant::RequestsAsPlanned)
+    } else {
+        (Invariant::RunComplete, Invariant::RunComplete)
+    };
     let n = run.repeats.len() as i64;
     if let Some((least, most)) = repeats.filter(|(l, m)| n < *l || n > *m) {
-        let (how, why) = if n < least {
-            let weaker = if n < 3 {
-                "too few for a 95% interval over repeats"
-            } else {
-                "the 95% interval rests on fewer repeats and is wider"
-            };
-            ("fewer", weaker)
-        } else {
-            (
-                "more",
-                "repeats the plan did not ask for: reruns added, or repeats duplicated",
-            )
-        };
         let planned = if least == most {
             least.to_string()
         } else {
             format!("{least}–{most}")
         };
-        out.push(Violation::new(
-            Invariant::RepeatsAsPlanned,
-            "$.repeats",
-            format!("{n} of {planned} planned repeats ({how}: {why})"),
-        ));
+        out.push(if n < least {
+            Violation::new(
+                short.0,
+                "$.repeats",
+                format!(
+                    "{n} of {planned} planned repeats: not the measurement the plan asks for \
+                     (an interrupted run is partial; this one says ok)"
+                ),
+            )
+        } else {
+            Violation::new(
+                Invariant::RepeatsAsPlanned,
+                "$.repeats",
+                format!(
+                    "{n} of {planned} planned repeats (more: repeats the plan did not ask for, \
+                     reruns added or repeats duplicated)"
+                ),
+            )
+        });
     }
     if let Some(per) = per {
         for (ri, rep) in run.repeats.iter().enumerate() {
             let k = rep.requests.len() as i64;
-            if k != per {
-                let how = if k < per {
-                    "fewer"
-                } else {
-                    "more than planned: reruns or duplicated requests"
-                };
+            if k < per {
+                out.push(Violation::new(
+                    short.1,
+                    format!("$.repeats[{ri}].requests"),
+                    format!(
+                        "repeat {} has {k} of {per} planned requests: not the measurement the \
+                         plan asks for (an interrupted run is partial; this one says ok)",
+                        rep.index
+                    ),
+                ));
+                return;
+            }
+            if k > per {
                 out.push(Violation::new(
                     Invariant::RequestsAsPlanned,
                     format!("$.repeats[{ri}].requests"),
                     format!(
-                        "repeat {} has {k} of {per} planned requests ({how})",
+                        "repeat {} has {k} of {per} planned requests (more than planned: reruns \
+                         or duplicated requests)",
                         rep.index
                     ),
                 ));

@@ -4,7 +4,9 @@
 //! A request's gaps between tokens identify its measurement: microsecond gaps are never all
 //! equal in two measurements, and a copy whose first-token, end and send times were moved
 //! still has them. A request is identified when it has at least [`GAPS`] gaps of at least
-//! [`DISTINCT`] distinct values; two requests are one measurement when their gaps are equal,
+//! [`DISTINCT`] distinct values, shared with no other request of its own repeat (streams decoded
+//! in one batch step by step, or a server on a fixed schedule, share their gaps: those carry
+//! the server's steps, not a measurement of their own); two requests are one measurement when their gaps are equal,
 //! each within [`NUDGE_US`] (a copy nudged by a microsecond or two is a copy). Two runs (or
 //! repeats) share measurements when [`SHARED`] requests or more of one are requests of the
 //! other — the whole run, a subset of it, or a few requests spliced in — or when a repeat's
@@ -44,6 +46,35 @@ fn identified(gaps: &[u32]) -> Option<&[u32]> {
     None
 }
 
+/// The requests of one repeat that its gaps identify: enough gaps, and no other request of
+/// the same repeat with the same gaps. Requests that share their gaps with another of their own
+/// repeat — streams decoded in one batch from the same step, or a server whose timing is a
+/// fixed schedule — carry the server's steps, not a measurement of their own, so they identify
+/// nothing.
+fn own<'a>(r: &'a RequestColumns) -> Vec<&'a [u32]> {
+    let all: Vec<&[u32]> = r.itl_us.iter().filter_map(identified).collect();
+    let mut by_key: HashMap<Key, Vec<usize>> = HashMap::new();
+    for (i, g) in all.iter().enumerate() {
+        by_key.entry(key(g, 0, 0)).or_default().push(i);
+    }
+    all.iter()
+        .enumerate()
+        .filter(|(i, g)| {
+            !near(g).any(|k| {
+                by_key
+                    .get(&k)
+                    .is_some_and(|v| v.iter().any(|j| j != i && close(g, all[*j])))
+            })
+        })
+        .map(|(_, g)| *g)
+        .collect()
+}
+
+/// The keys a request close to `g` may lie under.
+fn near(g: &[u32]) -> impl Iterator<Item = Key> + '_ {
+    (-1..=1).flat_map(move |d0| (-1..=1).map(move |d1| key(g, d0, d1)))
+}
+
 /// Where a request is looked up: its gap count and its first two gaps' buckets.
 type Key = (usize, u32, u32);
 
@@ -66,7 +97,7 @@ impl<'a> Index<'a> {
     pub fn of(repeats: impl IntoIterator<Item = &'a RequestColumns>) -> Index<'a> {
         let mut by_key: HashMap<Key, Vec<&'a [u32]>> = HashMap::new();
         for r in repeats {
-            for g in r.itl_us.iter().filter_map(identified) {
+            for g in own(r) {
                 by_key.entry(key(g, 0, 0)).or_default().push(g);
             }
         }
@@ -75,19 +106,17 @@ impl<'a> Index<'a> {
 
     /// Whether the index holds a measurement of the request with gaps `g`.
     fn holds(&self, g: &[u32]) -> bool {
-        (-1..=1).any(|d0| {
-            (-1..=1).any(|d1| {
-                self.by_key
-                    .get(&key(g, d0, d1))
-                    .is_some_and(|v| v.iter().any(|h| close(g, h)))
-            })
+        near(g).any(|k| {
+            self.by_key
+                .get(&k)
+                .is_some_and(|v| v.iter().any(|h| close(g, h)))
         })
     }
 
     /// How many identified requests of `r` the index holds (stopping at `enough`).
     pub fn shared(&self, r: &RequestColumns, enough: usize) -> usize {
         let mut n = 0;
-        for g in r.itl_us.iter().filter_map(identified) {
+        for g in own(r) {
             if self.holds(g) {
                 n += 1;
                 if n >= enough {
@@ -178,6 +207,21 @@ mod tests {
             same_repeats(&columns(&spliced), &whole),
             "two requests spliced in"
         );
+    }
+
+    #[test]
+    fn gaps_a_repeat_shares_between_its_requests_identify_nothing() {
+        // A server on a fixed schedule: every request of a repeat gets the same gaps (±2 µs),
+        // and so does the next collection of it. Not one measurement.
+        let schedule: Vec<u32> = (0..15).map(|i| 4_000 + (i * 137 % 300)).collect();
+        let run = |jitter: u32| -> Vec<Vec<u32>> {
+            (0..8)
+                .map(|k| schedule.iter().map(|g| g + (k + jitter) % 3).collect())
+                .collect()
+        };
+        assert!(!same_repeats(&columns(&run(0)), &columns(&run(1))));
+        // A copy of such a repeat is still its copy: every column equal.
+        assert!(same_repeats(&columns(&run(0)), &columns(&run(0))));
     }
 
     #[test]

@@ -36,8 +36,9 @@ pub struct Expect<'a> {
     pub plan: Option<(&'a str, &'a Plan)>,
     /// The knob the candidates vary.
     pub knob: Option<&'a str>,
-    /// The deployed artifact, which candidate runs must measure.
-    pub artifact: Option<&'a str>,
+    /// The artifacts the lineage records name: the deployed one (candidate runs measure it) and
+    /// the float baseline's (baseline runs measure it).
+    pub artifacts: [Option<&'a str>; 2],
     /// The profile's capacity search: its trials vary this axis and may hold more requests.
     pub search: Option<&'a Search>,
     /// The weight formats the lineage records state: the deployment's (candidates serve it)
