@@ -334,18 +334,8 @@ fn settled(profile: &Profile, winner: &Contender<'_>, best: &str) -> (ProfileDec
         "with 95% confidence".to_string()
     } else {
         format!(
-            "— with 95% confidence except {}, decided as the run saw them, which no interval \
-             bounds ({})",
-            as_run
-                .iter()
-                .map(|(m, _)| m.as_str())
-                .collect::<Vec<_>>()
-                .join(", "),
-            as_run
-                .iter()
-                .map(|(m, b)| format!("{m}: {b}"))
-                .collect::<Vec<_>>()
-                .join("; ")
+            "with 95% confidence ({} as the run saw it)",
+            as_run.join("; ")
         )
     };
     (
@@ -358,19 +348,25 @@ fn settled(profile: &Profile, winner: &Contender<'_>, best: &str) -> (ProfileDec
 }
 
 /// The passing checks whose pass no one-sided 95% bound carries (a maximum, a peak, a limit
-/// that allows no exception, a reported figure): the metric and what it rests on.
-fn decided_as_run(checks: &[SloCheck]) -> Vec<(String, String)> {
+/// that allows no exception, a reported figure), each said in a few words.
+fn decided_as_run(checks: &[SloCheck]) -> Vec<String> {
     checks
         .iter()
         .filter(|k| k.outcome == SloOutcome::Pass)
         .filter(|k| {
             let bound = match k.metric.direction() {
-                crate::base::metric::Direction::LowerIsBetter => k.upper_bound,
-                crate::base::metric::Direction::HigherIsBetter => k.lower_bound,
+                Direction::LowerIsBetter => k.upper_bound,
+                Direction::HigherIsBetter => k.lower_bound,
             };
             !bound.is_some_and(|b| k.metric.meets(b, k.limit))
         })
-        .map(|k| (k.metric.to_string(), k.basis.clone()))
+        .map(|k| match (k.metric, k.upper_bound) {
+            (Metric::Scalar(crate::base::metric::Scalar::FailureRate), Some(h)) => format!(
+                "failure_rate: none failed, the rate may still be up to {}%",
+                fmt_num(100.0 * h)
+            ),
+            _ => format!("{}: as observed", k.metric),
+        })
         .collect()
 }
 

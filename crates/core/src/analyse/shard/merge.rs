@@ -8,17 +8,10 @@
 
 use std::collections::BTreeMap;
 
+use super::trust::Attempt;
 use crate::analyse::shard::types::{AttemptState, ShardReport, ShardState, ShardStatus};
 use crate::read::json::{Document, LoadedFile};
-use crate::schema::{Cell, Role, Run, ShardDone, ShardOutcome, ShardRecord, ShardRef};
-
-/// One attempt's files.
-#[derive(Default)]
-pub(super) struct Attempt<'a> {
-    pub(super) record: Option<(&'a str, &'a ShardRecord)>,
-    pub(super) done: Option<&'a ShardDone>,
-    pub(super) runs: Vec<(&'a str, &'a Run)>,
-}
+use crate::schema::{Cell, Role, ShardOutcome, ShardRef};
 
 /// The shard reference a file carries, if any.
 fn reference(doc: &Document) -> Option<&ShardRef> {

@@ -17,9 +17,15 @@ use std::collections::BTreeMap;
 
 use crate::base::time::rfc3339_us;
 use crate::read::json::{Document, LoadedFile};
-use crate::schema::{RunStatus, ShardOutcome};
+use crate::schema::{Run, RunStatus, ShardDone, ShardOutcome, ShardRecord};
 
-use super::merge::Attempt;
+/// One attempt's files: its record, its completion marker and its runs.
+#[derive(Default)]
+pub(super) struct Attempt<'a> {
+    pub(super) record: Option<(&'a str, &'a ShardRecord)>,
+    pub(super) done: Option<&'a ShardDone>,
+    pub(super) runs: Vec<(&'a str, &'a Run)>,
+}
 
 /// How long after its record's end a marker may be written, µs (the marker is written last).
 pub(super) const MARKER_SLACK_US: i64 = 10 * 60 * 1_000_000;

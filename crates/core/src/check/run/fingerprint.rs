@@ -51,7 +51,7 @@ fn identified(gaps: &[u32]) -> Option<&[u32]> {
 /// repeat — streams decoded in one batch from the same step, or a server whose timing is a
 /// fixed schedule — carry the server's steps, not a measurement of their own, so they identify
 /// nothing.
-fn own<'a>(r: &'a RequestColumns) -> Vec<&'a [u32]> {
+fn own(r: &RequestColumns) -> Vec<&[u32]> {
     let all: Vec<&[u32]> = r.itl_us.iter().filter_map(identified).collect();
     let mut by_key: HashMap<Key, Vec<usize>> = HashMap::new();
     for (i, g) in all.iter().enumerate() {
