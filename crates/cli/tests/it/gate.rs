@@ -65,6 +65,39 @@ fn llama(model_var: &str) -> (Server, String) {
     llama_with(model_var, "1")
 }
 
+/// llama-server on `model_var`'s model, one thread, its counters served (`--metrics`).
+fn llama_counted(model_var: &str) -> (Server, String) {
+    let bin = std::env::var("LLAMA_SERVER").unwrap();
+    let model = std::env::var(model_var).unwrap();
+    let args = [
+        "-c",
+        "2048",
+        "-t",
+        "1",
+        "--host",
+        "127.0.0.1",
+        "--no-webui",
+        "--metrics",
+    ];
+    let mut all = vec!["-m", model.as_str()];
+    all.extend(args);
+    start(Path::new(&bin), &all)
+}
+
+/// The sum of a Prometheus counter `name` that the server at `url` reports (llama-server with
+/// `--metrics`); `None` while it cannot say.
+fn counter(url: &str, name: &str) -> Option<f64> {
+    use std::io::{Read, Write};
+    let port: u16 = url.rsplit(':').next()?.parse().ok()?;
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).ok()?;
+    s.write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .ok()?;
+    let mut b = String::new();
+    s.read_to_string(&mut b).ok()?;
+    b.lines()
+        .find_map(|l| l.strip_prefix(name)?.trim().parse().ok())
+}
+
 /// llama-server on `model_var`'s model with `threads` threads.
 pub(crate) fn llama_with(model_var: &str, threads: &str) -> (Server, String) {
     let bin = std::env::var("LLAMA_SERVER").expect("LLAMA_SERVER: source scripts/setup-llama.sh");
@@ -186,7 +219,7 @@ fn gate_on_llama_server_writes_evidence_that_analyze_reads_and_a_dead_server_rej
         kld(&fixture)
     );
     // The quantized server dies part-way: what was scored is kept, marked, rejected (exit 3).
-    let (q2, q2url) = llama("SLOSCOPE_Q4_GGUF");
+    let (q2, q2url) = llama_counted("SLOSCOPE_Q4_GGUF");
     let long = d.join("long.txt");
     let text = std::fs::read_to_string(&eval).unwrap().repeat(6);
     std::fs::write(&long, text).unwrap();
@@ -197,7 +230,16 @@ fn gate_on_llama_server_writes_evidence_that_analyze_reads_and_a_dead_server_rej
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_secs(4));
+    // It dies once it has answered more positions (one token predicted each) than the small
+    // text has: past its first copy's scoring whatever the machine's speed, five copies left.
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while counter(&q2url, "llamacpp:tokens_predicted_total").unwrap_or(0.0) <= positions as f64 {
+        assert!(
+            Instant::now() < deadline,
+            "the quantized server never scored"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
     drop(q2);
     let o = child.wait_with_output().unwrap();
     assert_eq!(

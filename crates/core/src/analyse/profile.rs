@@ -103,6 +103,9 @@ pub(super) fn analyze_profile(ctx: &Ctx<'_>, name: ProfileName) -> ProfileReport
     decide_profile(ctx, profile, &mut report);
     if spec.is_none() && ctx.no_records {
         report.summaries_only = true;
+        // No plan, so nothing was planned to be missing and no verdict to hold back.
+        report.provisional = None;
+        report.missing.clear();
         report.reason = "summaries only: a verdict needs the plan (SLOs) and the lineage records; import another tool's file with `sloscope import FILE --out DIR --plan PLAN --profile NAME --candidate NAME`".into();
     }
     capacity(ctx, profile, &trial_runs, &mut report);

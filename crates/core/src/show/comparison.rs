@@ -74,17 +74,8 @@ pub fn headline(c: &Comparison) -> String {
                 .into()
         }
         Outcome::Incomplete => format!(
-            "incomplete: no compared cell regressed, but {} run(s) were left out of a side's \
-             analysis or hold the other side's measurements (each below)",
-            c.not_comparable
-                .iter()
-                .filter(|n| {
-                    matches!(
-                        n.kind,
-                        NotComparableKind::LeftOut | NotComparableKind::SameMeasurements
-                    )
-                })
-                .count()
+            "incomplete: no compared cell regressed, but {} (each below)",
+            incomplete_because(c)
         ),
         Outcome::Inconclusive => format!(
             "inconclusive: {} cell(s) compared, but no metric of any could be decided (every \
@@ -428,7 +419,13 @@ fn changes(c: &Comparison, o: &mut Out) {
             }
         }
     }
-    o.s.push_str(&format!("\n{unchanged} more metrics show no change.\n"));
+    match unchanged {
+        0 => o.s.push('\n'),
+        1 => o.s.push_str("\n1 more metric shows no change.\n"),
+        n => {
+            o.s.push_str(&format!("\n{n} more metrics show no change.\n"))
+        }
+    }
     o.s.push_str(
         "A change is inconclusive only where the smallest change its interval can detect (80% \
          power) is larger than its threshold; near the threshold otherwise.\n",
@@ -450,5 +447,38 @@ fn changes(c: &Comparison, o: &mut Out) {
             cell.requests_after
         );
         o.bullet(&line);
+    }
+}
+
+/// What made a comparison incomplete, counted by kind: cells the after side lost, runs left
+/// out, runs holding the other side's measurements; else the after side's own planned cells
+/// missing.
+fn incomplete_because(c: &Comparison) -> String {
+    let count = |k: NotComparableKind| c.not_comparable.iter().filter(|n| n.kind == k).count();
+    let said: Vec<String> = [
+        (
+            NotComparableKind::MissingAfter,
+            "cell(s) measured before were not measured after",
+        ),
+        (
+            NotComparableKind::LeftOut,
+            "run(s) were left out of a side's analysis",
+        ),
+        (
+            NotComparableKind::SameMeasurements,
+            "run(s) hold the other side's measurements",
+        ),
+    ]
+    .into_iter()
+    .filter_map(|(k, what)| {
+        Some(count(k))
+            .filter(|&n| n > 0)
+            .map(|n| format!("{n} {what}"))
+    })
+    .collect();
+    if said.is_empty() {
+        "the after side's own analysis is incomplete: a planned cell of it has no usable run".into()
+    } else {
+        said.join(", ")
     }
 }

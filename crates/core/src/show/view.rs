@@ -316,13 +316,16 @@ fn profile_view(p: &ProfileReport) -> ProfileView {
         })),
         provisional_line: p.provisional.as_ref().map(|v| {
             Shown::new(format!(
-                "Provisional, over the measured cells only (not a verdict): {}{} — {}",
+                "Provisional, over the measured cells only (not a verdict): {}{}{}",
                 v.decision.label(),
                 v.recommended
                     .as_ref()
                     .map(|r| format!(" {r}"))
                     .unwrap_or_default(),
-                v.reason
+                Some(&v.reason)
+                    .filter(|r| !r.is_empty())
+                    .map(|r| format!(" — {r}"))
+                    .unwrap_or_default()
             ))
         }),
         binding_line: binding_line(p).map(Shown::new),
