@@ -20,6 +20,11 @@ export async function checkAgainstCli(page, expected) {
   const text = async (loc) => (await loc.textContent()).trim();
   const reportCaveats = (await page.locator('#report-caveats li').allTextContents()).map((c) => c.trim());
   assert.deepEqual(reportCaveats, expected.view.caveats.map((c) => `! ${c}`), 'report-wide caveats');
+  // What is judged, and the notes every profile shares said once, as the CLI says them.
+  const subject = await page.locator('#subject > div').evaluateAll((ds) => ds.map((d) => [d.querySelector('dt').textContent.trim(), d.querySelector('dd').textContent.trim()]));
+  assert.deepEqual(subject, (expected.view.subject ?? []).map((l) => [l.label, l.value]), 'subject');
+  const shared = (await page.locator('#shared-notes li').allTextContents()).map((n) => n.trim());
+  assert.deepEqual(shared, expected.view.run_notes ?? [], 'notes shared by several profiles');
   for (const [i, p] of expected.profiles.entries()) {
     const v = expected.view.profiles[i];
     assert.equal(v.profile, p.profile);
@@ -34,7 +39,7 @@ export async function checkAgainstCli(page, expected) {
     assert.equal(await provisional.count() ? await text(provisional) : null, v.provisional_line ?? null, `${p.profile} provisional`);
     // The answer first: the overview card carries the view's headline and caveats.
     const top = page.locator(`.overview .card[data-profile="${p.profile}"]`);
-    assert.equal(await text(top.locator('.headline')), v.headline, `${p.profile} headline`);
+    assert.equal(await text(top.locator('.headline')), v.card_line, `${p.profile} card line`);
     const caveats = (await top.locator('.caveats li').allTextContents()).map((c) => c.trim());
     assert.deepEqual(caveats, v.caveats.map((c) => `! ${c}`), `${p.profile} caveats`);
     const section = page.locator(`#profile-${p.profile}`);

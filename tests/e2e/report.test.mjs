@@ -198,6 +198,11 @@ for (const [width, height] of [[1280, 900], [390, 844]]) {
     await page.click('#load-example');
     await waitLoaded(page, exampleFiles().length);
     const expected = analyze();
+    // What is judged stands above the verdicts, on the first screen.
+    const subject = await page.locator('#subject').boundingBox();
+    const firstCard = await page.locator('.overview .card').first().boundingBox();
+    assert.ok(subject && subject.y + subject.height <= firstCard.y + 1, 'the subject is above the verdict cards');
+    assert.match(await page.locator('#subject').textContent(), /smollm2-135m-instruct-q8_0/);
     for (const p of expected.view.profiles) {
       const box = await page.locator(`.overview .card[data-profile="${p.profile}"] .headline`).boundingBox();
       assert.ok(box && box.y + box.height <= height, `${p.profile} headline ends at ${box && box.y + box.height} px, below the first ${height} px`);
@@ -267,6 +272,14 @@ test('print: every folded panel opens (lineage table, file list), light colours 
   assert.ok(await page.locator('#file-list li').first().isVisible(), 'the file list prints');
   const bg = await page.evaluate(() => getComputedStyle(document.querySelector('.verdict')).backgroundColor);
   assert.equal(bg, 'rgb(255, 255, 255)', 'a printed verdict is on white');
+  // At an A4 page's printable width (about 700 CSS px) every table keeps all its columns on
+  // the page, and a decision badge stays on one line.
+  await page.setViewportSize({ width: 700, height: 900 });
+  const cut = await page.$$eval('table', (ts) => ts.filter((t) => t.getBoundingClientRect().right > document.documentElement.clientWidth + 1).map((t) => t.id || t.className));
+  assert.deepEqual(cut, [], 'tables cut at the page edge');
+  const badges = await page.$$eval('.verdict .decision', (bs) => bs.filter((b) => b.getBoundingClientRect().height > 2.2 * parseFloat(getComputedStyle(b).fontSize) + 24).map((b) => b.textContent));
+  assert.deepEqual(badges, [], 'a decision badge wraps');
+  assert.ok(await page.locator('#subject').isVisible(), 'what is judged prints');
   const pdf = await page.pdf({ format: 'A4' });
   assert.ok(pdf.length > 10000 && pdf.subarray(0, 5).toString() === '%PDF-', 'a PDF');
   await page.evaluate(() => window.dispatchEvent(new Event('afterprint')));

@@ -50,7 +50,7 @@ fn load_files(files: web_sys::FileList, engine: &Engine) -> Option<String> {
     let named: Vec<String> = passed_over
         .iter()
         .take(10)
-        .map(|n| sloscope_core::show::view::Shown::new(n).to_string())
+        .map(|n| sloscope_core::show::view::Shown::input(n).to_string())
         .collect();
     Some(format!(
         "{}{}: not read (a folder is read for *.json and *.jsonl; the CSV and YAML summaries other tools write beside their JSON are read when chosen by name)",
@@ -194,9 +194,9 @@ pub fn app() -> Html {
     let analysis = state.analysis.clone();
     html! {
         <>
-        <header>
+        <header class={classes!(analysis.is_some().then_some("loaded"))}>
             <h1>{ "sloscope" }<span class="sub">{ " — serving profiles of a quantized LLM, judged against SLOs" }</span></h1>
-            <p class="privacy">{ "Files never leave your browser: nothing is uploaded, and the page fetches only its own files (the example set, when asked)." }</p>
+            <p class="privacy">{ "Files never leave your browser" }<span class="more">{ ": nothing is uploaded, and the page fetches only its own files (the example set, when asked)" }</span>{ "." }</p>
         </header>
         <Toolbar on_files={on_files} on_example={on_example} on_download={on_download} on_copy={on_copy} on_clear={on_clear}
             has_report={analysis.is_some()} can_copy={analysis.is_some() || state.comparison.is_some()} side={state.side} on_side={on_side} embedded={embedded.is_some()} status={(*status).clone()}
@@ -401,6 +401,13 @@ fn overview(a: &Rc<Analysis>, v: &ReportView, generation: usize) -> Html {
     html! {
         <section class="overview" aria-label="Verdicts">
             <h2>{ "Verdicts" }</h2>
+            if !v.subject.is_empty() {
+                <dl class="subject" id="subject" aria-label="What is judged">
+                    { for v.subject.iter().map(|l| html! {
+                        <div><dt>{ l.label.to_string() }</dt><dd>{ l.value.to_string() }</dd></div>
+                    }) }
+                </dl>
+            }
             if !v.caveats.is_empty() {
                 <ul class="caveats" id="report-caveats">{ for v.caveats.iter().map(|c| html! { <li>{ format!("! {c}") }</li> }) }</ul>
             }
@@ -410,7 +417,7 @@ fn overview(a: &Rc<Analysis>, v: &ReportView, generation: usize) -> Html {
                     <span class="profile-name">{ p.profile.clone() }</span>
                     <span class="decision">{ pv.decision_label.to_string() }</span>
                     <span class="recommended">{ pv.recommended.to_string() }</span>
-                    <span class="headline">{ pv.headline.to_string() }</span>
+                    <span class="headline">{ pv.card_line.to_string() }</span>
                     if !pv.caveats.is_empty() {
                         <ul class="caveats">{ for pv.caveats.iter().map(|c| html! { <li>{ format!("! {c}") }</li> }) }</ul>
                     }
@@ -425,6 +432,12 @@ fn overview(a: &Rc<Analysis>, v: &ReportView, generation: usize) -> Html {
             }) }
             </div>
             { for v.notes.iter().map(|n| html! { <p class="warn">{ format!("note: {n}") }</p> }) }
+            if !v.run_notes.is_empty() {
+                <details class="shared-notes" id="shared-notes">
+                    <summary>{ format!("Run notes shared by several profiles ({})", v.run_notes.len()) }</summary>
+                    <ul>{ for v.run_notes.iter().map(|n| html! { <li>{ n.to_string() }</li> }) }</ul>
+                </details>
+            }
             if a.profiles.len() > 1 {
                 { {
                     let a2 = a.clone();

@@ -26,6 +26,11 @@ fn shown(s: &str) -> String {
     Shown::new(s).to_string()
 }
 
+/// A name from a file shown on its own (cut, see `Shown::input`).
+fn name(s: &str) -> String {
+    Shown::input(s).to_string()
+}
+
 fn label(l: Label) -> (&'static str, &'static str) {
     match l {
         Label::Regression => ("regression", "REGRESSION"),
@@ -64,7 +69,7 @@ fn row(cell: &Cell, m: &MetricChange) -> Html {
     html! {
         <tr class={classes!("change", class)} data-metric={m.metric.name()} data-label={class}>
             <td>{ cell.profile.clone() }</td>
-            <td>{ shown(&cell.candidate) }</td>
+            <td>{ name(&cell.candidate) }</td>
             <td>{ m.metric.name() }</td>
             <td class="num">{ m.before.map_or("—".into(), num) }</td>
             <td class="num">{ m.after.map_or("—".into(), num) }</td>
@@ -164,10 +169,10 @@ fn charts(c: &Rc<Comparison>, generation: usize) -> Html {
             });
             html! { <Chart id={format!("chart-compare-{p}-tradeoff")} label={format!("{p}: TTFT p95 vs output throughput per candidate, before (hollow) → after (filled)")} draw={draw} generation={generation} height={320} /> }
         }) }
-        { for c.cells.iter().enumerate().flat_map(|(i, cell)| [(Quantity::Ttft, "ttft"), (Quantity::Tpot, "tpot")].into_iter().map(move |(q, name)| (i, cell, q, name))).map(|(i, cell, q, name)| {
+        { for c.cells.iter().enumerate().flat_map(|(i, cell)| [(Quantity::Ttft, "ttft"), (Quantity::Tpot, "tpot")].into_iter().map(move |(q, quantity)| (i, cell, q, quantity))).map(|(i, cell, q, quantity)| {
             let c2 = c.clone();
             let draw: DrawFn = Rc::new(move |root| drawn(cdf_pair(root, &c2.cells[i], q)));
-            html! { <Chart id={format!("chart-compare-{i}-{name}")} label={format!("{} {}: {} CDF before (dashed) and after (solid)", cell.profile, shown(&cell.candidate), q.label())} draw={draw} generation={generation} height={240} /> }
+            html! { <Chart id={format!("chart-compare-{i}-{quantity}")} label={format!("{} {}: {} CDF before (dashed) and after (solid)", cell.profile, name(&cell.candidate), q.label())} draw={draw} generation={generation} height={240} /> }
         }) }
         </div>
     }
@@ -211,8 +216,7 @@ pub fn compare(props: &Props) -> Html {
                                 <ul id="compare-capacity">{ for c.capacity.iter().map(|k| html! {
                     <li>{ format!("{}: before {}; after {}", k.profile, shown(k.before.as_deref().unwrap_or("no search")), shown(k.after.as_deref().unwrap_or("no search"))) }
                         <ul>{ for k.candidates.iter().map(|x| {
-                            let load = |v: Option<f64>| v.map_or("nothing".to_string(), num);
-                            html! { <li class={classes!(x.worse.then_some("regression"))}>{ format!("{}: sustained {} before, {} after{}", shown(&x.candidate), load(x.before), load(x.after), if x.worse { " — REGRESSION" } else { "" }) }</li> }
+                            html! { <li class={classes!(x.worse.then_some("regression"))}>{ format!("{}: capacity {} before, {} after{}", name(&x.candidate), shown(&x.said[0]), shown(&x.said[1]), if x.worse { " — REGRESSION" } else { "" }) }</li> }
                         }) }</ul>
                     </li>
                 }) }</ul>
@@ -225,7 +229,7 @@ pub fn compare(props: &Props) -> Html {
                     { table(c, |_| true) }
                 </details>
                 <ul class="small">{ for c.cells.iter().map(|cell| html! {
-                    <li>{ format!("{} {}: {} requests before, {} after; {}", cell.profile, shown(&cell.candidate), cell.requests_before, cell.requests_after,
+                    <li>{ format!("{} {}: {} requests before, {} after; {}", cell.profile, name(&cell.candidate), cell.requests_before, cell.requests_after,
                         cell.pairing_note.as_deref().map_or("requests paired by index (the same request sequence)".to_string(), |w| format!("requests not paired: {}", shown(w)))) }</li>
                 }) }</ul>
             }
@@ -235,7 +239,7 @@ pub fn compare(props: &Props) -> Html {
             if !c.not_comparable.is_empty() {
                 <h3>{ "Not comparable" }</h3>
                 <ul id="compare-not-comparable">{ for c.not_comparable.iter().map(|n| html! {
-                    <li>{ format!("{} {}: {}", n.profile, shown(&n.candidate), shown(&n.reason)) }</li>
+                    <li>{ format!("{} {}: {}", n.profile, name(&n.candidate), shown(&n.reason)) }</li>
                 }) }</ul>
             }
             if !c.notes.is_empty() {

@@ -64,7 +64,7 @@ pub fn file_list(props: &Props) -> Html {
                         Status::Cancelled => ("cancelled", "–", "cancelled: not analysed".to_string()),
                     };
                     // The name and the error come from the file: shown inert, as every string is.
-                    let name = Shown::new(&e.name).to_string();
+                    let name = Shown::input(&e.name).to_string();
                     let detail = Shown::new(detail).to_string();
                     let id = e.id;
                     let cancel = props.on_cancel.reform(move |_: MouseEvent| id);

@@ -15,6 +15,7 @@ pub mod regression;
 pub mod report;
 pub(crate) mod screen;
 pub mod shard;
+pub mod subject;
 pub mod summary;
 pub mod verdict;
 
@@ -110,6 +111,7 @@ fn analyze_inner<F: std::borrow::Borrow<LoadedFile>>(
     if let Some(why) = &plan_conflict {
         notes.push(why.clone());
     }
+    let subject = subject::subject(&inputs, plan);
     let (names, unknown_profiles) = names::profile_names(plan, &inputs.runs);
     let quantized_artifact = inputs
         .deployments
@@ -163,6 +165,7 @@ fn analyze_inner<F: std::borrow::Borrow<LoadedFile>>(
         });
     Analysis {
         sloscope_version: env!("CARGO_PKG_VERSION").to_string(),
+        subject,
         lineage,
         profiles,
         completeness_unchecked,

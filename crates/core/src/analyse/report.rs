@@ -350,6 +350,9 @@ pub struct UnknownProfile {
 pub struct Analysis {
     /// Version of the sloscope core that computed it.
     pub sloscope_version: String,
+    /// What is judged: artifact, baseline, backend, hardware, plan, when collected.
+    #[serde(default)]
+    pub subject: crate::analyse::subject::Subject,
     /// Lineage check.
     pub lineage: LineageReport,
     /// One entry per profile, in latency, balanced, throughput order.

@@ -8,7 +8,7 @@ use crate::analyse::regression::types::{
 };
 use crate::base::fmt::format_number as num;
 use crate::show::render::md_escape;
-use crate::show::view::inert;
+use crate::show::view::{escaped, inert};
 
 /// Which printer.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -99,7 +99,16 @@ struct Out {
 }
 
 impl Out {
+    /// sloscope's own words (which may quote bounded strings of files): escaped, never cut.
     fn esc(&self, v: &str) -> String {
+        match self.style {
+            Style::Markdown => md_escape(&escaped(v)),
+            Style::Text => escaped(v),
+        }
+    }
+
+    /// A name from a file shown on its own: escaped and cut (see `Shown::input`).
+    fn name(&self, v: &str) -> String {
         match self.style {
             Style::Markdown => md_escape(&inert(v)),
             Style::Text => inert(v),
@@ -140,7 +149,7 @@ fn print(c: &Comparison, style: Style) -> String {
     };
     let title = match style {
         Style::Markdown => format!("## sloscope compare: {}\n", o.esc(&headline(c))),
-        Style::Text => format!("sloscope compare: {}\n", inert(&headline(c))),
+        Style::Text => format!("sloscope compare: {}\n", escaped(&headline(c))),
     };
     o.s.push_str(&title);
     if c.refused.len() > 1 {
@@ -160,7 +169,7 @@ fn print(c: &Comparison, style: Style) -> String {
             let line = format!(
                 "{} {}: {}",
                 n.profile,
-                o.esc(&n.candidate),
+                o.name(&n.candidate),
                 o.esc(&n.reason)
             );
             o.bullet(&line);
@@ -264,7 +273,7 @@ fn capacity(c: &Comparison, o: &mut Out) {
             let line = format!(
                 "{} {}: capacity {} before, {} after{}",
                 k.profile,
-                o.esc(&x.candidate),
+                o.name(&x.candidate),
                 o.esc(&x.said[0]),
                 o.esc(&x.said[1]),
                 if x.worse { " — REGRESSION" } else { "" }
@@ -311,7 +320,7 @@ fn change_row(cell: &Cell, m: &MetricChange, o: &Out) -> Vec<String> {
     );
     vec![
         cell.profile.clone(),
-        o.esc(&cell.candidate),
+        o.name(&cell.candidate),
         m.metric.name(),
         m.before.map_or("—".into(), num),
         m.after.map_or("—".into(), num),
@@ -345,7 +354,7 @@ fn shifts(c: &Comparison, o: &mut Out) {
             let end = |v: Option<f64>, none: &str| v.map_or_else(|| none.to_string(), signed);
             let row = vec![
                 cell.profile.clone(),
-                o.esc(&cell.candidate),
+                o.name(&cell.candidate),
                 format!("{}{}", s.quantity, if s.paired { " (paired)" } else { "" }),
                 format!("{} ms", signed(iv.estimate)),
                 format!(
@@ -412,7 +421,7 @@ fn changes(c: &Comparison, o: &mut Out) {
                 by_shift.push(format!(
                     "{} {} {}: {}",
                     cell.profile,
-                    o.esc(&cell.candidate),
+                    o.name(&cell.candidate),
                     m.metric,
                     m.method
                 ));
@@ -442,7 +451,7 @@ fn changes(c: &Comparison, o: &mut Out) {
         let line = format!(
             "{} {}: {} requests before, {} after; {how}",
             cell.profile,
-            o.esc(&cell.candidate),
+            o.name(&cell.candidate),
             cell.requests_before,
             cell.requests_after
         );

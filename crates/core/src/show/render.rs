@@ -124,6 +124,19 @@ fn shards(v: &ReportView, style: Style) -> String {
     format!("\n{}{gap}{}", lines(&items, style), table(&s.table, style))
 }
 
+/// What is judged, one labelled line each, above the verdicts.
+fn subject(v: &ReportView, style: Style) -> String {
+    if v.subject.is_empty() {
+        return String::new();
+    }
+    let items: Vec<String> = v
+        .subject
+        .iter()
+        .map(|l| format!("{}: {}", l.label, l.value))
+        .collect();
+    lines(&items, style) + "\n"
+}
+
 /// The answer first: one line per profile, with what weakens it indented below.
 fn headlines(v: &ReportView, style: Style) -> String {
     let mut items: Vec<String> = v.caveats.iter().map(|c| format!("! {c}")).collect();
@@ -187,7 +200,12 @@ fn titled_table(title: &str, t: &TableView, style: Style) -> String {
 }
 
 fn notes(v: &ReportView, style: Style) -> String {
-    let items: Vec<String> = v.notes.iter().map(|n| format!("note: {n}")).collect();
+    let items: Vec<String> = v
+        .run_notes
+        .iter()
+        .map(|n| format!("run note: {n}"))
+        .chain(v.notes.iter().map(|n| format!("note: {n}")))
+        .collect();
     if items.is_empty() {
         return String::new();
     }
@@ -198,6 +216,7 @@ fn notes(v: &ReportView, style: Style) -> String {
 pub fn markdown(a: &Analysis) -> String {
     let v = report_view(a);
     let mut out = String::from("## sloscope verdict\n\n");
+    out += &subject(&v, Style::Markdown);
     out += &headlines(&v, Style::Markdown);
     out += "\n";
     out += &lineage(&v, Style::Markdown);
@@ -215,7 +234,8 @@ pub fn markdown(a: &Analysis) -> String {
 /// Plain text for a terminal.
 pub fn text(a: &Analysis) -> String {
     let v = report_view(a);
-    let mut out = headlines(&v, Style::Text);
+    let mut out = subject(&v, Style::Text);
+    out += &headlines(&v, Style::Text);
     out += "\n";
     out += &lineage(&v, Style::Text);
     out += &shards(&v, Style::Text);

@@ -32,12 +32,19 @@ fn all<S: AsRef<str>>(items: impl IntoIterator<Item = S>) -> Vec<Shown> {
 
 /// Builds the view of an analysis; every string of it is [`Shown`], made inert.
 pub fn report_view(a: &Analysis) -> ReportView {
+    let shared = shared_notes(a);
     ReportView {
+        subject: subject(a),
         lineage: lineage::view(a),
         shards: shards::view(a),
         verdicts: verdicts::table(a),
         unknown_profiles: verdicts::unknown(a),
-        profiles: a.profiles.iter().map(profile_view).collect(),
+        profiles: a
+            .profiles
+            .iter()
+            .map(|p| profile_view(p, &shared))
+            .collect(),
+        run_notes: all(report_run_notes(a)),
         caveats: all(headline::report_caveats(a)),
         notes: all(&a.notes),
         footer: Shown::new(format!(
@@ -45,6 +52,21 @@ pub fn report_view(a: &Analysis) -> ReportView {
             a.sloscope_version
         )),
     }
+}
+
+/// What is judged, a labelled line each; empty when nothing is known of it.
+fn subject(a: &Analysis) -> Vec<Labelled> {
+    if a.subject.is_empty() {
+        return Vec::new();
+    }
+    a.subject
+        .lines()
+        .into_iter()
+        .map(|(label, value)| Labelled {
+            label: Shown::new(label),
+            value: Shown::input(value),
+        })
+        .collect()
 }
 
 pub(super) fn column(title: &str, decisive: bool, numeric: bool) -> Column {
@@ -151,7 +173,7 @@ fn candidate_row(c: &CandidateReport, no_slo: bool) -> Row {
         }
     });
     Row {
-        key: Shown::new(&c.name),
+        key: Shown::input(&c.name),
         highlighted: c.chosen,
         cells,
     }
@@ -269,7 +291,7 @@ pub(crate) fn decision_label(p: &ProfileReport) -> String {
     }
 }
 
-fn profile_view(p: &ProfileReport) -> ProfileView {
+fn profile_view(p: &ProfileReport, shared: &[&str]) -> ProfileView {
     let chosen = p.candidates.iter().find(|c| c.chosen);
     let decision_label = decision_label(p);
     let recommended = p.recommended_name.clone().unwrap_or_else(|| "none".into());
@@ -295,14 +317,15 @@ fn profile_view(p: &ProfileReport) -> ProfileView {
         None => (None, None),
     };
     ProfileView {
-        profile: Shown::new(&p.profile),
+        profile: Shown::input(&p.profile),
         decision: p.decision,
         decision_label: Shown::new(decision_label),
-        recommended: Shown::new(recommended),
+        recommended: Shown::input(recommended),
         recommended_setting: Shown::new(chosen.map(setting).unwrap_or_default()),
         workload_line: Shown::new(workload_line(p.workload.as_ref())),
         slo_line: Shown::new(slo_line(p)),
         headline: Shown::new(headline::headline(p)),
+        card_line: Shown::new(headline::card_line(p)),
         caveats: all(headline::caveats(p)),
         verdict_line: Shown::new(verdict_line),
         reason: Shown::new(&p.reason),
@@ -334,7 +357,7 @@ fn profile_view(p: &ProfileReport) -> ProfileView {
         contract_issues: all(p.contract_issues.iter().map(|i| &i.message)),
         candidates: candidate_table(p),
         warnings: all(candidate_warnings(p)),
-        notes: all(run_notes(p)),
+        notes: all(run_notes(p, shared)),
         signals: all(turns::lines(p).into_iter().chain(signals::lines(p))),
         excluded: all(p
             .excluded
@@ -402,7 +425,8 @@ fn margins_line(c: &CandidateReport) -> String {
 
 /// `candidates: note`, one line per distinct note (the same note of several candidates once,
 /// with their names), in candidate order.
-fn run_notes(p: &ProfileReport) -> Vec<String> {
+/// A profile's run notes, each with the candidates whose runs carry it, in their order.
+fn notes_of(p: &ProfileReport) -> Vec<(&str, Vec<&str>)> {
     let mut notes: Vec<(&str, Vec<&str>)> = Vec::new();
     for c in &p.candidates {
         for n in &c.notes {
@@ -413,7 +437,59 @@ fn run_notes(p: &ProfileReport) -> Vec<String> {
         }
     }
     notes
+}
+
+/// Notes carried by runs of more than one profile: said once for the report.
+fn shared_notes(a: &Analysis) -> Vec<&str> {
+    let mut seen: Vec<(&str, usize)> = Vec::new();
+    for p in &a.profiles {
+        for (n, _) in notes_of(p) {
+            match seen.iter_mut().find(|(m, _)| *m == n) {
+                Some((_, k)) => *k += 1,
+                None => seen.push((n, 1)),
+            }
+        }
+    }
+    seen.into_iter()
+        .filter(|(_, k)| *k > 1)
+        .map(|(n, _)| n)
+        .collect()
+}
+
+/// The notes of runs of several profiles, once each: which candidates, in which profiles.
+fn report_run_notes(a: &Analysis) -> Vec<String> {
+    let shared = shared_notes(a);
+    let every = |ps: &[&str]| ps.len() == a.profiles.len();
+    shared
         .into_iter()
+        .map(|n| {
+            let mut names: Vec<&str> = Vec::new();
+            let mut profiles: Vec<&str> = Vec::new();
+            for p in &a.profiles {
+                if let Some((_, c)) = notes_of(p).into_iter().find(|(m, _)| *m == n) {
+                    profiles.push(&p.profile);
+                    for x in c {
+                        if !names.contains(&x) {
+                            names.push(x);
+                        }
+                    }
+                }
+            }
+            let r#where = if every(&profiles) {
+                "every profile".to_string()
+            } else {
+                profiles.join(", ")
+            };
+            format!("{} ({}): {n}", names.join(", "), r#where)
+        })
+        .collect()
+}
+
+/// A profile's own run notes: those no other profile's runs carry.
+fn run_notes(p: &ProfileReport, shared: &[&str]) -> Vec<String> {
+    notes_of(p)
+        .into_iter()
+        .filter(|(n, _)| !shared.contains(n))
         .map(|(n, names)| format!("{}: {n}", names.join(", ")))
         .collect()
 }

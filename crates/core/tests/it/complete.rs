@@ -275,7 +275,11 @@ fn without_a_plan_completeness_is_said_to_be_unchecked() {
     let a = sloscope_core::analyze(&files);
     assert!(a.completeness_unchecked.is_some());
     let text = render::text(&a);
-    assert!(text.starts_with("! no plan was loaded"), "{text}");
+    // What is judged comes first, then the caveat, before any verdict.
+    let caveat = text.find("! no plan was loaded").expect(&text);
+    assert!(text.starts_with("Artifact: "), "{text}");
+    assert!(text.contains("Plan: none loaded"), "{text}");
+    assert!(caveat < text.find("latency: ").unwrap(), "{text}");
 }
 
 /// A lineage record that is not loaded (or cannot be read) is absence: every profile is

@@ -8,6 +8,7 @@ mod chunked;
 mod complete;
 mod coverage;
 mod drawn;
+mod first_screen;
 mod gate;
 mod invariant_cases;
 mod invariants;

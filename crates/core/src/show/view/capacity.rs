@@ -64,7 +64,7 @@ pub(super) fn table(c: &CapacityReport) -> TableView {
         .candidates
         .iter()
         .map(|k| Row {
-            key: Shown::new(&k.name),
+            key: Shown::input(&k.name),
             highlighted: c.best.as_deref() == Some(k.name.as_str()),
             cells: vec![
                 Cell::text(if c.best.as_deref() == Some(k.name.as_str()) {

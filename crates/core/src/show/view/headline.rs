@@ -207,6 +207,16 @@ pub(super) fn headline(p: &ProfileReport) -> String {
     parts.join(" · ")
 }
 
+/// The headline without its leading `profile: DECISION · `, which a card shows apart.
+pub(super) fn card_line(p: &ProfileReport) -> String {
+    let line = headline(p);
+    let prefix = format!("{}: {} · ", p.profile, super::decision_label(p));
+    match line.strip_prefix(&prefix) {
+        Some(rest) => rest.to_string(),
+        None => line,
+    }
+}
+
 /// What weakens every verdict: the lineage's warnings, said once.
 pub(super) fn report_caveats(a: &Analysis) -> Vec<String> {
     use crate::base::problem::ProblemCode;

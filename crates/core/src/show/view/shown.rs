@@ -2,13 +2,18 @@
 //! make one is [`Shown::new`], which makes it inert: control, escape and bidirectional
 //! characters become visible `\u{…}` escapes (they cannot move a cursor, colour a terminal or
 //! reorder a line), a letter carries at most two combining marks (more would draw towers over
-//! the page), and the text is cut to [`MAX_ECHO_CHARS`] with what was left out said. A new
-//! field of the view cannot forget it: it has no other constructor.
+//! the page). A new field of the view cannot forget it: it has no other constructors.
+//!
+//! Length is bounded where text enters, not where sloscope speaks: every name and free text
+//! of a file is bounded when it is read (`check::text`), and a string shown on its own (a
+//! name, an id, a file name: [`Shown::input`]) is cut to [`MAX_ECHO_CHARS`] with what was left
+//! out said. The tool's own sentences ([`Shown::new`]), which embed those bounded strings, are
+//! never cut: a reader sees every word sloscope says.
 
 use serde::{Deserialize, Serialize};
 
-/// Longest text a view shows from a file (names, ids, notes); longer is cut, with the number of
-/// characters left out said.
+/// Longest string of a file a view shows on its own (a name, an id, a file name); longer is
+/// cut, with the number of characters left out said.
 pub const MAX_ECHO_CHARS: usize = 300;
 /// Combining marks kept on one letter.
 const MAX_MARKS_PER_LETTER: usize = 2;
@@ -20,8 +25,14 @@ const MAX_MARKS_PER_LETTER: usize = 2;
 pub struct Shown(String);
 
 impl Shown {
-    /// `s` made inert.
+    /// sloscope's own text `s` (which may quote bounded strings of files) made inert, never cut.
     pub fn new(s: impl AsRef<str>) -> Shown {
+        Shown(escaped(s.as_ref()))
+    }
+
+    /// A string of a file shown on its own (a name, an id) made inert and cut to
+    /// [`MAX_ECHO_CHARS`].
+    pub fn input(s: impl AsRef<str>) -> Shown {
         Shown(inert(s.as_ref()))
     }
 
@@ -127,7 +138,10 @@ mod tests {
         assert!(shown.starts_with("x\u{0301}\u{0301} ("), "{shown}");
         assert!(shown.contains("combining marks dropped"), "{shown}");
         let long = "y".repeat(1000);
-        assert!(Shown::new(&long).ends_with("(700 more characters)"));
+        assert!(Shown::input(&long).ends_with("(700 more characters)"));
+        // sloscope's own words are never cut; only their control characters are escaped.
+        let said = format!("{long}\u{7}");
+        assert_eq!(Shown::new(&said).as_str(), format!("{long}\\u{{0007}}"));
         let back: Shown = serde_json::from_str("\"a\\u202eb\"").unwrap();
         assert_eq!(back.as_str(), "a\\u{202e}b");
     }

@@ -127,6 +127,9 @@ pub struct ProfileView {
     /// The answer in one line, for the top of the report: decision, configuration, the primary
     /// metric with its interval, the binding (or tightest) SLO and its margin or miss.
     pub headline: Shown,
+    /// The headline after what a verdict card shows on its own (profile and decision): what the
+    /// card says beside them.
+    pub card_line: Shown,
     /// What weakens this verdict beyond the report-wide caveats (simulation evidence, fewer
     /// repeats or requests than planned, runs left out, cache artefacts, pooled reruns, a
     /// cheaper equivalent).
@@ -215,6 +218,10 @@ pub struct LineageView {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ReportView {
+    /// What is judged (artifact, float baseline, backend, hardware, plan, when collected),
+    /// above the verdicts; empty when nothing is known of it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub subject: Vec<Labelled>,
     /// Lineage.
     pub lineage: LineageView,
     /// The shards of a sharded results tree (`sloscope run --shard`), when the files came
@@ -234,6 +241,10 @@ pub struct ReportView {
     pub caveats: Vec<Shown>,
     /// Problems that belong to no profile.
     pub notes: Vec<Shown>,
+    /// Notes the runs of several profiles carry (the backend's, the host's), said once: which
+    /// candidates, in which profiles. A profile's own `notes` hold the rest.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub run_notes: Vec<Shown>,
     /// Where the numbers come from.
     pub footer: Shown,
 }
@@ -309,4 +320,14 @@ pub struct ShardsView {
     pub problems: Vec<Shown>,
     /// Attempts whose runs were left out.
     pub left_out: Vec<Shown>,
+}
+
+/// A value with its label (`Artifact: smollm2-135m-instruct-q4_1 (Q4_1)`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Labelled {
+    /// What it is.
+    pub label: Shown,
+    /// Its value.
+    pub value: Shown,
 }

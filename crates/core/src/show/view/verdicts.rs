@@ -26,7 +26,7 @@ pub(super) fn table(a: &Analysis) -> TableView {
             let pm = p.primary_metric.as_deref().and_then(Metric::parse);
             let value = chosen.and_then(|c| c.primary_value);
             Row {
-                key: Shown::new(&p.profile),
+                key: Shown::input(&p.profile),
                 highlighted: false,
                 cells: vec![
                     Cell::text(&p.profile),
@@ -44,7 +44,7 @@ pub(super) fn table(a: &Analysis) -> TableView {
             }
         })
         .chain(a.unknown_profiles.iter().map(|u| Row {
-            key: Shown::new(&u.name),
+            key: Shown::input(&u.name),
             highlighted: false,
             cells: vec![
                 Cell::text(&u.name),
@@ -75,7 +75,7 @@ pub(super) fn unknown(a: &Analysis) -> Vec<UnknownProfileView> {
     a.unknown_profiles
         .iter()
         .map(|u| UnknownProfileView {
-            profile: Shown::new(&u.name),
+            profile: Shown::input(&u.name),
             decision_label: Shown::new(NOT_ANALYSED),
             line: Shown::new(unknown_line(u)),
         })

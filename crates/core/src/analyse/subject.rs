@@ -1,0 +1,171 @@
+//! What is judged: the artifact and its quantization, the float baseline, the backend and its
+//! version, the hardware, the plan and when the runs were collected — named above the verdicts
+//! in every output, so a reader knows what a verdict is about before reading it.
+//!
+//! Each field says where it came from: the deployment record first (the artifact as deployed),
+//! else the gate record, else what the runs say of themselves when every run says the same
+//! (several values are listed, never one picked).
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::check::lineage::LineageInputs;
+use crate::schema::{ArtifactIdentity, Plan, Role, Run};
+
+/// What the verdicts are about.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Subject {
+    /// The deployed artifact's id (the runs' when no record is loaded; several, comma-separated,
+    /// when the runs disagree).
+    pub artifact: Option<String>,
+    /// Its quantization format (`Q4_1`, `AWQ`, …).
+    pub format: Option<String>,
+    /// The source model it was made from.
+    pub model: Option<String>,
+    /// The float baseline's artifact id and format.
+    pub baseline: Option<String>,
+    /// Serving backend and its version.
+    pub backend: Option<String>,
+    /// Hardware as recorded.
+    pub hardware: Option<String>,
+    /// The plan's name (its file when it has none).
+    pub plan: Option<String>,
+    /// sha256 of the plan's content (its canonical JSON, so a YAML, TOML or JSON copy of one
+    /// plan hash the same), lower-case hex.
+    pub plan_content_sha256: Option<String>,
+    /// Earliest start of a run, RFC 3339 as recorded.
+    pub collected_from: Option<String>,
+    /// Latest end of a run.
+    pub collected_to: Option<String>,
+    /// Run files analysed (trials and baselines included).
+    pub runs: usize,
+}
+
+/// What `inputs` and `plan` say is judged.
+pub fn subject(inputs: &LineageInputs<'_>, plan: Option<(&str, &Plan)>) -> Subject {
+    let runs: Vec<&Run> = inputs.runs.iter().map(|(_, r)| *r).collect();
+    let record: Option<&ArtifactIdentity> = inputs
+        .deployments
+        .first()
+        .map(|d| &d.1.artifact)
+        .or_else(|| inputs.gates.first().map(|g| &g.1.artifact));
+    let candidates: Vec<&Run> = runs
+        .iter()
+        .copied()
+        .filter(|r| r.role == Role::Candidate)
+        .collect();
+    let baseline = inputs.baselines.first().map(|b| {
+        let a = &b.1.artifact;
+        match &a.format {
+            Some(f) => format!("{} ({f})", a.artifact_id),
+            None => a.artifact_id.clone(),
+        }
+    });
+    let runs_say = |f: &dyn Fn(&Run) -> String| agreed(candidates.iter().map(|r| f(r)));
+    Subject {
+        artifact: record
+            .map(|a| a.artifact_id.clone())
+            .or_else(|| runs_say(&|r| r.artifact_id.clone())),
+        format: record.and_then(|a| a.format.clone()),
+        model: record.and_then(|a| a.model.clone()),
+        baseline: baseline.or_else(|| {
+            agreed(
+                runs.iter()
+                    .filter(|r| r.role == Role::Baseline)
+                    .map(|r| r.artifact_id.clone()),
+            )
+        }),
+        backend: record
+            .map(|a| format!("{} {}", a.backend, a.backend_version))
+            .or_else(|| runs_say(&|r| format!("{} {}", r.backend, r.backend_version))),
+        hardware: record
+            .map(|a| a.hardware.clone())
+            .or_else(|| runs_say(&|r| r.hardware.clone())),
+        plan: plan.map(|(file, p)| p.name.clone().unwrap_or_else(|| file.to_string())),
+        plan_content_sha256: plan.and_then(|(_, p)| content_sha256(p)),
+        collected_from: runs.iter().filter_map(|r| r.started_at.clone()).min(),
+        collected_to: runs.iter().filter_map(|r| r.finished_at.clone()).max(),
+        runs: runs.len(),
+    }
+}
+
+/// The one value every item has, or each different one listed (sorted), or `None` for none.
+fn agreed(items: impl Iterator<Item = String>) -> Option<String> {
+    let mut all: Vec<String> = items.filter(|s| !s.trim().is_empty()).collect();
+    all.sort();
+    all.dedup();
+    (!all.is_empty()).then(|| all.join(", "))
+}
+
+fn content_sha256(p: &Plan) -> Option<String> {
+    let bytes = serde_json::to_vec(p).ok()?;
+    let digest = Sha256::digest(bytes);
+    Some(digest.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+impl Subject {
+    /// Whether nothing at all is known of what is judged.
+    pub fn is_empty(&self) -> bool {
+        self.artifact.is_none() && self.plan.is_none() && self.runs == 0
+    }
+
+    /// The lines a reader sees, each `label: value`; values missing are said as not recorded.
+    pub fn lines(&self) -> Vec<(&'static str, String)> {
+        let or_not = |v: &Option<String>| v.clone().unwrap_or_else(|| "not recorded".into());
+        let artifact = match (&self.artifact, &self.format) {
+            (Some(a), Some(f)) => format!("{a} ({f})"),
+            (a, _) => or_not(a),
+        };
+        let artifact = match &self.model {
+            Some(m) => format!("{artifact}, made from {m}"),
+            None => artifact,
+        };
+        let plan = match (&self.plan, &self.plan_content_sha256) {
+            (Some(p), Some(h)) => format!("{p} (content sha256 {})", &h[..12.min(h.len())]),
+            (Some(p), None) => p.clone(),
+            (None, _) => "none loaded".into(),
+        };
+        let n = self.runs;
+        let when = match (&self.collected_from, &self.collected_to) {
+            (Some(a), Some(b)) if date(a) == date(b) => {
+                format!("{} {} to {} ({n} runs)", date(a), clock(a), clock(b))
+            }
+            (Some(a), Some(b)) => format!(
+                "{} {} to {} {} ({n} runs)",
+                date(a),
+                clock(a),
+                date(b),
+                clock(b)
+            ),
+            (Some(a), None) => format!("from {} {} ({n} runs)", date(a), clock(a)),
+            _ => format!("not recorded ({n} runs)"),
+        };
+        vec![
+            ("Artifact", artifact),
+            ("Float baseline", or_not(&self.baseline)),
+            ("Backend", or_not(&self.backend)),
+            ("Hardware", or_not(&self.hardware)),
+            ("Plan", plan),
+            ("Collected", when),
+        ]
+    }
+}
+
+/// The date of an RFC 3339 time (what precedes its `T`), else the whole text.
+fn date(t: &str) -> &str {
+    t.split_once('T').map_or(t, |(d, _)| d)
+}
+
+/// The hours, minutes and zone of an RFC 3339 time (`18:52 UTC`, `18:52+02:00`), else nothing.
+fn clock(t: &str) -> String {
+    let Some((_, rest)) = t.split_once('T') else {
+        return String::new();
+    };
+    let hm: String = rest.chars().take(5).collect();
+    let zone = rest.find(['Z', 'z', '+', '-']).map_or("", |i| &rest[i..]);
+    match zone {
+        "Z" | "z" => format!("{hm} UTC"),
+        z => format!("{hm}{z}"),
+    }
+}

@@ -1,0 +1,128 @@
+//! What a reader sees before the verdicts: what is judged (the subject), the notes that every
+//! profile shares said once, and sloscope's own sentences whole — on the committed example set,
+//! with a control for each (one profile alone shares nothing; a file's own long name is cut).
+
+use sloscope_core::analyze;
+use sloscope_core::show::render;
+use sloscope_core::show::view::{report_view, Shown};
+
+use crate::snapshots::{example_analysis, example_files};
+
+#[test]
+fn the_subject_names_artifact_baseline_backend_hardware_plan_and_dates() {
+    let a = example_analysis();
+    let v = report_view(&a);
+    let labels: Vec<&str> = v.subject.iter().map(|l| l.label.as_str()).collect();
+    assert_eq!(
+        labels,
+        [
+            "Artifact",
+            "Float baseline",
+            "Backend",
+            "Hardware",
+            "Plan",
+            "Collected"
+        ]
+    );
+    let value = |l: &str| {
+        v.subject
+            .iter()
+            .find(|x| x.label.as_str() == l)
+            .unwrap()
+            .value
+            .to_string()
+    };
+    assert!(value("Artifact").starts_with("smollm2-135m-instruct-q8_0 (Q8_0)"));
+    assert!(value("Float baseline").contains("f16"));
+    assert!(value("Backend").starts_with("llama.cpp"));
+    assert!(value("Plan").contains("content sha256 "));
+    assert!(value("Collected").contains("UTC") && value("Collected").contains("runs)"));
+    assert!(!v.subject.iter().any(|l| l.value.contains("not recorded")));
+    let text = render::text(&a);
+    assert!(text.starts_with("Artifact: smollm2-135m-instruct-q8_0"));
+    assert!(render::markdown(&a).contains("Artifact: smollm2-135m-instruct-q8\\_0 (Q8\\_0)"));
+}
+
+#[test]
+fn the_plan_hash_is_of_its_content_not_its_spelling() {
+    let files = example_files();
+    let hash = |a: &sloscope_core::Analysis| a.subject.plan_content_sha256.clone().unwrap();
+    let before = hash(&analyze(&files));
+    let moved: Vec<_> = files
+        .into_iter()
+        .map(|mut f| {
+            if f.name.ends_with("plan.json") {
+                let sloscope_core::Document::Plan(p) = &f.doc else {
+                    panic!("{} is not a plan", f.name)
+                };
+                let pretty = serde_json::to_vec_pretty(p).unwrap();
+                f.doc = sloscope_core::read_document("other/plan.json", pretty).unwrap();
+                f.name = "other/plan.json".into();
+            }
+            f
+        })
+        .collect();
+    assert_eq!(before, hash(&analyze(&moved)));
+}
+
+#[test]
+fn notes_every_profile_shares_are_said_once() {
+    let a = example_analysis();
+    let v = report_view(&a);
+    let nvml: Vec<&Shown> = v
+        .run_notes
+        .iter()
+        .filter(|n| n.contains("NVML not available"))
+        .collect();
+    assert_eq!(nvml.len(), 1, "{:?}", v.run_notes);
+    assert!(nvml[0].contains("(every profile)"));
+    for p in &v.profiles {
+        assert!(!p.notes.iter().any(|n| n.contains("NVML not available")));
+        // A note of this profile alone stays with it.
+        assert!(
+            p.notes.iter().any(|n| n.contains("prompts:")),
+            "{:?}",
+            p.notes
+        );
+    }
+    let text = render::text(&a);
+    assert_eq!(text.matches("NVML not available").count(), 1);
+}
+
+#[test]
+fn one_profile_alone_shares_no_notes() {
+    let files: Vec<_> = example_files()
+        .into_iter()
+        .filter(|f| !f.name.contains("runs/") || f.name.contains("latency"))
+        .collect();
+    let a = analyze(&files);
+    let v = report_view(&a);
+    assert!(v.run_notes.is_empty(), "{:?}", v.run_notes);
+    let latency = v.profiles.iter().find(|p| p.profile.as_str() == "latency");
+    assert!(latency
+        .unwrap()
+        .notes
+        .iter()
+        .any(|n| n.contains("NVML not available")));
+}
+
+#[test]
+fn sloscopes_own_sentences_are_whole_and_a_files_long_name_is_cut() {
+    let a = example_analysis();
+    let text = render::text(&a);
+    assert!(!text.contains("more characters)"), "own words were cut");
+    assert!(text.contains("about 145 requests would decide it)"));
+    let long = "x".repeat(1000);
+    assert!(Shown::input(&long).contains("more characters)"));
+    assert_eq!(Shown::new(&long).len(), 1000);
+}
+
+#[test]
+fn a_card_says_its_profile_and_decision_once() {
+    let v = report_view(&example_analysis());
+    for p in &v.profiles {
+        let whole = format!("{}: {} · {}", p.profile, p.decision_label, p.card_line);
+        assert_eq!(p.headline.as_str(), whole, "{}", p.profile);
+        assert!(!p.card_line.contains(&format!("{}:", p.profile)));
+    }
+}
