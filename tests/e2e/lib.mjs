@@ -23,6 +23,8 @@ export async function checkAgainstCli(page, expected) {
   // What is judged, and the notes every profile shares said once, as the CLI says them.
   const subject = await page.locator('#subject > div').evaluateAll((ds) => ds.map((d) => [d.querySelector('dt').textContent.trim(), d.querySelector('dd').textContent.trim()]));
   assert.deepEqual(subject, (expected.view.subject ?? []).map((l) => [l.label, l.value]), 'subject');
+  const legend = await page.locator('#legend dl > div').evaluateAll((ds) => ds.map((d) => [d.querySelector('dt').textContent.trim(), d.querySelector('dd').textContent.trim()]));
+  assert.deepEqual(legend, (expected.view.legend ?? []).map((l) => [l.label, l.value]), 'what the verdicts mean');
   const shared = (await page.locator('#shared-notes li').allTextContents()).map((n) => n.trim());
   assert.deepEqual(shared, expected.view.run_notes ?? [], 'notes shared by several profiles');
   for (const [i, p] of expected.profiles.entries()) {
@@ -40,6 +42,11 @@ export async function checkAgainstCli(page, expected) {
     // The answer first: the overview card carries the view's headline and caveats.
     const top = page.locator(`.overview .card[data-profile="${p.profile}"]`);
     assert.equal(await text(top.locator('.headline')), v.card_line, `${p.profile} card line`);
+    // The next step, on the card and in the profile's verdict, as the view says it.
+    const next = top.locator('.next');
+    assert.equal(await next.count() ? await text(next) : null, v.next_step ? `Next: ${v.next_step}` : null, `${p.profile} next step (card)`);
+    const sectionNext = card.locator('.next');
+    assert.equal(await sectionNext.count() ? await text(sectionNext) : null, v.next_step ? `Next: ${v.next_step}` : null, `${p.profile} next step`);
     const caveats = (await top.locator('.caveats li').allTextContents()).map((c) => c.trim());
     assert.deepEqual(caveats, v.caveats.map((c) => `! ${c}`), `${p.profile} caveats`);
     const section = page.locator(`#profile-${p.profile}`);

@@ -221,6 +221,13 @@ for (const [width, height] of [[1280, 900], [390, 844]]) {
         const shown = await page.locator(`#table-${p.profile} thead th`).evaluateAll((ths) => ths.filter((th) => getComputedStyle(th).display !== 'none').map((th) => th.textContent.trim()));
         assert.deepEqual(shown, p.candidates.columns.filter((c) => c.decisive).map((c) => c.title));
       }
+      // Each profile's charts open with what decides it: the SLO chart, drawn.
+      for (const p of expected.view.profiles) {
+        const first = await page.locator(`#profile-${p.profile} .charts canvas`).first().getAttribute('id');
+        assert.equal(first, `chart-${p.profile}-slo`, `${p.profile}: the first chart`);
+        const caption = (await page.locator(`#profile-${p.profile} figure:has(#chart-${p.profile}-slo) figcaption span`).textContent()).trim();
+        assert.equal(caption, p.charts.slo_caption);
+      }
       await page.click('#more-columns-latency');
       const all = await page.locator('#table-latency thead th').evaluateAll((ths) => ths.filter((th) => getComputedStyle(th).display !== 'none').length);
       assert.equal(all, expected.view.profiles[0].candidates.columns.length);

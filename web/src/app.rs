@@ -418,6 +418,9 @@ fn overview(a: &Rc<Analysis>, v: &ReportView, generation: usize) -> Html {
                     <span class="decision">{ pv.decision_label.to_string() }</span>
                     <span class="recommended">{ pv.recommended.to_string() }</span>
                     <span class="headline">{ pv.card_line.to_string() }</span>
+                    if let Some(n) = &pv.next_step {
+                        <span class="next">{ format!("Next: {n}") }</span>
+                    }
                     if !pv.caveats.is_empty() {
                         <ul class="caveats">{ for pv.caveats.iter().map(|c| html! { <li>{ format!("! {c}") }</li> }) }</ul>
                     }
@@ -431,6 +434,10 @@ fn overview(a: &Rc<Analysis>, v: &ReportView, generation: usize) -> Html {
                 </div>
             }) }
             </div>
+            <details class="legend" id="legend">
+                <summary>{ "What the verdicts mean" }</summary>
+                <dl>{ for v.legend.iter().map(|l| html! { <div><dt>{ l.label.to_string() }</dt><dd>{ l.value.to_string() }</dd></div> }) }</dl>
+            </details>
             { for v.notes.iter().map(|n| html! { <p class="warn">{ format!("note: {n}") }</p> }) }
             if !v.run_notes.is_empty() {
                 <details class="shared-notes" id="shared-notes">

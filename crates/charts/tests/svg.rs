@@ -231,6 +231,12 @@ fn every_chart(a: &Analysis, size: (u32, u32)) -> Vec<(String, String)> {
     )];
     for (p, v) in a.profiles.iter().zip(&view.profiles) {
         let name = |chart: &str| format!("{}-{chart}", p.profile);
+        if !charts::slo_rows(p).is_empty() {
+            out.push((
+                name("slo"),
+                svg(size, |r| charts::slo_shares(r, p).unwrap()),
+            ));
+        }
         out.push((
             name("tradeoff"),
             svg(size, |r| charts::tradeoff(r, p, &v.charts).unwrap()),
@@ -319,4 +325,33 @@ fn a_baseline_with_nothing_to_compare_is_said_in_words_not_drawn_empty() {
     }
     let why = charts::baseline_bars(&p).unwrap_err();
     assert!(why.contains("no candidate was chosen"), "{why}");
+}
+
+/// The SLO chart reads as the verdict does: a row is met exactly where its bad-side bound is
+/// within the limit (share ≤ 1), missed where its good-side bound is past it (> 1), undecided
+/// otherwise — for every row of the example set, which holds all three.
+#[test]
+fn the_slo_chart_draws_each_outcome_where_its_bounds_put_it() {
+    use sloscope_core::analyse::evidence::SloOutcome;
+    let a = example_analysis();
+    let rows: Vec<charts::SloRow> = a.profiles.iter().flat_map(charts::slo_rows).collect();
+    for o in [
+        SloOutcome::Pass,
+        SloOutcome::Fail,
+        SloOutcome::NotEnoughData,
+    ] {
+        assert!(rows.iter().any(|r| r.outcome == o), "no {o:?} row");
+    }
+    for r in rows.iter().filter(|r| r.sampled) {
+        let met = r.high.is_some_and(|h| h <= 1.0 + 1e-9);
+        let missed = r.low.is_some_and(|l| l > 1.0 - 1e-9);
+        let drawn = match (met, missed) {
+            (true, _) => SloOutcome::Pass,
+            (_, true) => SloOutcome::Fail,
+            _ => SloOutcome::NotEnoughData,
+        };
+        assert_eq!(drawn, r.outcome, "{r:?}");
+    }
+    // A limit of 0 is a rule, never a share.
+    assert!(!rows.iter().any(|r| r.metric == "failure_rate"));
 }

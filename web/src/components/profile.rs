@@ -75,6 +75,7 @@ pub fn profile(props: &Props) -> Html {
     let (p6, p7) = (p.clone(), p.clone());
     let (v1, v6, v7) = (v.clone(), v.clone(), v.clone());
     let (p8, v8) = (p.clone(), v.clone());
+    let p9 = p.clone();
     let (t1, t2, t3, t4) = (p.clone(), p.clone(), p.clone(), p.clone());
     let traffic = |c: &sloscope_core::analyse::summary::Curves| {
         !c.prompt_tokens.is_empty() || !c.output_tokens.is_empty()
@@ -109,6 +110,7 @@ pub fn profile(props: &Props) -> Html {
                     if let Some(b) = &v.binding_line { <div class="binding">{ b.to_string() }</div> }
                     if let Some(c) = &v.confidence_line { <div class="confidence">{ c.to_string() }</div> }
                     if let Some(m) = &v.margins_line { <div class="margins">{ m.to_string() }</div> }
+                    if let Some(n) = &v.next_step { <div class="next"><strong>{ "Next: " }</strong>{ n.to_string() }</div> }
                 </div>
             </div>
             <p class="workload">{ v.workload_line.to_string() }</p>
@@ -156,6 +158,10 @@ pub fn profile(props: &Props) -> Html {
                 { table(t, format!("baseline-{}", v.profile), "baseline") }
             }
             <div class="charts">
+                if !charts::slo_rows(&p).is_empty() {
+                    { chart("slo", v.charts.slo_caption.to_string(),
+                        Rc::new(move |root| drawn(charts::slo_shares(root, &p9))), 90 + charts::SLO_ROW_PX * charts::slo_rows(&p).len() as u32) }
+                }
                 { chart("tradeoff", v.charts.tradeoff_caption.to_string(),
                     Rc::new(move |root| drawn(charts::tradeoff(root, &p1, &v1.charts))), 340) }
                 { chart("cdf-ttft", format!("{}: TTFT CDF", p.profile), Rc::new(move |root| drawn(charts::cdf(root, &p2, Quantity::Ttft))), 260) }

@@ -163,6 +163,7 @@ fn profile(p: &ProfileView, style: Style) -> String {
     head.extend(p.provisional_line.iter().map(|b| b.to_string()));
     head.extend(p.binding_line.iter().map(|b| b.to_string()));
     head.extend(p.margins_line.iter().map(|m| m.to_string()));
+    head.extend(p.next_step.iter().map(|n| format!("Next: {n}")));
     out += &lines(&head, style);
     if !p.candidates.rows.is_empty() {
         out += "\n";

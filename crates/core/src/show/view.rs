@@ -45,6 +45,7 @@ pub fn report_view(a: &Analysis) -> ReportView {
             .map(|p| profile_view(p, &shared))
             .collect(),
         run_notes: all(report_run_notes(a)),
+        legend: legend(),
         caveats: all(headline::report_caveats(a)),
         notes: all(&a.notes),
         footer: Shown::new(format!(
@@ -55,6 +56,23 @@ pub fn report_view(a: &Analysis) -> ReportView {
 }
 
 /// What is judged, a labelled line each; empty when nothing is known of it.
+/// What each decision means (the seed's three, and the two states of absence and doubt).
+fn legend() -> Vec<Labelled> {
+    [
+        ("ACCEPT", "a candidate meets every SLO of the profile, each decided by its one-sided 95% bound (or as the run saw it, where the verdict says so), on real hardware, and ranks first on the primary metric; a cheaper candidate it cannot be told apart from is named beside it"),
+        ("TUNE", "no candidate meets every SLO, or the best one's evidence cannot accept (a simulation): nothing to deploy yet; the next step says what to change and measure again"),
+        ("REJECT", "nothing comparable to decide on: an invalid profile, a broken lineage, or no candidate with usable evidence"),
+        ("INCOMPLETE", "a planned run is missing or unusable: no verdict over what was not measured; what the measured runs alone give is shown as provisional, never as the answer"),
+        ("NOT ENOUGH DATA", "the SLO that decides the verdict cannot be decided from the requests there are (its 95% bound crosses the limit, or no bound exists at this size); the next step says how many requests would decide it"),
+    ]
+    .into_iter()
+    .map(|(label, value)| Labelled {
+        label: Shown::new(label),
+        value: Shown::new(value),
+    })
+    .collect()
+}
+
 fn subject(a: &Analysis) -> Vec<Labelled> {
     if a.subject.is_empty() {
         return Vec::new();
@@ -326,6 +344,7 @@ fn profile_view(p: &ProfileReport, shared: &[&str]) -> ProfileView {
         slo_line: Shown::new(slo_line(p)),
         headline: Shown::new(headline::headline(p)),
         card_line: Shown::new(headline::card_line(p)),
+        next_step: headline::next_step(p).map(Shown::new),
         caveats: all(headline::caveats(p)),
         verdict_line: Shown::new(verdict_line),
         reason: Shown::new(&p.reason),

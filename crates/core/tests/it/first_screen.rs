@@ -126,3 +126,43 @@ fn a_card_says_its_profile_and_decision_once() {
         assert!(!p.card_line.contains(&format!("{}:", p.profile)));
     }
 }
+
+#[test]
+fn every_decision_says_what_to_do_next() {
+    let v = report_view(&example_analysis());
+    let next = |name: &str| {
+        v.profiles
+            .iter()
+            .find(|p| p.profile.as_str() == name)
+            .and_then(|p| p.next_step.clone())
+            .map(|s| s.to_string())
+            .unwrap_or_default()
+    };
+    assert_eq!(
+        next("latency"),
+        "deploy np1 (parallel = 1) for this profile"
+    );
+    assert!(next("balanced").contains("retest"), "{}", next("balanced"));
+    assert!(
+        next("throughput").contains("about 145 requests per candidate"),
+        "{}",
+        next("throughput")
+    );
+    let labels: Vec<&str> = v.legend.iter().map(|l| l.label.as_str()).collect();
+    assert_eq!(
+        labels,
+        ["ACCEPT", "TUNE", "REJECT", "INCOMPLETE", "NOT ENOUGH DATA"]
+    );
+}
+
+#[test]
+fn a_missing_cell_is_the_next_thing_to_measure() {
+    let files: Vec<_> = example_files()
+        .into_iter()
+        .filter(|f| !f.name.ends_with("runs/latency--np4.json"))
+        .collect();
+    let v = report_view(&analyze(&files));
+    let latency = v.profiles.iter().find(|p| p.profile.as_str() == "latency");
+    let next = latency.unwrap().next_step.clone().unwrap().to_string();
+    assert!(next.starts_with("measure np4 (planned"), "{next}");
+}

@@ -59,6 +59,7 @@ pub(crate) fn charts(p: &ProfileReport) -> ChartsView {
         None => format!("{}: capacity search (no SLO metric measured)", p.profile),
     });
     ChartsView {
+        slo_caption: Shown::new(slo_caption(p)),
         tradeoff_caption: Shown::new(format!(
             "{}: TTFT p95 vs output throughput per candidate, {slo}, Pareto front dashed (ringed when one candidate is best on both), the primary metric's 95 % interval as a bar where it is an axis",
             p.profile
@@ -75,6 +76,28 @@ pub(crate) fn charts(p: &ProfileReport) -> ChartsView {
         capacity_slo,
         turns_caption: turns_caption(p, ttft.as_ref()).map(Shown::new),
     }
+}
+
+/// The SLO chart's caption: which SLOs it draws, which it cannot (a limit of 0 is a rule, not a
+/// share) and how the verdict reads off it.
+fn slo_caption(p: &ProfileReport) -> String {
+    let rules: Vec<String> = p
+        .slo
+        .iter()
+        .filter(|s| s.limit == 0.0)
+        .map(|s| s.metric.name())
+        .collect();
+    let rules = match rules.len() {
+        0 => String::new(),
+        _ => format!(
+            "; {} (limit 0, a rule: no request may fail) is in the table, not drawn",
+            rules.join(", ")
+        ),
+    };
+    format!(
+        "{}: what decides — each SLO of each candidate as a share of its limit (1 = the limit), a dot for the value and a bar for its one-sided 95% bounds: met when the whole bar is left of the dashed line, missed when it is right of it, undecided when it crosses it or has an open end{rules}",
+        p.profile
+    )
 }
 
 /// The TTFT-by-turn chart's caption: only when some candidate's runs had sessions.

@@ -207,6 +207,43 @@ pub(super) fn headline(p: &ProfileReport) -> String {
     parts.join(" · ")
 }
 
+/// What a reader does next, from the decision: deploy what was accepted, retest as the tune
+/// advice says, measure the missing cells or as many requests as would decide. `None` for
+/// other tools' summaries (no verdict) and a reject with no advice.
+pub(super) fn next_step(p: &ProfileReport) -> Option<String> {
+    use crate::analyse::report::Code;
+    use crate::analyse::verdict::ProfileDecision as D;
+    if p.summaries_only {
+        return None;
+    }
+    let advice = || {
+        p.flags
+            .iter()
+            .find(|f| f.code == Code::NextStep)
+            .map(|f| f.message.clone())
+    };
+    match p.decision {
+        D::Accept => p
+            .candidates
+            .iter()
+            .find(|c| c.chosen)
+            .map(|c| format!("deploy {} {} for this profile", c.name, setting(c))),
+        D::Tune | D::Reject => advice(),
+        D::Incomplete if !p.missing.is_empty() => {
+            let cells: Vec<&str> = p.missing.iter().map(|m| m.name.as_str()).collect();
+            Some(format!(
+                "measure {} (planned, no usable run) and analyze again; nothing is decided before",
+                cells.join(", ")
+            ))
+        }
+        D::Incomplete => None,
+        D::NotEnoughData => Some(match p.binding_slo.as_ref().and_then(|b| b.needed_requests) {
+            Some(n) => format!("measure about {n} requests per candidate and analyze again"),
+            None => "the value sits at its limit, where no number of requests decides it: change the configuration".into(),
+        }),
+    }
+}
+
 /// The headline without its leading `profile: DECISION · `, which a card shows apart.
 pub(super) fn card_line(p: &ProfileReport) -> String {
     let line = headline(p);

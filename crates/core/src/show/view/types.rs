@@ -130,6 +130,10 @@ pub struct ProfileView {
     /// The headline after what a verdict card shows on its own (profile and decision): what the
     /// card says beside them.
     pub card_line: Shown,
+    /// What to do next: deploy what was accepted, the tune advice, the cells or the requests
+    /// still to measure; `null` where there is nothing to say.
+    #[serde(default)]
+    pub next_step: Option<Shown>,
     /// What weakens this verdict beyond the report-wide caveats (simulation evidence, fewer
     /// repeats or requests than planned, runs left out, cache artefacts, pooled reruns, a
     /// cheaper equivalent).
@@ -245,6 +249,9 @@ pub struct ReportView {
     /// candidates, in which profiles. A profile's own `notes` hold the rest.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub run_notes: Vec<Shown>,
+    /// What each decision means, as a reader looks it up beside the cards.
+    #[serde(default)]
+    pub legend: Vec<Labelled>,
     /// Where the numbers come from.
     pub footer: Shown,
 }
@@ -289,6 +296,10 @@ pub struct SloLine {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ChartsView {
+    /// The SLO chart's caption: what decides the profile, every SLO of every candidate as a
+    /// share of its limit with the bounds that decide it.
+    #[serde(default)]
+    pub slo_caption: Shown,
     /// The TTFT–throughput trade-off chart's caption.
     pub tradeoff_caption: Shown,
     /// Its TTFT p95 SLO line, when the profile has that SLO.
