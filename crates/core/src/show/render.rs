@@ -143,8 +143,24 @@ fn headlines(v: &ReportView, style: Style) -> String {
     for p in &v.profiles {
         items.push(p.headline.to_string());
         items.extend(p.caveats.iter().map(|c| format!("  ! {c}")));
+        items.extend(p.next_step.iter().map(|n| format!("  → next: {n}")));
     }
     lines(&items, style)
+}
+
+/// A Markdown fold: `summary` (HTML-escaped: a summary is HTML, not Markdown) over `body`.
+fn fold(summary: &str, body: &str) -> String {
+    if body.trim().is_empty() {
+        return String::new();
+    }
+    let summary = summary
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;");
+    format!(
+        "\n<details><summary>{summary}</summary>\n\n{}\n\n</details>\n",
+        body.trim_matches('\n')
+    )
 }
 
 fn profile(p: &ProfileView, style: Style) -> String {
@@ -213,21 +229,30 @@ fn notes(v: &ReportView, style: Style) -> String {
     format!("\n{}", lines(&items, style))
 }
 
-/// Markdown for a review thread: lineage, the verdict table, then per profile the candidates.
+/// Markdown for a review thread, sized for a pull-request comment: what is judged, the answer
+/// per profile with its next step, then folds (`<details>`) for the verdict table, the lineage
+/// and quality gate, each profile's candidates and the run notes.
 pub fn markdown(a: &Analysis) -> String {
     let v = report_view(a);
+    let md = Style::Markdown;
     let mut out = String::from("## sloscope verdict\n\n");
-    out += &subject(&v, Style::Markdown);
-    out += &headlines(&v, Style::Markdown);
-    out += "\n";
-    out += &lineage(&v, Style::Markdown);
-    out += &shards(&v, Style::Markdown);
-    out += "\n";
-    out += &table(&v.verdicts, Style::Markdown);
+    out += &subject(&v, md);
+    out += &headlines(&v, md);
+    out += &fold("Why: the verdict per profile", &table(&v.verdicts, md));
+    out += &fold(
+        &format!("Lineage and quality gate — {}", v.lineage.status_line),
+        &(lineage(&v, md) + &shards(&v, md)),
+    );
     for p in &v.profiles {
-        out += &profile(p, Style::Markdown);
+        out += &fold(
+            &format!(
+                "{} — {}: candidates, SLO checks, notes",
+                p.profile, p.decision_label
+            ),
+            &profile(p, md),
+        );
     }
-    out += &notes(&v, Style::Markdown);
+    out += &fold("Run notes", &notes(&v, md));
     out += &format!("\n<sub>{}</sub>\n", v.footer);
     out
 }

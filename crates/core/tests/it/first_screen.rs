@@ -166,3 +166,19 @@ fn a_missing_cell_is_the_next_thing_to_measure() {
     let next = latency.unwrap().next_step.clone().unwrap().to_string();
     assert!(next.starts_with("measure np4 (planned"), "{next}");
 }
+
+/// A pull-request comment: what is judged and the answer per profile with its next step come
+/// before any fold, in under 3 KB; everything else is folded, each fold closed.
+#[test]
+fn the_markdown_summary_answers_before_its_folds() {
+    let md = render::markdown(&example_analysis());
+    let visible = &md[..md.find("<details>").expect("folds")];
+    assert!(visible.len() < 3000, "{} bytes before the first fold", visible.len());
+    for must in ["Artifact: ", "latency: ACCEPT", "→ next: deploy np1", "balanced: TUNE"] {
+        assert!(visible.contains(must), "{must:?} not before the folds");
+    }
+    assert_eq!(md.matches("<details>").count(), md.matches("</details>").count());
+    for p in ["latency", "balanced", "throughput"] {
+        assert!(md.contains(&format!("<details><summary>{p} — ")), "{p} not folded");
+    }
+}
