@@ -9,7 +9,7 @@ use sloscope_core::base::metric::Metric;
 
 use crate::{
     empty, frame, label_offset_within, legend, legend_room, marker, shown, tick, upper, Drawn,
-    Frame, Rect, Swatch, FONT, PALETTE, SLO,
+    Frame, Rect, Swatch, FONT, SLO,
 };
 
 /// What a capacity chart puts on its y axis.
@@ -75,11 +75,12 @@ pub fn capacity<DB: DrawingBackend + 'static>(
         })
         .into_iter()
         .collect();
+    let looks = crate::looks(&series.iter().map(|s| s.0.as_str()).collect::<Vec<_>>());
     entries.extend(
         series
             .iter()
-            .enumerate()
-            .map(|(i, s)| (s.0.clone(), Swatch::Marker(i, PALETTE[i % PALETTE.len()]))),
+            .zip(&looks)
+            .map(|(s, &(m, c))| (s.0.clone(), Swatch::Marker(m, c))),
     );
     entries.push(("failing trial (ringed)".into(), Swatch::Ring(SLO)));
     let (plot, side) = legend_room(root, &entries);
@@ -166,11 +167,12 @@ fn candidates<DB: DrawingBackend + 'static>(
     let mut placed: Vec<Rect> = Vec::new();
     let (px, py) = chart.plotting_area().get_pixel_range();
     let bounds = Some((px.start, py.start, px.end, py.end));
+    let looks = crate::looks(&series.iter().map(|s| s.0.as_str()).collect::<Vec<_>>());
     for (i, (name, knee, pts)) in series.iter().enumerate() {
-        let color = PALETTE[i % PALETTE.len()];
+        let (shape, color) = looks[i];
         let line: Vec<(f64, f64)> = pts.iter().map(|p| (p.0, p.1)).collect();
         chart.draw_series(LineSeries::new(line, color.stroke_width(2)))?;
-        chart.draw_series(pts.iter().map(|p| marker(i, (p.0, p.1), color)))?;
+        chart.draw_series(pts.iter().map(|p| marker(shape, (p.0, p.1), color)))?;
         // A failing trial: a red ring around its marker (shape keeps the series, the ring the
         // outcome, so neither rests on colour alone).
         chart.draw_series(

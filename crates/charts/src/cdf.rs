@@ -4,7 +4,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use sloscope_core::analyse::report::ProfileReport;
 
-use crate::{axes, empty, frame, legend, legend_room, shown, upper, Drawn, Frame, Swatch, PALETTE};
+use crate::{axes, empty, frame, legend, legend_room, shown, upper, Drawn, Frame, Swatch};
 
 /// Which latency a CDF shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,7 +47,10 @@ pub fn cdf<DB: DrawingBackend + 'static>(
         .collect();
     if let Some(b) = &p.baseline {
         if let Some(c) = &b.summary.curves {
-            lines.push((format!("{} (float)", b.artifact_id), pick(c)));
+            lines.push((
+                format!("{}{}", b.artifact_id, crate::BASELINE_SUFFIX),
+                pick(c),
+            ));
         }
     }
     let title = format!("{}: {} CDF", p.profile, q.label());
@@ -57,10 +60,11 @@ pub fn cdf<DB: DrawingBackend + 'static>(
     let xmax = upper(lines.iter().flat_map(|l| l.1.iter().copied()));
     // The legend has its own room: it never covers a curve (the float baseline's is often
     // where a legend inside the plot would sit).
+    let looks = crate::looks(&lines.iter().map(|l| l.0.as_str()).collect::<Vec<_>>());
     let entries: Vec<(String, Swatch)> = lines
         .iter()
-        .enumerate()
-        .map(|(i, l)| (l.0.clone(), Swatch::Line(PALETTE[i % PALETTE.len()])))
+        .zip(&looks)
+        .map(|(l, &(_, c))| (l.0.clone(), Swatch::Line(c)))
         .collect();
     let (plot, side) = legend_room(root, &entries);
     let root = &plot;
@@ -72,7 +76,7 @@ pub fn cdf<DB: DrawingBackend + 'static>(
         "fraction of requests",
     )?;
     for (i, (_, vals)) in lines.iter().enumerate() {
-        let color = PALETTE[i % PALETTE.len()];
+        let color = looks[i].1;
         let pts: Vec<(f64, f64)> = vals
             .iter()
             .enumerate()

@@ -40,12 +40,13 @@ pub fn tradeoff_shift<DB: DrawingBackend + 'static>(
     }
     let xmax = upper(pts.iter().flat_map(|p| [p.1 .0, p.2 .0]));
     let ymax = upper(pts.iter().flat_map(|p| [p.1 .1, p.2 .1]));
+    let looks = crate::looks(&pts.iter().map(|p| p.0.as_str()).collect::<Vec<_>>());
     let entries: Vec<Entry> = pts
         .iter()
-        .enumerate()
-        .map(|(i, p)| {
+        .zip(&looks)
+        .map(|(p, &(_, c))| {
             let name = format!("{}: before ○ → after ●", p.0);
-            (name, Swatch::Dot(PALETTE[i % PALETTE.len()]))
+            (name, Swatch::Dot(c))
         })
         .collect();
     let (plot, side) = legend_room(root, &entries);
@@ -54,7 +55,7 @@ pub fn tradeoff_shift<DB: DrawingBackend + 'static>(
         frame(root, &title, Frame::Roomy)?.build_cartesian_2d(0f64..xmax, 0f64..ymax)?;
     axes(&mut chart, "output throughput (tokens/s)", "TTFT p95 (ms)")?;
     for (i, (_, b, a)) in pts.iter().enumerate() {
-        let color = PALETTE[i % PALETTE.len()];
+        let color = looks[i].1;
         chart.draw_series(LineSeries::new([*b, *a], color.stroke_width(2)))?;
         chart.draw_series([Circle::new(*b, 5, color.stroke_width(2))])?;
         chart.draw_series([Circle::new(*a, 5, color.filled())])?;

@@ -7,7 +7,7 @@ use sloscope_core::base::metric::Metric;
 
 use crate::{
     empty, frame, legend, legend_room, marker, shown, tick, upper, Drawn, Frame, Swatch,
-    LEGEND_COLUMN_MIN_W, PALETTE,
+    LEGEND_COLUMN_MIN_W,
 };
 
 /// TPOT p95 of every candidate at each profile's concurrency. Each profile has its own
@@ -39,7 +39,7 @@ pub fn tpot_by_concurrency<DB: DrawingBackend + 'static>(
         }
         if let Some(b) = &p.baseline {
             if let Some(v) = b.summary.metric(tpot) {
-                add(format!("{} (float)", b.artifact_id), v);
+                add(format!("{}{}", b.artifact_id, crate::BASELINE_SUFFIX), v);
             }
         }
     }
@@ -49,10 +49,11 @@ pub fn tpot_by_concurrency<DB: DrawingBackend + 'static>(
     }
     let xmax = upper(series.iter().flat_map(|s| s.1.iter().map(|p| p.0)));
     let ymax = upper(series.iter().flat_map(|s| s.1.iter().map(|p| p.1)));
+    let looks = crate::looks(&series.iter().map(|s| s.0.as_str()).collect::<Vec<_>>());
     let entries: Vec<(String, Swatch)> = series
         .iter()
-        .enumerate()
-        .map(|(i, s)| (s.0.clone(), Swatch::Marker(i, PALETTE[i % PALETTE.len()])))
+        .zip(&looks)
+        .map(|(s, &(m, c))| (s.0.clone(), Swatch::Marker(m, c)))
         .collect();
     let narrow = root.dim_in_pixel().0 < LEGEND_COLUMN_MIN_W;
     let (plot, side) = legend_room(root, &entries);
@@ -79,8 +80,8 @@ pub fn tpot_by_concurrency<DB: DrawingBackend + 'static>(
         ))?;
     }
     for (i, (_, pts)) in series.iter().enumerate() {
-        let color = PALETTE[i % PALETTE.len()];
-        chart.draw_series(pts.iter().map(|&at| marker::<DB, _>(i, at, color)))?;
+        let (shape, color) = looks[i];
+        chart.draw_series(pts.iter().map(|&at| marker::<DB, _>(shape, at, color)))?;
     }
     legend(&side, &entries)?;
     root.present()

@@ -276,6 +276,44 @@ fn draw_swatch<DB: DrawingBackend + 'static>(
     }
 }
 
+/// What a baseline series' name ends with; it is drawn in [`BASELINE_LOOK`] in every chart.
+pub(crate) const BASELINE_SUFFIX: &str = " (float)";
+/// The float baseline's look: grey, a cross.
+const BASELINE_LOOK: (usize, RGBColor) = (2, RGBColor(96, 96, 96));
+
+/// Each series' marker shape and colour, the same from one load to the next and from one
+/// profile to the next: a candidate's slot of the palette is derived from its name (FNV-1a),
+/// a slot another series of the chart holds passes to the next free one (names taken in sorted
+/// order, so the order series arrive in changes nothing), and the float baseline is always
+/// [`BASELINE_LOOK`].
+pub fn looks<S: AsRef<str>>(names: &[S]) -> Vec<(usize, RGBColor)> {
+    let fnv = |s: &str| {
+        s.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+        })
+    };
+    let mut order: Vec<usize> = (0..names.len()).collect();
+    order.sort_by(|&a, &b| names[a].as_ref().cmp(names[b].as_ref()));
+    let mut taken = [false; PALETTE.len()];
+    let mut slot = vec![None; names.len()];
+    for i in order {
+        let name = names[i].as_ref();
+        if name.ends_with(BASELINE_SUFFIX) {
+            continue;
+        }
+        let start = (fnv(name) % PALETTE.len() as u64) as usize;
+        let free = (0..PALETTE.len())
+            .map(|k| (start + k) % PALETTE.len())
+            .find(|&k| !taken[k]);
+        let k = free.unwrap_or(start);
+        taken[k] = true;
+        slot[i] = Some(k);
+    }
+    slot.into_iter()
+        .map(|s| s.map_or(BASELINE_LOOK, |k| (k, PALETTE[k])))
+        .collect()
+}
+
 /// Series colours (colour-blind-safe Okabe–Ito).
 pub const PALETTE: [RGBColor; 7] = [
     RGBColor(0, 114, 178),

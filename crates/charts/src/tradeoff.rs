@@ -10,7 +10,7 @@ use sloscope_core::show::view::ChartsView;
 
 use crate::{
     axes, empty, frame, label_offset, legend, legend_room, shown, tick, upper, Drawn, Entry, Frame,
-    Plane, Rect, Swatch, FONT, PALETTE, SLO,
+    Plane, Rect, Swatch, FONT, SLO,
 };
 
 // Axes, SLO lines, Pareto front, points and labels of one chart: plotters' builder style
@@ -73,8 +73,9 @@ pub fn tradeoff<DB: DrawingBackend + 'static>(
         .map(|(_, x, y)| chart.backend_coord(&(*x, *y)))
         .collect();
     let mut placed: Vec<Rect> = Vec::new();
+    let looks = crate::looks(&pts.iter().map(|p| p.0.as_str()).collect::<Vec<_>>());
     for (i, (name, x, y)) in pts.iter().enumerate() {
-        let color = PALETTE[i % PALETTE.len()];
+        let color = looks[i].1;
         chart.draw_series(std::iter::once(Circle::new((*x, *y), 6, color.filled())))?;
         // The name beside its marker, on the first side where it covers no marker and no
         // other label.
@@ -107,8 +108,9 @@ fn entries(
             Swatch::Line(SLO),
         ));
     }
-    for (i, (name, _, _)) in pts.iter().enumerate() {
-        out.push((name.clone(), Swatch::Dot(PALETTE[i % PALETTE.len()])));
+    let looks = crate::looks(&pts.iter().map(|p| p.0.as_str()).collect::<Vec<_>>());
+    for ((name, _, _), &(_, c)) in pts.iter().zip(&looks) {
+        out.push((name.clone(), Swatch::Dot(c)));
     }
     out.push(match front {
         1 => (

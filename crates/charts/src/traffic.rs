@@ -10,7 +10,6 @@ use sloscope_core::analyse::summary::Curves;
 
 use crate::{
     empty, frame, legend, legend_room, marker, shown, tick, upper, Drawn, Entry, Frame, Swatch,
-    PALETTE,
 };
 
 /// Which measured quantity a traffic histogram shows.
@@ -52,7 +51,7 @@ fn series(p: &ProfileReport) -> Vec<(String, &Curves)> {
         .collect();
     if let Some(b) = &p.baseline {
         if let Some(c) = &b.summary.curves {
-            out.push((format!("{} (float)", b.artifact_id), c));
+            out.push((format!("{}{}", b.artifact_id, crate::BASELINE_SUFFIX), c));
         }
     }
     out
@@ -111,10 +110,11 @@ pub fn histogram<DB: DrawingBackend + 'static>(
     let width = (hi - lo) / BINS as f64;
     let bars: Vec<Vec<f64>> = lines.iter().map(|l| shares(l.1, lo, hi)).collect();
     let ymax = upper(bars.iter().flatten().copied()).min(100.0);
+    let looks = crate::looks(&lines.iter().map(|l| l.0.as_str()).collect::<Vec<_>>());
     let entries: Vec<Entry> = lines
         .iter()
-        .enumerate()
-        .map(|(i, l)| (l.0.clone(), Swatch::Marker(i, PALETTE[i % PALETTE.len()])))
+        .zip(&looks)
+        .map(|(l, &(m, c))| (l.0.clone(), Swatch::Marker(m, c)))
         .collect();
     let (plot, side) = legend_room(root, &entries);
     let root = &plot;
@@ -127,14 +127,14 @@ pub fn histogram<DB: DrawingBackend + 'static>(
         .y_label_formatter(&tick)
         .draw()?;
     for (i, (_, shares)) in lines.iter().zip(&bars).enumerate() {
-        let color = PALETTE[i % PALETTE.len()];
+        let (shape, color) = looks[i];
         let pts: Vec<(f64, f64)> = shares
             .iter()
             .enumerate()
             .map(|(b, s)| (lo + width * (b as f64 + 0.5), *s))
             .collect();
         chart.draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))?;
-        chart.draw_series(pts.into_iter().map(|at| marker(i, at, color)))?;
+        chart.draw_series(pts.into_iter().map(|at| marker(shape, at, color)))?;
     }
     legend(&side, &entries)?;
     root.present()
@@ -161,10 +161,11 @@ pub fn prefill<DB: DrawingBackend + 'static>(
     let pad = ((xhi - xlo) * 0.1).max(4.0);
     let (xmin, xmax) = ((xlo - pad).max(0.0), xhi + pad);
     let ymax = upper(bins.map(|b| b.ttft_p90_ms));
+    let looks = crate::looks(&lines.iter().map(|l| l.0.as_str()).collect::<Vec<_>>());
     let entries: Vec<Entry> = lines
         .iter()
-        .enumerate()
-        .map(|(i, l)| (l.0.clone(), Swatch::Marker(i, PALETTE[i % PALETTE.len()])))
+        .zip(&looks)
+        .map(|(l, &(m, c))| (l.0.clone(), Swatch::Marker(m, c)))
         .collect();
     let (plot, side) = legend_room(root, &entries);
     let root = &plot;
@@ -178,7 +179,7 @@ pub fn prefill<DB: DrawingBackend + 'static>(
         .y_label_formatter(&tick)
         .draw()?;
     for (i, (_, c)) in lines.iter().enumerate() {
-        let color = PALETTE[i % PALETTE.len()];
+        let (shape, color) = looks[i];
         let p50: Vec<(f64, f64)> = c
             .ttft_by_prompt
             .iter()
@@ -191,7 +192,7 @@ pub fn prefill<DB: DrawingBackend + 'static>(
             .collect();
         chart.draw_series(LineSeries::new(p50.clone(), color.stroke_width(2)))?;
         chart.draw_series(DashedLineSeries::new(p90, 6, 4, color.stroke_width(1)))?;
-        chart.draw_series(p50.into_iter().map(|at| marker(i, at, color)))?;
+        chart.draw_series(p50.into_iter().map(|at| marker(shape, at, color)))?;
     }
     legend(&side, &entries)?;
     root.present()

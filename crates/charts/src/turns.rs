@@ -8,8 +8,7 @@ use sloscope_core::analyse::report::ProfileReport;
 use sloscope_core::show::view::ChartsView;
 
 use crate::{
-    empty, frame, legend, legend_room, marker, shown, tick, upper, Drawn, Frame, Swatch, PALETTE,
-    SLO,
+    empty, frame, legend, legend_room, marker, shown, tick, upper, Drawn, Frame, Swatch, SLO,
 };
 
 /// TTFT p95 against the turn number, per candidate.
@@ -43,11 +42,12 @@ pub fn ttft_by_turn<DB: DrawingBackend + 'static>(
         .map(|limit| (format!("SLO ≤ {} ms", tick(&limit)), Swatch::Dashed(SLO)))
         .into_iter()
         .collect();
+    let looks = crate::looks(&series.iter().map(|s| s.0.as_str()).collect::<Vec<_>>());
     entries.extend(
         series
             .iter()
-            .enumerate()
-            .map(|(i, (name, _))| (name.clone(), Swatch::Marker(i, PALETTE[i % PALETTE.len()]))),
+            .zip(&looks)
+            .map(|((name, _), &(m, c))| (name.clone(), Swatch::Marker(m, c))),
     );
     let (root, side) = legend_room(root, &entries);
     let turns = series
@@ -79,9 +79,9 @@ pub fn ttft_by_turn<DB: DrawingBackend + 'static>(
         ))?;
     }
     for (i, (_, pts)) in series.iter().enumerate() {
-        let color = PALETTE[i % PALETTE.len()];
+        let (shape, color) = looks[i];
         chart.draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))?;
-        chart.draw_series(pts.iter().map(|&at| marker::<DB, _>(i, at, color)))?;
+        chart.draw_series(pts.iter().map(|&at| marker::<DB, _>(shape, at, color)))?;
     }
     legend(&side, &entries)?;
     root.present()

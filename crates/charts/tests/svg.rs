@@ -355,3 +355,25 @@ fn the_slo_chart_draws_each_outcome_where_its_bounds_put_it() {
     // A limit of 0 is a rule, never a share.
     assert!(!rows.iter().any(|r| r.metric == "failure_rate"));
 }
+
+/// A candidate looks the same in every chart, whatever order its series arrive in and whichever
+/// other candidates share the chart (up to a clash of slots, which moves the later name only);
+/// the float baseline is always grey.
+#[test]
+fn a_candidates_colour_and_marker_follow_its_name() {
+    let a = charts::looks(&["np1", "np4", "m (float)"]);
+    let b = charts::looks(&["m (float)", "np4", "np1"]);
+    assert_eq!(a[0], b[2]);
+    assert_eq!(a[1], b[1]);
+    assert_eq!(a[2], b[0]);
+    assert_eq!(a[2].1, plotters::style::RGBColor(96, 96, 96));
+    assert_ne!(a[0], a[1], "two candidates of one chart look different");
+    // np1 alone looks as it does beside np4 (np1 sorts first, so it keeps its slot).
+    assert_eq!(charts::looks(&["np1"])[0], a[0]);
+    // Seven candidates take the seven colours, one each.
+    let seven: Vec<String> = (0..7).map(|i| format!("c{i}")).collect();
+    let mut colours: Vec<_> = charts::looks(&seven).into_iter().map(|l| l.1).collect();
+    colours.sort_by_key(|c| (c.0, c.1, c.2));
+    colours.dedup();
+    assert_eq!(colours.len(), 7);
+}

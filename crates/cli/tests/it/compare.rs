@@ -55,12 +55,23 @@ fn the_same_server_is_no_regression_and_slower_decode_is_one() {
         slow.to_str().unwrap(),
     );
 
+    // The same server twice is never a regression. On a host busy with other tests its 16
+    // requests a side can hang together (a drifting machine makes neighbours alike), so few
+    // are worth independent ones and nothing may be decided: inconclusive (exit 2) is then
+    // the honest answer, said as such; a quiet host shows no regression (exit 0).
     let (code, out, err) = compare(&[a, b]);
-    assert_eq!(code, 0, "{out}\n{err}");
-    assert!(
-        out.starts_with("sloscope compare: no regression in 1 compared cells"),
-        "{out}"
-    );
+    match code {
+        0 => assert!(
+            out.starts_with("sloscope compare: no regression in 1 compared cells"),
+            "{out}"
+        ),
+        2 => assert!(
+            out.starts_with("sloscope compare: inconclusive: 1 cell(s) compared"),
+            "{out}"
+        ),
+        _ => panic!("the same server twice gave exit {code:?}\n{out}\n{err}"),
+    }
+    assert!(!out.contains("REGRESSION"), "{out}");
 
     let (code, md, err) = compare(&[a, slow, "--format", "markdown"]);
     assert_eq!(code, 1, "{md}\n{err}");

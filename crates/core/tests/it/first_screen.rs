@@ -173,12 +173,27 @@ fn a_missing_cell_is_the_next_thing_to_measure() {
 fn the_markdown_summary_answers_before_its_folds() {
     let md = render::markdown(&example_analysis());
     let visible = &md[..md.find("<details>").expect("folds")];
-    assert!(visible.len() < 3000, "{} bytes before the first fold", visible.len());
-    for must in ["Artifact: ", "latency: ACCEPT", "→ next: deploy np1", "balanced: TUNE"] {
+    assert!(
+        visible.len() < 3000,
+        "{} bytes before the first fold",
+        visible.len()
+    );
+    for must in [
+        "Artifact: ",
+        "latency: ACCEPT",
+        "→ next: deploy np1",
+        "balanced: TUNE",
+    ] {
         assert!(visible.contains(must), "{must:?} not before the folds");
     }
-    assert_eq!(md.matches("<details>").count(), md.matches("</details>").count());
+    assert_eq!(
+        md.matches("<details>").count(),
+        md.matches("</details>").count()
+    );
     for p in ["latency", "balanced", "throughput"] {
-        assert!(md.contains(&format!("<details><summary>{p} — ")), "{p} not folded");
+        assert!(
+            md.contains(&format!("<details><summary>{p} — ")),
+            "{p} not folded"
+        );
     }
 }
