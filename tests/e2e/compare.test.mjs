@@ -69,6 +69,11 @@ test('Compare mode: before and after collections dropped on the page read as slo
     const cells = (await row.locator('td').allTextContents()).map((t) => t.trim());
     assert.deepEqual([cells[0], cells[1], cells[2]], [profile, candidate, metric]);
     assert.equal(await row.getAttribute('data-label'), label, `${profile} ${candidate} ${metric}`);
+    // Every number with its unit.
+    if (metric.endsWith('_ms')) {
+      for (const v of [cells[3], cells[4]]) assert.ok(v === '—' || v.endsWith(' ms'), `${metric}: ${v}`);
+      assert.ok(cells[5] === '—' || / ms( \(|$)/.test(cells[5]), `${metric} change: ${cells[5]}`);
+    }
   }
   // Overlaid charts: per profile the trade-off before → after, per cell TTFT and TPOT CDFs.
   const profiles = new Set(expected.cells.map((c) => c.profile)).size;

@@ -63,6 +63,14 @@ fn row(cell: &Cell, m: &MetricChange) -> Html {
             )
         },
     );
+    // Every number with its unit, as the CLI prints it.
+    let with = |v: String| {
+        if unit.is_empty() {
+            v
+        } else {
+            format!("{v} {unit}")
+        }
+    };
     let pct = m.ratio.map_or(String::new(), |r| {
         format!(" ({:+}%)", num((r - 1.0) * 100.0))
     });
@@ -71,9 +79,9 @@ fn row(cell: &Cell, m: &MetricChange) -> Html {
             <td>{ cell.profile.clone() }</td>
             <td>{ name(&cell.candidate) }</td>
             <td>{ m.metric.name() }</td>
-            <td class="num">{ m.before.map_or("—".into(), num) }</td>
-            <td class="num">{ m.after.map_or("—".into(), num) }</td>
-            <td class="num">{ format!("{}{pct}", m.difference.map_or("—".into(), signed)) }</td>
+            <td class="num">{ m.before.map_or("—".into(), |v| with(num(v))) }</td>
+            <td class="num">{ m.after.map_or("—".into(), |v| with(num(v))) }</td>
+            <td class="num">{ format!("{}{pct}", m.difference.map_or("—".into(), |v| with(signed(v)))) }</td>
             <td class="num" title={m.method.clone()}>{ iv }</td>
             <td>{ format!("{}% and {} {unit}", num(m.threshold.relative * 100.0), num(m.threshold.absolute)) }</td>
             <td class="label">{ word }</td>
