@@ -294,17 +294,17 @@ pub fn looks<S: AsRef<str>>(names: &[S]) -> Vec<(usize, RGBColor)> {
     };
     let mut order: Vec<usize> = (0..names.len()).collect();
     order.sort_by(|&a, &b| names[a].as_ref().cmp(names[b].as_ref()));
-    let mut taken = [false; PALETTE.len()];
+    // Yellow, the palette's last colour, is too pale on white for a series of its own.
+    const SLOTS: usize = PALETTE.len() - 1;
+    let mut taken = [false; SLOTS];
     let mut slot = vec![None; names.len()];
     for i in order {
         let name = names[i].as_ref();
         if name.ends_with(BASELINE_SUFFIX) {
             continue;
         }
-        let start = (fnv(name) % PALETTE.len() as u64) as usize;
-        let free = (0..PALETTE.len())
-            .map(|k| (start + k) % PALETTE.len())
-            .find(|&k| !taken[k]);
+        let start = (fnv(name) % SLOTS as u64) as usize;
+        let free = (0..SLOTS).map(|k| (start + k) % SLOTS).find(|&k| !taken[k]);
         let k = free.unwrap_or(start);
         taken[k] = true;
         slot[i] = Some(k);
