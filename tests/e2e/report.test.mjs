@@ -242,6 +242,12 @@ for (const [width, height] of [[1280, 900], [390, 844]]) {
       });
       if (held[0]) assert.deepEqual(held.slice(1), [true, true], 'the candidate and SLO columns scroll out of view');
     }
+    // A card's link lands on its profile's section with the heading below the sticky toolbar.
+    await page.click('.overview .card[data-profile="throughput"]');
+    await page.waitForTimeout(300);
+    const toolbar = await page.locator('.toolbar').boundingBox();
+    const heading = await page.locator('#profile-throughput h2, #profile-throughput h3').first().boundingBox();
+    assert.ok(heading.y >= toolbar.y + toolbar.height - 1, `the heading (top ${heading.y}) is under the toolbar (bottom ${toolbar.y + toolbar.height})`);
     assert.deepEqual(errors, []);
     await ctx.close();
   });
