@@ -186,6 +186,21 @@ fn charts(c: &Rc<Comparison>, generation: usize) -> Html {
     }
 }
 
+/// What the first table leaves to "All metrics", counted.
+fn folded(c: &Comparison) -> String {
+    let rest: Vec<&MetricChange> = c
+        .cells
+        .iter()
+        .flat_map(|x| &x.metrics)
+        .filter(|m| !sloscope_core::show::comparison::leads(m))
+        .collect();
+    let unchanged = rest.iter().filter(|m| m.label == Label::NoChange).count();
+    format!(
+        "Under \"All metrics\": {unchanged} shown unchanged, {} undecided with a measured change within the threshold.",
+        rest.len() - unchanged
+    )
+}
+
 /// The comparison section.
 #[function_component(Compare)]
 pub fn compare(props: &Props) -> Html {
@@ -231,7 +246,8 @@ pub fn compare(props: &Props) -> Html {
             }
             if !c.cells.is_empty() {
                 <h3>{ "Changes (95% intervals; a change counts beyond both parts of its threshold)" }</h3>
-                { table(c, |m| m.label != Label::NoChange) }
+                { table(c, sloscope_core::show::comparison::leads) }
+                <p class="small" id="compare-folded">{ folded(c) }</p>
                 <details>
                     <summary>{ "All metrics" }</summary>
                     { table(c, |_| true) }

@@ -298,9 +298,11 @@ fn compare_finds_a_serving_flag_that_made_the_real_server_worse() {
     assert_eq!(v["outcome"], "regression");
     let metrics = v["cells"][0]["metrics"].as_array().unwrap();
     let row = |name: &str| metrics.iter().find(|m| m["metric"] == name).unwrap();
-    // Every latency moved the bad way; decode and end-to-end by an interval clear of the
-    // threshold. (TTFT's own interval, from two repeats of 4 streams whose first tokens queue
-    // behind one another, may stay too wide to decide: it is not asserted to.)
+    // Every latency moved the bad way. Which one a 95 % interval decides varies with the host:
+    // on a quiet one TPOT and end-to-end about doubled, on one busy with other tests the two
+    // repeats of a side can differ enough that a median's own interval, widened by that drift
+    // with one degree of freedom, decides nothing, and TTFT's paired shift decided it. The
+    // outcome above is the decided regression.
     for m in ["ttft_p50_ms", "tpot_p50_ms", "e2e_p50_ms"] {
         assert!(row(m)["difference"].as_f64().unwrap() > 0.0, "{}", row(m));
         assert!(
@@ -309,9 +311,11 @@ fn compare_finds_a_serving_flag_that_made_the_real_server_worse() {
             row(m)
         );
     }
-    for m in ["tpot_p50_ms", "e2e_p50_ms"] {
-        assert_eq!(row(m)["label"], "regression", "{}", row(m));
-    }
+    let head = stderr(&o);
+    assert!(
+        head.contains("balanced np4 ("),
+        "the headline names the cell: {head}"
+    );
     // The serving flag is named as what changed.
     let changed = v["changed"].to_string();
     assert!(changed.contains("-ub 1"), "{changed}");

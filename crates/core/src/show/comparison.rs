@@ -27,6 +27,81 @@ pub fn text(c: &Comparison) -> String {
     print(c, Style::Text)
 }
 
+/// The cells that got worse, by name with the metrics that did (three at most, the rest
+/// counted), and the profiles whose recommendation changed: `: balanced np4 (tpot_p50_ms,
+/// e2e_p50_ms); the recommendation changed in latency (np1 → np4)`.
+fn what_got_worse(c: &Comparison) -> String {
+    let worse: Vec<String> = c
+        .cells
+        .iter()
+        .filter(|x| x.label == Label::Regression)
+        .map(|x| {
+            let metrics: Vec<String> = x
+                .metrics
+                .iter()
+                .filter(|m| m.label == Label::Regression)
+                .map(|m| m.metric.name())
+                .chain(
+                    x.shifts
+                        .iter()
+                        .filter(|s| s.label == Label::Regression)
+                        .map(|s| format!("{} shift", s.quantity)),
+                )
+                .collect();
+            format!(
+                "{} {} ({})",
+                inert(&x.profile),
+                inert(&x.candidate),
+                metrics.join(", ")
+            )
+        })
+        .collect();
+    let mut out = String::new();
+    if !worse.is_empty() {
+        let more = worse.len().saturating_sub(3);
+        out = format!(": {}", worse[..worse.len().min(3)].join("; "));
+        if more > 0 {
+            out.push_str(&format!(" and {more} more"));
+        }
+    }
+    let flips: Vec<String> = c
+        .verdicts
+        .iter()
+        .filter(|v| v.flipped)
+        .map(|v| {
+            let r = |x: &Option<String>| x.as_deref().map_or("none".to_string(), inert);
+            let d = |x: Option<crate::analyse::verdict::ProfileDecision>| {
+                x.map_or("none", |d| d.as_str())
+            };
+            let (a, b) = if v.recommended_before == v.recommended_after {
+                (d(v.before).to_string(), d(v.after).to_string())
+            } else {
+                (r(&v.recommended_before), r(&v.recommended_after))
+            };
+            format!("{} ({a} → {b})", inert(&v.profile))
+        })
+        .collect();
+    if !flips.is_empty() {
+        out.push_str(&format!("; the verdict changed in {}", flips.join(", ")));
+    }
+    out
+}
+
+/// Whether a metric's row leads (is listed first): a change shown past or near its threshold,
+/// or an undecided one whose measured change is itself past the threshold. A row shown
+/// unchanged, or undecided with a measured change within its threshold, is only counted (and
+/// kept under "all metrics" on the page and in the JSON).
+pub fn leads(m: &MetricChange) -> bool {
+    match m.label {
+        Label::NoChange => false,
+        Label::Inconclusive => m.difference.is_some_and(|d| {
+            let base = m.before.map_or(0.0, f64::abs);
+            d.abs() > m.threshold.relative * base && d.abs() > m.threshold.absolute
+        }),
+        _ => true,
+    }
+}
+
 /// The one-line answer.
 pub fn headline(c: &Comparison) -> String {
     let regressed = c
@@ -59,7 +134,7 @@ pub fn headline(c: &Comparison) -> String {
                     "; the sustained load fell for {fell} candidate(s)"
                 ));
             }
-            s
+            s + &what_got_worse(c)
         }
         Outcome::NoRegression => format!(
             "no regression in {} compared cells ({} inconclusive)",
@@ -407,12 +482,15 @@ fn changes(c: &Comparison, o: &mut Out) {
         "threshold",
         "label",
     ]);
-    let mut unchanged = 0;
+    let (mut unchanged, mut small) = (0, 0);
     let mut by_shift = Vec::new();
     for cell in &c.cells {
         for m in &cell.metrics {
-            if m.label == Label::NoChange {
-                unchanged += 1;
+            if !leads(m) {
+                match m.label {
+                    Label::NoChange => unchanged += 1,
+                    _ => small += 1,
+                }
                 continue;
             }
             let row = change_row(cell, m, o);
@@ -434,6 +512,15 @@ fn changes(c: &Comparison, o: &mut Out) {
         n => {
             o.s.push_str(&format!("\n{n} more metrics show no change.\n"))
         }
+    }
+    match small {
+        0 => {}
+        1 => o
+            .s
+            .push_str("1 more metric is undecided with a measured change within its threshold.\n"),
+        n => o.s.push_str(&format!(
+            "{n} more metrics are undecided with measured changes within their thresholds.\n"
+        )),
     }
     o.s.push_str(
         "A change is inconclusive only where the smallest change its interval can detect (80% \

@@ -275,6 +275,27 @@ fn markdown_leads_with_the_answer_and_what_changed() {
     assert!(changed < table, "{md}");
     assert!(md.contains("| tpot_p95_ms |"), "{md}");
     assert!(md.contains("REGRESSION"), "{md}");
+    // The headline names the cell that got worse and the metrics that did.
+    let head = sloscope_core::show::comparison::headline(&c);
+    let cell = &c.cells[0];
+    assert!(
+        head.contains(&format!(": {} {} (", cell.profile, cell.candidate)),
+        "{head}"
+    );
+    for m in cell.metrics.iter().filter(|m| m.label == Label::Regression) {
+        assert!(head.contains(&m.metric.name()), "{head} lacks {}", m.metric);
+    }
+    // Rows listed first are the ones that can matter: never one shown unchanged, never an
+    // undecided one whose measured change is within its threshold; every regression leads.
+    use sloscope_core::show::comparison::leads;
+    for m in &cell.metrics {
+        if m.label == Label::Regression {
+            assert!(leads(m));
+        }
+        if m.label == Label::NoChange {
+            assert!(!leads(m));
+        }
+    }
 }
 
 #[test]
