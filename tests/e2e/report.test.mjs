@@ -228,6 +228,10 @@ for (const [width, height] of [[1280, 900], [390, 844]]) {
         const caption = (await page.locator(`#profile-${p.profile} figure:has(#chart-${p.profile}-slo) figcaption span`).textContent()).trim();
         assert.equal(caption, p.charts.slo_caption);
       }
+      // Each metric heading says in words what it holds.
+      const titles = await page.locator('#table-latency thead th').evaluateAll((ths) => ths.map((th) => [th.textContent.trim(), th.title]));
+      const ttft = titles.find(([t]) => t === 'ttft_p95_ms');
+      assert.equal(ttft[1], 'time to first token, 95th percentile (ms)');
       await page.click('#more-columns-latency');
       const all = await page.locator('#table-latency thead th').evaluateAll((ths) => ths.filter((th) => getComputedStyle(th).display !== 'none').length);
       assert.equal(all, expected.view.profiles[0].candidates.columns.length);

@@ -31,7 +31,8 @@ pub fn table(t: &TableView, id: String, class: &'static str) -> Html {
         <table class={class} id={id}>
             <thead><tr>
                 { for t.columns.iter().map(|c| html! {
-                    <th class={classes!(c.numeric.then_some("num"), (!c.decisive).then_some("extra"))}>{ c.title.to_string() }</th>
+                    <th class={classes!(c.numeric.then_some("num"), (!c.decisive).then_some("extra"))}
+                        title={(!c.help.is_empty()).then(|| c.help.to_string())}>{ c.title.to_string() }</th>
                 }) }
             </tr></thead>
             <tbody>

@@ -239,6 +239,47 @@ impl Metric {
         }
     }
 
+    /// The metric in words, for a reader who does not know the identifier:
+    /// `time to first token, 95th percentile (ms)`.
+    pub fn describe(self) -> String {
+        let unit = match self.unit() {
+            "" => String::new(),
+            u => format!(" ({u})"),
+        };
+        let what = match self {
+            Metric::Latency(q, s) => {
+                let q = match q {
+                    Quantity::Ttft => "time to first token",
+                    Quantity::Tpot => "time per output token after the first",
+                    Quantity::Itl => "gap between consecutive tokens",
+                    Quantity::E2e => "end-to-end time of a request",
+                    Quantity::QueueWait => "wait before service",
+                };
+                let s = match s {
+                    Stat::Mean => "mean",
+                    Stat::P50 => "median",
+                    Stat::P90 => "90th percentile",
+                    Stat::P95 => "95th percentile",
+                    Stat::P99 => "99th percentile",
+                    Stat::Max => "largest",
+                };
+                format!("{q}, {s}")
+            }
+            Metric::Scalar(s) => match s {
+                Scalar::ThroughputTps => "output tokens per second, all streams together",
+                Scalar::RequestThroughputRps => "requests completed per second",
+                Scalar::GoodputRps => "requests per second that met every per-request SLO",
+                Scalar::GoodputRatio => "share of requests that met every per-request SLO",
+                Scalar::GoodputTps => "output tokens per second of requests that met every SLO",
+                Scalar::FailureRate => "share of requests that failed",
+                Scalar::PeakMemoryMb => "peak memory (GPU where sampled, else the server's RSS)",
+                Scalar::QueueDepthMax => "largest server queue depth seen",
+            }
+            .to_string(),
+        };
+        format!("{what}{unit}")
+    }
+
     /// Whether `value` satisfies `limit` in this metric's direction.
     pub fn meets(self, value: f64, limit: f64) -> bool {
         match self.direction() {

@@ -88,10 +88,17 @@ fn subject(a: &Analysis) -> Vec<Labelled> {
 }
 
 pub(super) fn column(title: &str, decisive: bool, numeric: bool) -> Column {
+    let help = match title {
+        "requests ok/sent" => "requests that completed without error, of those sent".into(),
+        "evidence" => "what the run measured: a real backend, a simulation, or a failed one".into(),
+        "SLO" => "every SLO met (pass), one missed (fail), or not decided from the data".into(),
+        t => Metric::parse(t).map(Metric::describe).unwrap_or_default(),
+    };
     Column {
         title: Shown::new(title),
         decisive,
         numeric,
+        help: Shown::new(help),
     }
 }
 

@@ -197,3 +197,28 @@ fn the_markdown_summary_answers_before_its_folds() {
         );
     }
 }
+
+/// Every heading of a candidate table that names a metric, or a column of sloscope's own, says
+/// in words what it holds; each metric's words are its own.
+#[test]
+fn every_metric_heading_says_what_it_holds() {
+    use sloscope_core::base::metric::Metric;
+    let v = report_view(&example_analysis());
+    for p in &v.profiles {
+        for c in p.candidates.columns.iter().skip(2) {
+            assert!(!c.help.is_empty(), "{}: {} has no words", p.profile, c.title);
+        }
+    }
+    let names = Metric::all_names();
+    let mut words: Vec<String> = names
+        .iter()
+        .map(|n| Metric::parse(n).unwrap().describe())
+        .collect();
+    assert_eq!(
+        Metric::parse("ttft_p95_ms").unwrap().describe(),
+        "time to first token, 95th percentile (ms)"
+    );
+    words.sort();
+    words.dedup();
+    assert_eq!(words.len(), names.len(), "two metrics share their words");
+}

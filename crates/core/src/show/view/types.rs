@@ -82,6 +82,10 @@ pub struct Column {
     pub decisive: bool,
     /// True for numeric columns (right-aligned).
     pub numeric: bool,
+    /// What the column holds, in words (a metric's description), for a heading's tooltip;
+    /// empty where the heading says it all.
+    #[serde(default)]
+    pub help: Shown,
 }
 
 /// One table row; `key` names what the row is about (a candidate, a metric, a profile).
