@@ -34,7 +34,8 @@ Cells are matched by profile and candidate (knob value), and compared only under
 workload. A metric is a regression when its whole 95% interval is worse than its threshold: \
 beyond both the relative and the absolute part. Only worse fails.\n\n\
 Exit codes: 0 no regression · 1 a regression · 2 bad input: a file that could not be read, \
-bad arguments, the same runs on both sides, a broken lineage, or nothing comparable"
+bad arguments, the same runs on both sides, a broken lineage, nothing comparable, a planned cell \
+missing after (incomplete), or no metric decided either way (inconclusive)"
 )]
 pub struct Args {
     /// BEFORE and AFTER: two files or directories (or use --before/--after for several each).

@@ -206,7 +206,12 @@ fn every_metric_heading_says_what_it_holds() {
     let v = report_view(&example_analysis());
     for p in &v.profiles {
         for c in p.candidates.columns.iter().skip(2) {
-            assert!(!c.help.is_empty(), "{}: {} has no words", p.profile, c.title);
+            assert!(
+                !c.help.is_empty(),
+                "{}: {} has no words",
+                p.profile,
+                c.title
+            );
         }
     }
     let names = Metric::all_names();
