@@ -94,6 +94,9 @@ export async function chartsDrew(page) {
 
 // Drops real File objects on the window, as a user's drag and drop does.
 export async function dropFiles(page, files) {
+  // The page takes drops once its app listens on the window (it says so on <html>); a drop
+  // before that, on a slow start, would be lost.
+  await page.waitForSelector('html[data-drop-ready="true"]', { state: 'attached', timeout: 60000 });
   await page.evaluate((files) => {
     const dt = new DataTransfer();
     for (const f of files) dt.items.add(new File([f.text], f.name, { type: 'application/json' }));

@@ -319,6 +319,11 @@ fn use_window_drop(engine: Rc<Engine>, dragging: UseStateHandle<bool>, is_report
                 load_files(files, &engine);
             }
         });
+        // Said on the document once the window takes drops, so a test (or a script) that drops
+        // files does not drop them before anything listens.
+        if let Some(root) = gloo::utils::document().document_element() {
+            let _ = root.set_attribute("data-drop-ready", "true");
+        }
         move || drop_all(vec![enter, leave, over, drop])
     });
 }
