@@ -1,4 +1,4 @@
-// Regenerates the README's screenshot (docs/screenshot.png) from the example set: the built page
+// Regenerates the README's and the guide's screenshot (docs/src/screenshot.png) from the example set: the built page
 // (dist/, `trunk build --release`) served on 127.0.0.1 with static/examples loaded, in Debian's
 // Chromium at a laptop's width; the first screen, as a reader opening it sees it.
 // Usage: node scripts/screenshot.mjs   (CHROMIUM=/path/to/chromium to use another browser)
@@ -17,7 +17,7 @@ try {
   await page.goto(url);
   await page.waitForFunction(() => document.querySelector('main[data-ready="true"]') && !document.querySelector('#file-list li.loading'), null, { timeout: 60000 });
   await page.waitForTimeout(500);
-  const out = path.join(root, 'docs/screenshot.png');
+  const out = path.join(root, 'docs/src/screenshot.png');
   await page.screenshot({ path: out });
   console.log(`screenshot: wrote ${path.relative(root, out)}`);
 } finally {

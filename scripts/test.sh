@@ -66,8 +66,11 @@ page_build() {
   "${release[@]}" cargo build --locked --manifest-path web/Cargo.toml \
     --target wasm32-unknown-unknown --profile wasm-release --bins
   "${release[@]}" trunk build --release
+  # The user guide, next to the page (dist/guide/): mdBook is installed here, off the native
+  # tests' critical path, and the build itself takes under a second.
+  "${release[@]}" bash scripts/build-guide.sh
 }
-step "page builds started in the background (idle priority): browser unit tests, trunk build --release"
+step "page builds started in the background (idle priority): browser unit tests, trunk build --release, the user guide (mdBook)"
 idle=(chrt --idle 0)
 "${idle[@]}" true 2>/dev/null || idle=(nice -n 19)
 ("${idle[@]}" bash -c "$(declare -p web_tests; declare -f page_build); set -euo pipefail; page_build") >"$log.page" 2>&1 &
@@ -90,7 +93,7 @@ page_status=$?
 set -e
 cat "$log.page"
 if [ "$page_status" -ne 0 ]; then
-  echo "the page's release build failed (exit $page_status)" >&2
+  echo "the page's release build or the guide's build failed (exit $page_status)" >&2
   exit "$page_status"
 fi
 

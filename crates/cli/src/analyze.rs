@@ -25,8 +25,7 @@ pub enum Format {
 /// Arguments of `sloscope analyze`.
 #[derive(clap::Args)]
 #[command(
-    after_help = "Exit codes: 0 analysed · 1 with --check, some profile is not accept · \
-                        2 bad input (each bad file named; the good ones are still analysed)"
+    after_help = crate::exit::Analyze::help()
 )]
 pub struct Args {
     /// Result files, or directories searched recursively for `*.json` and `*.jsonl` (symlinks
@@ -117,10 +116,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
     }
     if !errors.is_empty() {
-        return Ok(ExitCode::from(2));
+        return Ok(ExitCode::from(crate::exit::Analyze::BadInput));
     }
     if args.check && !all_accept {
-        return Ok(ExitCode::from(1));
+        return Ok(ExitCode::from(crate::exit::Analyze::NotAccepted));
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -4,6 +4,8 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+
+use crate::exit::Compare;
 use std::process::ExitCode;
 
 use sloscope_collector::write;
@@ -27,16 +29,14 @@ pub enum Format {
 /// Arguments of `sloscope compare`.
 #[derive(clap::Args)]
 #[command(
-    after_help = "Examples:\n  sloscope compare results/v0.8 results/v0.9\n  \
+    after_help = format!("Examples:\n  sloscope compare results/v0.8 results/v0.9\n  \
 sloscope compare --before a/ b.json --after c/ --format markdown --out comment.md\n  \
 sloscope compare old/ new/ --threshold ttft_p95_ms=10%,5 --threshold failure_rate=0%,0.01\n\n\
 Cells are matched by profile and candidate (knob value), and compared only under the same \
 workload. A metric is a regression when its whole 95% interval is worse than its threshold: \
-beyond both the relative and the absolute part. Only worse fails.\n\n\
-Exit codes: 0 no regression · 1 a regression · 2 bad input: a file that could not be read, \
-bad arguments, the same runs on both sides, a broken lineage, nothing comparable, a planned cell \
-missing after (incomplete), or no metric decided either way (inconclusive)"
-)]
+beyond both the relative and the absolute part. Only worse fails.\n\n{}",
+    Compare::help()
+))]
 pub struct Args {
     /// BEFORE and AFTER: two files or directories (or use --before/--after for several each).
     #[arg(value_name = "BEFORE AFTER", num_args = 0..=2)]
@@ -195,7 +195,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Ok(x) => x,
         Err(e) => {
             eprintln!("sloscope: error: {e}");
-            return Ok(ExitCode::from(2));
+            return Ok(ExitCode::from(Compare::Bad));
         }
     };
     let (b, eb) = load("before", &before);
@@ -214,11 +214,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     emit(&args, &c)?;
     eprintln!("sloscope: {}", escaped(&comparison::headline(&c)));
     Ok(ExitCode::from(match c.outcome {
-        Outcome::Regression => 1,
-        Outcome::NoRegression => 0,
+        Outcome::Regression => Compare::Regression,
+        Outcome::NoRegression => Compare::NoRegression,
         Outcome::NothingComparable
         | Outcome::Incomplete
         | Outcome::Inconclusive
-        | Outcome::Refused => 2,
+        | Outcome::Refused => Compare::Bad,
     }))
 }

@@ -23,16 +23,9 @@ use sloscope_core::schema::{
 use sloscope_core::Document;
 
 pub use settings::Args;
-use settings::{resolve, Settings};
 
-/// Exit codes.
-mod exit {
-    pub const REJECT: u8 = 1;
-    pub const BAD: u8 = 2;
-    pub const PARTIAL: u8 = 3;
-    pub const OUTPUT: u8 = 4;
-    pub const NOT_ENOUGH_EVIDENCE: u8 = 5;
-}
+use crate::exit::Gate;
+use settings::{resolve, Settings};
 
 fn record<T>(path: &PathBuf, pick: fn(Document) -> Option<T>, what: &str) -> Result<T, String> {
     let name = path.display().to_string();
@@ -61,7 +54,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     };
     done.or_else(|e| {
         eprintln!("sloscope: gate: {e}");
-        Ok(ExitCode::from(exit::BAD))
+        Ok(ExitCode::from(Gate::Bad))
     })
 }
 
@@ -233,7 +226,7 @@ fn write(s: &Settings, dep: Deployment, e: GateEvidence) -> ExitCode {
     };
     if let Err(err) = sloscope_collector::write::json(&s.out, &gate) {
         eprintln!("sloscope: gate: {}: cannot write: {err}", s.out.display());
-        return ExitCode::from(exit::OUTPUT);
+        return ExitCode::from(Gate::Output);
     }
     eprintln!(
         "sloscope: gate: {} — {summary}",
@@ -245,17 +238,17 @@ fn write(s: &Settings, dep: Deployment, e: GateEvidence) -> ExitCode {
     );
     if let Some(p) = partial {
         eprintln!("sloscope: gate: partial, so rejected: {p}");
-        return ExitCode::from(exit::PARTIAL);
+        return ExitCode::from(Gate::Partial);
     }
     if undecided {
         for why in &unsure {
             eprintln!("sloscope: gate: not enough evidence: {why}");
         }
-        return ExitCode::from(exit::NOT_ENOUGH_EVIDENCE);
+        return ExitCode::from(Gate::NotEnoughEvidence);
     }
     if accepted {
-        ExitCode::SUCCESS
+        ExitCode::from(Gate::Accept)
     } else {
-        ExitCode::from(exit::REJECT)
+        ExitCode::from(Gate::Reject)
     }
 }

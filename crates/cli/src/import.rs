@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use sloscope_collector::config::{load_plan, Overrides};
 use sloscope_collector::write;
 
-use crate::run::exit;
+use crate::exit::Import;
 
 /// Arguments of `sloscope import`.
 #[derive(clap::Args)]
@@ -45,7 +45,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 Ok(p) => p,
                 Err(e) => {
                     eprintln!("sloscope: bad plan: {e}");
-                    return Ok(ExitCode::from(exit::BAD_PLAN));
+                    return Ok(ExitCode::from(Import::Bad));
                 }
             };
             match sloscope_collector::external::import_files(
@@ -62,8 +62,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 Err(e) => {
                     eprintln!("sloscope: {e}");
                     return Ok(ExitCode::from(match e {
-                        sloscope_collector::error::CollectError::Write { .. } => exit::OUTPUT,
-                        _ => exit::BAD_PLAN,
+                        sloscope_collector::error::CollectError::Write { .. } => Import::Output,
+                        _ => Import::Bad,
                     }));
                 }
             }
@@ -72,7 +72,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             Ok(x) => x,
             Err(e) => {
                 eprintln!("sloscope: {e}");
-                return Ok(ExitCode::from(exit::OUTPUT));
+                return Ok(ExitCode::from(Import::Output));
             }
         },
     };
@@ -89,9 +89,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         args.out.display()
     );
     Ok(ExitCode::from(if failed.is_empty() {
-        exit::OK
+        Import::Ok
     } else {
-        exit::BAD_PLAN
+        Import::Bad
     }))
 }
 
@@ -136,9 +136,8 @@ fn after_help() -> String {
 With --plan and --profile, each benchmark becomes a run of the plan's candidate under that \
 profile, its workload checked against the profile's when analysed, and the plan and lineage \
 copies are written beside it: `sloscope analyze DIR` then gives a verdict. Without a plan, each \
-benchmark is shown under a profile guessed from its load, with summaries only.\n\n\
-Exit codes: 0 every file imported · 2 bad arguments or plan, or a file could not be imported \
-(each named on stderr; the others are still written) · 4 output could not be written",
-        sloscope_core::read::import::registry::importable()
+benchmark is shown under a profile guessed from its load, with summaries only.\n\n{}",
+        sloscope_core::read::import::registry::importable(),
+        Import::help()
     )
 }

@@ -16,8 +16,10 @@ use sloscope_collector::config::{load_plan, Overrides, RunPlan};
 /// Arguments of `sloscope k8s`.
 #[derive(clap::Args)]
 #[command(
-    after_help = "Exit codes: 0 rendered · 2 bad plan or arguments · 4 the output could not be written.\n\
-Apply and watch: kubectl apply -f job.yaml; kubectl -n NS get pods -l job-name=NAME -w"
+    after_help = format!(
+        "Apply and watch: kubectl apply -f job.yaml; kubectl -n NS get pods -l job-name=NAME -w\n\n{}",
+        crate::exit::K8s::help()
+    )
 )]
 pub struct Args {
     /// The plan (TOML or JSON); it and the files it names (lineage records, datasets, traces)
@@ -83,16 +85,13 @@ pub struct Args {
     out: Option<PathBuf>,
 }
 
-/// Exit code for a bad plan or bad arguments (as `run`'s).
-const BAD: u8 = 2;
-
 /// Runs the command.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     match render(&args) {
         Ok(yaml) => write_out(&args, &yaml),
         Err(e) => {
             eprintln!("sloscope: k8s: {e}");
-            Ok(ExitCode::from(BAD))
+            Ok(ExitCode::from(crate::exit::K8s::Bad))
         }
     }
 }
@@ -102,7 +101,7 @@ fn write_out(args: &Args, yaml: &str) -> anyhow::Result<ExitCode> {
         Some(p) => {
             if let Err(e) = sloscope_collector::write::atomic(p, yaml.as_bytes()) {
                 eprintln!("sloscope: {}: cannot write: {e}", p.display());
-                return Ok(ExitCode::from(4));
+                return Ok(ExitCode::from(crate::exit::K8s::Output));
             }
         }
         None => print!("{yaml}"),
@@ -160,7 +159,7 @@ fn render(args: &Args) -> Result<String, String> {
     docs.push(indexed_job(args, &job)?);
     docs.push(reader_pod(args, &job));
     let mut out = format!(
-        "# sloscope k8s: plan file {} (sha256 {}), {} shards.\n# kubectl apply -f THIS.yaml; see the README's \"On a Kubernetes cluster\".\n",
+        "# sloscope k8s: plan file {} (sha256 {}), {} shards.\n# kubectl apply -f THIS.yaml; see the user guide, docs/src/guides/kubernetes.md.\n",
         job.plan_file, job.plan_sha, job.shards
     );
     for d in docs {

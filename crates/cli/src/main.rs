@@ -1,13 +1,11 @@
 //! `sloscope`: a thin command-line front over the sloscope libraries.
 //!
-//! Exit codes: 0 analysed (or collected); 1 `--check` found a profile that is not `accept`, or
-//! `compare` found a regression;
-//! 2 bad input (a file could not be read or parsed, a bad plan, or bad arguments); 3 a run is
-//! partial, failed or not run; 4 output could not be written; 129/130/143 interrupted by
-//! SIGHUP/Ctrl-C/SIGTERM (partial results kept). `run::exit` holds the collector's codes.
+//! Exit codes: one enum per command in [`exit`], shown in each command's `--help`; bad
+//! arguments are 2 for every command.
 
 mod analyze;
 mod compare;
+mod exit;
 mod files;
 mod gate;
 mod import;

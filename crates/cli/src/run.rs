@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use crate::exit::Run;
 use sloscope_collector::cancel::Cancel;
 use sloscope_collector::config::{load_plan, Overrides, RunPlan};
 use sloscope_collector::error::CollectError;
@@ -15,10 +16,7 @@ use sloscope_collector::secret::{Redactor, Secret};
 /// Arguments of `sloscope run`.
 #[derive(clap::Args)]
 #[command(
-    after_help = "Exit codes: 0 every planned run finished · 2 bad plan or arguments (nothing run) · \
-3 a run is partial or failed, or was not run (each named on stderr) · 4 output could not be written \
-(stderr says which finished requests reached the journal) · 129 / 130 / 143 interrupted by SIGHUP / \
-Ctrl-C / SIGTERM (finished requests kept, runs marked partial, the server stopped)"
+    after_help = Run::help()
 )]
 pub struct Args {
     /// The plan (TOML or JSON).
@@ -77,22 +75,6 @@ pub struct Args {
     quiet: bool,
 }
 
-/// Exit codes of `sloscope run` (the README's table lists the same).
-pub mod exit {
-    /// Every planned run finished.
-    pub const OK: u8 = 0;
-    /// Bad plan or arguments: nothing was run.
-    pub const BAD_PLAN: u8 = 2;
-    /// A run is partial or failed, or was not run (each is named on stderr; written runs are
-    /// marked so in their files).
-    pub const INCOMPLETE: u8 = 3;
-    /// Output could not be written (a full disk): stderr says exactly which finished requests
-    /// reached the journal.
-    pub const OUTPUT: u8 = 4;
-    // Interrupted: 128 + the signal's number (`Signal::exit_code`): 129 SIGHUP, 130 Ctrl-C,
-    // 143 SIGTERM; finished requests kept, runs marked partial, the server stopped.
-}
-
 /// Ctrl-C, SIGTERM (`timeout`, a pod's stop) and SIGHUP (a closed terminal) all stop the
 /// collection the same way: finished requests are written, the server is stopped. A second
 /// signal exits at once (the server's watchdog still stops it).
@@ -148,7 +130,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Ok(p) => p,
         Err(e) => {
             eprintln!("sloscope: bad plan: {e}");
-            return Ok(ExitCode::from(exit::BAD_PLAN));
+            return Ok(ExitCode::from(Run::BadPlan.code()));
         }
     };
     if !args.quiet {
@@ -163,7 +145,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             Ok(k) => Some(k),
             Err(e) => {
                 eprintln!("sloscope: --api-key-env: {e}");
-                return Ok(ExitCode::from(exit::BAD_PLAN));
+                return Ok(ExitCode::from(Run::BadPlan.code()));
             }
         },
         None => None,
@@ -201,9 +183,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Err(e) => {
             eprintln!("sloscope: {e}");
             let code = match e {
-                CollectError::Plan(_) => exit::BAD_PLAN,
-                CollectError::Write { .. } | CollectError::RunFile { .. } => exit::OUTPUT,
-                _ => exit::INCOMPLETE,
+                CollectError::Plan(_) => Run::BadPlan.code(),
+                CollectError::Write { .. } | CollectError::RunFile { .. } => Run::Output.code(),
+                _ => Run::Incomplete.code(),
             };
             return Ok(ExitCode::from(code));
         }
@@ -228,7 +210,7 @@ fn sharded(
     };
     let split = split.map_err(|e| {
         eprintln!("sloscope: {e}");
-        exit::BAD_PLAN
+        Run::BadPlan.code()
     })?;
     let cells = shard::plan_cells(plan, split.count);
     if args.dry_run {
@@ -240,12 +222,12 @@ fn sharded(
     }
     let sha = shard::plan_sha256(plan, redactor).map_err(|e| {
         eprintln!("sloscope: cannot write the plan copy: {e}");
-        exit::OUTPUT
+        Run::Output.code()
     })?;
     let hardware = sloscope_collector::telemetry::Gpu::init().describe();
     let attempt = shard::Attempt::start(&args.out, sha, split, cells, hardware).map_err(|e| {
         eprintln!("sloscope: {}: cannot write: {e}", args.out.display());
-        exit::OUTPUT
+        Run::Output.code()
     })?;
     if !args.quiet {
         eprintln!(
@@ -272,7 +254,7 @@ fn finish_shard(
     let Some(a) = attempt else {
         return code;
     };
-    if code != exit::OK && code != exit::INCOMPLETE {
+    if code != Run::Ok.code() && code != Run::Incomplete.code() {
         return code;
     }
     let dir = a.dir.clone();
@@ -289,7 +271,7 @@ fn finish_shard(
                 "sloscope: {}: cannot write the completion marker: {e}",
                 dir.display()
             );
-            exit::OUTPUT
+            Run::Output.code()
         }
     }
 }
@@ -314,10 +296,12 @@ fn report(args: &Args, outcome: &runner::Outcome, stop: Option<StopReason>) -> u
         Some(StopReason::Interrupted(signal)) => signal.exit_code(),
         Some(r) if r.is_output_failure() => {
             eprintln!("sloscope: {}", r.message());
-            exit::OUTPUT
+            Run::Output.code()
         }
-        _ if !outcome.incomplete.is_empty() || !outcome.not_run.is_empty() => exit::INCOMPLETE,
-        _ => exit::OK,
+        _ if !outcome.incomplete.is_empty() || !outcome.not_run.is_empty() => {
+            Run::Incomplete.code()
+        }
+        _ => Run::Ok.code(),
     }
 }
 
@@ -336,7 +320,7 @@ fn external(args: &Args, plan: &RunPlan, cmd: &str, res: &str) -> anyhow::Result
         .collect();
     if !failed.is_empty() {
         eprintln!("sloscope: incomplete runs: {}", failed.join(", "));
-        return Ok(ExitCode::from(exit::INCOMPLETE));
+        return Ok(ExitCode::from(Run::Incomplete.code()));
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -6,7 +6,9 @@
 //! - [`hostile`]: a server that errs, lies or redirects in the backends' own shapes, one
 //!   misbehavior at a time, with a second address that counts every connection sent to it.
 //! - [`synth`]: deterministic synthetic runs and lineage records.
+//! - [`docs`]: the user guide's generated parts, held to the code.
 
+pub mod docs;
 pub mod draws;
 pub mod hostile;
 pub mod server;

@@ -1,4 +1,4 @@
-//! Developer tasks (benchmarks are code: they print the tables quoted in the README).
+//! Developer tasks (benchmarks are code: they print the tables quoted in the guide's docs/src/development/benchmarks.md).
 //!
 //! `cargo run -p xtask --release -- bench-collector` measures the collector (see
 //! `bench_collector.rs`).

@@ -22,13 +22,12 @@ pub enum BackendArg {
 /// Arguments of `sloscope gate`.
 #[derive(clap::Args)]
 #[command(
-    after_help = "Either --plan (its [gate] section, lineage records and servers: the quantized \
+    after_help = format!("Either --plan (its [gate] section, lineage records and servers: the quantized \
 model on a candidate's configuration, the float model on the baseline's, launched as `run` \
 launches them; the record replaces the plan's gate record), or --quantized, --float, --eval, \
---deployment, --baseline and --out. Flags override the plan.\n\nExit codes: 0 accept · 1 reject · \
-2 bad input (nothing scored) · 3 partial (a server died or erred part-way: what was scored is \
-written, rejected) · 4 the record could not be written"
-)]
+--deployment, --baseline and --out. Flags override the plan.\n\n{}",
+    crate::exit::Gate::help()
+))]
 pub struct Args {
     /// A plan with a `[gate]` section.
     #[arg(long, value_name = "FILE")]
@@ -70,7 +69,7 @@ pub struct Args {
     #[arg(long, value_name = "N")]
     pub chunk: Option<usize>,
     /// Largest mean KL divergence float → quantized, nats [default: 0.05]. A heuristic: see the
-    /// README.
+    /// guide's docs/src/concepts/quality-gate.md.
     #[arg(long)]
     pub kld_mean_max: Option<f64>,
     /// Smallest top-1 agreement [default: 0.90].

@@ -6,6 +6,8 @@ mod capacity;
 mod collect;
 mod common;
 mod compare;
+mod containerfile;
+mod docs;
 mod endpoint;
 mod faults;
 mod gate;

@@ -296,6 +296,23 @@ impl Metric {
         }
     }
 
+    /// The guide's table of every metric (Markdown): name, meaning, unit and which way is
+    /// better, generated from the enums so the list cannot go stale.
+    pub fn catalogue_markdown() -> String {
+        let mut out = String::from("| metric | what it is | better |\n|---|---|---|\n");
+        for name in Metric::all_names() {
+            let Some(m) = Metric::parse(&name) else {
+                continue;
+            };
+            let better = match m.direction() {
+                Direction::LowerIsBetter => "lower",
+                Direction::HigherIsBetter => "higher",
+            };
+            out.push_str(&format!("| `{name}` | {} | {better} |\n", m.describe()));
+        }
+        out
+    }
+
     /// Every known metric name, for error messages and the schema docs.
     pub fn all_names() -> Vec<String> {
         let mut v: Vec<String> = Vec::new();
@@ -320,7 +337,7 @@ impl<'de> Deserialize<'de> for Metric {
         let s = std::borrow::Cow::<'de, str>::deserialize(d)?;
         Metric::parse(&s).ok_or_else(|| {
             serde::de::Error::custom(format!(
-                "unknown metric {s:?}; see the metric list in the README"
+                "unknown metric {s:?}; see the guide's metric list (docs/src/reference/metrics.md)"
             ))
         })
     }

@@ -1,7 +1,7 @@
 //! The invariant catalogue: every rule a trustworthy input obeys, each with a stable code and
 //! what breaking it does. The checks themselves live beside this file (`run`, `plan`,
-//! `names`); this list is what the README's "What a verdict can rest on" table is generated
-//! from (a test fails when the two differ), and what the generated-violation tests walk: each
+//! `names`); this list is what the guide's invariant table
+//! (docs/src/reference/invariants.md) is generated from (a test fails when the two differ), and what the generated-violation tests walk: each
 //! invariant has one mutation that breaks exactly it.
 
 use serde::{Deserialize, Serialize};
@@ -22,7 +22,7 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    /// The word the README's table uses.
+    /// The word the guide's table uses.
     pub fn as_str(self) -> &'static str {
         match self {
             Outcome::Refuse => "refuse the file",
@@ -281,7 +281,7 @@ impl Violation {
     }
 }
 
-/// The README's table of the catalogue (Markdown), generated from [`Invariant::ALL`].
+/// The guide's table of the catalogue (Markdown), generated from [`Invariant::ALL`].
 pub fn catalogue_markdown() -> String {
     let mut out = String::from("| code | the rule | when broken |\n|---|---|---|\n");
     for i in Invariant::ALL {

@@ -84,7 +84,7 @@ pub struct GateArtifact {
     pub endpoint: Option<String>,
 }
 
-/// The limits the decision is made against. Defaults are heuristics (see the README), not a
+/// The limits the decision is made against. Defaults are heuristics (see the guide's docs/src/concepts/quality-gate.md), not a
 /// standard.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]

@@ -55,24 +55,27 @@ pub fn report_view(a: &Analysis) -> ReportView {
     }
 }
 
-/// What is judged, a labelled line each; empty when nothing is known of it.
-/// What each decision means (the seed's three, and the two states of absence and doubt).
+/// What each decision means (the seed's three, and the two states of absence and doubt): the
+/// page's legend, the text's and the guide's (generated from it).
+pub const LEGEND: [(&str, &str); 5] = [
+    ("ACCEPT", "a candidate meets every SLO of the profile, each decided by its one-sided 95% bound (or as the run saw it, where the verdict says so), on real hardware, and ranks first on the primary metric; a cheaper candidate it cannot be told apart from is named beside it"),
+    ("TUNE", "no candidate meets every SLO, or the best one's evidence cannot accept (a simulation): nothing to deploy yet; the next step says what to change and measure again"),
+    ("REJECT", "nothing comparable to decide on: an invalid profile, a broken lineage, or no candidate with usable evidence"),
+    ("INCOMPLETE", "a planned run is missing or unusable: no verdict over what was not measured; what the measured runs alone give is shown as provisional, never as the answer"),
+    ("NOT ENOUGH DATA", "the SLO that decides the verdict cannot be decided from the requests there are (its 95% bound crosses the limit, or no bound exists at this size); the next step says how many requests would decide it"),
+];
+
 fn legend() -> Vec<Labelled> {
-    [
-        ("ACCEPT", "a candidate meets every SLO of the profile, each decided by its one-sided 95% bound (or as the run saw it, where the verdict says so), on real hardware, and ranks first on the primary metric; a cheaper candidate it cannot be told apart from is named beside it"),
-        ("TUNE", "no candidate meets every SLO, or the best one's evidence cannot accept (a simulation): nothing to deploy yet; the next step says what to change and measure again"),
-        ("REJECT", "nothing comparable to decide on: an invalid profile, a broken lineage, or no candidate with usable evidence"),
-        ("INCOMPLETE", "a planned run is missing or unusable: no verdict over what was not measured; what the measured runs alone give is shown as provisional, never as the answer"),
-        ("NOT ENOUGH DATA", "the SLO that decides the verdict cannot be decided from the requests there are (its 95% bound crosses the limit, or no bound exists at this size); the next step says how many requests would decide it"),
-    ]
-    .into_iter()
-    .map(|(label, value)| Labelled {
-        label: Shown::new(label),
-        value: Shown::new(value),
-    })
-    .collect()
+    LEGEND
+        .into_iter()
+        .map(|(label, value)| Labelled {
+            label: Shown::new(label),
+            value: Shown::new(value),
+        })
+        .collect()
 }
 
+/// What is judged, a labelled line each; empty when nothing is known of it.
 fn subject(a: &Analysis) -> Vec<Labelled> {
     if a.subject.is_empty() {
         return Vec::new();

@@ -1,5 +1,5 @@
 //! The intervals sloscope prints hold what they say, by simulation (a short version of
-//! `cargo run -p xtask --release -- coverage`, whose tables are in the README): values drawn
+//! `cargo run -p xtask --release -- coverage`, whose tables are in the guide's docs/src/concepts/evidence.md): values drawn
 //! from known distributions, handed to the functions the analysis runs, and the share of 95%
 //! intervals that cover the truth counted.
 

@@ -7,6 +7,7 @@ mod capacity;
 mod chunked;
 mod complete;
 mod coverage;
+mod docs;
 mod drawn;
 mod first_screen;
 mod gate;

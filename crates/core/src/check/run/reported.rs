@@ -25,7 +25,7 @@ fn reported(run: &Run) -> Checked {
             return Err(Violation::new(
                 Invariant::ValuesNonNegative,
                 format!("$.reported.{k}"),
-                "unknown metric name; see the metric list in the README",
+                "unknown metric name; see the guide's metric list (docs/src/reference/metrics.md)",
             ));
         }
         if v.is_some_and(|v| v < 0.0 || !v.is_finite()) {

@@ -1,7 +1,7 @@
 //! The one list of other tools' formats: what each file is called, which tool writes it,
 //! whether sloscope imports it, and per tool how its users produce the file and how its
 //! definitions map to sloscope's. Detection names files from it, refusals list it, the CLI's
-//! help names its tools, and the README's table is generated from it (a test fails when the two
+//! help names its tools, and the guide's importer table (docs/src/reference/importers.md) is generated from it (a test fails when the two
 //! differ). Adding a format: its importer's module, and one entry here.
 
 /// The foreign formats sloscope recognises.
@@ -171,7 +171,7 @@ pub fn percentile_rule(tool: &str) -> PercentileRule {
     }
 }
 
-/// One tool, as the README's table shows it.
+/// One tool, as the guide's importer table shows it.
 #[derive(Debug, Clone, Copy)]
 pub struct Peer {
     /// The tool.
@@ -182,7 +182,7 @@ pub struct Peer {
     pub mapping: &'static str,
 }
 
-/// Every tool sloscope imports, in the README's order.
+/// Every tool sloscope imports, in the guide's order.
 pub const PEERS: [Peer; 5] = [
     Peer {
         tool: "vLLM",
@@ -234,7 +234,7 @@ pub fn importable() -> String {
         .join(", ")
 }
 
-/// The README's table of tools (Markdown).
+/// The guide's table of tools (Markdown).
 pub fn readme_table() -> String {
     let mut out = String::from(
         "| tool | produce the file | what sloscope recomputes, and how definitions are mapped |\n|---|---|---|\n",
@@ -255,7 +255,7 @@ mod tests {
             assert!(FORMATS[..i].iter().all(|x| x.format != e.format), "{e:?}");
             assert!(
                 !e.imported || PEERS.iter().any(|p| p.tool == e.tool),
-                "{} has no README row",
+                "{} has no row in the guide's importer table",
                 e.tool
             );
         }
