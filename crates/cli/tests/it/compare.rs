@@ -1,18 +1,29 @@
 //! `sloscope compare` on collections of the scripted server: the same server twice is no
 //! regression, decode 50% slower is one (named, with what changed), and bad input is exit 2.
 //! (10 % slower, `--gap-ms 4.4`, is found on a quiet machine, and 25 % nearly always; on a busy
-//! one, sleeps that overshoot widen 16 requests' intervals past it: a 25 % change's interval
+//! one, sleeps that overshoot widen a few dozen requests' intervals past it: a 25 % change's interval
 //! once reached below zero while llama-server tests ran beside it.)
 
 use std::path::{Path, PathBuf};
 
-use crate::collect::{plan_in, run};
+use crate::collect::{plan_edited, run};
 use crate::common::{scratch, sloscope, stderr};
 
-/// Collects the balanced profile's slots4 candidate with the candidates' server flags `flags`.
+/// Collects the balanced profile's slots4 candidate with the candidates' server flags `flags`:
+/// 3 repeats of 16 requests (about a second), so that the repeats' drift is estimated with two
+/// degrees of freedom — with two repeats of 8, a host busy with other tests left even a 50 %
+/// slower decode undecided.
 fn collect(dir: &Path, flags: &str) -> PathBuf {
     std::fs::create_dir_all(dir).unwrap();
-    let plan = plan_in(dir, flags, "--ttft-ms 40 --gap-ms 8 --tokens 64");
+    let plan = plan_edited(dir, |text| {
+        text.replace("--ttft-ms 20 --gap-ms 4 --tokens 64", flags).replace(
+            "id = \"mixed\", concurrency = 4, prompt_tokens = 32, max_output_tokens = 16, repeats = 2, requests_per_repeat = 8",
+            "id = \"mixed\", concurrency = 4, prompt_tokens = 32, max_output_tokens = 16, repeats = 3, requests_per_repeat = 16",
+        )
+    });
+    assert!(std::fs::read_to_string(&plan)
+        .unwrap()
+        .contains("repeats = 3, requests_per_repeat = 16"));
     let out = dir.join("out");
     let o = run(
         &[
@@ -79,7 +90,7 @@ fn the_same_server_is_no_regression_and_slower_decode_is_one() {
         md.starts_with("## sloscope compare: regression: 1 of 1"),
         "{md}"
     );
-    // 16 values a side: a p95 has no interval of its own here.
+    // 48 values a side: a p95 has no interval of its own here (a side needs 86).
     let row = |name: &str| {
         md.lines()
             .find(|l| l.contains(&format!("| {name} |")))
@@ -94,7 +105,7 @@ fn the_same_server_is_no_regression_and_slower_decode_is_one() {
             .any(|m| row(m).contains("REGRESSION")),
         "{md}"
     );
-    // Its own interval has no ends from 16 values a side: the p95 is decided only where the
+    // Its own interval has no ends from 48 values a side: the p95 is decided only where the
     // whole TPOT distribution moved with its shape unchanged (then a regression, said so), and
     // inconclusive otherwise — never "no change".
     let moved = md.lines().any(|l| {
@@ -132,6 +143,11 @@ fn the_same_server_is_no_regression_and_slower_decode_is_one() {
         "e2e_p50_ms=150%,5",
         "--threshold",
         "e2e_p95_ms=150%,5",
+        // Three repeats a side decide the throughput's 27 % drop too.
+        "--threshold",
+        "throughput_tps=150%,1",
+        "--threshold",
+        "request_throughput_rps=150%,0.01",
     ]);
     assert_eq!(code, 0, "{out}");
 

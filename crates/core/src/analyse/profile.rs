@@ -413,6 +413,11 @@ fn decide_candidates(profile: &Profile, report: &mut ProfileReport) {
             primary_interval: c.primary_interval,
             recomputed: c.source == crate::analyse::report::SummarySource::Recomputed,
             contradicted: gross_disagreement(&c.disagreements),
+            knob: report.knob.as_deref().zip(
+                c.value
+                    .as_ref()
+                    .and_then(|v| v.to_string().parse::<f64>().ok()),
+            ),
         })
         .collect();
     let v = decide(profile, &contenders);

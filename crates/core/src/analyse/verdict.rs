@@ -205,6 +205,9 @@ pub struct Contender<'a> {
     /// A figure its file states that its own requests contradict by more than a factor of two
     /// (a unit slip, or figures from another run): such a file is not evidence to accept on.
     pub contradicted: Option<String>,
+    /// The knob's name and value, where the value is a number (fewer slots, a smaller batch
+    /// cap or memory budget: fewer resources), for the tie rule.
+    pub knob: Option<(&'a str, f64)>,
 }
 
 /// The verdict of one profile.
@@ -279,6 +282,16 @@ pub fn decide(profile: &Profile, contenders: &[Contender<'_>]) -> Verdict {
     if let Some(open) = open {
         return not_enough(profile, contenders, &ranked, open);
     }
+    // Of the candidates the data cannot tell apart from the best, the cheaper is chosen.
+    let (winner, best) = match cheaper_tie(profile, &ranked, contenders) {
+        Some((i, words)) => {
+            let at = ranked.iter().position(|&(j, _)| j == i).unwrap_or(0);
+            let chosen = ranked.remove(at);
+            ranked.insert(0, chosen);
+            (&contenders[i], words)
+        }
+        None => (winner, best),
+    };
     let confidence = confidence(pm, &ranked, contenders);
     let (decision, reason) = settled(profile, winner, &best);
     Verdict {
@@ -288,6 +301,72 @@ pub fn decide(profile: &Profile, contenders: &[Contender<'_>]) -> Verdict {
         binding: None,
         confidence,
     }
+}
+
+/// Below 5% a difference of peak memory is within what one sample of RSS or GPU memory moves.
+const SAME_MEMORY: f64 = 0.95;
+
+/// The tie rule: a candidate that meets every SLO with confidence, on the same footing as the
+/// best (real backend, its own numbers), whose primary metric's 95% interval overlaps the
+/// best's, and that is cheaper — a lower knob value with no more memory (within 5%), or the
+/// same knob value with clearly less memory. The cheapest such is chosen instead; the words say
+/// why, for the verdict's reason.
+fn cheaper_tie(
+    profile: &Profile,
+    ranked: &[(usize, f64)],
+    contenders: &[Contender<'_>],
+) -> Option<(usize, String)> {
+    let best = &contenders[ranked[0].0];
+    let best_iv = best.primary_interval?;
+    let mem = |c: &Contender<'_>| (c.value)(Metric::PEAK_MEMORY);
+    let cheaper = |c: &Contender<'_>| -> Option<String> {
+        let ((knob, k), (_, bk)) = (c.knob?, best.knob?);
+        let (m, bm) = (mem(c), mem(best));
+        let more_memory = matches!((m, bm), (Some(m), Some(bm)) if m * SAME_MEMORY > bm);
+        let less_memory = matches!((m, bm), (Some(m), Some(bm)) if m < SAME_MEMORY * bm);
+        match (k < bk, k == bk) {
+            (true, _) if !more_memory => Some(format!("{knob} {} vs {}", fmt_num(k), fmt_num(bk))),
+            (_, true) if less_memory => Some(format!(
+                "peak memory {} MB vs {} MB",
+                fmt_num(m.unwrap_or_default()),
+                fmt_num(bm.unwrap_or_default())
+            )),
+            _ => None,
+        }
+    };
+    let (i, why) = ranked[1..]
+        .iter()
+        .map(|&(i, _)| (i, &contenders[i]))
+        .filter(|(_, c)| {
+            c.checks.iter().all(|k| k.outcome == SloOutcome::Pass)
+                && c.evidence == EvidenceLevel::RealBackendProfile
+                && c.recomputed == best.recomputed
+                && c.contradicted.is_none()
+                && c.primary_interval.is_some_and(|iv| iv.overlaps(&best_iv))
+        })
+        .filter_map(|(i, c)| cheaper(c).map(|w| (i, c, w)))
+        .min_by(|a, b| {
+            let key = |c: &Contender<'_>| {
+                let knob = c.knob.map_or(f64::MAX, |(_, k)| k);
+                (knob, mem(c).unwrap_or(f64::MAX))
+            };
+            let (ka, kb) = (key(a.1), key(b.1));
+            ka.0.total_cmp(&kb.0).then(ka.1.total_cmp(&kb.1))
+        })
+        .map(|(i, _, w)| (i, w))?;
+    let pm = profile.primary_metric;
+    Some((
+        i,
+        format!(
+            "tied with {}, the best on {pm} ({} {}): the data cannot tell them apart (95% \
+             intervals overlap), and it is cheaper ({why}) — of tied candidates the cheaper is \
+             chosen",
+            best.name,
+            fmt_num(ranked[0].1),
+            pm.unit()
+        )
+        .replace(" )", ")"),
+    ))
 }
 
 fn plain(decision: ProfileDecision, reason: String) -> Verdict {

@@ -58,7 +58,7 @@ pub fn report_view(a: &Analysis) -> ReportView {
 /// What each decision means (the seed's three, and the two states of absence and doubt): the
 /// page's legend, the text's and the guide's (generated from it).
 pub const LEGEND: [(&str, &str); 5] = [
-    ("ACCEPT", "a candidate meets every SLO of the profile, each decided by its one-sided 95% bound (or as the run saw it, where the verdict says so), on real hardware, and ranks first on the primary metric; a cheaper candidate it cannot be told apart from is named beside it"),
+    ("ACCEPT", "a candidate meets every SLO of the profile, each decided by its one-sided 95% bound (or as the run saw it, where the verdict says so), on real hardware, and ranks first on the primary metric — or cannot be told apart from the first on it (95% intervals overlap) and is cheaper (a lower knob value with no more memory): of tied candidates the cheaper is chosen"),
     ("TUNE", "no candidate meets every SLO, or the best one's evidence cannot accept (a simulation): nothing to deploy yet; the next step says what to change and measure again"),
     ("REJECT", "nothing comparable to decide on: an invalid profile, a broken lineage, or no candidate with usable evidence"),
     ("INCOMPLETE", "a planned run is missing or unusable: no verdict over what was not measured; what the measured runs alone give is shown as provisional, never as the answer"),

@@ -487,3 +487,94 @@ fn runs_of_another_traffic_shape_are_left_out_with_the_part_named() {
         reason("poisson.json")
     );
 }
+
+/// Two candidates the data cannot tell apart on the primary metric, both meeting every SLO:
+/// the answer is the cheaper one (the lower knob value, no more memory), with the rule said —
+/// one answer, not a winner and "an equivalent, cheaper choice" beside it.
+fn tie(np1_ttft: (u64, u64), np1_rss: f64) -> sloscope_core::Analysis {
+    let p = latency();
+    let np1 = Shape {
+        ttft_us: np1_ttft,
+        rss_mb: Some(np1_rss),
+        ..Shape::default()
+    };
+    let np4 = Shape {
+        ttft_us: (20_000, 29_000),
+        rss_mb: Some(400.0),
+        seed: 2,
+        ..Shape::default()
+    };
+    let mut files = lineage_files();
+    for (name, value, shape) in [("np1", 1, &np1), ("np4", 4, &np4)] {
+        let run = synth::run(
+            "q4",
+            &p,
+            name,
+            value,
+            EvidenceLevel::RealBackendProfile,
+            shape,
+        );
+        files.push(run_file(&format!("{name}.json"), &run));
+    }
+    analyze(&files)
+}
+
+#[test]
+fn of_tied_candidates_the_cheaper_is_the_answer() {
+    let a = tie((20_500, 30_000), 400.0);
+    let prof = &a.profiles[0];
+    let p95 = |n: &str| {
+        prof.candidates
+            .iter()
+            .find(|c| c.name == n)
+            .and_then(|c| c.metric(sloscope_core::base::metric::Metric::TTFT_P95))
+            .unwrap()
+    };
+    assert!(
+        p95("np4") < p95("np1"),
+        "np4 must rank first for the rule to matter"
+    );
+    assert_eq!(prof.decision, ProfileDecision::Accept, "{}", prof.reason);
+    assert_eq!(
+        prof.recommended_name.as_deref(),
+        Some("np1"),
+        "{}",
+        prof.reason
+    );
+    assert!(
+        prof.reason.contains("tied with np4")
+            && prof.reason.contains("parallel 1 vs 4")
+            && prof
+                .reason
+                .contains("of tied candidates the cheaper is chosen"),
+        "{}",
+        prof.reason
+    );
+    let c = prof.confidence.as_ref().unwrap();
+    assert!(
+        !c.distinguishable && c.runner_up.as_deref() == Some("np4"),
+        "{}",
+        c.statement
+    );
+    // One answer: no flag offers another candidate as an equivalent, cheaper choice.
+    assert!(prof
+        .flags
+        .iter()
+        .all(|f| f.code.as_str() != "equivalent_cheaper"));
+}
+
+#[test]
+fn the_tie_rule_needs_a_tie_and_a_cheaper_candidate() {
+    // Told apart: the faster candidate is the answer, however many slots it takes.
+    let a = tie((50_000, 70_000), 400.0);
+    assert_eq!(a.profiles[0].recommended_name.as_deref(), Some("np4"));
+    assert!(!a.profiles[0].reason.contains("tied with"));
+    // Tied, but the lower knob value takes more memory: not cheaper, so the first stays.
+    let a = tie((20_500, 30_000), 480.0);
+    assert_eq!(
+        a.profiles[0].recommended_name.as_deref(),
+        Some("np4"),
+        "{}",
+        a.profiles[0].reason
+    );
+}
