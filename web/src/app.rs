@@ -62,6 +62,49 @@ fn load_files(files: web_sys::FileList, engine: &Engine) -> Option<String> {
     ))
 }
 
+/// Opens the files the address names (`?src=` / `#src=`), if any (false: none named); a file
+/// that cannot be opened is said on the status line, by name.
+fn open_sources(engine: Rc<Engine>, status: UseStateHandle<Option<String>>) -> bool {
+    let sources = crate::address::sources();
+    if sources.is_empty() {
+        return false;
+    }
+    spawn_local(async move {
+        match crate::address::fetch(&sources).await {
+            Ok(files) => load_texts(files, &engine),
+            Err(e) => status.set(Some(e)),
+        }
+    });
+    true
+}
+
+/// Loads what the last visit kept (files, their compare sides, pooling), then keeps the set
+/// from now on. Only a page that neither preloads files nor names them in its address keeps
+/// its set: those bring theirs on every load.
+fn restore_kept(engine: Rc<Engine>) {
+    spawn_local(async move {
+        if let Some(set) = crate::keep::restore().await {
+            if set.pool {
+                engine.set_pool(true);
+            }
+            for (side, files) in set.groups() {
+                if side.is_some() {
+                    engine.set_side(side);
+                }
+                let files = files.into_iter().map(|(name, size, content)| {
+                    let source = match content {
+                        crate::keep::Content::File(f) => Source::File(f),
+                        crate::keep::Content::Text(t) => Source::Text(t),
+                    };
+                    (name, size, source)
+                });
+                engine.load(files.collect());
+            }
+        }
+        engine.keep_across_reloads();
+    });
+}
+
 fn load_texts(files: Vec<(String, String)>, engine: &Engine) {
     engine.load(
         files
@@ -96,6 +139,7 @@ pub fn app() -> Html {
         let dispatch = state.dispatcher();
         let embedded = embedded.clone();
         let engine = engine.clone();
+        let status_for_sources = status.clone();
         use_effect_with((), move |_| match (*embedded).clone() {
             Some(Embedded {
                 pool_reruns,
@@ -133,6 +177,8 @@ pub fn app() -> Html {
             None => {
                 if let Some(files) = report::preloaded_files() {
                     load_texts(files, &engine);
+                } else if !open_sources(engine.clone(), status_for_sources) {
+                    restore_kept(engine);
                 }
             }
         });
@@ -196,7 +242,7 @@ pub fn app() -> Html {
         <>
         <header class={classes!(analysis.is_some().then_some("loaded"))}>
             <h1>{ "sloscope" }<span class="sub">{ " — serving profiles of a quantized LLM, judged against SLOs" }</span></h1>
-            <p class="privacy">{ "Files never leave your browser" }<span class="more">{ ": nothing is uploaded, and the page fetches only its own files (the example set, when asked)" }</span>{ "." }</p>
+            <p class="privacy">{ "Files never leave your browser" }<span class="more">{ ": nothing is uploaded, and the page fetches only its own files (the example set when asked, and those its address names with ?src=); what you load is kept in this browser for a reload, until Clear" }</span>{ "." }</p>
         </header>
         <Toolbar on_files={on_files} on_example={on_example} on_download={on_download} on_copy={on_copy} on_clear={on_clear}
             has_report={analysis.is_some()} can_copy={analysis.is_some() || state.comparison.is_some()} side={state.side} on_side={on_side} embedded={embedded.is_some()} status={(*status).clone()}

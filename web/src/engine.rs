@@ -73,6 +73,8 @@ pub struct Engine {
     side: Cell<Option<Side>>,
     /// The collection of each file given in Compare mode.
     sides: RefCell<HashMap<u32, Side>>,
+    /// Whether the loaded set is kept for the next load of the page (`crate::keep`).
+    keep: Cell<bool>,
     me: RefCell<Weak<Engine>>,
 }
 
@@ -89,6 +91,7 @@ impl Engine {
             pool: Cell::new(false),
             side: Cell::new(None),
             sides: RefCell::default(),
+            keep: Cell::new(false),
             me: RefCell::new(Weak::new()),
         });
         *e.me.borrow_mut() = Rc::downgrade(&e);
@@ -204,6 +207,33 @@ impl Engine {
                 self.send(m, Some(id));
             }
         }
+        self.persist();
+    }
+
+    /// From now on, keeps the loaded set for the next load of the page (and keeps it now).
+    pub fn keep_across_reloads(&self) {
+        self.keep.set(true);
+    }
+
+    /// Saves what a reload restores, when this page keeps it.
+    fn persist(&self) {
+        if !self.keep.get() {
+            return;
+        }
+        let sides = self.sides.borrow();
+        let files = self
+            .kept
+            .borrow()
+            .iter()
+            .map(|(id, n, s)| {
+                let content = match s {
+                    Source::File(f) => crate::keep::Content::File(f.clone()),
+                    Source::Text(t) => crate::keep::Content::Text(t.clone()),
+                };
+                (n.clone(), sides.get(id).copied(), content)
+            })
+            .collect();
+        crate::keep::save(files, self.pool.get());
     }
 
     /// Stops reading one file.
@@ -228,6 +258,7 @@ impl Engine {
         self.pool.set(on);
         self.dispatch.dispatch(Action::SetPool(on));
         self.send(ToReader::Pool { on }, None);
+        self.persist();
     }
 
     /// Compare mode on (new files join `side`) or off (`None`); switching it on or off forgets
@@ -250,6 +281,7 @@ impl Engine {
         }
         self.send(ToReader::Clear, None);
         self.dispatch.dispatch(Action::Clear);
+        self.persist();
     }
 
     /// The files kept, in order, for a report that carries them.
@@ -264,6 +296,7 @@ impl Engine {
     fn forget(&self, id: u32) {
         self.kept.borrow_mut().retain(|k| k.0 != id);
         self.reading.borrow_mut().remove(&id);
+        self.persist();
     }
 
     fn heard(&self, msg: FromReader) {

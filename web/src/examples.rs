@@ -27,7 +27,7 @@ pub async fn fetch() -> Result<Vec<(String, String)>, String> {
     Ok(out)
 }
 
-async fn fetch_text(url: &str) -> Result<String, String> {
+pub(crate) async fn fetch_text(url: &str) -> Result<String, String> {
     let window = web_sys::window().ok_or("no window")?;
     let response = JsFuture::from(window.fetch_with_str(url))
         .await
