@@ -242,7 +242,7 @@ pub fn app() -> Html {
         <>
         <header class={classes!(analysis.is_some().then_some("loaded"))}>
             <h1>{ "sloscope" }<span class="sub">{ " — serving profiles of a quantized LLM, judged against SLOs" }</span></h1>
-            <p class="privacy">{ "Files never leave your browser" }<span class="more">{ ": nothing is uploaded, and the page fetches only its own files (the example set when asked, and those its address names with ?src=); what you load is kept in this browser for a reload, until Clear" }</span>{ "." }</p>
+            <p class="privacy">{ "Files never leave your browser" }<span class="more">{ ": nothing is uploaded; the page fetches only its own files and keeps what you load in this browser until Clear" }</span>{ "." }</p>
         </header>
         <Toolbar on_files={on_files} on_example={on_example} on_download={on_download} on_copy={on_copy} on_clear={on_clear}
             has_report={analysis.is_some()} can_copy={analysis.is_some() || state.comparison.is_some()} side={state.side} on_side={on_side} embedded={embedded.is_some()} status={(*status).clone()}
