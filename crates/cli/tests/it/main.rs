@@ -8,6 +8,7 @@ mod common;
 mod compare;
 mod containerfile;
 mod docs;
+mod docs_examples;
 mod endpoint;
 mod faults;
 mod gate;
