@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use sloscope_collector::write;
+use sloscope_collector::record::write;
 use sloscope_core::schema::RunStatus;
 use sloscope_core::show::render;
 use sloscope_core::show::view::AnalysisOutput;

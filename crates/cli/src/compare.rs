@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use crate::exit::Compare;
 use std::process::ExitCode;
 
-use sloscope_collector::write;
+use sloscope_collector::record::write;
 use sloscope_core::analyse::regression::types::{Comparison, Outcome, Threshold};
 use sloscope_core::analyse::regression::{compare, CompareOptions};
 use sloscope_core::base::metric::Metric;

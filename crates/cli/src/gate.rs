@@ -38,7 +38,7 @@ fn artifact(a: &sloscope_core::schema::ArtifactIdentity, url: &str) -> GateArtif
     GateArtifact {
         artifact_id: a.artifact_id.clone(),
         artifact_sha256: a.artifact_sha256.clone(),
-        endpoint: Some(sloscope_collector::secret::redact_url(url)),
+        endpoint: Some(sloscope_collector::wire::secret::redact_url(url)),
     }
 }
 
@@ -117,7 +117,7 @@ async fn with_plan(a: &Args, path: &std::path::Path) -> Result<ExitCode, String>
             return Err(e);
         }
     };
-    let server = |t: &sloscope_collector::target::TargetSpec, url: &str| Server {
+    let server = |t: &sloscope_collector::plan::target::TargetSpec, url: &str| Server {
         url: url.trim_end_matches('/').into(),
         model: t.model.clone().unwrap_or_else(|| "default".into()),
     };
@@ -224,7 +224,7 @@ fn write(s: &Settings, dep: Deployment, e: GateEvidence) -> ExitCode {
         }),
         evidence: Some(Box::new(e)),
     };
-    if let Err(err) = sloscope_collector::write::json(&s.out, &gate) {
+    if let Err(err) = sloscope_collector::record::write::json(&s.out, &gate) {
         eprintln!("sloscope: gate: {}: cannot write: {err}", s.out.display());
         return ExitCode::from(Gate::Output);
     }

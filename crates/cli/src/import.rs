@@ -4,8 +4,8 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use sloscope_collector::config::{load_plan, Overrides};
-use sloscope_collector::write;
+use sloscope_collector::plan::config::{load_plan, Overrides};
+use sloscope_collector::record::write;
 
 use crate::exit::Import;
 

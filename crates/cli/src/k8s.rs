@@ -11,7 +11,7 @@ use std::process::ExitCode;
 
 use serde_json::{json, Value};
 use sha2::Digest;
-use sloscope_collector::config::{load_plan, Overrides, RunPlan};
+use sloscope_collector::plan::config::{load_plan, Overrides, RunPlan};
 
 /// Arguments of `sloscope k8s`.
 #[derive(clap::Args)]
@@ -99,7 +99,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 fn write_out(args: &Args, yaml: &str) -> anyhow::Result<ExitCode> {
     match &args.out {
         Some(p) => {
-            if let Err(e) = sloscope_collector::write::atomic(p, yaml.as_bytes()) {
+            if let Err(e) = sloscope_collector::record::write::atomic(p, yaml.as_bytes()) {
                 eprintln!("sloscope: {}: cannot write: {e}", p.display());
                 return Ok(ExitCode::from(crate::exit::K8s::Output));
             }

@@ -7,11 +7,11 @@ use std::process::ExitCode;
 
 use crate::exit::Run;
 use sloscope_collector::cancel::Cancel;
-use sloscope_collector::config::{load_plan, Overrides, RunPlan};
 use sloscope_collector::error::CollectError;
 use sloscope_collector::failure::{Signal, StopReason};
-use sloscope_collector::runner::{self, Options};
-use sloscope_collector::secret::{Redactor, Secret};
+use sloscope_collector::load::runner::{self, Options};
+use sloscope_collector::plan::config::{load_plan, Overrides, RunPlan};
+use sloscope_collector::wire::secret::{Redactor, Secret};
 
 /// Arguments of `sloscope run`.
 #[derive(clap::Args)]
@@ -224,7 +224,7 @@ fn sharded(
         eprintln!("sloscope: cannot write the plan copy: {e}");
         Run::Output.code()
     })?;
-    let hardware = sloscope_collector::telemetry::Gpu::init().describe();
+    let hardware = sloscope_collector::server::telemetry::Gpu::init().describe();
     let attempt = shard::Attempt::start(&args.out, sha, split, cells, hardware).map_err(|e| {
         eprintln!("sloscope: {}: cannot write: {e}", args.out.display());
         Run::Output.code()

@@ -12,12 +12,12 @@ use sloscope_core::check::contract::Profile;
 use sloscope_core::schema::{Candidate, EvidenceLevel, Role, Run, RunStatus};
 
 use crate::clock::rfc3339_now;
-use crate::config::RunPlan;
 use crate::error::CollectError;
-use crate::layout::Layout;
-use crate::runner::{skeleton_for, write_copies};
-use crate::template::fill_template;
-use crate::write;
+use crate::load::runner::{skeleton_for, write_copies};
+use crate::plan::config::RunPlan;
+use crate::plan::template::fill_template;
+use crate::record::layout::Layout;
+use crate::record::write;
 
 /// The external benchmark to run.
 pub struct External {
@@ -38,7 +38,7 @@ pub fn run(
     quiet: bool,
 ) -> Result<Vec<(PathBuf, RunStatus)>, CollectError> {
     let layout = Layout::new(out);
-    write_copies(plan, &layout, &crate::secret::Redactor::default())?;
+    write_copies(plan, &layout, &crate::wire::secret::Redactor::default())?;
     let cand = candidate(plan, ext.candidate.as_deref())?;
     let mut written = Vec::new();
     for p in &plan.profiles {
@@ -248,7 +248,7 @@ pub fn import_files(
         )));
     }
     let layout = Layout::new(out);
-    write_copies(plan, &layout, &crate::secret::Redactor::default())?;
+    write_copies(plan, &layout, &crate::wire::secret::Redactor::default())?;
     let cand = self::candidate(plan, candidate)?;
     let Some(p) = plan.profiles.iter().find(|p| p.name.as_str() == profile) else {
         let names: Vec<&str> = plan.profiles.iter().map(|p| p.name.as_str()).collect();

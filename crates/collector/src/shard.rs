@@ -16,9 +16,9 @@ use sloscope_core::schema::{
 };
 
 use crate::clock::rfc3339_now;
-use crate::config::RunPlan;
-use crate::layout::component;
-use crate::secret::Redactor;
+use crate::plan::config::RunPlan;
+use crate::record::layout::component;
+use crate::wire::secret::Redactor;
 
 mod ntp;
 
@@ -83,7 +83,7 @@ pub fn plan_cells(plan: &RunPlan, count: u32) -> Vec<Cell> {
 
 /// sha256 of the plan copy as `plan.json` holds it, lower-case hex.
 pub fn plan_sha256(plan: &RunPlan, redactor: &Redactor) -> Result<String, String> {
-    let value = crate::runner::plan_copy(plan, redactor)?;
+    let value = crate::load::runner::plan_copy(plan, redactor)?;
     let bytes = serde_json::to_vec_pretty(&value).map_err(|e| e.to_string())?;
     Ok(Sha256::digest(&bytes)
         .iter()
@@ -201,7 +201,7 @@ impl Attempt {
             incomplete: Vec::new(),
         };
         let a = Attempt { dir, record };
-        crate::write::json(&a.dir.join("shard.json"), &a.record)?;
+        crate::record::write::json(&a.dir.join("shard.json"), &a.record)?;
         Ok(a)
     }
 
@@ -231,7 +231,7 @@ impl Attempt {
         self.record.ntp_end = Some(ntp::state());
         self.record.outcome = Some(outcome);
         self.record.incomplete = incomplete;
-        crate::write::json(&self.dir.join("shard.json"), &self.record)?;
+        crate::record::write::json(&self.dir.join("shard.json"), &self.record)?;
         let done = ShardDone {
             kind: Kind::ShardDone,
             schema_version: SCHEMA_VERSION.into(),
@@ -239,7 +239,7 @@ impl Attempt {
             finished_at: rfc3339_now(),
             outcome,
         };
-        crate::write::json(&self.dir.join("done.json"), &done)
+        crate::record::write::json(&self.dir.join("done.json"), &done)
     }
 }
 

@@ -14,8 +14,8 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use bytes::Bytes;
 use sloscope_collector::cancel::Cancel;
-use sloscope_collector::client::{Client, Observed};
-use sloscope_collector::config::Api;
+use sloscope_collector::plan::config::Api;
+use sloscope_collector::wire::client::{Client, Observed};
 use sloscope_testkit::server::{Script, ScriptedServer};
 
 use crate::support::{child_json, has_taskset, scripted_server_bin};
@@ -53,7 +53,7 @@ fn self_stat() -> (f64, f64) {
 }
 
 fn spawn_server(args: &[&str]) -> anyhow::Result<(std::process::Child, String)> {
-    let port = sloscope_collector::server::free_port()?;
+    let port = sloscope_collector::server::process::free_port()?;
     let bin = scripted_server_bin()?;
     let mut cmd = if has_taskset() {
         let mut c = Command::new("taskset");

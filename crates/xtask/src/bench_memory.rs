@@ -112,7 +112,7 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
     for f in ["gate.json", "baseline.json", "deployment.json"] {
         std::fs::copy(fixture.join(f), dir.join(f))?;
     }
-    let port = sloscope_collector::server::free_port()?;
+    let port = sloscope_collector::server::process::free_port()?;
     let mut server = Command::new(scripted_server_bin()?)
         .args(["--port", &port.to_string(), "--burst", "--tokens", "256"])
         .stderr(Stdio::null())

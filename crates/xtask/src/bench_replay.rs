@@ -18,9 +18,9 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use bytes::Bytes;
 use sloscope_collector::cancel::Cancel;
-use sloscope_collector::client::Client;
-use sloscope_collector::config::Api;
-use sloscope_collector::drive::{measure, Arrival, RepeatSpec};
+use sloscope_collector::load::drive::{measure, Arrival, RepeatSpec};
+use sloscope_collector::plan::config::Api;
+use sloscope_collector::wire::client::Client;
 use sloscope_core::read::replay::{Dataset, DatasetFormat, Trace, TraceFormat};
 use sloscope_core::schema::WorkloadSpec;
 
@@ -130,7 +130,7 @@ pub fn child(args: &[String]) -> anyhow::Result<()> {
         });
     }
     let t0 = Instant::now();
-    let r = sloscope_collector::replay::load(&dir, &mut w, 1)
+    let r = sloscope_collector::plan::replay::load(&dir, &mut w, 1)
         .map_err(anyhow::Error::msg)?
         .context("nothing replayed")?;
     let s = t0.elapsed().as_secs_f64();
@@ -176,7 +176,7 @@ fn replay_rows(
             schedule: Some(Arc::new(offsets.to_vec())),
             sessions: None,
         };
-        let body: sloscope_collector::drive::BodyFn = Arc::new(|i| {
+        let body: sloscope_collector::load::drive::BodyFn = Arc::new(|i| {
             Bytes::from(format!(
                 "{{\"prompt\":\"request {i}\",\"max_tokens\":4,\"stream\":true}}"
             ))
@@ -197,7 +197,7 @@ fn replay_rows(
 
 fn precision(dir: &Path) -> anyhow::Result<()> {
     let log = dir.join("replay-server.log");
-    let port = sloscope_collector::server::free_port()?;
+    let port = sloscope_collector::server::process::free_port()?;
     let bin = std::env::current_exe()?.with_file_name("scripted-server");
     anyhow::ensure!(
         bin.exists(),

@@ -22,7 +22,7 @@ fn realtime_allowed() -> bool {
 
 /// The independent timing server on core 1. Returns the process, its URL and its log file.
 fn spawn(args: &[&str]) -> anyhow::Result<(std::process::Child, String, std::path::PathBuf)> {
-    let port = sloscope_collector::server::free_port()?;
+    let port = sloscope_collector::server::process::free_port()?;
     let bin = scripted_server_bin()?.with_file_name("timing-server");
     anyhow::ensure!(
         bin.exists(),

@@ -4,8 +4,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use sloscope_collector::config::GateSection;
 use sloscope_collector::gate::shapes::Backend;
+use sloscope_collector::plan::config::GateSection;
 use sloscope_core::schema::GateThresholds;
 
 /// The backend, as typed.

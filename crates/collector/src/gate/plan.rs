@@ -10,9 +10,9 @@ use std::time::Duration;
 use sloscope_core::schema::{Deployment, FloatBaseline, Role};
 
 use crate::cancel::Cancel;
-use crate::config::{load_plan, GateSection, Overrides, RunPlan};
-use crate::server::{self, LaunchError, Launched};
-use crate::target::TargetSpec;
+use crate::plan::config::{load_plan, GateSection, Overrides, RunPlan};
+use crate::plan::target::TargetSpec;
+use crate::server::process::{self, LaunchError, Launched};
 
 /// What the plan says about the gate, resolved.
 pub struct PlanGate {
@@ -41,7 +41,7 @@ pub fn from_plan(path: &Path) -> Result<PlanGate, String> {
         format!("{shown}: no [gate] section: expected at least `eval` (the evaluation set)")
     })?;
     let dir = path.parent().unwrap_or(Path::new("."));
-    let mut targets = crate::runner::targets(&plan);
+    let mut targets = crate::load::runner::targets(&plan);
     let names: Vec<String> = plan.candidates.iter().map(|c| c.name.clone()).collect();
     let wanted = section.candidate.clone().or_else(|| names.first().cloned());
     let pick = |targets: &mut Vec<TargetSpec>, role: Role, name: Option<&str>| {
@@ -106,7 +106,7 @@ impl PlanGate {
         std::fs::create_dir_all(logs).map_err(|e| format!("{}: {e}", logs.display()))?;
         let log = logs.join(format!("gate-{}.log", t.name));
         let tgt = &self.plan.raw.target;
-        let spec = server::LaunchSpec {
+        let spec = process::LaunchSpec {
             template: cmd,
             vars: &vars,
             log_path: &log,
@@ -115,7 +115,7 @@ impl PlanGate {
             api_key: None,
         };
         let (all, one) = (Cancel::default(), Cancel::default());
-        match server::launch(&spec, &all, &one).await {
+        match process::launch(&spec, &all, &one).await {
             Ok(l) => Ok(Reached {
                 url: l.base_url.clone(),
                 launched: Some(l),

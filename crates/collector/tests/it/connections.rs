@@ -8,9 +8,9 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use sloscope_collector::cancel::Cancel;
-use sloscope_collector::client::{Client, Observed};
-use sloscope_collector::config::Api;
 use sloscope_collector::failure::FailureKind;
+use sloscope_collector::plan::config::Api;
+use sloscope_collector::wire::client::{Client, Observed};
 
 /// Reads one request's head (and what came with it) from `c`.
 fn read_request(c: &mut std::net::TcpStream) -> Vec<u8> {

@@ -18,7 +18,7 @@ fn the_sample_datasets_and_traces_read() {
             }),
             ..Default::default()
         };
-        sloscope_collector::replay::load(&root, &mut w, 1)
+        sloscope_collector::plan::replay::load(&root, &mut w, 1)
             .unwrap()
             .unwrap()
     };
@@ -48,7 +48,7 @@ fn the_sample_datasets_and_traces_read() {
             }),
             ..Default::default()
         };
-        let r = sloscope_collector::replay::load(&root, &mut w, 1)
+        let r = sloscope_collector::plan::replay::load(&root, &mut w, 1)
             .unwrap()
             .unwrap();
         assert_eq!((r.usable, r.records.len()), (n, n), "{file}");
@@ -67,7 +67,7 @@ fn every_committed_plan_parses_and_passes_its_profile_contracts() {
     ];
     for p in plans {
         let text = std::fs::read_to_string(root.join(p)).unwrap();
-        let plan: sloscope_collector::config::CollectorPlan =
+        let plan: sloscope_collector::plan::config::CollectorPlan =
             toml::from_str(&text).unwrap_or_else(|e| panic!("{p}: {e}"));
         assert_eq!(plan.plan.profiles.len(), 3, "{p}");
         for spec in &plan.plan.profiles {
@@ -76,7 +76,7 @@ fn every_committed_plan_parses_and_passes_its_profile_contracts() {
             // The datasets and traces it names exist and read cleanly.
             let dir = root.join(p);
             let dir = dir.parent().unwrap();
-            let replay = sloscope_collector::replay::load(dir, &mut prof.workload, 1)
+            let replay = sloscope_collector::plan::replay::load(dir, &mut prof.workload, 1)
                 .unwrap_or_else(|e| panic!("{p}: {e}"));
             assert_eq!(
                 replay.is_some(),

@@ -9,9 +9,9 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use sloscope_collector::cancel::Cancel;
-use sloscope_collector::client::Client;
-use sloscope_collector::config::Api;
-use sloscope_collector::drive::{self, Arrival, BodyFn, RepeatSpec};
+use sloscope_collector::load::drive::{self, Arrival, BodyFn, RepeatSpec};
+use sloscope_collector::plan::config::Api;
+use sloscope_collector::wire::client::Client;
 use sloscope_core::schema::RequestRow;
 use sloscope_testkit::hostile::{HostileServer, Misbehavior};
 
@@ -212,9 +212,10 @@ fn a_redirect_is_an_error_naming_its_target_and_is_never_followed() {
         let (note, scraped) = runtime().block_on(async {
             let c = client(&server.url);
             let p =
-                sloscope_collector::prompt::calibrate(&c, None, 16, Duration::from_secs(2)).await;
+                sloscope_collector::load::prompt::calibrate(&c, None, 16, Duration::from_secs(2))
+                    .await;
             let url = format!("{}/metrics", server.url);
-            let s = sloscope_collector::telemetry::scrape(c.http(), &url).await;
+            let s = sloscope_collector::server::telemetry::scrape(c.http(), &url).await;
             (p.note, s.is_some())
         });
         let (hits, _) = server.finish();
@@ -236,7 +237,7 @@ fn a_calibration_no_tokenizer_could_give_is_not_believed() {
     let server = Running::start(Misbehavior::TokenizeZero);
     let p = runtime().block_on(async {
         let c = client(&server.url);
-        sloscope_collector::prompt::calibrate(&c, None, 16, Duration::from_secs(2)).await
+        sloscope_collector::load::prompt::calibrate(&c, None, 16, Duration::from_secs(2)).await
     });
     server.finish();
     assert_eq!(p.calibrated_tokens, None);

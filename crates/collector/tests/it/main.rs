@@ -8,10 +8,10 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use sloscope_collector::cancel::Cancel;
-use sloscope_collector::client::{Client, Observed};
-use sloscope_collector::config::Api;
-use sloscope_collector::drive::{self, Arrival, BodyFn, RepeatSpec};
 use sloscope_collector::failure::StopReason;
+use sloscope_collector::load::drive::{self, Arrival, BodyFn, RepeatSpec};
+use sloscope_collector::plan::config::Api;
+use sloscope_collector::wire::client::{Client, Observed};
 use sloscope_core::schema::RequestRow;
 use sloscope_testkit::server::{Fault, Script, ScriptedServer};
 

@@ -9,10 +9,10 @@ use sloscope_core::schema::{EvidenceLevel, RunStatus, ServerInfo};
 use super::{skeleton, RunCtx};
 use crate::cancel::Cancel;
 use crate::error::CollectError;
-use crate::secret::redact_run;
-use crate::server::{self, LaunchError, Launched};
-use crate::target::TargetSpec;
-use crate::write;
+use crate::plan::target::TargetSpec;
+use crate::record::write;
+use crate::server::process::{self, LaunchError, Launched};
+use crate::wire::secret::redact_run;
 
 /// How a target's server was reached.
 pub(super) enum Reached {
@@ -67,7 +67,7 @@ impl RunCtx<'_> {
             t.name, t.value
         ));
         let tgt = &self.plan.raw.target;
-        let spec = server::LaunchSpec {
+        let spec = process::LaunchSpec {
             template: cmd,
             vars: &vars,
             log_path: &log,
@@ -75,7 +75,7 @@ impl RunCtx<'_> {
             health_timeout: Duration::from_secs_f64(tgt.health_timeout_s),
             api_key: self.opts.api_key.as_ref(),
         };
-        match server::launch(&spec, self.cancel, tc).await {
+        match process::launch(&spec, self.cancel, tc).await {
             Ok(mut l) => {
                 l.command = l
                     .command
@@ -165,7 +165,7 @@ impl RunCtx<'_> {
                 command: shell_words::split(cmd).unwrap_or_default(),
                 exit_status: None,
                 startup_s: None,
-                log_tail: server::log_tail(log, 20),
+                log_tail: process::log_tail(log, 20),
             });
             redact_run(&self.opts.redactor, &mut run);
             let path = self.layout.run(p.name.as_str(), t.role, &t.name);

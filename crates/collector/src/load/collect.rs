@@ -1,5 +1,5 @@
 //! Collecting one profile against a ready endpoint: prompt calibration, then each repeat's
-//! warm-up and measured load with telemetry sampled alongside ([`crate::sampler`]), the
+//! warm-up and measured load with telemetry sampled alongside ([`crate::server::sampler`]), the
 //! `/metrics` histogram delta, and the run's status and notes.
 //!
 //! Journal policy: every journal write (repeat start, request, memory and metrics sample) that
@@ -14,22 +14,22 @@ use sloscope_core::base::protocol::SIMULATION_HEADER;
 use sloscope_core::check::contract::Profile;
 use sloscope_core::schema::{EvidenceLevel, Repeat, RequestColumns, RequestRow, Run, RunStatus};
 
-use crate::api::Api;
 use crate::cancel::Cancel;
-use crate::client::Client;
 use crate::clock::rfc3339_now;
-use crate::drive::{self, BodyFn, RepeatSpec};
 use crate::failure::{FailureKind, StopReason};
-use crate::journal::Journal;
+use crate::load::drive::{self, BodyFn, RepeatSpec};
+use crate::load::prompt;
+use crate::load::tally::{GiveUp, Tally};
+use crate::plan::target::TargetSpec;
 use crate::progress::Progress;
-use crate::prompt;
-use crate::sampler::{Sampler, Samples, Watch};
-use crate::secret::Redactor;
-use crate::server::Launched;
-use crate::spill::RepeatRows;
-use crate::tally::{GiveUp, Tally};
-use crate::target::TargetSpec;
-use crate::telemetry::{self, Gpu};
+use crate::record::journal::Journal;
+use crate::record::spill::RepeatRows;
+use crate::server::process::Launched;
+use crate::server::sampler::{Sampler, Samples, Watch};
+use crate::server::telemetry::{self, Gpu};
+use crate::wire::api::Api;
+use crate::wire::client::Client;
+use crate::wire::secret::Redactor;
 
 /// What collecting one profile needs.
 pub(crate) struct ProfileCtx<'a> {
@@ -52,7 +52,7 @@ pub(crate) struct ProfileCtx<'a> {
     /// its numbering, and its request sequence).
     pub(crate) first_repeat: u32,
     /// What the profile replays from files (a dataset's prompts, a trace's requests).
-    pub(crate) replay: Option<Arc<crate::replay::Replay>>,
+    pub(crate) replay: Option<Arc<crate::plan::replay::Replay>>,
     /// `/metrics` scrapes that got no answer, over the profile's repeats.
     pub(crate) missed_scrapes: std::sync::atomic::AtomicU32,
 }
@@ -108,7 +108,7 @@ pub(crate) async fn collect_profile(
     }
     // The same salt for every candidate: they are measured on the same request sequence.
     let salt = ctx.profile.name.request_salt();
-    let template = crate::body::Template {
+    let template = crate::load::body::Template {
         workload: w,
         model: ctx.target.model.as_deref(),
         api: ctx.api,
@@ -116,17 +116,20 @@ pub(crate) async fn collect_profile(
         extra: ctx.extra,
         replay: ctx.replay.clone(),
     };
-    let bodies = Arc::new(crate::body::Bodies::new(
+    let bodies = Arc::new(crate::load::body::Bodies::new(
         template,
         prompts.words,
         target_tokens,
         salt,
     ));
-    let sessions = w
-        .sessions
-        .as_ref()
-        .map(|s| Arc::new(crate::sessions::SessionLoad::new(bodies.clone(), s, salt)));
-    let body = crate::body::Bodies::into_fn(bodies);
+    let sessions = w.sessions.as_ref().map(|s| {
+        Arc::new(crate::load::sessions::SessionLoad::new(
+            bodies.clone(),
+            s,
+            salt,
+        ))
+    });
+    let body = crate::load::body::Bodies::into_fn(bodies);
     let mut simulation = false;
     let energy_unread = ctx.gpu.energy_mj().err();
     let repeats = w.repeats.unwrap_or(1) as u32;
@@ -386,7 +389,7 @@ fn journaled<T>(cancel: &Cancel, journal: &Journal, result: std::io::Result<T>) 
 async fn closing_samples(
     ctx: &ProfileCtx<'_>,
     t0: Instant,
-    start: Option<crate::prometheus::Scrape>,
+    start: Option<crate::server::prometheus::Scrape>,
     cancel: &Cancel,
     samples: &mut Samples,
 ) -> Option<sloscope_core::schema::HistogramDelta> {
@@ -407,7 +410,7 @@ async fn closing_samples(
     };
     samples.metrics.push(telemetry::sample(off, &s1));
     telemetry::queue_histogram_family(&s1)
-        .and_then(|f| crate::prometheus::histogram_delta(f, s0, &s1))
+        .and_then(|f| crate::server::prometheus::histogram_delta(f, s0, &s1))
 }
 
 #[cfg(test)]

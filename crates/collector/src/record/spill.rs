@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use sloscope_core::schema::{Repeat, RequestColumns, RequestRow, Run};
 
-use crate::journal::LineAt;
+use crate::record::journal::LineAt;
 
 /// Where one row is.
 #[derive(Debug, Clone, Copy)]
@@ -424,7 +424,7 @@ mod tests {
     #[test]
     fn the_streamed_columns_are_the_in_memory_ones() {
         let mut run: Run = serde_json::from_str(include_str!(
-            "../../../static/examples/runs/latency--np1.json"
+            "../../../../static/examples/runs/latency--np1.json"
         ))
         .unwrap();
         run.repeats.truncate(1);

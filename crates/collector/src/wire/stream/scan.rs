@@ -4,7 +4,7 @@
 
 use memchr::memmem;
 
-use crate::api::Api;
+use crate::wire::api::Api;
 
 /// What the fast scanner learned about an event.
 #[derive(Debug, PartialEq, Eq)]

@@ -16,9 +16,9 @@ use sloscope_core::base::traffic::LengthDist;
 use sloscope_core::schema::replay::Sessions;
 use sloscope_core::schema::SessionTurn;
 
-use crate::body::{Bodies, UserTurn};
-use crate::client::Observed;
-use crate::lane::Lane;
+use crate::load::body::{Bodies, UserTurn};
+use crate::load::lane::Lane;
+use crate::wire::client::Observed;
 
 /// What a profile's sessions are made of.
 pub struct SessionLoad {

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 use sloscope_core::schema::{KnobValue, Plan};
 
-use crate::api::Api;
+use crate::wire::api::Api;
 
 /// Paths of the lineage records, relative to the plan file.
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -14,10 +14,10 @@ use sloscope_core::schema::RequestRow;
 use tokio::sync::{mpsc, Semaphore};
 
 pub use crate::cancel::Cancel;
-use crate::client::{Client, Observed};
 use crate::failure::FailureKind;
-pub use crate::lane::Finished;
-use crate::lane::Lane;
+pub use crate::load::lane::Finished;
+use crate::load::lane::Lane;
+use crate::wire::client::{Client, Observed};
 pub use sloscope_core::base::traffic::Arrival;
 
 /// What one repeat sends.
@@ -41,10 +41,10 @@ pub struct RepeatSpec {
     /// times whatever `rate_rps` says.
     pub schedule: Option<Arc<Vec<u64>>>,
     /// Multi-turn sessions: `requests` counts turns, `concurrency` sessions in flight.
-    pub sessions: Option<Arc<crate::sessions::SessionLoad>>,
+    pub sessions: Option<Arc<crate::load::sessions::SessionLoad>>,
 }
 
-pub use crate::body::{measured_base, BodyFn};
+pub use crate::load::body::{measured_base, BodyFn};
 
 /// Closed loop: `workers` tasks take request indices `0..n` in turn until all are sent or the
 /// collection is cancelled. Request `i` has body `body(base + i)` and id `{prefix}{i}`; each
@@ -200,7 +200,9 @@ pub async fn warmup(client: &Client, spec: &RepeatSpec, body: &BodyFn, cancel: &
     let base = WARMUP_BASE + spec.index as u64 * WARMUP_BASE;
     let lane = Lane::new(client, body, cancel, Instant::now(), tx);
     let driver = match &spec.sessions {
-        Some(s) => crate::sessions::run(s.clone(), lane, base, spec.warmup, spec.concurrency, "w"),
+        Some(s) => {
+            crate::load::sessions::run(s.clone(), lane, base, spec.warmup, spec.concurrency, "w")
+        }
         None => closed_loop(lane, spec.warmup, spec.concurrency, base, "w"),
     };
     while rx.recv().await.is_some() {}
@@ -225,7 +227,7 @@ pub async fn measure(
     let rep = spec.index;
     let lane = Lane::new(client, body, cancel, t0, tx);
     let driver = match (&spec.schedule, spec.rate_rps) {
-        _ if let Some(s) = &spec.sessions => crate::sessions::run(
+        _ if let Some(s) = &spec.sessions => crate::load::sessions::run(
             s.clone(),
             lane,
             measured_base(rep),

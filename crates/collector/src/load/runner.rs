@@ -14,17 +14,17 @@ use sloscope_core::schema::{
 };
 
 use crate::cancel::Cancel;
-use crate::client::Client;
 use crate::clock::rfc3339_now;
-use crate::config::RunPlan;
 use crate::error::CollectError;
-use crate::layout::{Layout, LINEAGE_COPIES};
+use crate::plan::config::RunPlan;
+use crate::plan::target::TargetSpec;
 use crate::progress::Progress;
-use crate::secret::{redact_url, Redactor, Secret};
-use crate::server::{self, Launched};
-use crate::target::TargetSpec;
-use crate::telemetry::Gpu;
-use crate::write;
+use crate::record::layout::{Layout, LINEAGE_COPIES};
+use crate::record::write;
+use crate::server::process::{self, Launched};
+use crate::server::telemetry::Gpu;
+use crate::wire::client::Client;
+use crate::wire::secret::{redact_url, Redactor, Secret};
 
 mod launch;
 use launch::Reached;
@@ -250,7 +250,7 @@ impl RunCtx<'_> {
                     s.log_tail = tail.clone();
                 }
                 // The header only: the requests are streamed across unchanged.
-                crate::spill::rewrite_header(path, &before, run)
+                crate::record::spill::rewrite_header(path, &before, run)
                     .map_err(CollectError::write(path.clone()))?;
             }
         }
@@ -289,7 +289,7 @@ impl RunCtx<'_> {
             Duration::from_secs_f64(tgt.request_timeout_s),
             Duration::from_secs_f64(tgt.stall_timeout_s.unwrap_or(tgt.request_timeout_s)),
         )?;
-        let reported = crate::identity::probe(client.http(), base).await;
+        let reported = crate::server::identity::probe(client.http(), base).await;
         let mut written: Vec<(PathBuf, Run)> = Vec::new();
         for p in &self.plan.profiles {
             if tc.is_cancelled() {
@@ -335,7 +335,7 @@ impl RunCtx<'_> {
             run.status.as_str()
         ));
         if let Some(l) = launched.filter(|l| l.exit_status().is_some()) {
-            let tail = server::log_tail(&l.log_path, 20).unwrap_or_default();
+            let tail = process::log_tail(&l.log_path, 20).unwrap_or_default();
             let tail = self.opts.redactor.text(&tail);
             self.progress.warn(&format!(
                 "the server's log ({}) ends:\n{tail}",
@@ -352,9 +352,9 @@ fn profile_ctx<'b>(
     opts: &'b Options,
     m: &Measure<'b>,
     p: &'b Profile,
-) -> crate::collect::ProfileCtx<'b> {
+) -> crate::load::collect::ProfileCtx<'b> {
     let tgt = &plan.raw.target;
-    crate::collect::ProfileCtx {
+    crate::load::collect::ProfileCtx {
         client: m.client,
         profile: p,
         target: m.t,

@@ -8,7 +8,7 @@ use sloscope_core::schema::TokenSource;
 
 use std::time::Duration;
 
-use crate::client::Client;
+use crate::wire::client::Client;
 
 const WORDS: [&str; 64] = [
     "river", "stone", "lantern", "orbit", "meadow", "copper", "signal", "harbor", "violet",

@@ -6,10 +6,10 @@ use std::time::Instant;
 use sloscope_core::schema::RequestRow;
 use tokio::sync::mpsc;
 
-use crate::body::BodyFn;
 use crate::cancel::Cancel;
-use crate::client::{Client, Observed};
 use crate::failure::FailureKind;
+use crate::load::body::BodyFn;
+use crate::wire::client::{Client, Observed};
 
 /// A finished request: its row, the kind of failure if it failed, what the server said.
 pub type Finished = (RequestRow, Option<FailureKind>, Observed);

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use sloscope_core::base::telemetry::{is_kept_series, QUEUE_TIME_HISTOGRAMS};
 use sloscope_core::schema::{MemorySample, MetricSample};
 
-use crate::prometheus::{self, Scrape};
+use crate::server::prometheus::{self, Scrape};
 
 /// Scrapes `url`; `None` when the endpoint does not answer with metrics.
 pub async fn scrape(http: &reqwest::Client, url: &str) -> Option<Scrape> {

@@ -15,8 +15,8 @@ use memchr::memmem;
 use serde::Deserialize;
 use sloscope_core::schema::{RequestRow as RequestRecord, ServerCounts, TokenSource};
 
-use crate::api::Api;
-use crate::sse::Field;
+use crate::wire::api::Api;
+use crate::wire::sse::Field;
 
 mod scan;
 use scan::scan_event;

@@ -3,11 +3,11 @@
 
 use std::time::{Duration, Instant};
 
-use crate::api::Api;
 use crate::failure::FailureKind;
-use crate::http1::{self, Conn, Head};
-use crate::sse::SseParser;
-use crate::stream::StreamState;
+use crate::wire::api::Api;
+use crate::wire::http1::{self, Conn, Head};
+use crate::wire::sse::SseParser;
+use crate::wire::stream::StreamState;
 use sloscope_core::schema::RequestRow as RequestRecord;
 
 /// One stream being read: its decoders, its events' state, and when things happened.
@@ -158,8 +158,8 @@ pub(super) fn fail(
 /// `{"error": "…", "error_type"}`), else the first bytes of it.
 pub(super) fn error_message(body: &[u8]) -> String {
     match serde_json::from_slice::<serde_json::Value>(body) {
-        Ok(v) if v.is_object() => crate::stream::error_text(&v),
-        _ => crate::stream::shown(body.trim_ascii()),
+        Ok(v) if v.is_object() => crate::wire::stream::error_text(&v),
+        _ => crate::wire::stream::shown(body.trim_ascii()),
     }
 }
 

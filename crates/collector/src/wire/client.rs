@@ -13,13 +13,13 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 
-use crate::api::Api;
 use crate::cancel::Cancel;
 use crate::error::CollectError;
 use crate::failure::FailureKind;
-use crate::http1::{self, Conn, ExchangeError, Head, Origin, Pool};
-use crate::secret::Secret;
-use crate::stream::StreamState;
+use crate::wire::api::Api;
+use crate::wire::http1::{self, Conn, ExchangeError, Head, Origin, Pool};
+use crate::wire::secret::Secret;
+use crate::wire::stream::StreamState;
 
 pub use sloscope_core::base::protocol::{REQUEST_ID_HEADER, SIMULATION_HEADER};
 
@@ -203,7 +203,7 @@ impl Client {
             &mut rec,
             us(end.saturating_duration_since(sent)),
             tgi_queue_ms,
-            crate::stream::body_cap(&body),
+            crate::wire::stream::body_cap(&body),
         );
         let kind = kind.or(rec.error.as_ref().map(|_| FailureKind::Stream));
         (rec, kind)

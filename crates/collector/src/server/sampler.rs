@@ -1,14 +1,14 @@
 //! Telemetry sampled alongside one repeat's load: memory (GPU through NVML, else the server's
 //! RSS, summed over its process group) and the server's `/metrics`, every second. Runs as its
 //! own task so the timing path never waits for a scrape. (A server that exits is seen by the
-//! task awaiting it, [`crate::server`], not by this sampler.)
+//! task awaiting it, [`crate::server::process`], not by this sampler.)
 
 use std::time::{Duration, Instant};
 
 use sloscope_core::schema::{MemorySample, MetricSample};
 use tokio::sync::oneshot;
 
-use crate::telemetry::{self, Gpu};
+use crate::server::telemetry::{self, Gpu};
 
 /// What the sampler collected.
 #[derive(Debug, Default)]

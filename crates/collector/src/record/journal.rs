@@ -153,7 +153,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("sloscope-journal-{}", std::process::id()));
         let path = dir.join("j.journal.jsonl");
         let mut run: Run = serde_json::from_str(include_str!(
-            "../../../static/examples/runs/latency--np1.json"
+            "../../../../static/examples/runs/latency--np1.json"
         ))
         .unwrap();
         run.repeats.clear();

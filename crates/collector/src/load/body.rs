@@ -14,9 +14,9 @@ use sloscope_core::base::traffic::LengthDist;
 use sloscope_core::read::replay::Prompt;
 use sloscope_core::schema::replay::{TraceEntry, MOONCAKE_BLOCK_TOKENS};
 
-use crate::api::Api;
-use crate::prompt;
-use crate::replay::Replay;
+use crate::load::prompt;
+use crate::plan::replay::Replay;
+use crate::wire::api::Api;
 
 /// Builds the body of request `i` (warm-ups use indices past the measured ones).
 pub type BodyFn = Arc<dyn Fn(u64) -> Bytes + Send + Sync>;

@@ -12,8 +12,8 @@ use super::{profile_ctx, skeleton, Measure, RunCtx};
 use crate::cancel::Cancel;
 use crate::error::CollectError;
 use crate::failure::StopReason;
-use crate::journal::Journal;
-use crate::secret::redact_run;
+use crate::record::journal::Journal;
+use crate::wire::secret::redact_run;
 
 impl RunCtx<'_> {
     /// Collects `p` (the profile, or one trial's version of it) into a run file. A trial
@@ -29,7 +29,7 @@ impl RunCtx<'_> {
             self.open_run(m, p, trial.as_ref().map(|x| x.0.clone()))?;
         let mut ctx = profile_ctx(self.plan, self.gpu, self.opts, m, p);
         let mut rows = Vec::new();
-        crate::collect::collect_profile(
+        crate::load::collect::collect_profile(
             &ctx,
             &mut run,
             &mut rows,
@@ -41,7 +41,7 @@ impl RunCtx<'_> {
         if let Some((_, search, planned)) = &trial {
             let file = path.display().to_string();
             while run.status == RunStatus::Ok && !m.tc.is_cancelled() {
-                let full = crate::spill::materialize(&run, &rows, journal.path())
+                let full = crate::record::spill::materialize(&run, &rows, journal.path())
                     .map_err(CollectError::write(journal.path()))?;
                 let report = capacity::evaluate_trial(&file, &full, planned);
                 let more = p.workload.requests_per_repeat.unwrap_or(1) as u64;
@@ -57,7 +57,7 @@ impl RunCtx<'_> {
                     p.workload.requests_per_repeat.unwrap_or(1)
                 ));
                 let (c, tc) = (&ctx, m.tc);
-                crate::collect::collect_profile(
+                crate::load::collect::collect_profile(
                     c,
                     &mut run,
                     &mut rows,
@@ -85,7 +85,8 @@ impl RunCtx<'_> {
         if let Some(e) = run.endpoint.as_mut() {
             e.reported = Some(m.reported.clone());
         }
-        run.notes.extend(crate::identity::silence_note(m.reported));
+        run.notes
+            .extend(crate::server::identity::silence_note(m.reported));
         if let Some(l) = m.launched {
             run.server = Some(ServerInfo {
                 command: l.command.clone(),
@@ -120,7 +121,7 @@ impl RunCtx<'_> {
         tc: &Cancel,
         path: PathBuf,
         run: Run,
-        rows: &[crate::spill::RepeatRows],
+        rows: &[crate::record::spill::RepeatRows],
         journal: Journal,
         with_requests: bool,
     ) -> Result<(PathBuf, Run), CollectError> {
@@ -129,7 +130,7 @@ impl RunCtx<'_> {
         }
         let total: u64 = rows.iter().map(|r| r.len() as u64).sum();
         // Written from the journal in a stream: the collector never holds the run's requests.
-        if let Err(source) = crate::spill::write_run(&path, &run, rows, journal.path()) {
+        if let Err(source) = crate::record::spill::write_run(&path, &run, rows, journal.path()) {
             let e = CollectError::RunFile {
                 path,
                 journal: journal.path().to_path_buf(),
@@ -149,7 +150,7 @@ impl RunCtx<'_> {
             ));
         }
         let run = match with_requests {
-            true => crate::spill::materialize(&run, rows, journal.path())
+            true => crate::record::spill::materialize(&run, rows, journal.path())
                 .map_err(CollectError::write(journal.path()))?,
             false => run,
         };

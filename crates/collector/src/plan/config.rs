@@ -8,9 +8,9 @@ use std::sync::Arc;
 use sloscope_core::check::contract::{validate_profile, Profile};
 use sloscope_core::schema::{Deployment, FloatBaseline, KnobValue, ProfileName, QualityGate};
 
-pub use crate::api::Api;
-use crate::replay::Replay;
-pub use crate::template::{expand_env, fill_template};
+use crate::plan::replay::Replay;
+pub use crate::plan::template::{expand_env, fill_template};
+pub use crate::wire::api::Api;
 
 mod sections;
 pub use sections::{BaselineTarget, CollectorPlan, GateSection, LineagePaths, Target};
@@ -170,7 +170,7 @@ fn safe_names(path: &Path, raw: &CollectorPlan) -> Result<(), PlanError> {
                     "{field} {:?}: {why}; expected letters, digits, `.`, `_`, `+` or `-`, not \
                      starting with `.` or `-`, at most 64 characters (names become file names and \
                      command-line values)",
-                    crate::layout::shown(name)
+                    crate::record::layout::shown(name)
                 ),
             ));
         }
@@ -206,7 +206,7 @@ fn replays(
     let mut out = BTreeMap::new();
     for p in profiles.iter_mut() {
         let seed = p.name.request_salt();
-        let loaded = crate::replay::load(dir, &mut p.workload, seed)
+        let loaded = crate::plan::replay::load(dir, &mut p.workload, seed)
             .map_err(|e| perr(path, format!("profile {}: {e}", p.name)))?;
         let Some(replay) = loaded else { continue };
         if let Some(w) = raw
@@ -261,7 +261,7 @@ fn one_configuration_per_endpoint(
                 path,
                 format!(
                     "{from} {}: one running server is one configuration, but {} would be measured there ({}); pick one with --candidates NAME (and --no-baseline), or give the float baseline its own `baseline.endpoint` or `baseline.server_command`",
-                    crate::secret::redact_url(&ep),
+                    crate::wire::secret::redact_url(&ep),
                     names.len(),
                     names.join(", ")
                 ),
