@@ -6,7 +6,9 @@
 //! scoring processes each position's whole context again). The figures and the decision are the
 //! core's ([`sloscope_core::check::gate`]).
 
+pub mod flow;
 pub mod plan;
+pub mod settings;
 pub mod shapes;
 
 use std::time::Duration;
@@ -249,16 +251,9 @@ fn missing(_job: &Job, url: &str, e: &str) -> String {
     format!("{url}: {e}")
 }
 
-/// What the scoring gave: per position columns, the noise floor's, and why it stopped early.
-#[derive(Debug, Default)]
-pub struct Scored {
-    /// Float → quantized.
-    pub positions: PositionColumns,
-    /// Float → float (the second scoring, prompt cache off), at [`noise_picks`].
-    pub noise: PositionColumns,
-    /// Why the scoring stopped before the last text (the positions scored so far are kept).
-    pub partial: Option<String>,
-}
+/// What the scoring gave: per position columns, the noise floor's (at [`noise_picks`]),
+/// and why it stopped early.
+pub use sloscope_core::gate::Scored;
 
 fn push(c: &mut PositionColumns, text: u32, f: &Side, q: &Side) {
     let p = compare(f, q);

@@ -17,6 +17,7 @@
 pub mod analyse;
 pub mod base;
 pub mod check;
+pub mod gate;
 pub mod read;
 pub mod schema;
 #[cfg(feature = "schema")]

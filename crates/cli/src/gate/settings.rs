@@ -1,12 +1,10 @@
-//! The arguments of `sloscope gate` and what they resolve to: each flag, else the plan's
-//! `[gate]` field, else the documented default.
+//! The arguments of `sloscope gate`, handed to the collector as [`Given`] (each flag, else the
+//! plan's `[gate]` field, else the core's default: the collector resolves them).
 
 use std::path::PathBuf;
-use std::time::Duration;
 
+use sloscope_collector::gate::settings::Given;
 use sloscope_collector::gate::shapes::Backend;
-use sloscope_collector::plan::config::GateSection;
-use sloscope_core::schema::GateThresholds;
 
 /// The backend, as typed.
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -89,86 +87,25 @@ pub struct Args {
     pub out: Option<PathBuf>,
 }
 
-/// Everything resolved.
-pub struct Settings {
-    pub backend: Backend,
-    pub top_k: u32,
-    pub max_tokens: usize,
-    pub chunk: Option<usize>,
-    pub thresholds: GateThresholds,
-    pub timeout: Duration,
-    pub notes: Option<String>,
-    pub eval: PathBuf,
-    pub out: PathBuf,
-}
-
-fn backend(a: &Args, s: Option<&GateSection>) -> Result<Backend, String> {
-    match (a.backend, s.and_then(|s| s.backend.as_deref())) {
-        (Some(BackendArg::Llama), _) | (None, None | Some("llama")) => Ok(Backend::Llama),
-        (Some(BackendArg::Vllm), _) | (None, Some("vllm")) => Ok(Backend::Vllm),
-        (Some(BackendArg::Sglang), _) | (None, Some("sglang")) => Ok(Backend::Sglang),
-        (None, Some(other)) => Err(format!(
-            "gate.backend {other:?}: expected \"llama\", \"vllm\" or \"sglang\""
-        )),
+impl Args {
+    /// The values given on the command line, for the collector to resolve.
+    pub fn given(&self) -> Given {
+        Given {
+            backend: self.backend.map(|b| match b {
+                BackendArg::Llama => Backend::Llama,
+                BackendArg::Vllm => Backend::Vllm,
+                BackendArg::Sglang => Backend::Sglang,
+            }),
+            top_k: self.top_k,
+            max_tokens: self.max_tokens,
+            chunk: self.chunk,
+            kld_mean_max: self.kld_mean_max,
+            top1_min: self.top1_min,
+            ppl_ratio_max: self.ppl_ratio_max,
+            timeout_s: self.timeout_s,
+            notes: self.notes.clone(),
+            eval: self.eval.clone(),
+            out: self.out.clone(),
+        }
     }
-}
-
-/// Each flag, else the plan's field, else the default; every value checked.
-pub fn resolve(
-    a: &Args,
-    s: Option<&GateSection>,
-    eval: Option<PathBuf>,
-    out: Option<PathBuf>,
-) -> Result<Settings, String> {
-    let t = GateThresholds {
-        kld_mean_max: a
-            .kld_mean_max
-            .or(s.and_then(|s| s.kld_mean_max))
-            .unwrap_or(0.05),
-        top1_min: a.top1_min.or(s.and_then(|s| s.top1_min)).unwrap_or(0.90),
-        ppl_ratio_max: a
-            .ppl_ratio_max
-            .or(s.and_then(|s| s.ppl_ratio_max))
-            .unwrap_or(1.05),
-    };
-    let out = Settings {
-        backend: backend(a, s)?,
-        top_k: a.top_k.or(s.and_then(|s| s.top_k)).unwrap_or(20),
-        max_tokens: a.max_tokens.or(s.and_then(|s| s.max_tokens)).unwrap_or(256),
-        chunk: a.chunk.or(s.and_then(|s| s.chunk)),
-        thresholds: t,
-        timeout: Duration::from_secs_f64(a.timeout_s.clamp(0.001, 1e6)),
-        notes: a.notes.clone().or(s.and_then(|s| s.notes.clone())),
-        eval: a
-            .eval
-            .clone()
-            .or(eval)
-            .ok_or("--eval: expected the evaluation set (or --plan)")?,
-        out: a
-            .out
-            .clone()
-            .or(out)
-            .ok_or("--out: expected where to write the record (or --plan)")?,
-    };
-    check(&out, a.timeout_s)?;
-    Ok(out)
-}
-
-fn check(s: &Settings, timeout_s: f64) -> Result<(), String> {
-    if let Some(p) = sloscope_core::check::gate::threshold_problem(&s.thresholds) {
-        return Err(p);
-    }
-    if let Some(n) = s.chunk.filter(|&n| n < 4 || n > s.max_tokens) {
-        return Err(format!(
-            "chunk {n}: expected 4 to max_tokens ({}) tokens",
-            s.max_tokens
-        ));
-    }
-    let timeout_ok = timeout_s.is_finite() && timeout_s > 0.0;
-    if s.top_k == 0 || s.top_k > 1000 || s.max_tokens < 2 || !timeout_ok {
-        return Err(
-            "top_k: expected 1 to 1000; max_tokens: at least 2; --timeout-s: above 0".into(),
-        );
-    }
-    Ok(())
 }

@@ -7,17 +7,17 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use sloscope_core::schema::{Deployment, FloatBaseline, Role};
+use sloscope_core::schema::{Deployment, FloatBaseline, PlanGateLimits, Role};
 
 use crate::cancel::Cancel;
-use crate::plan::config::{load_plan, GateSection, Overrides, RunPlan};
+use crate::plan::config::{load_plan, Overrides, RunPlan};
 use crate::plan::target::TargetSpec;
 use crate::server::process::{self, LaunchError, Launched};
 
 /// What the plan says about the gate, resolved.
 pub struct PlanGate {
     /// The `[gate]` section.
-    pub section: GateSection,
+    pub section: PlanGateLimits,
     /// The evaluation set, resolved against the plan's folder.
     pub eval: PathBuf,
     /// The plan's quality-gate record (`[lineage].gate`): where the measured record goes.
@@ -37,9 +37,10 @@ pub struct PlanGate {
 pub fn from_plan(path: &Path) -> Result<PlanGate, String> {
     let plan = load_plan(path, &Overrides::default()).map_err(|e| e.to_string())?;
     let shown = path.display();
-    let section = plan.raw.gate.clone().ok_or_else(|| {
-        format!("{shown}: no [gate] section: expected at least `eval` (the evaluation set)")
-    })?;
+    let no_eval =
+        || format!("{shown}: no [gate] section: expected at least `eval` (the evaluation set)");
+    let section = plan.raw.plan.gate.clone().ok_or_else(no_eval)?;
+    let eval = section.eval.clone().ok_or_else(no_eval)?;
     let dir = path.parent().unwrap_or(Path::new("."));
     let mut targets = crate::load::runner::targets(&plan);
     let names: Vec<String> = plan.candidates.iter().map(|c| c.name.clone()).collect();
@@ -61,7 +62,7 @@ pub fn from_plan(path: &Path) -> Result<PlanGate, String> {
         format!("{shown}: [gate] needs a [baseline]: the float model's server configuration")
     })?;
     Ok(PlanGate {
-        eval: dir.join(&section.eval),
+        eval: dir.join(eval),
         out: dir.join(&plan.raw.lineage.gate),
         deployment: plan.deployment.clone(),
         baseline: plan.baseline_record.clone(),

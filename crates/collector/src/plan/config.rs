@@ -13,7 +13,7 @@ pub use crate::plan::template::{expand_env, fill_template};
 pub use crate::wire::api::Api;
 
 mod sections;
-pub use sections::{BaselineTarget, CollectorPlan, GateSection, LineagePaths, Target};
+pub use sections::{BaselineTarget, CollectorPlan, LineagePaths, Target};
 
 /// Command-line overrides.
 #[derive(Debug, Clone, Default)]

@@ -247,10 +247,13 @@ pub struct PlannedBaseline {
     pub name: String,
 }
 
-/// The limits of the plan's `gate` table, the evaluation set it names and how many tokens per
-/// position it lists. Its other keys (the chunk) are the collector's, for measuring.
+/// The plan's `[gate]` table, declared once: the limits a gate record is held to, the
+/// evaluation set it names and how many tokens per position it lists, and how `sloscope gate
+/// --plan` measures it (the candidate, backend, cut and chunk, notes). Flags override each
+/// field; a field left out takes the default `sloscope gate --help` states.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
 pub struct PlanGateLimits {
     /// The evaluation set the gate scores (a path; its file name is held to the gate record's).
     #[serde(default)]
@@ -268,6 +271,21 @@ pub struct PlanGateLimits {
     /// measurement the plan asks for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub top_k: Option<u32>,
+    /// The candidate whose configuration serves the quantized model (default: the first).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub candidate: Option<String>,
+    /// `llama` (default), `vllm` or `sglang`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backend: Option<String>,
+    /// Each text is cut to this many tokens (default 256).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<usize>,
+    /// Score in llama-perplexity's chunks of this many tokens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chunk: Option<usize>,
+    /// Notes for the record (the artifacts' provenance).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notes: Option<String>,
 }
 
 /// The plan's price, when it states a usable one: (US dollars per GPU-hour, GPUs per server),

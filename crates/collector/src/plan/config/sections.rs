@@ -1,5 +1,5 @@
-//! The collector's sections of a plan file as written (`[target]`, `[baseline]`, `[gate]`,
-//! `[lineage]`, `vars`), with their defaults; [`super::load_plan`] checks them into a
+//! The collector's sections of a plan file as written (`[target]`, `[baseline]`,
+//! `[lineage]`, `vars`; the `[gate]` table is the core plan's), with their defaults; [`super::load_plan`] checks them into a
 //! [`super::RunPlan`].
 
 use std::collections::BTreeMap;
@@ -108,44 +108,6 @@ fn baseline_name() -> String {
     "float-baseline".into()
 }
 
-/// `[gate]`: how `sloscope gate --plan` measures the quantized artifact against the float
-/// baseline, on the servers the plan describes (a candidate's configuration for the quantized
-/// model, the baseline's for the float one). Flags override each field.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct GateSection {
-    /// The evaluation set, relative to the plan: plain text (texts separated by blank lines) or
-    /// JSON Lines with `"text"`.
-    pub eval: PathBuf,
-    /// The candidate whose configuration serves the quantized model (default: the first).
-    #[serde(default)]
-    pub candidate: Option<String>,
-    /// `llama` (default), `vllm` or `sglang`.
-    #[serde(default)]
-    pub backend: Option<String>,
-    /// Log-probabilities per position and side (default 20).
-    #[serde(default)]
-    pub top_k: Option<u32>,
-    /// Each text is cut to this many tokens (default 256).
-    #[serde(default)]
-    pub max_tokens: Option<usize>,
-    /// Score in llama-perplexity's chunks of this many tokens.
-    #[serde(default)]
-    pub chunk: Option<usize>,
-    /// Largest mean KL divergence, nats (default 0.05).
-    #[serde(default)]
-    pub kld_mean_max: Option<f64>,
-    /// Smallest top-1 agreement (default 0.90).
-    #[serde(default)]
-    pub top1_min: Option<f64>,
-    /// Largest perplexity ratio (default 1.05).
-    #[serde(default)]
-    pub ppl_ratio_max: Option<f64>,
-    /// Notes for the record (the artifacts' provenance).
-    #[serde(default)]
-    pub notes: Option<String>,
-}
-
 /// The plan file as written.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CollectorPlan {
@@ -159,9 +121,6 @@ pub struct CollectorPlan {
     /// Optional float baseline.
     #[serde(default)]
     pub baseline: Option<BaselineTarget>,
-    /// How `sloscope gate --plan` measures the quality gate.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub gate: Option<GateSection>,
     /// Values for `{name}` placeholders in commands (environment variables are expanded:
     /// `"$LLAMA_SERVER"`).
     #[serde(default)]
