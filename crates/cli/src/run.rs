@@ -11,6 +11,7 @@ use sloscope_collector::error::CollectError;
 use sloscope_collector::failure::{Signal, StopReason};
 use sloscope_collector::load::runner::{self, Options};
 use sloscope_collector::plan::config::{load_plan, Overrides, RunPlan};
+use sloscope_collector::shard::{self, Attempt, Prepared, ShardError, Which};
 use sloscope_collector::wire::secret::{Redactor, Secret};
 
 /// Arguments of `sloscope run`.
@@ -190,81 +191,66 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(code));
         }
     };
-    let code = report(&args, &outcome, cancel.reason());
-    Ok(ExitCode::from(finish_shard(attempt, &outcome, code)))
+    let stop = cancel.reason();
+    let code = report(&args, &outcome, stop.clone());
+    Ok(ExitCode::from(finish_shard(
+        attempt,
+        &outcome,
+        stop.as_ref(),
+        code,
+    )))
 }
 
-/// With `--shard` or `--shard-from-env`: the plan's cells, this shard's attempt started and
-/// the plan narrowed to its cells. `Ok(None)` without a shard (or after `--dry-run`);
+/// With `--shard` or `--shard-from-env`: the collector's shard door starts this shard's
+/// attempt and narrows the plan. `Ok(None)` without a shard (or after `--dry-run`);
 /// `Err(exit code)` on bad arguments or an unwritable output.
-fn sharded(
-    args: &Args,
-    plan: &mut RunPlan,
-    redactor: &Redactor,
-) -> Result<Option<sloscope_collector::shard::Attempt>, u8> {
-    use sloscope_collector::shard;
-    let split = match (&args.shard, args.shards) {
-        (Some(s), _) => shard::parse_split(s),
-        (None, Some(n)) => shard::split_from_env(n),
-        (None, None) => Ok(shard::Split { index: 0, count: 1 }),
+fn sharded(args: &Args, plan: &mut RunPlan, redactor: &Redactor) -> Result<Option<Attempt>, u8> {
+    let which = match (&args.shard, args.shards) {
+        (Some(s), _) => Which::Given(s.clone()),
+        (None, Some(n)) => Which::FromEnv(n),
+        (None, None) => Which::Whole,
     };
-    let split = split.map_err(|e| {
-        eprintln!("sloscope: {e}");
-        Run::BadPlan.code()
-    })?;
-    let cells = shard::plan_cells(plan, split.count);
-    if args.dry_run {
-        print!("{}", shard::describe(&cells, split));
-        return Ok(None);
+    match shard::prepare(plan, &args.out, &which, args.dry_run, redactor) {
+        Ok(Prepared::Whole) => Ok(None),
+        Ok(Prepared::DryRun(table)) => {
+            print!("{table}");
+            Ok(None)
+        }
+        Ok(Prepared::Attempt(a)) => {
+            if !args.quiet {
+                let split = a.split();
+                eprintln!(
+                    "sloscope: shard {} of {}: {} cells, writing to {}",
+                    split.index,
+                    split.count,
+                    a.mine().len(),
+                    a.dir.display()
+                );
+            }
+            Ok(Some(*a))
+        }
+        Err(e) => {
+            eprintln!("sloscope: {e}");
+            Err(match e {
+                ShardError::Arguments(_) => Run::BadPlan.code(),
+                ShardError::Output(_) => Run::Output.code(),
+            })
+        }
     }
-    if args.shard.is_none() && args.shards.is_none() {
-        return Ok(None);
-    }
-    let sha = shard::plan_sha256(plan, redactor).map_err(|e| {
-        eprintln!("sloscope: cannot write the plan copy: {e}");
-        Run::Output.code()
-    })?;
-    let hardware = sloscope_collector::server::telemetry::Gpu::init().describe();
-    let attempt = shard::Attempt::start(&args.out, sha, split, cells, hardware).map_err(|e| {
-        eprintln!("sloscope: {}: cannot write: {e}", args.out.display());
-        Run::Output.code()
-    })?;
-    if !args.quiet {
-        eprintln!(
-            "sloscope: shard {} of {}: {} cells, writing to {}",
-            split.index,
-            split.count,
-            attempt.mine().len(),
-            attempt.dir.display()
-        );
-    }
-    plan.shard = Some(attempt.reference());
-    plan.only = Some(attempt.mine());
-    Ok(Some(attempt))
 }
 
-/// A shard's attempt that ran to its end (every run finished, or some partial, failed or not
-/// run) writes its end and completion marker; an interrupted one or one that could not write
-/// stays without the marker: partial.
+/// A shard's attempt that ran to its end is closed (its end and completion marker written).
 fn finish_shard(
-    attempt: Option<sloscope_collector::shard::Attempt>,
+    attempt: Option<Attempt>,
     outcome: &runner::Outcome,
+    stop: Option<&StopReason>,
     code: u8,
 ) -> u8 {
-    let Some(a) = attempt else {
+    let Some(a) = attempt.filter(|_| shard::ran_to_end(stop)) else {
         return code;
     };
-    if code != Run::Ok.code() && code != Run::Incomplete.code() {
-        return code;
-    }
     let dir = a.dir.clone();
-    let incomplete = outcome
-        .incomplete
-        .iter()
-        .chain(&outcome.not_run)
-        .cloned()
-        .collect();
-    match a.finish(incomplete) {
+    match a.close(outcome) {
         Ok(()) => code,
         Err(e) => {
             eprintln!(

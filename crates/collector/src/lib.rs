@@ -10,7 +10,8 @@
 //! templates, replayed datasets) → [`server`] (launch, identity, telemetry) → [`load`] (the
 //! collection: runner → collect → drive). Beside them, shared by all: [`failure`], [`error`],
 //! [`cancel`], [`clock`] and [`progress`]. Above them, the flows: [`gate`] (the quality
-//! gate's measurement), [`shard`] (a share of a plan run as one of many) and [`external`]
+//! gate's measurement), [`shard`] (a share of a plan run as one of many), [`k8s`] (a plan as a
+//! Kubernetes Indexed Job of shards) and [`external`]
 //! (another tool's benchmark run and imported).
 
 pub mod cancel;
@@ -19,6 +20,7 @@ pub mod error;
 pub mod external;
 pub mod failure;
 pub mod gate;
+pub mod k8s;
 pub mod load;
 pub mod plan;
 pub mod progress;

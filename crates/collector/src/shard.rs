@@ -16,6 +16,8 @@ use sloscope_core::schema::{
 };
 
 use crate::clock::rfc3339_now;
+use crate::failure::StopReason;
+use crate::load::runner::Outcome;
 use crate::plan::config::RunPlan;
 use crate::record::layout::component;
 use crate::wire::secret::Redactor;
@@ -220,6 +222,26 @@ impl Attempt {
             .collect()
     }
 
+    /// The split this attempt is part of.
+    pub fn split(&self) -> Split {
+        Split {
+            index: self.record.shard.index,
+            count: self.record.shard.count,
+        }
+    }
+
+    /// Ends the attempt after its runs: every run that did not finish or was not run is
+    /// listed as incomplete.
+    pub fn close(self, outcome: &Outcome) -> std::io::Result<()> {
+        let incomplete = outcome
+            .incomplete
+            .iter()
+            .chain(&outcome.not_run)
+            .cloned()
+            .collect();
+        self.finish(incomplete)
+    }
+
     /// Rewrites `shard.json` with the end and, last and atomically, writes `done.json`.
     pub fn finish(mut self, incomplete: Vec<String>) -> std::io::Result<()> {
         let outcome = if incomplete.is_empty() {
@@ -241,6 +263,83 @@ impl Attempt {
         };
         crate::record::write::json(&self.dir.join("done.json"), &done)
     }
+}
+
+/// Which shard a `run` is asked for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Which {
+    /// The whole plan, in one process.
+    Whole,
+    /// `--shard K/N`, as given.
+    Given(String),
+    /// `--shard-from-env`: `JOB_COMPLETION_INDEX` of this many shards.
+    FromEnv(u32),
+}
+
+/// Why a shard could not be prepared.
+#[derive(Debug)]
+pub enum ShardError {
+    /// The shard arguments (or the pod's index) are not a shard of the split.
+    Arguments(String),
+    /// The plan copy or the attempt's directory could not be written.
+    Output(String),
+}
+
+impl std::fmt::Display for ShardError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ShardError::Arguments(m) | ShardError::Output(m) => f.write_str(m),
+        }
+    }
+}
+
+/// What [`prepare`] decided.
+pub enum Prepared {
+    /// Not sharded: run the whole plan as it is.
+    Whole,
+    /// A dry run: the assignment as a table; run nothing.
+    DryRun(String),
+    /// This shard's attempt has started and the plan is narrowed to its cells.
+    Attempt(Box<Attempt>),
+}
+
+/// The shard front door: the split, the plan's cells assigned, this shard's attempt started
+/// under `root` (its `shard.json` written) and `plan` narrowed to the attempt's cells.
+pub fn prepare(
+    plan: &mut RunPlan,
+    root: &Path,
+    which: &Which,
+    dry_run: bool,
+    redactor: &Redactor,
+) -> Result<Prepared, ShardError> {
+    let split = match which {
+        Which::Given(s) => parse_split(s),
+        Which::FromEnv(n) => split_from_env(*n),
+        Which::Whole => Ok(Split { index: 0, count: 1 }),
+    }
+    .map_err(ShardError::Arguments)?;
+    let cells = plan_cells(plan, split.count);
+    if dry_run {
+        return Ok(Prepared::DryRun(describe(&cells, split)));
+    }
+    if *which == Which::Whole {
+        return Ok(Prepared::Whole);
+    }
+    let sha = plan_sha256(plan, redactor)
+        .map_err(|e| ShardError::Output(format!("cannot write the plan copy: {e}")))?;
+    let hardware = crate::server::telemetry::Gpu::init().describe();
+    let attempt = Attempt::start(root, sha, split, cells, hardware)
+        .map_err(|e| ShardError::Output(format!("{}: cannot write: {e}", root.display())))?;
+    plan.shard = Some(attempt.reference());
+    plan.only = Some(attempt.mine());
+    Ok(Prepared::Attempt(Box::new(attempt)))
+}
+
+/// Whether an attempt that stopped this way ran to its end: an interrupted attempt, or one
+/// that could not write, stays without its completion marker (partial).
+pub fn ran_to_end(stop: Option<&StopReason>) -> bool {
+    !matches!(stop, Some(StopReason::Interrupted(_)))
+        && !stop.is_some_and(StopReason::is_output_failure)
 }
 
 #[cfg(test)]
