@@ -40,7 +40,7 @@ pub async fn fetch(sources: &[String]) -> Result<Vec<(String, String)>, String> 
     );
     let mut out = Vec::with_capacity(sources.len());
     for src in sources {
-        let shown = sloscope_core::show::view::Shown::input(src).to_string();
+        let shown = sloscope_core::view::Shown::input(src).to_string();
         let url = web_sys::Url::new_with_base(src, &here)
             .map_err(|_| format!("src={shown}: not an address"))?;
         if url.origin() != origin {

@@ -5,7 +5,7 @@ use std::cell::Cell;
 use std::rc::Rc;
 
 use gloo::events::{EventListener, EventListenerOptions};
-use sloscope_core::show::view::ReportView;
+use sloscope_core::view::ReportView;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::{spawn_local, JsFuture};
 use yew::prelude::*;
@@ -50,7 +50,7 @@ fn load_files(files: web_sys::FileList, engine: &Engine) -> Option<String> {
     let named: Vec<String> = passed_over
         .iter()
         .take(10)
-        .map(|n| sloscope_core::show::view::Shown::input(n).to_string())
+        .map(|n| sloscope_core::view::Shown::input(n).to_string())
         .collect();
     Some(format!(
         "{}{}: not read (a folder is read for *.json and *.jsonl; the CSV and YAML summaries other tools write beside their JSON are read when chosen by name)",
@@ -381,8 +381,8 @@ fn copy_summary(
 ) -> Callback<()> {
     Callback::from(move |_| {
         let md = match (&state.comparison, &state.analysis) {
-            (Some(c), _) => sloscope_core::show::comparison::markdown(c),
-            (None, Some(a)) => sloscope_core::show::render::markdown(a),
+            (Some(c), _) => sloscope_core::comparison::markdown(c),
+            (None, Some(a)) => sloscope_core::view::markdown(a),
             (None, None) => return,
         };
         let status = status.clone();

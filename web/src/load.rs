@@ -1,10 +1,10 @@
 //! The page's side of reading: a file's bytes moved from the browser into the core's one
-//! reader ([`sloscope_core::read::reader`], which decides how a file is read, as it does for the
+//! reader ([`sloscope_core::input`], which decides how a file is read, as it does for the
 //! CLI), the example set, and what a document is called in the file list. This runs in the
 //! reader worker, or on the page where no worker can start.
 
-use sloscope_core::read::error::LoadError;
-use sloscope_core::read::reader::{Next, Reader};
+use sloscope_core::input::LoadError;
+use sloscope_core::input::{Next, Reader};
 use sloscope_core::{read_document, Document};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;

@@ -99,7 +99,7 @@ pub enum FromReader {
     /// hold a file, and outside Compare mode).
     Comparison {
         /// The comparison.
-        comparison: Option<Box<sloscope_core::analyse::regression::types::Comparison>>,
+        comparison: Option<Box<sloscope_core::comparison::Comparison>>,
     },
     /// The analysis of every file kept (`None` when no file is kept, and in Compare mode).
     Analysis {

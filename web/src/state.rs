@@ -3,8 +3,8 @@
 
 use std::rc::Rc;
 
-use sloscope_core::analyse::regression::types::Comparison;
-use sloscope_core::show::view::{report_view, ReportView};
+use sloscope_core::comparison::Comparison;
+use sloscope_core::view::{report_view, ReportView};
 use sloscope_core::Analysis;
 
 use crate::protocol::Side;
@@ -81,7 +81,7 @@ pub struct State {
 impl State {
     /// Whether the analysis has reruns that pooling would change (or already pooled).
     pub fn has_reruns(&self) -> bool {
-        use sloscope_core::analyse::report::Code;
+        use sloscope_core::analysis::Code;
         self.analysis.as_ref().is_some_and(|a| {
             a.profiles.iter().any(|p| {
                 p.excluded.iter().any(|e| e.code == Code::ConflictingRuns)

@@ -10,7 +10,7 @@ use std::cell::RefCell;
 use std::collections::{HashSet, VecDeque};
 use std::rc::Rc;
 
-use sloscope_core::analyse::regression::{compare, CompareOptions};
+use sloscope_core::comparison::{compare, CompareOptions};
 use sloscope_core::{analyze_all, AnalyzeOptions, LoadedFile};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;

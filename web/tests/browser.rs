@@ -64,7 +64,7 @@ type Draw<'a> = Box<dyn Fn(&DrawingArea<CanvasBackend, plotters::coord::Shift>) 
 #[wasm_bindgen_test]
 fn every_chart_draws_on_a_canvas() {
     let a = example_analysis();
-    let view = sloscope_core::show::view::report_view(&a);
+    let view = sloscope_core::view::report_view(&a);
     for (p, pv) in a.profiles.iter().zip(&view.profiles) {
         let cv = &pv.charts;
         let draws: Vec<Draw<'_>> = vec![
@@ -111,7 +111,7 @@ fn every_chart_draws_on_a_canvas() {
 fn a_file_too_big_to_read_whole_is_refused_with_the_limit_and_its_reason_named() {
     // The core's reader, as the page drives it: a file that is not a sloscope run, over the
     // limit, is refused at its first bytes.
-    use sloscope_core::read::reader::Reader;
+    use sloscope_core::input::Reader;
     let mut r = Reader::new("huge.csv", 1_500_000_000, Some(load::MAX_WHOLE_READ_BYTES));
     let msg = r.feed(&[b'a'; 8192]).unwrap_err().to_string();
     assert!(
@@ -283,7 +283,7 @@ fn stretch(v: &serde_json::Value, k: f64, scale: bool) -> serde_json::Value {
 /// documents, as `sloscope compare` computes it — and no single analysis.
 #[wasm_bindgen_test]
 async fn the_reader_compares_the_two_sides() {
-    use sloscope_core::analyse::regression::{compare, CompareOptions};
+    use sloscope_core::comparison::{compare, CompareOptions};
     use sloscope_web::protocol::{FromReader, Side, ToReader};
     use sloscope_web::worker::{Payload, ReaderHandle};
     use std::cell::RefCell;
@@ -357,10 +357,7 @@ async fn the_reader_compares_the_two_sides() {
         panic!("no comparison");
     };
     assert_eq!(**c, compare(&docs.0, &docs.1, &CompareOptions::default()));
-    assert_eq!(
-        c.outcome,
-        sloscope_core::analyse::regression::types::Outcome::Regression
-    );
+    assert_eq!(c.outcome, sloscope_core::comparison::Outcome::Regression);
     assert!(heard
         .iter()
         .any(|m| matches!(m, FromReader::Analysis { analysis: None, .. })));
@@ -427,8 +424,8 @@ fn the_analysis_crosses_to_the_page_and_into_a_report_unchanged() {
         let from_report: sloscope_core::Analysis = serde_wasm_bindgen::from_value(parsed).unwrap();
         assert_eq!(from_report, a);
         assert_eq!(
-            sloscope_core::show::view::report_view(&from_report),
-            sloscope_core::show::view::report_view(&a)
+            sloscope_core::view::report_view(&from_report),
+            sloscope_core::view::report_view(&a)
         );
     }
 }

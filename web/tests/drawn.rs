@@ -116,7 +116,7 @@ impl DrawingBackend for &Recorder {
 #[wasm_bindgen_test]
 fn a_one_point_front_is_ringed_and_intervals_drawn_where_the_primary_is_an_axis() {
     let a = example_analysis();
-    let view = sloscope_core::show::view::report_view(&a);
+    let view = sloscope_core::view::report_view(&a);
     let i = a
         .profiles
         .iter()
@@ -144,7 +144,7 @@ fn a_one_point_front_is_ringed_and_intervals_drawn_where_the_primary_is_an_axis(
 #[wasm_bindgen_test]
 fn the_examples_multi_turn_profile_draws_ttft_by_turn() {
     let a = example_analysis();
-    let view = sloscope_core::show::view::report_view(&a);
+    let view = sloscope_core::view::report_view(&a);
     let with: Vec<&str> = view
         .profiles
         .iter()
@@ -183,7 +183,7 @@ fn profile(a: &sloscope_core::Analysis, name: &str) -> usize {
 #[wasm_bindgen_test]
 fn legends_have_their_own_room_beside_or_under_the_plot() {
     let a = example_analysis();
-    let view = sloscope_core::show::view::report_view(&a);
+    let view = sloscope_core::view::report_view(&a);
     let (l, b) = (profile(&a, "latency"), profile(&a, "balanced"));
     let names: Vec<String> = a.profiles[l]
         .candidates
@@ -242,7 +242,7 @@ fn legends_have_their_own_room_beside_or_under_the_plot() {
 #[wasm_bindgen_test]
 fn knee_and_failure_labels_never_overlap() {
     let a = example_analysis();
-    let view = sloscope_core::show::view::report_view(&a);
+    let view = sloscope_core::view::report_view(&a);
     let b = profile(&a, "balanced");
     for (w, y) in [
         (800, charts::CapacityY::Slo),
@@ -282,7 +282,7 @@ fn knee_and_failure_labels_never_overlap() {
 #[wasm_bindgen_test]
 fn every_title_fits_a_phone() {
     let a = example_analysis();
-    let view = sloscope_core::show::view::report_view(&a);
+    let view = sloscope_core::view::report_view(&a);
     let first_text = |draw: &dyn Fn(&DrawingArea<&'static Recorder, plotters::coord::Shift>)| {
         let r = Recorder::sized(330, 260);
         draw(&r.into_drawing_area());

@@ -2,10 +2,10 @@
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use sloscope_core::analyse::report::ProfileReport;
+use sloscope_core::analysis::ProfileReport;
 
 use plotters::style::text_anchor::{HPos, Pos, VPos};
-use sloscope_core::base::metric::Metric;
+use sloscope_core::measure::Metric;
 
 use crate::{empty, frame, tick, Drawn, Frame, FONT, PALETTE};
 
@@ -65,8 +65,8 @@ pub fn baseline_ratios<DB: DrawingBackend>(
     for (i, (metric, r)) in bars.iter().enumerate() {
         let y = (n - 1 - i) as f64;
         let better = Metric::parse(metric).map(|m| match m.direction() {
-            sloscope_core::base::metric::Direction::LowerIsBetter => *r < 1.0,
-            sloscope_core::base::metric::Direction::HigherIsBetter => *r > 1.0,
+            sloscope_core::measure::Direction::LowerIsBetter => *r < 1.0,
+            sloscope_core::measure::Direction::HigherIsBetter => *r > 1.0,
         });
         let (color, word) = match better {
             _ if (*r - 1.0).abs() < 1e-9 => (BLACK.mix(0.4).to_rgba(), "same"),

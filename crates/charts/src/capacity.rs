@@ -4,8 +4,8 @@
 use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use sloscope_core::analyse::report::ProfileReport;
-use sloscope_core::base::metric::Metric;
+use sloscope_core::analysis::ProfileReport;
+use sloscope_core::measure::Metric;
 
 use crate::{
     empty, frame, label_offset_within, legend, legend_room, marker, shown, tick, upper, Drawn,
@@ -34,7 +34,7 @@ type Chart<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoor
 pub fn capacity<DB: DrawingBackend + 'static>(
     root: &DrawingArea<DB, Shift>,
     p: &ProfileReport,
-    cv: &sloscope_core::show::view::ChartsView,
+    cv: &sloscope_core::view::ChartsView,
     y: CapacityY,
 ) -> Drawn<DB> {
     let Some(cap) = p.capacity.as_ref() else {
@@ -108,11 +108,11 @@ pub fn capacity<DB: DrawingBackend + 'static>(
 
 /// Each candidate's trials as the chart draws them, in load order.
 fn series<'a>(
-    cap: &'a sloscope_core::analyse::capacity::CapacityReport,
+    cap: &'a sloscope_core::analysis::CapacityReport,
     y: CapacityY,
     y_name: Metric,
 ) -> Series<'a> {
-    let value = |t: &sloscope_core::analyse::capacity::TrialReport| match y {
+    let value = |t: &sloscope_core::analysis::TrialReport| match y {
         CapacityY::Throughput => t.throughput_tps,
         CapacityY::Slo => t
             .checks
@@ -139,7 +139,7 @@ fn series<'a>(
 
 fn slo_limit<DB: DrawingBackend + 'static>(
     chart: &mut Chart<'_, DB>,
-    line: &sloscope_core::show::view::SloLine,
+    line: &sloscope_core::view::SloLine,
     xmax: f64,
 ) -> Drawn<DB> {
     let l = line.limit;

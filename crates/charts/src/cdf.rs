@@ -2,7 +2,7 @@
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use sloscope_core::analyse::report::ProfileReport;
+use sloscope_core::analysis::ProfileReport;
 
 use crate::{axes, empty, frame, legend, legend_room, shown, upper, Drawn, Frame, Swatch};
 
@@ -34,7 +34,7 @@ pub fn cdf<DB: DrawingBackend + 'static>(
     p: &ProfileReport,
     q: Quantity,
 ) -> Drawn<DB> {
-    let pick = |c: &sloscope_core::analyse::summary::Curves| match q {
+    let pick = |c: &sloscope_core::analysis::Curves| match q {
         Quantity::Ttft => c.ttft_ms.clone(),
         Quantity::Tpot => c.tpot_ms.clone(),
         Quantity::E2e => c.e2e_ms.clone(),
@@ -128,7 +128,7 @@ pub fn cdf<DB: DrawingBackend + 'static>(
 /// The profile's percentile SLOs on this latency (`ttft_p95_ms ≤ 250`): name, limit and the
 /// fraction of requests the curve must reach left of the limit.
 fn slo_marks(p: &ProfileReport, q: Quantity) -> Vec<(String, f64, f64)> {
-    use sloscope_core::base::metric::{Direction, Metric, Quantity as Q, Stat};
+    use sloscope_core::measure::{Direction, Metric, Quantity as Q, Stat};
     let want = match q {
         Quantity::Ttft => Q::Ttft,
         Quantity::Tpot => Q::Tpot,

@@ -4,8 +4,8 @@
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use sloscope_core::analyse::regression::types::Cell;
-use sloscope_core::base::metric::Metric;
+use sloscope_core::comparison::Cell;
+use sloscope_core::measure::Metric;
 
 use crate::{
     axes, empty, frame, legend, legend_room, shown, upper, Drawn, Entry, Frame, Quantity, Swatch,

@@ -2,8 +2,8 @@
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use sloscope_core::analyse::report::Analysis;
-use sloscope_core::base::metric::Metric;
+use sloscope_core::analysis::Analysis;
+use sloscope_core::measure::Metric;
 
 use crate::{
     empty, frame, legend, legend_room, marker, shown, tick, upper, Drawn, Frame, Swatch,

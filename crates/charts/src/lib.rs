@@ -28,7 +28,7 @@ pub use turns::ttft_by_turn;
 /// A name from a file as a chart shows it (legends, labels): made inert by the view-model's one
 /// constructor, like every other string the page shows.
 pub fn shown(name: &str) -> String {
-    sloscope_core::show::view::Shown::new(name).to_string()
+    sloscope_core::view::Shown::new(name).to_string()
 }
 
 /// Result of a drawing function.
@@ -329,7 +329,7 @@ const FONT: &str = "sans-serif";
 
 /// A tick label as the tables write numbers: `20`, `2500`, `0.25` — never `20.0`.
 fn tick(v: &f64) -> String {
-    sloscope_core::base::fmt::format_number(*v)
+    sloscope_core::measure::format_number(*v)
 }
 
 /// A marker shape per series, so series differ by more than colour.

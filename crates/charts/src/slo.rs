@@ -7,9 +7,9 @@
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
-use sloscope_core::analyse::evidence::SloOutcome;
-use sloscope_core::analyse::report::ProfileReport;
-use sloscope_core::base::metric::Direction;
+use sloscope_core::analysis::ProfileReport;
+use sloscope_core::analysis::SloOutcome;
+use sloscope_core::measure::Direction;
 
 use crate::{empty, frame, shown, tick, Drawn, Frame, FONT, PALETTE, SLO};
 

@@ -4,9 +4,9 @@
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use sloscope_core::analyse::report::ProfileReport;
-use sloscope_core::base::metric::Metric;
-use sloscope_core::show::view::ChartsView;
+use sloscope_core::analysis::ProfileReport;
+use sloscope_core::measure::Metric;
+use sloscope_core::view::ChartsView;
 
 use crate::{
     axes, empty, frame, label_offset, legend, legend_room, shown, tick, upper, Drawn, Entry, Frame,

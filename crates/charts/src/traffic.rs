@@ -5,8 +5,8 @@
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use sloscope_core::analyse::report::ProfileReport;
-use sloscope_core::analyse::summary::Curves;
+use sloscope_core::analysis::Curves;
+use sloscope_core::analysis::ProfileReport;
 
 use crate::{
     empty, frame, legend, legend_room, marker, shown, tick, upper, Drawn, Entry, Frame, Swatch,

@@ -4,8 +4,8 @@
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use sloscope_core::analyse::report::ProfileReport;
-use sloscope_core::show::view::ChartsView;
+use sloscope_core::analysis::ProfileReport;
+use sloscope_core::view::ChartsView;
 
 use crate::{
     empty, frame, legend, legend_room, marker, shown, tick, upper, Drawn, Frame, Swatch, SLO,

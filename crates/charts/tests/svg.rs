@@ -224,7 +224,7 @@ fn example_analysis() -> Analysis {
 
 /// Every chart of every profile, by the name its snapshot has.
 fn every_chart(a: &Analysis, size: (u32, u32)) -> Vec<(String, String)> {
-    let view = sloscope_core::show::view::report_view(a);
+    let view = sloscope_core::view::report_view(a);
     let mut out = vec![(
         "tpot-by-concurrency".to_string(),
         svg(size, |r| charts::tpot_by_concurrency(r, a).unwrap()),
@@ -332,7 +332,7 @@ fn a_baseline_with_nothing_to_compare_is_said_in_words_not_drawn_empty() {
 /// otherwise — for every row of the example set, which holds all three.
 #[test]
 fn the_slo_chart_draws_each_outcome_where_its_bounds_put_it() {
-    use sloscope_core::analyse::evidence::SloOutcome;
+    use sloscope_core::analysis::SloOutcome;
     let a = example_analysis();
     let rows: Vec<charts::SloRow> = a.profiles.iter().flat_map(charts::slo_rows).collect();
     for o in [

@@ -7,8 +7,8 @@ use std::process::ExitCode;
 
 use sloscope_collector::record::write;
 use sloscope_core::schema::RunStatus;
-use sloscope_core::show::render;
-use sloscope_core::show::view::AnalysisOutput;
+use sloscope_core::view;
+use sloscope_core::view::AnalysisOutput;
 use sloscope_core::{analyze_all, AnalyzeOptions, Document, LoadedFile};
 
 /// Output formats.
@@ -77,7 +77,7 @@ pub fn load_all(files: &[PathBuf]) -> (Vec<LoadedFile>, Vec<String>) {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let found = crate::files::find_files(&args.paths);
     if let Some(line) = found.passed_over_line() {
-        eprintln!("sloscope: {}", sloscope_core::show::view::escaped(&line));
+        eprintln!("sloscope: {}", sloscope_core::view::escaped(&line));
     }
     for d in &found.duplicates {
         eprintln!("sloscope: {d}: already read through another path; read once");
@@ -85,10 +85,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let (loaded, mut errors) = load_all(&found.files);
     errors.splice(0..0, found.errors);
     for e in &errors {
-        eprintln!(
-            "sloscope: bad input: {}",
-            sloscope_core::show::view::escaped(e)
-        );
+        eprintln!("sloscope: bad input: {}", sloscope_core::view::escaped(e));
     }
     let analysis = analyze_all(
         &loaded,
@@ -99,8 +96,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     );
     let all_accept = analysis.all_accept();
     let text = match args.format {
-        Format::Text => render::text(&analysis),
-        Format::Markdown => render::markdown(&analysis),
+        Format::Text => view::text(&analysis),
+        Format::Markdown => view::markdown(&analysis),
         Format::Json => serde_json::to_string_pretty(&AnalysisOutput::new(analysis))? + "\n",
     };
     match &args.out {

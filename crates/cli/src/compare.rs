@@ -9,11 +9,11 @@ use crate::exit::Compare;
 use std::process::ExitCode;
 
 use sloscope_collector::record::write;
-use sloscope_core::analyse::regression::types::{Comparison, Outcome, Threshold};
-use sloscope_core::analyse::regression::{compare, CompareOptions};
-use sloscope_core::base::metric::Metric;
-use sloscope_core::show::comparison;
-use sloscope_core::show::view::escaped;
+use sloscope_core::comparison;
+use sloscope_core::comparison::{compare, CompareOptions};
+use sloscope_core::comparison::{Comparison, Outcome, Threshold};
+use sloscope_core::measure::Metric;
+use sloscope_core::view::escaped;
 
 /// Output formats.
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -103,7 +103,7 @@ fn thresholds_file(path: &Path) -> Result<BTreeMap<Metric, Threshold>, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("{name}: cannot read: {e}"))?;
     let expected = "expected {\"METRIC\": {\"relative\": R, \"absolute\": A}}";
     // The core's strict parser: a key given twice is an error, not the last one silently.
-    let value = sloscope_core::read::strict::value(&bytes)
+    let value = sloscope_core::input::strict_value(&bytes)
         .map_err(|e| format!("{name}: {expected}: {}", e.message))?;
     let map: BTreeMap<String, Threshold> =
         serde_json::from_value(value).map_err(|e| format!("{name}: {expected}: {e}"))?;

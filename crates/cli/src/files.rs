@@ -1,5 +1,5 @@
 //! Finding and reading result files: file-system I/O only. Which files a walk takes, each
-//! once, and their bytes moved into the core's one reader ([`sloscope_core::read::reader`]),
+//! once, and their bytes moved into the core's one reader ([`sloscope_core::input`]),
 //! which decides how each is read.
 
 use std::collections::BTreeSet;
@@ -54,7 +54,7 @@ pub fn read_file(path: &Path, name: &str) -> Result<Document, String> {
         let room = (size - at).min(buf.len() as u64) as usize;
         f.read(&mut buf[..room])
     };
-    sloscope_core::read::reader::read_with(name, size, None, CHUNK, read)
+    sloscope_core::input::read_with(name, size, None, CHUNK, read)
         .map_err(cannot)?
         .map_err(|e| e.to_string())
 }

@@ -110,7 +110,7 @@ fn standalone(args: &Args) -> std::io::Result<(Vec<PathBuf>, Vec<String>)> {
                 continue;
             }
         };
-        match sloscope_core::read::import::standalone_runs(&name, &bytes) {
+        match sloscope_core::input::standalone_runs(&name, &bytes) {
             Err(e) => failed.push(e.to_string()),
             Ok(runs) => {
                 for (i, (_, run)) in runs.iter().enumerate() {
@@ -137,7 +137,7 @@ With --plan and --profile, each benchmark becomes a run of the plan's candidate 
 profile, its workload checked against the profile's when analysed, and the plan and lineage \
 copies are written beside it: `sloscope analyze DIR` then gives a verdict. Without a plan, each \
 benchmark is shown under a profile guessed from its load, with summaries only.\n\n{}",
-        sloscope_core::read::import::registry::importable(),
+        sloscope_core::input::importable(),
         Import::help()
     )
 }

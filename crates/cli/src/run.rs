@@ -136,7 +136,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     if !args.quiet {
         for p in &plan.profiles {
-            for w in sloscope_core::check::plan::undecidable(p) {
+            for w in sloscope_core::checks::undecidable(p) {
                 eprintln!("sloscope: warning: {w}");
             }
         }

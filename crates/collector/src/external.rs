@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use sloscope_core::check::contract::Profile;
+use sloscope_core::checks::Profile;
 use sloscope_core::schema::{Candidate, EvidenceLevel, Role, Run, RunStatus};
 
 use crate::clock::rfc3339_now;
@@ -154,11 +154,11 @@ fn import(run: &mut Run, result: &Path, out: &Path) -> Result<(), CollectError> 
     })?;
     let name = result.display().to_string();
     let want = run.profile_spec.as_ref().and_then(|s| s.workload.clone());
-    let chosen = sloscope_core::read::import::import(&name, &bytes)
+    let chosen = sloscope_core::input::import(&name, &bytes)
         .map_err(|e| e.to_string())
         .and_then(|im| pick(&im, want.as_ref()).map(|i| (im, i)));
     match chosen {
-        Ok((im, i)) => sloscope_core::read::import::fill(run, &name, &im, i),
+        Ok((im, i)) => sloscope_core::input::fill(run, &name, &im, i),
         Err(e) => {
             eprintln!("sloscope: {}: import failed: {e}", run.profile);
             if result.starts_with(out) {
@@ -183,7 +183,7 @@ fn import(run: &mut Run, result: &Path, out: &Path) -> Result<(), CollectError> 
 /// Which benchmark of an imported file is the profile's: the only one, or the one whose stated
 /// workload matches.
 fn pick(
-    im: &sloscope_core::read::import::Imported,
+    im: &sloscope_core::input::Imported,
     want: Option<&sloscope_core::schema::WorkloadSpec>,
 ) -> Result<usize, String> {
     if im.benchmarks.len() == 1 {
@@ -197,7 +197,7 @@ fn pick(
     };
     let matching: Vec<usize> = (0..im.benchmarks.len())
         .filter(|&i| {
-            sloscope_core::read::import::workload_diffs(want, &im.benchmarks[i].workload).is_empty()
+            sloscope_core::input::workload_diffs(want, &im.benchmarks[i].workload).is_empty()
         })
         .collect();
     match matching.as_slice() {
@@ -268,7 +268,7 @@ pub fn import_files(
                 continue;
             }
         };
-        let im = match sloscope_core::read::import::import(&name, &bytes) {
+        let im = match sloscope_core::input::import(&name, &bytes) {
             Ok(im) => im,
             Err(e) => {
                 done.failed.push(e.to_string());
@@ -278,8 +278,7 @@ pub fn import_files(
         for i in 0..im.benchmarks.len() {
             if im.benchmarks.len() > 1 {
                 if let Some(w) = &want {
-                    let d =
-                        sloscope_core::read::import::workload_diffs(w, &im.benchmarks[i].workload);
+                    let d = sloscope_core::input::workload_diffs(w, &im.benchmarks[i].workload);
                     if !d.is_empty() {
                         done.skipped.push(format!(
                             "{name}: benchmark {i} ran another workload: {}",
@@ -291,7 +290,7 @@ pub fn import_files(
             }
             let mut run = skeleton_for(plan, cand, p);
             run.server = None;
-            sloscope_core::read::import::fill(&mut run, &name, &im, i);
+            sloscope_core::input::fill(&mut run, &name, &im, i);
             let tag = if files.len() == 1 && im.benchmarks.len() == 1 {
                 String::new()
             } else {

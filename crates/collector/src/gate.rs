@@ -4,7 +4,7 @@
 //! position; the float server is scored twice, the second time without its prompt cache, for
 //! the noise floor (on llama-server at [`NOISE_POSITIONS`] positions of each sequence: there that
 //! scoring processes each position's whole context again). The figures and the decision are the
-//! core's ([`sloscope_core::check::gate`]).
+//! core's ([`sloscope_core::gate`]).
 
 pub mod flow;
 pub mod plan;
@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 use sha2::{Digest, Sha256};
-use sloscope_core::base::divergence::{compare, Side};
+use sloscope_core::measure::{divergence, Side};
 use sloscope_core::schema::PositionColumns;
 
 use shapes::Backend;
@@ -256,7 +256,7 @@ fn missing(_job: &Job, url: &str, e: &str) -> String {
 pub use sloscope_core::gate::Scored;
 
 fn push(c: &mut PositionColumns, text: u32, f: &Side, q: &Side) {
-    let p = compare(f, q);
+    let p = divergence(f, q);
     c.text.push(text);
     c.kld.push(p.kld);
     c.top1_match.push(p.top1_match);

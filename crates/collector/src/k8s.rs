@@ -86,7 +86,7 @@ pub fn render(spec: &Spec) -> Result<String, String> {
 }
 
 fn checked(spec: &Spec) -> Result<Job, String> {
-    let max = sloscope_core::check::text::MAX_SHARDS;
+    let max = sloscope_core::checks::MAX_SHARDS;
     if spec.shards == 0 || spec.shards > max {
         return Err(format!("--shards {}: expected 1 to {max}", spec.shards));
     }

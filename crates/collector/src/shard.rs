@@ -1,6 +1,6 @@
 //! One shard of a plan run over several processes (`sloscope run --shard K/N`, or a Kubernetes
 //! Indexed Job's `JOB_COMPLETION_INDEX`). The plan's cells are assigned by the core
-//! ([`sloscope_core::analyse::shard::assign`]); this module writes what the attempt leaves
+//! ([`sloscope_core::analysis::shard_cells`]); this module writes what the attempt leaves
 //! beside its runs: `shard.json` when it starts (rewritten when it ends) and, last and
 //! atomically, the completion marker `done.json`. An attempt without the marker is partial.
 //!
@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
-use sloscope_core::analyse::shard::assign;
+use sloscope_core::analysis::{assign_shards, shard_cells};
 use sloscope_core::schema::{
     Cell, ClockAnchor, Kind, ShardDone, ShardOutcome, ShardRecord, ShardRef, SCHEMA_VERSION,
 };
@@ -38,7 +38,7 @@ pub fn parse_split(s: &str) -> Result<Split, String> {
     let bad = || {
         format!(
             "--shard {s:?}: expected K/N with 0 ≤ K < N ≤ {}, e.g. 0/4",
-            sloscope_core::check::text::MAX_SHARDS
+            sloscope_core::checks::MAX_SHARDS
         )
     };
     let (k, n) = s.split_once('/').ok_or_else(bad)?;
@@ -48,7 +48,7 @@ pub fn parse_split(s: &str) -> Result<Split, String> {
 }
 
 fn split(index: u32, count: u32) -> Option<Split> {
-    let max = sloscope_core::check::text::MAX_SHARDS;
+    let max = sloscope_core::checks::MAX_SHARDS;
     (count >= 1 && count <= max && index < count).then_some(Split { index, count })
 }
 
@@ -63,7 +63,7 @@ pub fn split_from_env(count: u32) -> Result<Split, String> {
     split(index, count).ok_or_else(|| {
         format!(
             "--shard-from-env: JOB_COMPLETION_INDEX={index} is not below --shards {count} (at most {})",
-            sloscope_core::check::text::MAX_SHARDS
+            sloscope_core::checks::MAX_SHARDS
         )
     })
 }
@@ -78,8 +78,8 @@ pub fn plan_cells(plan: &RunPlan, count: u32) -> Vec<Cell> {
     });
     p.candidates = plan.candidates.clone();
     let baseline = plan.baseline.as_ref().map(|b| (b.name.as_str(), &b.value));
-    let mut cells = assign::cells(&p, baseline);
-    assign::assign(&mut cells, count);
+    let mut cells = shard_cells(&p, baseline);
+    assign_shards(&mut cells, count);
     cells
 }
 

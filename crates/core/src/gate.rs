@@ -6,7 +6,9 @@
 
 use std::collections::BTreeMap;
 
-use crate::check::gate::{decide, figures, insufficient, intervals};
+use crate::check::gate::{decide, insufficient, intervals};
+
+pub use crate::check::gate::figures;
 use crate::schema::{
     ArtifactIdentity, Decision, Deployment, EvalSet, FloatBaseline, GateArtifact, GateDecision,
     GateEvidence, GateFigures, GateThresholds, Kind, PositionColumns, QualityGate, SCHEMA_VERSION,

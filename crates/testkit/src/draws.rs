@@ -1,8 +1,8 @@
 //! Latencies drawn from known distributions, with their true quantiles and means: what the
 //! coverage benchmark and tests hold sloscope's intervals to.
 
-use sloscope_core::base::rng::Rng;
-use sloscope_core::base::special::normal_quantile;
+use sloscope_core::measure::normal_quantile;
+use sloscope_core::measure::Rng;
 
 /// A distribution of latencies, ms.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -78,7 +78,7 @@ impl Dist {
             Dist::Pareto { alpha, xm } => xm / (1.0 - q).powf(1.0 / alpha),
             Dist::Bimodal => {
                 let cdf = |x: f64| {
-                    let phi = sloscope_core::base::special::normal_cdf;
+                    let phi = sloscope_core::measure::normal_cdf;
                     0.8 * phi((x - 100.0) / 10.0) + 0.2 * phi((x - 300.0) / 30.0)
                 };
                 let (mut lo, mut hi) = (0.0, 600.0);

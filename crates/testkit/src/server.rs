@@ -20,7 +20,7 @@ use hyper::{Request, Response};
 use tokio::net::TcpListener;
 use tokio::sync::{mpsc, Semaphore};
 
-pub use sloscope_core::base::protocol::{REQUEST_ID_HEADER, SIMULATION_HEADER};
+pub use sloscope_core::measure::{REQUEST_ID_HEADER, SIMULATION_HEADER};
 
 mod script;
 pub use script::{Fault, PrefixCache, Script};

@@ -7,7 +7,7 @@ use sloscope_core::schema::{
     RequestColumns, Role, Run, RunSource, RunStatus, TokenSource, ToolInfo, SCHEMA_VERSION,
 };
 
-pub use sloscope_core::base::rng::Rng;
+pub use sloscope_core::measure::Rng;
 
 /// Shape of a synthetic run.
 #[derive(Clone)]

@@ -1,18 +1,18 @@
 //! `cargo run -p xtask --release -- coverage [TRIALS]`: how often the intervals sloscope prints
 //! cover the true value, by simulation. Values are drawn from distributions whose quantiles and
 //! means are known (`sloscope_testkit::draws`), split into 3 repeats as a run's requests are,
-//! and handed to the very functions the analysis runs (`sloscope_core::analyse::calibrate`).
+//! and handed to the very functions the analysis runs (`sloscope_core::analysis`).
 //! Each cell: the share of 95% intervals that cover the truth, among the trials where the
 //! interval was printed, and (in parentheses) the share of trials where it was — elsewhere the
 //! output says "not enough data" and how many values would be enough. Then the one-sided SLO
 //! bounds, the failure rate's interval, and `compare`: its false alarms when nothing changed,
 //! its power on changes of known size, and the coverage of the difference it prints.
 
-use sloscope_core::analyse::calibrate;
-use sloscope_core::analyse::regression::data::default_threshold;
-use sloscope_core::analyse::regression::types::Label;
-use sloscope_core::base::metric::{Metric, Quantity, Stat};
-use sloscope_core::base::rng::Rng;
+use sloscope_core::analysis;
+use sloscope_core::comparison::default_threshold;
+use sloscope_core::comparison::Label;
+use sloscope_core::measure::Rng;
+use sloscope_core::measure::{Metric, Quantity, Stat};
 use sloscope_core::schema::{EvidenceLevel, Run};
 use sloscope_testkit::draws::Dist;
 use sloscope_testkit::synth;
@@ -62,7 +62,7 @@ pub fn coverage(dist: Dist, n: usize, stat: (Stat, f64), trials: u32, seed: u64)
     for _ in 0..trials {
         t.trials += 1;
         let clusters = dist.clusters(n, 3, &mut rng);
-        let Some(iv) = calibrate::values_interval(&clusters, m) else {
+        let Some(iv) = analysis::values_interval(&clusters, m) else {
             continue;
         };
         let Some((lo, hi)) = iv.ends() else {
@@ -84,7 +84,7 @@ fn upper_bound(dist: Dist, n: usize, q: (Stat, f64), trials: u32) -> Tally {
     for _ in 0..trials {
         t.trials += 1;
         let clusters = dist.clusters(n, 3, &mut rng);
-        if let Some((_, [_, Some(hi)])) = calibrate::values_decision(&clusters, m, truth) {
+        if let Some((_, [_, Some(hi)])) = analysis::values_decision(&clusters, m, truth) {
             t.printed += 1;
             t.covered += u32::from(hi >= truth);
         }
@@ -104,7 +104,7 @@ fn failure_rate(p: f64, n: usize, trials: u32) -> Tally {
                     .collect()
             })
             .collect();
-        let Some(iv) = calibrate::proportion_interval(&clusters) else {
+        let Some(iv) = analysis::proportion_interval(&clusters) else {
             continue;
         };
         if let Some((lo, hi)) = iv.ends() {
@@ -209,7 +209,8 @@ pub fn compare_power(scenario: Scenario, n: usize, paired: bool, trials: u32) ->
         let mut hit_any = false;
         for s in rows {
             let m = Metric::Latency(Quantity::Ttft, s);
-            let Some(c) = calibrate::change(&before, &after, m, default_threshold(m)) else {
+            let Some(c) = analysis::calibrated_change(&before, &after, m, default_threshold(m))
+            else {
                 continue;
             };
             let regressed = c.label == Label::Regression;
@@ -240,7 +241,7 @@ fn true_p95_change(s: Scenario, dist: Dist, q90: f64, noise: Dist) -> f64 {
     }
     let p = |v: &mut Vec<f64>| {
         v.sort_by(f64::total_cmp);
-        sloscope_core::base::stats::percentile_sorted(v, 95.0).unwrap_or(f64::NAN)
+        sloscope_core::measure::percentile_sorted(v, 95.0).unwrap_or(f64::NAN)
     };
     p(&mut a) - p(&mut b)
 }

@@ -21,7 +21,7 @@ use sloscope_collector::cancel::Cancel;
 use sloscope_collector::load::drive::{measure, Arrival, RepeatSpec};
 use sloscope_collector::plan::config::Api;
 use sloscope_collector::wire::client::Client;
-use sloscope_core::read::replay::{Dataset, DatasetFormat, Trace, TraceFormat};
+use sloscope_core::input::{Dataset, DatasetFormat, Trace, TraceFormat};
 use sloscope_core::schema::WorkloadSpec;
 
 fn peak_rss_mb() -> f64 {
@@ -252,7 +252,7 @@ fn precision(dir: &Path) -> anyhow::Result<()> {
     let base = lateness.iter().copied().fold(f64::MAX, f64::min);
     let mut err_ms: Vec<f64> = lateness.iter().map(|l| (l - base) / 1000.0).collect();
     err_ms.sort_by(f64::total_cmp);
-    let q = |p: f64| sloscope_core::base::stats::percentile_sorted(&err_ms, p).unwrap_or(f64::NAN);
+    let q = |p: f64| sloscope_core::measure::percentile_sorted(&err_ms, p).unwrap_or(f64::NAN);
     let ok = rows.iter().filter(|r| r.error.is_none()).count();
     println!("| trace replay | requests | rate | ok | send error p50 ms | p99 ms | max ms |");
     println!("|---|---:|---:|---:|---:|---:|---:|");

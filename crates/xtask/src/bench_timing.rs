@@ -131,7 +131,7 @@ fn errors(conc: usize, tokens: u32) -> anyhow::Result<[f64; 6]> {
     );
     let pct = |v: &mut Vec<f64>, q: f64| {
         v.sort_by(f64::total_cmp);
-        sloscope_core::base::stats::percentile_sorted(v, q).unwrap_or(f64::NAN)
+        sloscope_core::measure::percentile_sorted(v, q).unwrap_or(f64::NAN)
     };
     Ok([
         pct(&mut ttft, 50.0),

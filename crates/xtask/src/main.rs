@@ -150,7 +150,7 @@ fn measure(path: &Path) -> anyhow::Result<()> {
         f.seek(SeekFrom::Start(at))?;
         f.read(buf)
     };
-    let doc = sloscope_core::read::reader::read_with(&name, file_bytes, None, 8 << 20, read)?
+    let doc = sloscope_core::input::read_with(&name, file_bytes, None, 8 << 20, read)?
         .map_err(|e| anyhow::anyhow!("{e}"))?;
     let t1 = Instant::now();
     let files = vec![sloscope_core::LoadedFile { name, doc }];

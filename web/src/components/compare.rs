@@ -5,10 +5,10 @@
 
 use std::rc::Rc;
 
-use sloscope_core::analyse::regression::types::{Cell, Comparison, Label, MetricChange, Outcome};
-use sloscope_core::base::fmt::format_number as num;
-use sloscope_core::show::comparison::headline;
-use sloscope_core::show::view::Shown;
+use sloscope_core::comparison::headline;
+use sloscope_core::comparison::{Cell, Comparison, Label, MetricChange, Outcome};
+use sloscope_core::measure::format_number as num;
+use sloscope_core::view::Shown;
 use yew::prelude::*;
 
 /// Properties of [`Compare`].
@@ -120,14 +120,12 @@ fn changed(c: &Comparison) -> Html {
 }
 
 fn verdicts(c: &Comparison) -> Html {
-    let v = |d: Option<sloscope_core::analyse::verdict::ProfileDecision>, r: &Option<String>| match (
-        d, r,
-    ) {
+    let v = |d: Option<sloscope_core::analysis::ProfileDecision>, r: &Option<String>| match (d, r) {
         (Some(d), Some(r)) => format!("{} · {}", d.as_str(), shown(r)),
         (Some(d), None) => d.as_str().to_string(),
         (None, _) => "—".into(),
     };
-    let margin = |m: &Option<sloscope_core::analyse::regression::types::Margin>| {
+    let margin = |m: &Option<sloscope_core::comparison::Margin>| {
         m.as_ref().map_or("—".into(), |m| {
             format!(
                 "{} {} (limit {}{})",
@@ -192,7 +190,7 @@ fn folded(c: &Comparison) -> String {
         .cells
         .iter()
         .flat_map(|x| &x.metrics)
-        .filter(|m| !sloscope_core::show::comparison::leads(m))
+        .filter(|m| !sloscope_core::comparison::leads(m))
         .collect();
     let unchanged = rest.iter().filter(|m| m.label == Label::NoChange).count();
     format!(
@@ -246,7 +244,7 @@ pub fn compare(props: &Props) -> Html {
             }
             if !c.cells.is_empty() {
                 <h3>{ "Changes (95% intervals; a change counts beyond both parts of its threshold)" }</h3>
-                { table(c, sloscope_core::show::comparison::leads) }
+                { table(c, sloscope_core::comparison::leads) }
                 <p class="small" id="compare-folded">{ folded(c) }</p>
                 <details>
                     <summary>{ "All metrics" }</summary>

@@ -1,7 +1,7 @@
 //! The loaded files with their kind and ✓, or their specific error; while a file is read, its
 //! progress (bytes read, requests parsed) and a Cancel button.
 
-use sloscope_core::show::view::Shown;
+use sloscope_core::view::Shown;
 use yew::prelude::*;
 
 use crate::state::{Entry, Status};

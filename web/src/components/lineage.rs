@@ -1,7 +1,7 @@
 //! The lineage panel: gate, baseline and deployment side by side, each field ✓ or ✗. Every word
 //! comes from the core's view-model ([`LineageView`], strings from files made inert there).
 
-use sloscope_core::show::view::{LineageView, Mark};
+use sloscope_core::view::{LineageView, Mark};
 use yew::prelude::*;
 
 /// Properties of [`Lineage`].

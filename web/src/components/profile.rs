@@ -1,11 +1,11 @@
 //! One profile: the verdict card, the recomputed summary table with SLO pass/fail per cell,
 //! excluded runs with reasons, the float-baseline comparison and the charts. Every word and
-//! number comes from the core's view-model ([`sloscope_core::show::view`]); this only lays it out.
+//! number comes from the core's view-model ([`sloscope_core::view`]); this only lays it out.
 
 use std::rc::Rc;
 
-use sloscope_core::analyse::report::ProfileReport;
-use sloscope_core::show::view::{Mark, ProfileView, TableView};
+use sloscope_core::analysis::ProfileReport;
+use sloscope_core::view::{Mark, ProfileView, TableView};
 use yew::prelude::*;
 
 use crate::charts::{self, Quantity, Traffic};
@@ -78,7 +78,7 @@ pub fn profile(props: &Props) -> Html {
     let (p8, v8) = (p.clone(), v.clone());
     let p9 = p.clone();
     let (t1, t2, t3, t4) = (p.clone(), p.clone(), p.clone(), p.clone());
-    let traffic = |c: &sloscope_core::analyse::summary::Curves| {
+    let traffic = |c: &sloscope_core::analysis::Curves| {
         !c.prompt_tokens.is_empty() || !c.output_tokens.is_empty()
     };
     let has_traffic = p

@@ -2,7 +2,7 @@
 //! stand for the whole plan, one row per shard, what holds the verdict and what was left out.
 //! Every word comes from the core's view-model ([`ShardsView`]).
 
-use sloscope_core::show::view::ShardsView;
+use sloscope_core::view::ShardsView;
 use yew::prelude::*;
 
 /// Properties of [`Shards`].

@@ -15,7 +15,7 @@
 
 use std::path::Path;
 
-use sloscope_core::check::gate::figures;
+use sloscope_core::gate::figures;
 use sloscope_core::schema::{GateFigures, PositionColumns};
 
 use crate::common::{repo, scratch, sloscope, stderr};

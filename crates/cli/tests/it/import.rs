@@ -300,7 +300,7 @@ fn the_import_help_names_every_format_the_core_imports() {
     let o = sloscope(&["import", "--help"], &[]);
     assert!(o.status.success(), "{}", stderr(&o));
     let help = String::from_utf8_lossy(&o.stdout).replace('\n', " ");
-    for e in sloscope_core::read::import::registry::FORMATS {
+    for e in sloscope_core::input::FORMATS {
         assert_eq!(help.contains(e.name), e.imported, "{}: {help}", e.name);
     }
 }

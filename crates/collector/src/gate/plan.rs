@@ -5,14 +5,14 @@
 //! gate record.
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use sloscope_core::schema::{Deployment, FloatBaseline, PlanGateLimits, Role};
 
 use crate::cancel::Cancel;
 use crate::plan::config::{load_plan, Overrides, RunPlan};
 use crate::plan::target::TargetSpec;
-use crate::server::process::{self, LaunchError, Launched};
+use crate::server::process::{LaunchError, Launched};
+use crate::server::target;
 
 /// What the plan says about the gate, resolved.
 pub struct PlanGate {
@@ -93,7 +93,7 @@ impl PlanGate {
     /// The base URL of `t`'s server, launching it when the plan has a command (its log in
     /// `logs`).
     pub async fn reach(&self, t: &TargetSpec, logs: &Path) -> Result<Reached, String> {
-        let Some(cmd) = &t.command else {
+        if t.command.is_none() {
             let url = t
                 .endpoint
                 .clone()
@@ -102,21 +102,14 @@ impl PlanGate {
                 url,
                 launched: None,
             });
-        };
-        let vars = t.command_vars(&self.plan.raw.plan.knob, &self.plan.raw.vars);
+        }
         std::fs::create_dir_all(logs).map_err(|e| format!("{}: {e}", logs.display()))?;
         let log = logs.join(format!("gate-{}.log", t.name));
-        let tgt = &self.plan.raw.target;
-        let spec = process::LaunchSpec {
-            template: cmd,
-            vars: &vars,
-            log_path: &log,
-            health_path: &tgt.health_path,
-            health_timeout: Duration::from_secs_f64(tgt.health_timeout_s),
-            api_key: None,
-        };
         let (all, one) = (Cancel::default(), Cancel::default());
-        match process::launch(&spec, &all, &one).await {
+        let Some(launched) = target::launch(&self.plan, t, &log, None, &all, &one).await else {
+            return Err(format!("target {}: no server command", t.name));
+        };
+        match launched {
             Ok(l) => Ok(Reached {
                 url: l.base_url.clone(),
                 launched: Some(l),

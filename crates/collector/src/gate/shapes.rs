@@ -13,7 +13,7 @@
 //!   `logprob_start_len` 0 and `top_logprobs_num` K.
 
 use serde_json::{json, Value};
-use sloscope_core::base::divergence::Side;
+use sloscope_core::measure::Side;
 
 /// The serving backend that scores.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

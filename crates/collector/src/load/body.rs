@@ -10,9 +10,9 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use serde_json::{json, Map, Value};
-use sloscope_core::base::traffic::LengthDist;
-use sloscope_core::read::replay::Prompt;
-use sloscope_core::schema::replay::{TraceEntry, MOONCAKE_BLOCK_TOKENS};
+use sloscope_core::input::Prompt;
+use sloscope_core::measure::LengthDist;
+use sloscope_core::schema::{TraceEntry, MOONCAKE_BLOCK_TOKENS};
 
 use crate::load::prompt;
 use crate::plan::replay::Replay;
@@ -339,7 +339,7 @@ impl Bodies {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sloscope_core::schema::replay::{Trace, TraceFormat};
+    use sloscope_core::schema::{Trace, TraceFormat};
 
     fn bodies(entries: Vec<TraceEntry>) -> Bodies {
         let mut w: sloscope_core::schema::WorkloadSpec =

@@ -10,8 +10,8 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use sloscope_core::base::protocol::SIMULATION_HEADER;
-use sloscope_core::check::contract::Profile;
+use sloscope_core::checks::Profile;
+use sloscope_core::measure::SIMULATION_HEADER;
 use sloscope_core::schema::{EvidenceLevel, Repeat, RequestColumns, RequestRow, Run, RunStatus};
 
 use crate::cancel::Cancel;
@@ -144,7 +144,7 @@ pub(crate) async fn collect_profile(
             rate_rps: w.request_rate_rps,
             arrival: w
                 .arrival
-                .unwrap_or(sloscope_core::base::traffic::Arrival::Poisson),
+                .unwrap_or(sloscope_core::measure::Arrival::Poisson),
             warmup: w.warmup_requests.unwrap_or(0) as usize,
             seed: salt ^ (r as u64 + 1),
             schedule: ctx
@@ -348,8 +348,8 @@ async fn one_repeat(
 /// recorded as the failure it is: the reason said, the times and counts it contradicts
 /// dropped. Rows the collector builds pass by construction; this holds whatever a server did.
 fn physically_possible(row: &mut RequestRow, kind: &mut Option<FailureKind>) {
-    use sloscope_core::check::run::physical::{self, RowView};
-    if let Err(v) = physical::row(&RowView::of_row(row), false) {
+    use sloscope_core::checks::{self, RowView};
+    if let Err(v) = checks::physical_row(&RowView::of_row(row), false) {
         let why = format!(
             "the response contradicts itself: {}: {} [{}]",
             v.path,
@@ -416,7 +416,7 @@ async fn closing_samples(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sloscope_core::check::run::physical::{self, RowView};
+    use sloscope_core::checks::{self, RowView};
     use sloscope_core::schema::ServerCounts;
 
     #[test]
@@ -438,6 +438,6 @@ mod tests {
         let e = row.error.clone().unwrap_or_default();
         assert!(e.contains("server_counts_fit"), "{e}");
         assert!(kind.is_some());
-        assert!(physical::row(&RowView::of_row(&row), false).is_ok());
+        assert!(checks::physical_row(&RowView::of_row(&row), false).is_ok());
     }
 }

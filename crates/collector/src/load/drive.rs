@@ -18,7 +18,7 @@ use crate::failure::FailureKind;
 pub use crate::load::lane::Finished;
 use crate::load::lane::Lane;
 use crate::wire::client::{Client, Observed};
-pub use sloscope_core::base::traffic::Arrival;
+pub use sloscope_core::measure::Arrival;
 
 /// What one repeat sends.
 #[derive(Debug, Clone)]

@@ -3,7 +3,7 @@
 //! calibrated with the server's `/tokenize` (vLLM, SGLang, llama-server), and the server's
 //! `usage.prompt_tokens` is recorded as the truth.
 
-use sloscope_core::base::rng::Rng;
+use sloscope_core::measure::Rng;
 use sloscope_core::schema::TokenSource;
 
 use std::time::Duration;
@@ -38,7 +38,7 @@ pub struct Prompts {
 /// in their high bits (a repeat's or a turn's index) would otherwise start with the same words
 /// — a shared prefix a prompt cache would serve.
 pub fn text(words: usize, seed: u64) -> String {
-    let mut rng = Rng::new(sloscope_core::base::rng::finalize(seed));
+    let mut rng = Rng::new(sloscope_core::measure::finalize(seed));
     let mut out = String::with_capacity(words * 8);
     for i in 0..words {
         if i > 0 {

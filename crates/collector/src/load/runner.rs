@@ -6,8 +6,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use sloscope_core::analyse::capacity::{self};
-use sloscope_core::check::contract::Profile;
+use sloscope_core::analysis;
+use sloscope_core::checks::Profile;
 use sloscope_core::schema::{
     CandidateRef, EndpointInfo, EvidenceLevel, Kind, Role, Run, RunSource, RunStatus, ToolInfo,
     SCHEMA_VERSION,
@@ -275,7 +275,7 @@ impl RunCtx<'_> {
                 let searched = p
                     .search
                     .as_ref()
-                    .filter(|s| s.over == capacity::LoadAxis::Concurrency)
+                    .filter(|s| s.over == analysis::LoadAxis::Concurrency)
                     .map(|s| s.max as i64);
                 p.workload.concurrency.max(searched)
             })

@@ -12,9 +12,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use sloscope_core::base::traffic::LengthDist;
-use sloscope_core::schema::replay::Sessions;
+use sloscope_core::measure::LengthDist;
 use sloscope_core::schema::SessionTurn;
+use sloscope_core::schema::Sessions;
 
 use crate::load::body::{Bodies, UserTurn};
 use crate::load::lane::Lane;

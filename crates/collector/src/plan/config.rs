@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use sloscope_core::check::contract::{validate_profile, Profile};
+use sloscope_core::checks::{validate_profile, Profile};
 use sloscope_core::schema::{Deployment, FloatBaseline, KnobValue, ProfileName, QualityGate};
 
 use crate::plan::replay::Replay;
@@ -131,7 +131,7 @@ pub fn load_plan(path: &Path, o: &Overrides) -> Result<RunPlan, PlanError> {
 /// (`../x`), add an argument to a command or break out of a shell's quotes. A plan is shared in
 /// review like a result: what it names must be data, never a path or a command.
 fn safe_names(path: &Path, raw: &CollectorPlan) -> Result<(), PlanError> {
-    sloscope_core::check::plan::refusals(&raw.plan.clone())
+    sloscope_core::checks::refusals(&raw.plan.clone())
         .map_err(|v| perr(path, format!("{}: {}", v.path, v.message)))?;
     let mut names: Vec<(String, &str)> = raw
         .plan

@@ -2,14 +2,14 @@
 //! the file (hashed as it is read, so the run names the bytes it replayed). Memory does not grow
 //! with the file: a dataset keeps a deterministic sample of at most [`MAX_KEPT`] records, a
 //! trace the requests it will send. Each record is interpreted by the core
-//! ([`sloscope_core::read::replay`]); an error names the file, the line (or array element) and the
+//! ([`sloscope_core::input`]); an error names the file, the line (or array element) and the
 //! field.
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
 use sha2::{Digest, Sha256};
-use sloscope_core::read::replay::{
+use sloscope_core::input::{
     jsonl_record, mooncake_entry, sharegpt_record, AzureColumns, Dataset, DatasetFormat,
     DatasetRecord, Trace, TraceEntry, TraceFormat,
 };
@@ -331,7 +331,7 @@ fn read_trace(path: &Path, t: &Trace) -> Result<(Vec<TraceEntry>, String), Strin
 
 /// A well-mixed 64-bit hash of `(seed, i)` (SplitMix64's finalizer).
 fn mix(seed: u64, i: u64) -> u64 {
-    sloscope_core::base::rng::finalize(
+    sloscope_core::measure::finalize(
         seed ^ i
             .wrapping_mul(0x9E37_79B9_7F4A_7C15)
             .wrapping_add(0x632B_E59B_D9B4_E019),

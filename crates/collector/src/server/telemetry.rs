@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use sloscope_core::base::telemetry::{is_kept_series, QUEUE_TIME_HISTOGRAMS};
+use sloscope_core::measure::{is_kept_series, QUEUE_TIME_HISTOGRAMS};
 use sloscope_core::schema::{MemorySample, MetricSample};
 
 use crate::server::prometheus::{self, Scrape};

@@ -21,7 +21,7 @@ use crate::wire::http1::{self, Conn, ExchangeError, Head, Origin, Pool};
 use crate::wire::secret::Secret;
 use crate::wire::stream::StreamState;
 
-pub use sloscope_core::base::protocol::{REQUEST_ID_HEADER, SIMULATION_HEADER};
+pub use sloscope_core::measure::{REQUEST_ID_HEADER, SIMULATION_HEADER};
 
 pub use sloscope_core::schema::RequestRow as RequestRecord;
 

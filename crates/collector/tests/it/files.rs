@@ -5,7 +5,7 @@
 /// requests.
 #[test]
 fn the_sample_datasets_and_traces_read() {
-    use sloscope_core::read::replay::{Dataset, DatasetFormat, Trace, TraceFormat};
+    use sloscope_core::input::{Dataset, DatasetFormat, Trace, TraceFormat};
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
     let trace = |file: &str, format| {
         let mut w = sloscope_core::schema::WorkloadSpec {
@@ -71,7 +71,7 @@ fn every_committed_plan_parses_and_passes_its_profile_contracts() {
             toml::from_str(&text).unwrap_or_else(|e| panic!("{p}: {e}"));
         assert_eq!(plan.plan.profiles.len(), 3, "{p}");
         for spec in &plan.plan.profiles {
-            let mut prof = sloscope_core::check::contract::validate_profile(spec)
+            let mut prof = sloscope_core::checks::validate_profile(spec)
                 .unwrap_or_else(|e| panic!("{p}: {e:?}"));
             // The datasets and traces it names exist and read cleanly.
             let dir = root.join(p);

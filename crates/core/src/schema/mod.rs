@@ -29,6 +29,10 @@ pub use plan::{
     price, Candidate, FileStamp, KnobValue, Plan, PlanGateLimits, ProfileSpec, SearchSpec,
     WorkloadSpec,
 };
+pub use replay::{
+    Dataset, DatasetFormat, Sessions, SharedPrefix, Trace, TraceEntry, TraceFormat,
+    MOONCAKE_BLOCK_TOKENS,
+};
 pub use run::{
     CandidateRef, EndpointInfo, EvidenceLevel, ForeignWorkload, ImportSource, Repeat,
     RequestColumns, Role, Run, RunSource, RunStatus, ShardRef, TokenSource, ToolInfo, Trial,

@@ -12,6 +12,7 @@ use crate::error::CollectError;
 use crate::plan::target::TargetSpec;
 use crate::record::write;
 use crate::server::process::{self, LaunchError, Launched};
+use crate::server::target;
 use crate::wire::secret::redact_run;
 
 /// How a target's server was reached.
@@ -56,26 +57,19 @@ impl RunCtx<'_> {
                 )))
             }
         };
-        let knob = &self.plan.raw.plan.knob;
-        let mut vars = t.command_vars(knob, &self.plan.raw.vars);
-        if let Some(k) = &self.opts.api_key {
-            vars.insert("api_key".into(), k.expose().to_string());
-        }
         let log = self.layout.server_log(&t.name);
         self.progress.say(&format!(
-            "starting server for {} ({knob} = {})",
-            t.name, t.value
+            "starting server for {} ({} = {})",
+            t.name, self.plan.raw.plan.knob, t.value
         ));
-        let tgt = &self.plan.raw.target;
-        let spec = process::LaunchSpec {
-            template: cmd,
-            vars: &vars,
-            log_path: &log,
-            health_path: &tgt.health_path,
-            health_timeout: Duration::from_secs_f64(tgt.health_timeout_s),
-            api_key: self.opts.api_key.as_ref(),
+        let key = self.opts.api_key.as_ref();
+        let Some(launched) = target::launch(self.plan, t, &log, key, self.cancel, tc).await else {
+            return Err(CollectError::Plan(format!(
+                "target {}: no server command",
+                t.name
+            )));
         };
-        match process::launch(&spec, self.cancel, tc).await {
+        match launched {
             Ok(mut l) => {
                 l.command = l
                     .command

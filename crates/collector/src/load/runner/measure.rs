@@ -4,8 +4,8 @@
 
 use std::path::PathBuf;
 
-use sloscope_core::analyse::capacity::{self, Search};
-use sloscope_core::check::contract::Profile;
+use sloscope_core::analysis::{self, Search};
+use sloscope_core::checks::Profile;
 use sloscope_core::schema::{Run, RunStatus, ServerInfo, Trial};
 
 use super::{profile_ctx, skeleton, Measure, RunCtx};
@@ -43,9 +43,9 @@ impl RunCtx<'_> {
             while run.status == RunStatus::Ok && !m.tc.is_cancelled() {
                 let full = crate::record::spill::materialize(&run, &rows, journal.path())
                     .map_err(CollectError::write(journal.path()))?;
-                let report = capacity::evaluate_trial(&file, &full, planned);
+                let report = analysis::evaluate_trial(&file, &full, planned);
                 let more = p.workload.requests_per_repeat.unwrap_or(1) as u64;
-                if !capacity::needs_more_requests(&report, search, more) {
+                if !analysis::needs_more_requests(&report, search, more) {
                     break;
                 }
                 ctx.first_repeat = run.repeats.len() as u32;
@@ -53,7 +53,7 @@ impl RunCtx<'_> {
                     "  {} / {}: an SLO interval straddles its limit at {}; {} more requests",
                     p.name,
                     m.t.name,
-                    capacity::load_text(search.over, run.trial.as_ref().map_or(0.0, |x| x.load)),
+                    analysis::load_text(search.over, run.trial.as_ref().map_or(0.0, |x| x.load)),
                     p.workload.requests_per_repeat.unwrap_or(1)
                 ));
                 let (c, tc) = (&ctx, m.tc);

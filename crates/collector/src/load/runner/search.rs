@@ -1,12 +1,12 @@
 //! A profile's capacity search for one candidate: trials at the loads the core's
-//! [`capacity::next_load`] asks for, on the server already running, each written as a run file
+//! [`analysis::next_load`] asks for, on the server already running, each written as a run file
 //! with `trial` set. The capacity itself is derived from those files by the core, never stored.
 
 use std::path::PathBuf;
 use std::time::Instant;
 
-use sloscope_core::analyse::capacity::{self, load_text};
-use sloscope_core::check::contract::Profile;
+use sloscope_core::analysis::{self, load_text};
+use sloscope_core::checks::Profile;
 use sloscope_core::schema::{Role, Run, RunStatus, Trial};
 
 use super::{Measure, RunCtx};
@@ -33,7 +33,7 @@ impl RunCtx<'_> {
             load_text(search.over, search.max),
             load_text(search.over, search.tolerance)
         ));
-        while let Some(load) = capacity::next_load(search, &outcomes) {
+        while let Some(load) = analysis::next_load(search, &outcomes) {
             if m.tc.is_cancelled() {
                 self.outcome.not_run.push(format!(
                     "{who}: capacity search stopped after {} trials: {}",
@@ -55,7 +55,7 @@ impl RunCtx<'_> {
             let mut tp = p.clone();
             tp.workload = search.over.apply(&p.workload, load);
             tp.workload.repeats = Some(1);
-            tp.workload.requests_per_repeat = Some(capacity::trial_requests(
+            tp.workload.requests_per_repeat = Some(analysis::trial_requests(
                 search.over,
                 load,
                 p.workload.requests_per_repeat.unwrap_or(1),
@@ -73,7 +73,7 @@ impl RunCtx<'_> {
             let (path, run) = self.measure(m, &tp, Some((trial, search, p))).await?;
             let file = path.display().to_string();
             let status = run.status;
-            let report = capacity::evaluate_trial(&file, &run, p);
+            let report = analysis::evaluate_trial(&file, &run, p);
             written.push((path, run));
             if status != RunStatus::Ok {
                 self.progress.warn(&format!(
@@ -94,10 +94,8 @@ impl RunCtx<'_> {
                     .map(|k| format!(
                         "{} {}",
                         k.metric,
-                        k.value.map_or(
-                            "not measured".into(),
-                            sloscope_core::base::fmt::format_number
-                        )
+                        k.value
+                            .map_or("not measured".into(), sloscope_core::measure::format_number)
                     ))
                     .collect::<Vec<_>>()
                     .join(", ")

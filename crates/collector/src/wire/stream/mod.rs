@@ -446,7 +446,7 @@ fn server_queue_us(
     first_us: Option<u64>,
 ) -> Option<u64> {
     const SLACK_US: f64 = 1_000.0;
-    let max = sloscope_core::check::run::MAX_TIME_US as f64;
+    let max = sloscope_core::checks::MAX_TIME_US as f64;
     let us = |ms: f64| (ms.is_finite() && ms >= 0.0).then_some(ms * 1000.0);
     match (tgi_queue_ms, prompt_ms, first_us) {
         (Some(q), _, first) => us(q)

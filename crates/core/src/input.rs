@@ -1,0 +1,13 @@
+//! Door: bytes in. Every file any part of sloscope reads passes here: sloscope's own documents,
+//! journals, other tools' result files (imported), replay datasets and traces.
+
+pub use crate::read::error::{LoadError, LoadErrorKind};
+pub use crate::read::import::registry::{importable, FORMATS};
+pub use crate::read::import::{fill, import, standalone_runs, workload_diffs, Imported};
+pub use crate::read::reader::{read_with, Next, Reader};
+pub use crate::read::replay::{
+    jsonl_record, mooncake_entry, sharegpt_record, AzureColumns, Dataset, DatasetFormat,
+    DatasetRecord, Prompt, Trace, TraceEntry, TraceFormat,
+};
+pub use crate::read::strict::value as strict_value;
+pub use crate::read::{read_document, Document, LoadedFile};
