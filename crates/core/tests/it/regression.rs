@@ -9,7 +9,7 @@ use sloscope_core::schema::{EvidenceLevel, ProfileSpec};
 use sloscope_core::{read_document, LoadedFile};
 use sloscope_testkit::synth::{self, Shape};
 
-fn load(name: &str, v: &serde_json::Value) -> LoadedFile {
+pub fn load(name: &str, v: &serde_json::Value) -> LoadedFile {
     LoadedFile {
         name: name.into(),
         doc: read_document(name, v.to_string().into_bytes()).unwrap_or_else(|e| panic!("{e}")),
@@ -504,7 +504,7 @@ fn the_real_servers_own_repeats_against_each_other_are_no_regression() {
 
 /// Every time of a value stretched by `k` (each number under a `*_us` key), wall-clock stamps
 /// dropped: the same server, slower by that much.
-fn stretch(v: &serde_json::Value, k: f64, scale: bool) -> serde_json::Value {
+pub fn stretch(v: &serde_json::Value, k: f64, scale: bool) -> serde_json::Value {
     use serde_json::Value;
     match v {
         Value::Array(a) => Value::Array(a.iter().map(|x| stretch(x, k, scale)).collect()),

@@ -136,3 +136,44 @@ fn peer_files_become_these_runs() {
         insta::assert_snapshot!(format!("peer_{name}"), peer_snapshot(rel));
     }
 }
+
+/// The example set before, and after a change that slowed its balanced np4 run by 30 %: the
+/// comparison a reviewer reads.
+pub fn example_comparison() -> sloscope_core::analyse::regression::types::Comparison {
+    use crate::regression::{load, stretch};
+    use sloscope_core::Document;
+    let before = example_files();
+    let after: Vec<LoadedFile> = before
+        .iter()
+        .map(|f| match &f.doc {
+            Document::Run(r) if r.trial.is_none() && f.name.ends_with("balanced--np4.json") => {
+                load(
+                    &f.name,
+                    &stretch(&serde_json::to_value(&**r).unwrap(), 1.3, false),
+                )
+            }
+            _ => LoadedFile {
+                name: f.name.clone(),
+                doc: f.doc.clone(),
+            },
+        })
+        .collect();
+    sloscope_core::analyse::regression::compare(&before, &after, &Default::default())
+}
+
+#[test]
+fn json_comparison() {
+    let c = example_comparison();
+    insta::assert_snapshot!(redact(&serde_json::to_string_pretty(&c).unwrap()));
+}
+
+#[test]
+fn comparison_text_and_markdown() {
+    let c = example_comparison();
+    let both = format!(
+        "{}\n=====\n{}",
+        sloscope_core::show::comparison::text(&c),
+        sloscope_core::show::comparison::markdown(&c)
+    );
+    insta::assert_snapshot!(redact(&both));
+}
