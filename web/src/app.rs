@@ -381,7 +381,7 @@ fn copy_summary(
 ) -> Callback<()> {
     Callback::from(move |_| {
         let md = match (&state.comparison, &state.analysis) {
-            (Some(c), _) => sloscope_core::comparison::markdown(c),
+            (Some(c), _) => sloscope_core::comparison::markdown(&c.comparison),
             (None, Some(a)) => sloscope_core::view::markdown(a),
             (None, None) => return,
         };

@@ -98,8 +98,8 @@ pub enum FromReader {
     /// In Compare mode, the comparison of the before and after files (`None` until both sides
     /// hold a file, and outside Compare mode).
     Comparison {
-        /// The comparison.
-        comparison: Option<Box<sloscope_core::comparison::Comparison>>,
+        /// The comparison and the view the page lays out.
+        comparison: Option<Box<Compared>>,
     },
     /// The analysis of every file kept (`None` when no file is kept, and in Compare mode).
     Analysis {
@@ -110,4 +110,14 @@ pub enum FromReader {
         /// How long the analysis took in the reader, ms (the benchmark's breakdown).
         analysis_ms: f64,
     },
+}
+
+/// A comparison and its view-model, both made in the reader: the page lays out the view (and
+/// draws the cells' distributions); it recomputes and rewords nothing.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Compared {
+    /// The comparison (its cells' curves feed the charts; the Markdown download reads it).
+    pub comparison: sloscope_core::comparison::Comparison,
+    /// Every word the page shows of it.
+    pub view: sloscope_core::comparison::ComparisonView,
 }

@@ -3,7 +3,7 @@
 
 use std::rc::Rc;
 
-use sloscope_core::comparison::Comparison;
+use crate::protocol::Compared;
 use sloscope_core::view::{report_view, ReportView};
 use sloscope_core::Analysis;
 
@@ -75,7 +75,7 @@ pub struct State {
     /// Compare mode: the collection new files join (`None`: one collection, analysed).
     pub side: Option<Side>,
     /// In Compare mode, the comparison of the two collections.
-    pub comparison: Option<Rc<Comparison>>,
+    pub comparison: Option<Rc<Compared>>,
 }
 
 impl State {
@@ -157,7 +157,7 @@ pub enum Action {
     /// Compare mode: the collection new files join, or off.
     SetSide(Option<Side>),
     /// The reader's comparison (Compare mode).
-    Compared(Option<Rc<Comparison>>),
+    Compared(Option<Rc<Compared>>),
     /// A message for the reader.
     Notice(String),
     /// Forget every file.

@@ -10,13 +10,13 @@ use std::cell::RefCell;
 use std::collections::{HashSet, VecDeque};
 use std::rc::Rc;
 
-use sloscope_core::comparison::{compare, CompareOptions};
+use sloscope_core::comparison::{compare, comparison_view, CompareOptions};
 use sloscope_core::{analyze_all, AnalyzeOptions, LoadedFile};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use crate::load::{self, ReadError};
-use crate::protocol::{FromReader, Side, ToReader};
+use crate::protocol::{Compared, FromReader, Side, ToReader};
 
 /// A file's content as the page sent it.
 pub enum Payload {
@@ -93,7 +93,9 @@ fn post_comparison(r: &Reader) -> bool {
             pool_reruns: r.pool,
             ..CompareOptions::default()
         };
-        Box::new(compare(&before, &after, &options))
+        let comparison = compare(&before, &after, &options);
+        let view = comparison_view(&comparison);
+        Box::new(Compared { comparison, view })
     });
     (r.sink)(FromReader::Comparison { comparison });
     (r.sink)(FromReader::Analysis {

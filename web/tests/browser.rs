@@ -356,8 +356,16 @@ async fn the_reader_compares_the_two_sides() {
     else {
         panic!("no comparison");
     };
-    assert_eq!(**c, compare(&docs.0, &docs.1, &CompareOptions::default()));
-    assert_eq!(c.outcome, sloscope_core::comparison::Outcome::Regression);
+    let expected = compare(&docs.0, &docs.1, &CompareOptions::default());
+    assert_eq!(c.comparison, expected);
+    assert_eq!(
+        c.view,
+        sloscope_core::comparison::comparison_view(&expected)
+    );
+    assert_eq!(
+        c.comparison.outcome,
+        sloscope_core::comparison::Outcome::Regression
+    );
     assert!(heard
         .iter()
         .any(|m| matches!(m, FromReader::Analysis { analysis: None, .. })));

@@ -1,95 +1,45 @@
-//! Compare mode's result: the answer, what changed, verdicts before and after, then the metric
-//! changes with their intervals (the ones that moved or could not be told first, every metric
-//! under "all metrics"), the cells not comparable and the notes. The same comparison the CLI
-//! prints (`sloscope compare`); every string from a file is shown inert.
+//! Compare mode's result, laid out from the comparison's one view-model
+//! ([`sloscope_core::comparison::ComparisonView`], made in the reader, the same the CLI
+//! prints): the answer, what changed, verdicts before and after, then the metric changes with
+//! their units and intervals (the ones that moved or could not be told first, every metric
+//! under "all metrics"), the cells not comparable and the notes. Nothing here words a result;
+//! every string of the view is already inert.
 
 use std::rc::Rc;
 
-use sloscope_core::comparison::headline;
-use sloscope_core::comparison::{Cell, Comparison, Label, MetricChange, Outcome};
-use sloscope_core::measure::format_number as num;
-use sloscope_core::view::Shown;
+use sloscope_core::comparison::{Cell, ChangeRow, ComparisonView, NOTHING_CHANGED};
 use yew::prelude::*;
+
+use crate::protocol::Compared;
 
 /// Properties of [`Compare`].
 #[derive(Properties, PartialEq)]
 pub struct Props {
-    /// The comparison (`None`: a side holds no file yet).
-    pub comparison: Option<Rc<Comparison>>,
+    /// The comparison and its view (`None`: a side holds no file yet).
+    pub comparison: Option<Rc<Compared>>,
     /// Files on each side (before, after).
     pub counts: (usize, usize),
     /// Bumped at every new comparison (charts redraw).
     pub generation: usize,
 }
 
-fn shown(s: &str) -> String {
-    Shown::new(s).to_string()
-}
-
-/// A name from a file shown on its own (cut, see `Shown::input`).
-fn name(s: &str) -> String {
-    Shown::input(s).to_string()
-}
-
-fn label(l: Label) -> (&'static str, &'static str) {
-    match l {
-        Label::Regression => ("regression", "REGRESSION"),
-        Label::Improvement => ("improvement", "improvement"),
-        Label::NoChange => ("no-change", "no change"),
-        Label::Inconclusive => ("inconclusive", "inconclusive"),
-        Label::Borderline => ("borderline", "near the threshold"),
-    }
-}
-
-fn signed(v: f64) -> String {
-    if v > 0.0 {
-        format!("+{}", num(v))
-    } else {
-        num(v)
-    }
-}
-
-fn row(cell: &Cell, m: &MetricChange) -> Html {
-    let unit = m.metric.unit();
-    let (class, word) = label(m.label);
-    let iv = m.difference_interval.map_or_else(
-        || "—".to_string(),
-        |iv| {
-            let end = |v: Option<f64>, none: &str| v.map_or_else(|| none.to_string(), signed);
-            format!(
-                "[{}, {}] {unit}",
-                end(iv.low, "no lower bound"),
-                end(iv.high, "no upper bound")
-            )
-        },
-    );
-    // Every number with its unit, as the CLI prints it.
-    let with = |v: String| {
-        if unit.is_empty() {
-            v
-        } else {
-            format!("{v} {unit}")
-        }
-    };
-    let pct = m.ratio.map_or(String::new(), |r| {
-        format!(" ({:+}%)", num((r - 1.0) * 100.0))
-    });
+fn row(r: &ChangeRow) -> Html {
     html! {
-        <tr class={classes!("change", class)} data-metric={m.metric.name()} data-label={class}>
-            <td>{ cell.profile.clone() }</td>
-            <td>{ name(&cell.candidate) }</td>
-            <td>{ m.metric.name() }</td>
-            <td class="num">{ m.before.map_or("—".into(), |v| with(num(v))) }</td>
-            <td class="num">{ m.after.map_or("—".into(), |v| with(num(v))) }</td>
-            <td class="num">{ format!("{}{pct}", m.difference.map_or("—".into(), |v| with(signed(v)))) }</td>
-            <td class="num" title={m.method.clone()}>{ iv }</td>
-            <td>{ format!("{}% and {} {unit}", num(m.threshold.relative * 100.0), num(m.threshold.absolute)) }</td>
-            <td class="label">{ word }</td>
+        <tr class={classes!("change", r.class.clone())} data-metric={r.metric.clone()} data-label={r.class.clone()}>
+            <td>{ r.profile.clone() }</td>
+            <td>{ r.candidate.clone() }</td>
+            <td>{ r.metric.clone() }</td>
+            <td class="num">{ r.before.clone() }</td>
+            <td class="num">{ r.after.clone() }</td>
+            <td class="num">{ r.change.clone() }</td>
+            <td class="num" title={r.method.clone()}>{ r.interval.clone() }</td>
+            <td>{ r.threshold.clone() }</td>
+            <td class="label">{ r.label.clone() }</td>
         </tr>
     }
 }
 
-fn table(c: &Comparison, keep: impl Fn(&MetricChange) -> bool) -> Html {
+fn table(v: &ComparisonView, all: bool) -> Html {
     html! {
         <table class="changes">
             <thead><tr>
@@ -97,57 +47,41 @@ fn table(c: &Comparison, keep: impl Fn(&MetricChange) -> bool) -> Html {
                 <th>{ "after" }</th><th>{ "change" }</th><th>{ "95% interval" }</th><th>{ "threshold" }</th><th>{ "label" }</th>
             </tr></thead>
             <tbody>
-            { for c.cells.iter().flat_map(|cell| cell.metrics.iter().filter(|m| keep(m)).map(move |m| row(cell, m))) }
+            { for v.changes.iter().filter(|r| all || r.leads).map(row) }
             </tbody>
         </table>
     }
 }
 
-fn changed(c: &Comparison) -> Html {
-    if c.changed.is_empty() {
-        return html! { <p id="compare-changed">{ "Nothing but the measurements changed: the same lineage, backend, hardware and server commands." }</p> };
+fn changed(v: &ComparisonView) -> Html {
+    let rows = v.changed.as_deref().unwrap_or_default();
+    if rows.is_empty() {
+        return html! { <p id="compare-changed">{ NOTHING_CHANGED }</p> };
     }
     html! {
         <table id="compare-changed" class="changed">
             <thead><tr><th></th><th>{ "before" }</th><th>{ "after" }</th></tr></thead>
             <tbody>
-            { for c.changed.iter().map(|ch| html! {
-                <tr><th>{ shown(&ch.what) }</th><td>{ shown(&ch.before.join(", ")) }</td><td>{ shown(&ch.after.join(", ")) }</td></tr>
+            { for rows.iter().map(|ch| html! {
+                <tr><th>{ ch.what.clone() }</th><td>{ ch.before.clone() }</td><td>{ ch.after.clone() }</td></tr>
             }) }
             </tbody>
         </table>
     }
 }
 
-fn verdicts(c: &Comparison) -> Html {
-    let v = |d: Option<sloscope_core::analysis::ProfileDecision>, r: &Option<String>| match (d, r) {
-        (Some(d), Some(r)) => format!("{} · {}", d.as_str(), shown(r)),
-        (Some(d), None) => d.as_str().to_string(),
-        (None, _) => "—".into(),
-    };
-    let margin = |m: &Option<sloscope_core::comparison::Margin>| {
-        m.as_ref().map_or("—".into(), |m| {
-            format!(
-                "{} {} (limit {}{})",
-                m.metric.name(),
-                m.value.map_or("—".into(), num),
-                num(m.limit),
-                m.margin_ratio
-                    .map_or(String::new(), |r| format!(", margin {}%", num(r * 100.0)))
-            )
-        })
-    };
+fn verdicts(v: &ComparisonView) -> Html {
     html! {
         <table id="compare-verdicts">
             <thead><tr><th>{ "profile" }</th><th>{ "before" }</th><th>{ "after" }</th><th>{ "binding SLO before" }</th><th>{ "after" }</th></tr></thead>
             <tbody>
-            { for c.verdicts.iter().map(|x| html! {
+            { for v.verdicts.iter().map(|x| html! {
                 <tr class={classes!(x.flipped.then_some("flipped"))} data-profile={x.profile.clone()}>
                     <td>{ x.profile.clone() }</td>
-                    <td>{ v(x.before, &x.recommended_before) }</td>
-                    <td>{ v(x.after, &x.recommended_after) }{ if x.flipped { " ⚠ changed" } else { "" } }</td>
-                    <td>{ margin(&x.binding_before) }</td>
-                    <td>{ margin(&x.binding_after) }</td>
+                    <td>{ x.before.clone() }</td>
+                    <td>{ x.after.clone() }{ if x.flipped { " ⚠ changed" } else { "" } }</td>
+                    <td>{ x.binding_before.clone() }</td>
+                    <td>{ x.binding_after.clone() }</td>
                 </tr>
             }) }
             </tbody>
@@ -156,11 +90,12 @@ fn verdicts(c: &Comparison) -> Html {
 }
 
 /// Per profile the trade-off before → after, per cell its TTFT and TPOT distributions overlaid.
-fn charts(c: &Rc<Comparison>, generation: usize) -> Html {
+fn charts(c: &Rc<Compared>, generation: usize) -> Html {
     use crate::charts::{cdf_pair, tradeoff_shift, Quantity};
     use crate::components::canvas::{drawn, Chart, DrawFn};
+    let cells = &c.comparison.cells;
     let mut profiles: Vec<String> = Vec::new();
-    for cell in &c.cells {
+    for cell in cells {
         if !profiles.contains(&cell.profile) {
             profiles.push(cell.profile.clone());
         }
@@ -170,33 +105,57 @@ fn charts(c: &Rc<Comparison>, generation: usize) -> Html {
         { for profiles.into_iter().map(|p| {
             let (c1, p1) = (c.clone(), p.clone());
             let draw: DrawFn = Rc::new(move |root| {
-                let cells: Vec<&Cell> = c1.cells.iter().filter(|x| x.profile == p1).collect();
+                let cells: Vec<&Cell> = c1.comparison.cells.iter().filter(|x| x.profile == p1).collect();
                 drawn(tradeoff_shift(root, &p1, &cells))
             });
             html! { <Chart id={format!("chart-compare-{p}-tradeoff")} label={format!("{p}: TTFT p95 vs output throughput per candidate, before (hollow) → after (filled)")} draw={draw} generation={generation} height={320} /> }
         }) }
-        { for c.cells.iter().enumerate().flat_map(|(i, cell)| [(Quantity::Ttft, "ttft"), (Quantity::Tpot, "tpot")].into_iter().map(move |(q, quantity)| (i, cell, q, quantity))).map(|(i, cell, q, quantity)| {
+        { for cells.iter().enumerate().flat_map(|(i, cell)| [(Quantity::Ttft, "ttft"), (Quantity::Tpot, "tpot")].into_iter().map(move |(q, quantity)| (i, cell, q, quantity))).map(|(i, cell, q, quantity)| {
             let c2 = c.clone();
-            let draw: DrawFn = Rc::new(move |root| drawn(cdf_pair(root, &c2.cells[i], q)));
-            html! { <Chart id={format!("chart-compare-{i}-{quantity}")} label={format!("{} {}: {} CDF before (dashed) and after (solid)", cell.profile, name(&cell.candidate), q.label())} draw={draw} generation={generation} height={240} /> }
+            let draw: DrawFn = Rc::new(move |root| drawn(cdf_pair(root, &c2.comparison.cells[i], q)));
+            let name = sloscope_core::view::Shown::input(&cell.candidate).to_string();
+            html! { <Chart id={format!("chart-compare-{i}-{quantity}")} label={format!("{} {name}: {} CDF before (dashed) and after (solid)", cell.profile, q.label())} draw={draw} generation={generation} height={240} /> }
         }) }
         </div>
     }
 }
 
 /// What the first table leaves to "All metrics", counted.
-fn folded(c: &Comparison) -> String {
-    let rest: Vec<&MetricChange> = c
-        .cells
-        .iter()
-        .flat_map(|x| &x.metrics)
-        .filter(|m| !sloscope_core::comparison::leads(m))
-        .collect();
-    let unchanged = rest.iter().filter(|m| m.label == Label::NoChange).count();
+fn folded(v: &ComparisonView) -> String {
     format!(
-        "Under \"All metrics\": {unchanged} shown unchanged, {} undecided with a measured change within the threshold.",
-        rest.len() - unchanged
+        "Under \"All metrics\": {} shown unchanged, {} undecided with a measured change within the threshold.",
+        v.unchanged, v.small
     )
+}
+
+fn capacity(v: &ComparisonView) -> Html {
+    html! {
+        <ul id="compare-capacity">{ for v.capacity.iter().map(|k| html! {
+            <li>{ k.line.clone() }
+                <ul>{ for k.candidates.iter().map(|(line, worse)| html! {
+                    <li class={classes!(worse.then_some("regression"))}>{ line.clone() }</li>
+                }) }</ul>
+            </li>
+        }) }</ul>
+    }
+}
+
+fn changes(c: &Rc<Compared>, generation: usize) -> Html {
+    let v = &c.view;
+    if v.changes.is_empty() {
+        return html! {};
+    }
+    html! { <>
+        <h3>{ "Changes (95% intervals; a change counts beyond both parts of its threshold)" }</h3>
+        { table(v, false) }
+        <p class="small" id="compare-folded">{ folded(v) }</p>
+        <details>
+            <summary>{ "All metrics" }</summary>
+            { table(v, true) }
+        </details>
+        <ul class="small">{ for v.requests.iter().map(|l| html! { <li>{ l.clone() }</li> }) }</ul>
+        { charts(c, generation) }
+    </> }
 }
 
 /// The comparison section.
@@ -211,62 +170,32 @@ pub fn compare(props: &Props) -> Html {
             </section>
         };
     };
-    let outcome = match c.outcome {
-        Outcome::Regression => "regression",
-        Outcome::NoRegression => "no-regression",
-        Outcome::NothingComparable => "nothing-comparable",
-        Outcome::Incomplete => "incomplete",
-        Outcome::Inconclusive => "inconclusive",
-        Outcome::Refused => "refused",
-    };
+    let v = &c.view;
     html! {
-        <section class="compare" id="compare" aria-label="Comparison" data-outcome={outcome}>
+        <section class="compare" id="compare" aria-label="Comparison" data-outcome={v.outcome.clone()}>
             <h2>{ "Compare" }</h2>
-            <p class={classes!("compare-headline", outcome)} id="compare-headline">{ shown(&headline(c)) }</p>
-            if !c.refused.is_empty() {
-                <ul class="warn">{ for c.refused.iter().map(|r| html! { <li>{ shown(r) }</li> }) }</ul>
+            <p class={classes!("compare-headline", v.outcome.clone())} id="compare-headline">{ v.headline.clone() }</p>
+            if !v.refused.is_empty() {
+                <ul class="warn">{ for v.refused.iter().map(|r| html! { <li>{ r.clone() }</li> }) }</ul>
             }
-            if c.outcome != Outcome::Refused {
+            if v.changed.is_some() {
                 <h3>{ "What changed" }</h3>
-                { changed(c) }
+                { changed(v) }
                 <h3>{ "Verdicts" }</h3>
-                { verdicts(c) }
+                { verdicts(v) }
             }
-            if !c.capacity.is_empty() {
+            if !v.capacity.is_empty() {
                 <h3>{ "Capacity" }</h3>
-                                <ul id="compare-capacity">{ for c.capacity.iter().map(|k| html! {
-                    <li>{ format!("{}: before {}; after {}", k.profile, shown(k.before.as_deref().unwrap_or("no search")), shown(k.after.as_deref().unwrap_or("no search"))) }
-                        <ul>{ for k.candidates.iter().map(|x| {
-                            html! { <li class={classes!(x.worse.then_some("regression"))}>{ format!("{}: capacity {} before, {} after{}", name(&x.candidate), shown(&x.said[0]), shown(&x.said[1]), if x.worse { " — REGRESSION" } else { "" }) }</li> }
-                        }) }</ul>
-                    </li>
-                }) }</ul>
+                { capacity(v) }
             }
-            if !c.cells.is_empty() {
-                <h3>{ "Changes (95% intervals; a change counts beyond both parts of its threshold)" }</h3>
-                { table(c, sloscope_core::comparison::leads) }
-                <p class="small" id="compare-folded">{ folded(c) }</p>
-                <details>
-                    <summary>{ "All metrics" }</summary>
-                    { table(c, |_| true) }
-                </details>
-                <ul class="small">{ for c.cells.iter().map(|cell| html! {
-                    <li>{ format!("{} {}: {} requests before, {} after; {}", cell.profile, name(&cell.candidate), cell.requests_before, cell.requests_after,
-                        cell.pairing_note.as_deref().map_or("requests paired by index (the same request sequence)".to_string(), |w| format!("requests not paired: {}", shown(w)))) }</li>
-                }) }</ul>
-            }
-            if !c.cells.is_empty() {
-                { charts(c, props.generation) }
-            }
-            if !c.not_comparable.is_empty() {
+            { changes(c, props.generation) }
+            if !v.not_comparable.is_empty() {
                 <h3>{ "Not comparable" }</h3>
-                <ul id="compare-not-comparable">{ for c.not_comparable.iter().map(|n| html! {
-                    <li>{ format!("{} {}: {}", n.profile, name(&n.candidate), shown(&n.reason)) }</li>
-                }) }</ul>
+                <ul id="compare-not-comparable">{ for v.not_comparable.iter().map(|n| html! { <li>{ n.clone() }</li> }) }</ul>
             }
-            if !c.notes.is_empty() {
+            if !v.notes.is_empty() {
                 <details><summary>{ "Notes" }</summary>
-                <ul>{ for c.notes.iter().map(|n| html! { <li>{ shown(n) }</li> }) }</ul>
+                <ul>{ for v.notes.iter().map(|n| html! { <li>{ n.clone() }</li> }) }</ul>
                 </details>
             }
         </section>

@@ -93,7 +93,7 @@ fn the_same_server_is_no_regression_and_slower_decode_is_one() {
     // 48 values a side: a p95 has no interval of its own here (a side needs 86).
     let row = |name: &str| {
         md.lines()
-            .find(|l| l.contains(&format!("| {name} |")))
+            .find(|l| l.contains(&format!("| {} |", name.replace('_', r"\_"))))
             .unwrap_or_default()
             .to_string()
     };
@@ -109,11 +109,11 @@ fn the_same_server_is_no_regression_and_slower_decode_is_one() {
     // whole TPOT distribution moved with its shape unchanged (then a regression, said so), and
     // inconclusive otherwise — never "no change".
     let moved = md.lines().any(|l| {
-        l.starts_with("- balanced slots4 tpot_p95_ms:")
+        l.starts_with(r"- balanced slots4 tpot\_p95\_ms:")
             && l.ends_with("so this percentile moved with it")
     });
     let p95 = row("tpot_p95_ms");
-    assert!(p95.contains("[no lower bound, no upper bound]"), "{md}");
+    assert!(p95.contains(r"\[no lower bound, no upper bound\]"), "{md}");
     assert!(
         p95.contains(if moved { "REGRESSION" } else { "inconclusive" }),
         "{md}"

@@ -273,7 +273,7 @@ fn markdown_leads_with_the_answer_and_what_changed() {
     let changed = md.find("### What changed").unwrap();
     let table = md.find("### Changes").unwrap();
     assert!(changed < table, "{md}");
-    assert!(md.contains("| tpot_p95_ms |"), "{md}");
+    assert!(md.contains(r"| tpot\_p95\_ms |"), "{md}");
     assert!(md.contains("REGRESSION"), "{md}");
     // The headline names the cell that got worse and the metrics that did.
     let head = sloscope_core::show::comparison::headline(&c);

@@ -177,3 +177,9 @@ fn comparison_text_and_markdown() {
     );
     insta::assert_snapshot!(redact(&both));
 }
+
+#[test]
+fn json_comparison_view() {
+    let v = sloscope_core::show::comparison::comparison_view(&example_comparison());
+    insta::assert_snapshot!(redact(&serde_json::to_string_pretty(&v).unwrap()));
+}
