@@ -496,11 +496,11 @@ fn overview(a: &Rc<Analysis>, v: &ReportView, generation: usize) -> Html {
                     <ul>{ for v.run_notes.iter().map(|n| html! { <li>{ n.to_string() }</li> }) }</ul>
                 </details>
             }
-            if a.profiles.len() > 1 {
+            if let Some(caption) = &v.across_caption {
                 { {
                     let a2 = a.clone();
                     let draw: DrawFn = Rc::new(move |root| drawn(crate::charts::tpot_by_concurrency(root, &a2)));
-                    html! { <Chart id="chart-tpot-concurrency" label="TPOT p95 per candidate by concurrency" generation={generation} draw={draw} /> }
+                    html! { <Chart id="chart-tpot-concurrency" label={caption.to_string()} generation={generation} draw={draw} /> }
                 } }
             }
         </section>

@@ -93,28 +93,21 @@ fn verdicts(v: &ComparisonView) -> Html {
 fn charts(c: &Rc<Compared>, generation: usize) -> Html {
     use crate::charts::{cdf_pair, tradeoff_shift, Quantity};
     use crate::components::canvas::{drawn, Chart, DrawFn};
-    let cells = &c.comparison.cells;
-    let mut profiles: Vec<String> = Vec::new();
-    for cell in cells {
-        if !profiles.contains(&cell.profile) {
-            profiles.push(cell.profile.clone());
-        }
-    }
+    let v = &c.view;
     html! {
         <div class="charts" id="compare-charts">
-        { for profiles.into_iter().map(|p| {
+        { for v.tradeoff_captions.iter().map(|(p, caption)| {
             let (c1, p1) = (c.clone(), p.clone());
             let draw: DrawFn = Rc::new(move |root| {
                 let cells: Vec<&Cell> = c1.comparison.cells.iter().filter(|x| x.profile == p1).collect();
                 drawn(tradeoff_shift(root, &p1, &cells))
             });
-            html! { <Chart id={format!("chart-compare-{p}-tradeoff")} label={format!("{p}: TTFT p95 vs output throughput per candidate, before (hollow) → after (filled)")} draw={draw} generation={generation} height={320} /> }
+            html! { <Chart id={format!("chart-compare-{p}-tradeoff")} label={caption.clone()} draw={draw} generation={generation} height={320} /> }
         }) }
-        { for cells.iter().enumerate().flat_map(|(i, cell)| [(Quantity::Ttft, "ttft"), (Quantity::Tpot, "tpot")].into_iter().map(move |(q, quantity)| (i, cell, q, quantity))).map(|(i, cell, q, quantity)| {
+        { for v.cdf_captions.iter().enumerate().flat_map(|(i, captions)| [(Quantity::Ttft, "ttft", &captions[0]), (Quantity::Tpot, "tpot", &captions[1])].into_iter().map(move |(q, quantity, caption)| (i, q, quantity, caption))).map(|(i, q, quantity, caption)| {
             let c2 = c.clone();
             let draw: DrawFn = Rc::new(move |root| drawn(cdf_pair(root, &c2.comparison.cells[i], q)));
-            let name = sloscope_core::view::Shown::input(&cell.candidate).to_string();
-            html! { <Chart id={format!("chart-compare-{i}-{quantity}")} label={format!("{} {name}: {} CDF before (dashed) and after (solid)", cell.profile, q.label())} draw={draw} generation={generation} height={240} /> }
+            html! { <Chart id={format!("chart-compare-{i}-{quantity}")} label={caption.clone()} draw={draw} generation={generation} height={240} /> }
         }) }
         </div>
     }

@@ -165,9 +165,9 @@ pub fn profile(props: &Props) -> Html {
                 }
                 { chart("tradeoff", v.charts.tradeoff_caption.to_string(),
                     Rc::new(move |root| drawn(charts::tradeoff(root, &p1, &v1.charts))), 340) }
-                { chart("cdf-ttft", format!("{}: TTFT CDF", p.profile), Rc::new(move |root| drawn(charts::cdf(root, &p2, Quantity::Ttft))), 260) }
-                { chart("cdf-tpot", format!("{}: TPOT CDF", p.profile), Rc::new(move |root| drawn(charts::cdf(root, &p3, Quantity::Tpot))), 260) }
-                { chart("cdf-e2e", format!("{}: end-to-end CDF", p.profile), Rc::new(move |root| drawn(charts::cdf(root, &p4, Quantity::E2e))), 260) }
+                { chart("cdf-ttft", v.charts.cdf_captions.ttft.to_string(), Rc::new(move |root| drawn(charts::cdf(root, &p2, Quantity::Ttft))), 260) }
+                { chart("cdf-tpot", v.charts.cdf_captions.tpot.to_string(), Rc::new(move |root| drawn(charts::cdf(root, &p3, Quantity::Tpot))), 260) }
+                { chart("cdf-e2e", v.charts.cdf_captions.e2e.to_string(), Rc::new(move |root| drawn(charts::cdf(root, &p4, Quantity::E2e))), 260) }
                 if p.capacity.is_some() {
                     { chart("capacity-slo", v.charts.capacity_caption.as_ref().map(ToString::to_string).unwrap_or_default(), Rc::new(move |root| drawn(charts::capacity(root, &p6, &v6.charts, charts::CapacityY::Slo))), 300) }
                     { chart("capacity-tps", v.charts.capacity_throughput_caption.as_ref().map(ToString::to_string).unwrap_or_default(), Rc::new(move |root| drawn(charts::capacity(root, &p7, &v7.charts, charts::CapacityY::Throughput))), 300) }
@@ -179,17 +179,17 @@ pub fn profile(props: &Props) -> Html {
                     if let Err(why) = charts::baseline_bars(&p) {
                         <p class="chart-none" id={format!("{}-baseline-none", p.profile)}>{ format!("{}: quantized / float ratios — not drawn: {why}", p.profile) }</p>
                     } else {
-                        { chart("baseline", format!("{}: quantized / float ratios", p.profile), Rc::new(move |root| drawn(charts::baseline_ratios(root, &p5))), 260) }
+                        { chart("baseline", v.charts.baseline_caption.as_ref().map(ToString::to_string).unwrap_or_default(), Rc::new(move |root| drawn(charts::baseline_ratios(root, &p5))), 260) }
                     }
                 }
             </div>
             if has_traffic {
                 <h3>{ "Traffic measured" }</h3>
                 <div class="charts traffic">
-                    { chart("prefill", format!("{}: TTFT against prompt length (median per bin of equal count; p90 dashed)", p.profile), Rc::new(move |root| drawn(charts::prefill(root, &t1))), 260) }
-                    { chart("hist-prompt", format!("{}: prompt tokens measured", p.profile), Rc::new(move |root| drawn(charts::histogram(root, &t2, Traffic::Prompt))), 220) }
-                    { chart("hist-output", format!("{}: output tokens measured", p.profile), Rc::new(move |root| drawn(charts::histogram(root, &t3, Traffic::Output))), 220) }
-                    { chart("hist-gaps", format!("{}: gaps between sends", p.profile), Rc::new(move |root| drawn(charts::histogram(root, &t4, Traffic::Interarrival))), 220) }
+                    { chart("prefill", v.charts.traffic_captions.prefill.to_string(), Rc::new(move |root| drawn(charts::prefill(root, &t1))), 260) }
+                    { chart("hist-prompt", v.charts.traffic_captions.prompt.to_string(), Rc::new(move |root| drawn(charts::histogram(root, &t2, Traffic::Prompt))), 220) }
+                    { chart("hist-output", v.charts.traffic_captions.output.to_string(), Rc::new(move |root| drawn(charts::histogram(root, &t3, Traffic::Output))), 220) }
+                    { chart("hist-gaps", v.charts.traffic_captions.gaps.to_string(), Rc::new(move |root| drawn(charts::histogram(root, &t4, Traffic::Interarrival))), 220) }
                 </div>
             }
         </section>

@@ -52,6 +52,9 @@ pub fn report_view(a: &Analysis) -> ReportView {
             "recomputed from raw per-request data by sloscope {}",
             a.sloscope_version
         )),
+        across_caption: (a.profiles.len() > 1).then(|| {
+            Shown::new("TPOT p95 per candidate by concurrency, across the profiles (each point one profile's run)")
+        }),
     }
 }
 

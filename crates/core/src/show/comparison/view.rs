@@ -53,6 +53,10 @@ pub struct ComparisonView {
     pub not_comparable: Vec<String>,
     /// Notes.
     pub notes: Vec<String>,
+    /// Per profile with compared cells, in order: (profile, the trade-off chart's caption).
+    pub tradeoff_captions: Vec<(String, String)>,
+    /// Per compared cell, in the comparison's order: its TTFT and TPOT CDF captions.
+    pub cdf_captions: Vec<[String; 2]>,
 }
 
 /// One thing that differs between the sides.
@@ -182,7 +186,37 @@ pub fn comparison_view(c: &Comparison) -> ComparisonView {
             })
             .collect(),
         notes: c.notes.iter().map(|n| escaped(n)).collect(),
+        tradeoff_captions: tradeoff_captions(c),
+        cdf_captions: c
+            .cells
+            .iter()
+            .map(|cell| {
+                let who = format!("{} {}", inert(&cell.profile), inert(&cell.candidate));
+                let n = format!(
+                    "{} requests before, {} after",
+                    cell.requests_before, cell.requests_after
+                );
+                [
+                    format!("{who}: TTFT CDF before (dashed) and after (solid), {n}"),
+                    format!("{who}: TPOT CDF before (dashed) and after (solid), {n}"),
+                ]
+            })
+            .collect(),
     }
+}
+
+fn tradeoff_captions(c: &Comparison) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for cell in &c.cells {
+        if !out.iter().any(|(p, _)| *p == cell.profile) {
+            let caption = format!(
+                "{}: TTFT p95 vs output throughput per candidate, before (hollow) → after (filled)",
+                inert(&cell.profile)
+            );
+            out.push((cell.profile.clone(), caption));
+        }
+    }
+    out
 }
 
 fn outcome_class(o: Outcome) -> &'static str {

@@ -6,7 +6,9 @@
 use crate::analyse::report::ProfileReport;
 use crate::base::metric::{Direction, Metric};
 
-use super::types::{ChartsView, Shown, SloLine};
+use crate::base::metric::{Quantity, Stat};
+
+use super::types::{CdfCaptions, ChartsView, Shown, SloLine, TrafficCaptions};
 
 fn limit(p: &ProfileReport, m: Metric) -> Option<SloLine> {
     p.slo.iter().find(|s| s.metric == m).map(|s| SloLine {
@@ -75,6 +77,70 @@ pub(crate) fn charts(p: &ProfileReport) -> ChartsView {
         }),
         capacity_slo,
         turns_caption: turns_caption(p, ttft.as_ref()).map(Shown::new),
+        cdf_captions: CdfCaptions {
+            ttft: Shown::new(cdf_caption(p, Quantity::Ttft, "TTFT")),
+            tpot: Shown::new(cdf_caption(p, Quantity::Tpot, "TPOT")),
+            e2e: Shown::new(cdf_caption(p, Quantity::E2e, "end-to-end")),
+        },
+        baseline_caption: p.baseline.as_ref().map(|_| {
+            Shown::new(format!(
+                "{}: quantized / float ratio per metric, point values (1 = the float model's); no interval is drawn",
+                p.profile
+            ))
+        }),
+        traffic_captions: traffic_captions(p),
+    }
+}
+
+/// A CDF's caption: one curve per candidate (and the float baseline), drawn from every
+/// successful request (n in the legend), and the percentile SLOs on this quantity marked
+/// where the curve must reach their level left of their limit.
+fn cdf_caption(p: &ProfileReport, q: Quantity, name: &str) -> String {
+    let marks: Vec<String> = p
+        .slo
+        .iter()
+        .filter_map(|s| match s.metric {
+            Metric::Latency(x, stat) if x == q && s.direction == Direction::LowerIsBetter => {
+                let level = match stat {
+                    Stat::P50 => "0.5",
+                    Stat::P90 => "0.9",
+                    Stat::P95 => "0.95",
+                    Stat::P99 => "0.99",
+                    _ => return None,
+                };
+                (s.limit > 0.0).then(|| {
+                    format!(
+                        "{} ≤ {} ms marked (the curve must reach {level} left of it)",
+                        s.metric.name(),
+                        crate::base::fmt::format_number(s.limit)
+                    )
+                })
+            }
+            _ => None,
+        })
+        .collect();
+    let slo = if marks.is_empty() {
+        format!("no percentile SLO on {name}")
+    } else {
+        format!("SLO {}", marks.join("; "))
+    };
+    format!(
+        "{}: {name} CDF per candidate, from every successful request (n in the legend); {slo}",
+        p.profile
+    )
+}
+
+fn traffic_captions(p: &ProfileReport) -> TrafficCaptions {
+    let who = &p.profile;
+    TrafficCaptions {
+        prefill: Shown::new(format!(
+            "{who}: TTFT against prompt length (median per bin of equal count; p90 dashed)"
+        )),
+        prompt: Shown::new(format!("{who}: prompt tokens measured, per request")),
+        output: Shown::new(format!("{who}: output tokens measured, per request")),
+        gaps: Shown::new(format!(
+            "{who}: gaps between sends (the arrival process as sent)"
+        )),
     }
 }
 

@@ -258,6 +258,10 @@ pub struct ReportView {
     pub legend: Vec<Labelled>,
     /// Where the numbers come from.
     pub footer: Shown,
+    /// The caption of the chart across profiles (TPOT p95 by concurrency), when there are
+    /// several profiles.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub across_caption: Option<Shown>,
 }
 
 /// `sloscope analyze --format json`: the analysis (numbers) and its view (what the text,
@@ -319,6 +323,42 @@ pub struct ChartsView {
     /// The TTFT-by-turn chart's caption, when a candidate's runs had multi-turn sessions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub turns_caption: Option<Shown>,
+    /// The per-request distributions' captions (TTFT, TPOT, end to end): what each curve is
+    /// drawn from and which SLO is marked where.
+    #[serde(default)]
+    pub cdf_captions: CdfCaptions,
+    /// The quantized/float ratio chart's caption, with a float baseline.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline_caption: Option<Shown>,
+    /// The measured traffic charts' captions.
+    #[serde(default)]
+    pub traffic_captions: TrafficCaptions,
+}
+
+/// The captions of a profile's three CDFs.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct CdfCaptions {
+    /// Time to first token.
+    pub ttft: Shown,
+    /// Time per output token.
+    pub tpot: Shown,
+    /// End to end.
+    pub e2e: Shown,
+}
+
+/// The captions of a profile's measured-traffic charts.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct TrafficCaptions {
+    /// TTFT against prompt length.
+    pub prefill: Shown,
+    /// Prompt tokens measured.
+    pub prompt: Shown,
+    /// Output tokens measured.
+    pub output: Shown,
+    /// Gaps between sends.
+    pub gaps: Shown,
 }
 
 /// The shards of a sharded results tree, as a reader sees them.
