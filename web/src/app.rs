@@ -164,7 +164,7 @@ pub fn app() -> Html {
                         }
                         // What its author saw; nothing is read again, so the reader stays idle.
                         dispatch.dispatch(Action::SetPool(pool_reruns));
-                        dispatch.dispatch(Action::Analyzed(Some(Rc::new(a)), 0.0, 0.0));
+                        dispatch.dispatch(Action::Analyzed(Some(Rc::new(a)), None, 0.0, 0.0));
                     }
                     None => {
                         if pool_reruns {
@@ -270,13 +270,13 @@ pub fn app() -> Html {
                 <p class="small" id="report-data">{ e.describe() }</p>
             }
             <FileList entries={state.entries.clone()} on_cancel={on_cancel} analysing={state.analysing} />
-            if let (Some(a), Some(v)) = (analysis.clone(), state.view.clone()) {
+            if let Some(v) = state.view.clone().filter(|_| analysis.is_some()) {
                 <Lineage view={v.lineage.clone()} />
                 if let Some(s) = v.shards.clone() {
                     <Shards view={s} />
                 }
-                { for a.profiles.iter().zip(&v.profiles).map(|(p, pv)| html! {
-                    <Profile report={Rc::new(p.clone())} view={Rc::new(pv.clone())} generation={generation} />
+                { for state.profiles.iter().map(|(p, pv)| html! {
+                    <Profile report={p.clone()} view={pv.clone()} generation={generation} />
                 }) }
             }
         </main>

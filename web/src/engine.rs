@@ -357,11 +357,13 @@ impl Engine {
                 .dispatch(Action::Compared(comparison.map(|c| Rc::new(*c)))),
             FromReader::Analysis {
                 analysis,
+                view,
                 memory_bytes,
                 analysis_ms,
             } => {
                 self.dispatch.dispatch(Action::Analyzed(
                     analysis.map(|a| Rc::new(*a)),
+                    view.map(|v| Rc::new(*v)),
                     memory_bytes,
                     analysis_ms,
                 ));

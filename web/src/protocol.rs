@@ -105,6 +105,8 @@ pub enum FromReader {
     Analysis {
         /// The analysis.
         analysis: Option<Box<sloscope_core::Analysis>>,
+        /// Its view-model, made in the reader too: the page lays it out and derives nothing.
+        view: Option<Box<sloscope_core::view::ReportView>>,
         /// The reader's wasm memory in bytes (what the files cost to keep).
         memory_bytes: f64,
         /// How long the analysis took in the reader, ms (the benchmark's breakdown).

@@ -4,7 +4,8 @@
 use std::rc::Rc;
 
 use crate::protocol::Compared;
-use sloscope_core::view::{report_view, ReportView};
+use sloscope_core::analysis::ProfileReport;
+use sloscope_core::view::{report_view, ProfileView, ReportView};
 use sloscope_core::Analysis;
 
 use crate::protocol::Side;
@@ -60,6 +61,9 @@ pub struct State {
     pub analysis: Option<Rc<Analysis>>,
     /// What the reader sees of it.
     pub view: Option<Rc<ReportView>>,
+    /// Each profile's numbers (for its charts) and view, shared once per analysis: a render
+    /// passes pointers, never copies.
+    pub profiles: Rc<Vec<(Rc<ProfileReport>, Rc<ProfileView>)>>,
     /// Bumped at every new analysis (charts redraw).
     pub generation: u32,
     /// Reruns of one candidate pooled (asked for with the toolbar's check box).
@@ -149,9 +153,10 @@ pub enum Action {
         /// Id.
         id: u32,
     },
-    /// The reader's analysis of every file kept (`None`: no file kept), and the reader's wasm
-    /// memory in bytes, and how long the analysis took (ms).
-    Analyzed(Option<Rc<Analysis>>, f64, f64),
+    /// The reader's analysis of every file kept (`None`: no file kept), its view (`None`: made
+    /// here, for a report that carries only its analysis), the reader's wasm memory in bytes,
+    /// and how long the analysis took (ms).
+    Analyzed(Option<Rc<Analysis>>, Option<Rc<ReportView>>, f64, f64),
     /// Pool reruns, or not.
     SetPool(bool),
     /// Compare mode: the collection new files join, or off.
@@ -216,10 +221,11 @@ impl Reducible for State {
                     s.entries[i].progress = None;
                 }
             }
-            Action::Analyzed(a, memory, took) => {
+            Action::Analyzed(a, view, memory, took) => {
                 s.reader_memory_bytes = memory;
                 s.analysis_ms = took;
-                s.view = a.as_ref().map(|a| Rc::new(report_view(a)));
+                s.view = view.or_else(|| a.as_ref().map(|a| Rc::new(report_view(a))));
+                s.profiles = Rc::new(profiles(a.as_deref(), s.view.as_deref()));
                 s.analysis = a;
                 s.generation += 1;
                 s.analysing = false;
@@ -241,5 +247,21 @@ impl Reducible for State {
             }
         }
         Rc::new(s)
+    }
+}
+
+/// Each profile's report and view, each behind its own pointer.
+fn profiles(
+    a: Option<&Analysis>,
+    v: Option<&ReportView>,
+) -> Vec<(Rc<ProfileReport>, Rc<ProfileView>)> {
+    match (a, v) {
+        (Some(a), Some(v)) => a
+            .profiles
+            .iter()
+            .zip(&v.profiles)
+            .map(|(p, pv)| (Rc::new(p.clone()), Rc::new(pv.clone())))
+            .collect(),
+        _ => Vec::new(),
     }
 }

@@ -11,6 +11,7 @@ use std::collections::{HashSet, VecDeque};
 use std::rc::Rc;
 
 use sloscope_core::comparison::{compare, comparison_view, CompareOptions};
+use sloscope_core::view::report_view;
 use sloscope_core::{analyze_all, AnalyzeOptions, LoadedFile};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -100,6 +101,7 @@ fn post_comparison(r: &Reader) -> bool {
     (r.sink)(FromReader::Comparison { comparison });
     (r.sink)(FromReader::Analysis {
         analysis: None,
+        view: None,
         memory_bytes: memory_bytes(),
         analysis_ms: 0.0,
     });
@@ -124,8 +126,10 @@ fn post_analysis(r: &Reader) {
         );
         Box::new(a)
     });
+    let view = analysis.as_ref().map(|a| Box::new(report_view(a)));
     (r.sink)(FromReader::Analysis {
         analysis,
+        view,
         memory_bytes: memory_bytes(),
         analysis_ms: js_sys::Date::now() - started,
     });

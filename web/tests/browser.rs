@@ -421,6 +421,7 @@ fn the_analysis_crosses_to_the_page_and_into_a_report_unchanged() {
         let a = sloscope_core::analyze_with(&files, sloscope_core::AnalyzeOptions { pool_reruns });
         let msg = FromReader::Analysis {
             analysis: Some(Box::new(a.clone())),
+            view: Some(Box::new(sloscope_core::view::report_view(&a))),
             memory_bytes: 1.0,
             analysis_ms: 2.0,
         };

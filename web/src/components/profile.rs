@@ -11,8 +11,9 @@ use yew::prelude::*;
 use crate::charts::{self, Quantity, Traffic};
 use crate::components::canvas::{drawn, Chart, DrawFn};
 
-/// Properties of [`Profile`].
-#[derive(Properties, PartialEq)]
+/// Properties of [`Profile`]: equal when they point at the same report and view (a new
+/// analysis makes new ones), so a render never compares two reports field by field.
+#[derive(Properties)]
 pub struct Props {
     /// The profile's numbers (for the charts).
     pub report: Rc<ProfileReport>,
@@ -20,6 +21,14 @@ pub struct Props {
     pub view: Rc<ProfileView>,
     /// Redraw key.
     pub generation: usize,
+}
+
+impl PartialEq for Props {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.report, &other.report)
+            && Rc::ptr_eq(&self.view, &other.view)
+            && self.generation == other.generation
+    }
 }
 
 /// A table of the view-model: `data-metric` on metric cells, SLO marks as classes, the
