@@ -382,7 +382,7 @@ fn copy_summary(
     Callback::from(move |_| {
         let md = match (&state.comparison, &state.analysis) {
             (Some(c), _) => sloscope_core::comparison::markdown(&c.comparison),
-            (None, Some(a)) => sloscope_core::view::markdown(a),
+            (None, Some(a)) => sloscope_core::view::summary_markdown(a),
             (None, None) => return,
         };
         let status = status.clone();

@@ -20,6 +20,9 @@ pub enum Format {
     Json,
     /// A Markdown verdict table for a review.
     Markdown,
+    /// The short Markdown for a pull-request comment: what is judged, the answer per
+    /// profile with its decisive figure and next step, the lineage in one line.
+    Summary,
 }
 
 /// Arguments of `sloscope analyze`.
@@ -98,6 +101,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let text = match args.format {
         Format::Text => view::text(&analysis),
         Format::Markdown => view::markdown(&analysis),
+        Format::Summary => view::summary_markdown(&analysis),
         Format::Json => serde_json::to_string_pretty(&AnalysisOutput::new(analysis))? + "\n",
     };
     match &args.out {

@@ -257,6 +257,21 @@ pub fn markdown(a: &Analysis) -> String {
     out
 }
 
+/// The short Markdown for a pull-request comment (the page's "Copy summary", `sloscope analyze
+/// --format summary`): what is judged, the answer per profile with its decisive figure and next
+/// step, and the lineage's state in one line; the rest is in [`markdown`] and the report page.
+pub fn summary_markdown(a: &Analysis) -> String {
+    let v = report_view(a);
+    let md = Style::Markdown;
+    let mut out = String::from("## sloscope verdict\n\n");
+    out += &subject(&v, md);
+    out += &headlines(&v, md);
+    out += &format!("\n{}  \n", md_escape(v.lineage.status_line.as_ref()));
+    out += "The candidates, SLO checks, quality gate and notes: the full report (`sloscope analyze --format markdown`, or the report page).\n";
+    out += &format!("\n<sub>{}</sub>\n", v.footer);
+    out
+}
+
 /// Plain text for a terminal.
 pub fn text(a: &Analysis) -> String {
     let v = report_view(a);

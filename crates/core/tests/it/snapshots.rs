@@ -183,3 +183,22 @@ fn json_comparison_view() {
     let v = sloscope_core::show::comparison::comparison_view(&example_comparison());
     insta::assert_snapshot!(redact(&serde_json::to_string_pretty(&v).unwrap()));
 }
+
+/// The pull-request summary: the answer per profile first, under 3 KB for the example set.
+#[test]
+fn summary_markdown_fits_a_comment() {
+    let md = redact(&sloscope_core::show::render::summary_markdown(
+        &example_analysis(),
+    ));
+    assert!(md.len() < 3 * 1024, "{} bytes:\n{md}", md.len());
+    for p in [
+        "latency:",
+        "balanced:",
+        "throughput:",
+        "→ next:",
+        "Lineage: ready",
+    ] {
+        assert!(md.contains(p), "{p} missing:\n{md}");
+    }
+    insta::assert_snapshot!(md);
+}
