@@ -468,7 +468,7 @@ fn overview(a: &Rc<Analysis>, v: &ReportView, generation: usize) -> Html {
                     <span class="profile-name">{ p.profile.clone() }</span>
                     <span class="decision">{ pv.decision_label.to_string() }</span>
                     <span class="recommended">{ pv.recommended.to_string() }</span>
-                    <span class="headline">{ pv.card_line.to_string() }</span>
+                    <span class="headline" title={pv.card_ids.to_string()}>{ pv.card_line.to_string() }</span>
                     if let Some(n) = &pv.next_step {
                         <span class="next">{ format!("Next: {n}") }</span>
                     }

@@ -280,6 +280,41 @@ impl Metric {
         format!("{what}{unit}")
     }
 
+    /// The metric's short name for a reader, as a card says it: `TTFT p95`, `output tokens/s`.
+    pub fn short(self) -> String {
+        match self {
+            Metric::Latency(q, s) => {
+                let q = match q {
+                    Quantity::Ttft => "TTFT",
+                    Quantity::Tpot => "TPOT",
+                    Quantity::Itl => "inter-token gap",
+                    Quantity::E2e => "end-to-end",
+                    Quantity::QueueWait => "queue wait",
+                };
+                let s = match s {
+                    Stat::Mean => "mean",
+                    Stat::P50 => "median",
+                    Stat::P90 => "p90",
+                    Stat::P95 => "p95",
+                    Stat::P99 => "p99",
+                    Stat::Max => "max",
+                };
+                format!("{q} {s}")
+            }
+            Metric::Scalar(s) => match s {
+                Scalar::ThroughputTps => "output tokens/s",
+                Scalar::RequestThroughputRps => "requests/s",
+                Scalar::GoodputRps => "goodput requests/s",
+                Scalar::GoodputRatio => "goodput share",
+                Scalar::GoodputTps => "goodput tokens/s",
+                Scalar::FailureRate => "failure rate",
+                Scalar::PeakMemoryMb => "peak memory",
+                Scalar::QueueDepthMax => "largest queue depth",
+            }
+            .to_string(),
+        }
+    }
+
     /// Whether `value` satisfies `limit` in this metric's direction.
     pub fn meets(self, value: f64, limit: f64) -> bool {
         match self.direction() {

@@ -357,6 +357,7 @@ fn profile_view(p: &ProfileReport, shared: &[&str]) -> ProfileView {
         slo_line: Shown::new(slo_line(p)),
         headline: Shown::new(headline::headline(p)),
         card_line: Shown::new(headline::card_line(p)),
+        card_ids: Shown::new(headline::card_ids(p)),
         next_step: headline::next_step(p).map(Shown::new),
         caveats: all(headline::caveats(p)),
         verdict_line: Shown::new(verdict_line),

@@ -121,10 +121,16 @@ fn sloscopes_own_sentences_are_whole_and_a_files_long_name_is_cut() {
 fn a_card_says_its_profile_and_decision_once() {
     let v = report_view(&example_analysis());
     for p in &v.profiles {
-        let whole = format!("{}: {} · {}", p.profile, p.decision_label, p.card_line);
+        let whole = format!("{}: {} · {}", p.profile, p.decision_label, p.card_ids);
         assert_eq!(p.headline.as_str(), whole, "{}", p.profile);
         assert!(!p.card_line.contains(&format!("{}:", p.profile)));
+        // The card says each metric by its short name; the identifiers are on hover.
+        for name in sloscope_core::base::metric::Metric::all_names() {
+            assert!(!p.card_line.contains(&name), "{}: {name}", p.profile);
+        }
     }
+    assert!(v.profiles[0].card_line.contains("TTFT p95 117.78 ms"));
+    assert!(v.profiles[0].card_ids.contains("ttft_p95_ms 117.78 ms"));
 }
 
 #[test]

@@ -244,14 +244,35 @@ pub(super) fn next_step(p: &ProfileReport) -> Option<String> {
     }
 }
 
-/// The headline without its leading `profile: DECISION · `, which a card shows apart.
+/// The headline without its leading `profile: DECISION · `, which a card shows apart, with
+/// each metric's identifier (`ttft_p95_ms`, kept for [`card_ids`]) said by its short name
+/// (`TTFT p95`).
 pub(super) fn card_line(p: &ProfileReport) -> String {
+    human(&card_ids(p))
+}
+
+/// The card's line with the metrics' identifiers, shown on hover.
+pub(super) fn card_ids(p: &ProfileReport) -> String {
     let line = headline(p);
     let prefix = format!("{}: {} · ", p.profile, super::decision_label(p));
     match line.strip_prefix(&prefix) {
         Some(rest) => rest.to_string(),
         None => line,
     }
+}
+
+/// `line` with every metric identifier replaced by its short name (longest first, so
+/// `ttft_p95_ms` is never half-replaced by a shorter name).
+fn human(line: &str) -> String {
+    let mut names = Metric::all_names();
+    names.sort_by_key(|n| std::cmp::Reverse(n.len()));
+    let mut out = line.to_string();
+    for n in names {
+        if let Some(m) = Metric::parse(&n) {
+            out = out.replace(&n, &m.short());
+        }
+    }
+    out
 }
 
 /// What weakens every verdict: the lineage's warnings, said once.

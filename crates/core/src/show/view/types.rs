@@ -132,8 +132,11 @@ pub struct ProfileView {
     /// metric with its interval, the binding (or tightest) SLO and its margin or miss.
     pub headline: Shown,
     /// The headline after what a verdict card shows on its own (profile and decision): what the
-    /// card says beside them.
+    /// card says beside them, each metric by its short name (`TTFT p95`).
     pub card_line: Shown,
+    /// The same line with the metrics' identifiers (`ttft_p95_ms`), shown on hover.
+    #[serde(default)]
+    pub card_ids: Shown,
     /// What to do next: deploy what was accepted, the tune advice, the cells or the requests
     /// still to measure; `null` where there is nothing to say.
     #[serde(default)]
