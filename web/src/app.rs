@@ -450,7 +450,7 @@ fn download_report(
 /// binding SLO and what weakens the verdict — all from the view-model, as the CLI prints it.
 fn overview(a: &Rc<Analysis>, v: &ReportView, generation: usize) -> Html {
     html! {
-        <section class="overview" aria-label="Verdicts">
+        <section class="overview" id="verdicts" aria-label="Verdicts">
             <h2>{ "Verdicts" }</h2>
             if !v.subject.is_empty() {
                 <dl class="subject" id="subject" aria-label="What is judged">
@@ -496,6 +496,15 @@ fn overview(a: &Rc<Analysis>, v: &ReportView, generation: usize) -> Html {
                     <ul>{ for v.run_notes.iter().map(|n| html! { <li>{ n.to_string() }</li> }) }</ul>
                 </details>
             }
+            <nav class="jump" id="page-nav" aria-label="On this page">
+                <span class="small">{ "On this page: " }</span>
+                { for v.profiles.iter().map(|pv| html! {
+                    <a href={format!("#profile-{}", pv.profile)}>{ format!("{} profile", pv.profile) }</a>
+                }) }
+                <a href="#lineage">{ "lineage and quality gate" }</a>
+                if v.shards.is_some() { <a href="#shards">{ "shards" }</a> }
+                <a href="#files">{ "files" }</a>
+            </nav>
             if let Some(caption) = &v.across_caption {
                 { {
                     let a2 = a.clone();

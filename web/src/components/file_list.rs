@@ -49,7 +49,7 @@ pub fn file_list(props: &Props) -> Html {
     // One status line when all is well; the list opens by itself while files load or when one
     // is refused.
     html! {
-        <section class="files" aria-label="Loaded files">
+        <section class="files" id="files" aria-label="Loaded files">
             <details open={bad > 0 || busy > 0}>
             <summary id="files-status">{ status }</summary>
             <ul id="file-list">

@@ -17,7 +17,7 @@ pub fn lineage(props: &Props) -> Html {
     let v = &props.view;
     let t = &v.table;
     html! {
-        <section class="lineage" aria-label="Artifact lineage">
+        <section class="lineage" id="lineage" aria-label="Artifact lineage">
             // One status line when the lineage holds; open by itself when it is broken.
             <details open={!v.ready && !v.absent}>
             <summary><h2>
