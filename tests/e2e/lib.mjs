@@ -81,7 +81,8 @@ export async function chartsDrew(page) {
   const ids = await page.$$eval('canvas', (cs) => cs.map((c) => c.id));
   assert.ok(ids.length >= 4, `charts: ${ids}`);
   for (const id of ids) {
-    await page.waitForSelector(`#${id}[data-drawn="true"]`, { timeout: 20000 });
+    // Folded charts draw too (hidden until their fold opens).
+    await page.waitForSelector(`#${id}[data-drawn="true"]`, { state: 'attached', timeout: 20000 });
     const inked = await page.$eval(`#${id}`, (c) => {
       const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
       let n = 0; for (let i = 0; i < d.length; i += 4) if (d[i] < 200 || d[i + 1] < 200 || d[i + 2] < 200) n++;

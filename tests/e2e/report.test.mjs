@@ -53,6 +53,7 @@ test('Load example (keyboard only) shows the same verdicts and numbers as slosco
   await page.screenshot({ path: path.join(shots, 'example-1280.png'), fullPage: true });
   // The example's latency profile is multi-turn: TTFT by turn is charted (and only there).
   assert.deepEqual(await page.locator('[id$="-turns"]').evaluateAll((els) => els.map((e) => e.id)), ['chart-latency-turns']);
+  await page.locator('#more-charts-latency summary').click();
   await page.locator('#chart-latency-turns').screenshot({ path: path.join(shots, 'latency-turns.png') });
   await page.locator('#chart-latency-tradeoff').screenshot({ path: path.join(shots, 'latency-tradeoff.png') });
   await ctx.grantPermissions(['clipboard-read', 'clipboard-write']);
@@ -221,13 +222,31 @@ for (const [width, height] of [[1280, 900], [390, 844]]) {
         const shown = await page.locator(`#table-${p.profile} thead th`).evaluateAll((ths) => ths.filter((th) => getComputedStyle(th).display !== 'none').map((th) => th.textContent.trim()));
         assert.deepEqual(shown, p.candidates.columns.filter((c) => c.decisive).map((c) => c.title));
       }
-      // Each profile's charts open with what decides it: the SLO chart, drawn.
+      // Each profile's charts open with what decides it, as the core chose (the SLO chart, then
+      // the deciding metric's chart), and the reason; every other chart is folded under "More
+      // charts" and draws at its width when opened.
+      const ids = { slo: 'slo', tradeoff: 'tradeoff', cdf_ttft: 'cdf-ttft', cdf_tpot: 'cdf-tpot', cdf_e2e: 'cdf-e2e', capacity: 'capacity-slo' };
       for (const p of expected.view.profiles) {
-        const first = await page.locator(`#profile-${p.profile} .charts canvas`).first().getAttribute('id');
-        assert.equal(first, `chart-${p.profile}-slo`, `${p.profile}: the first chart`);
+        const first = await page.locator(`#profile-${p.profile} .charts.first canvas`).evaluateAll((cs) => cs.map((c) => c.id));
+        assert.deepEqual(first, p.charts.first.map((k) => `chart-${p.profile}-${ids[k]}`), `${p.profile}: the charts shown first`);
+        assert.equal(first[0], `chart-${p.profile}-slo`);
+        assert.equal((await page.locator(`#profile-${p.profile} .charts-why`).textContent()).trim(), p.charts.first_reason);
         const caption = (await page.locator(`#profile-${p.profile} figure:has(#chart-${p.profile}-slo) figcaption span`).textContent()).trim();
         assert.equal(caption, p.charts.slo_caption);
+        const fold = page.locator(`#more-charts-${p.profile}`);
+        assert.equal(await fold.getAttribute('open'), null, `${p.profile}: the other charts are folded`);
+        const folded = await fold.locator('canvas, p.chart-none').count();
+        assert.ok(folded >= 3, `${p.profile}: ${folded} charts folded`);
+        assert.equal((await fold.locator('summary').textContent()).trim(), `More charts (${folded})`);
       }
+      // Opened, a folded chart is redrawn to the box it now has (not squeezed).
+      await page.locator('#more-charts-latency summary').click();
+      await page.waitForFunction(() => {
+        const c = document.querySelector('#more-charts-latency canvas');
+        return c && c.dataset.drawn === 'true' && Math.abs(c.clientWidth - c.parentElement.clientWidth + 12) <= 14;
+      }, null, { timeout: 10000 });
+      const [cw, ch, bw, bh] = await page.locator('#more-charts-latency canvas').first().evaluate((c) => [c.clientWidth, c.clientHeight, c.width, c.height]);
+      assert.ok(Math.abs(cw / ch - bw / bh) < 0.02, `a folded chart opened at ${cw}×${ch} from a ${bw}×${bh} bitmap`);
       // Each metric heading says in words what it holds.
       const titles = await page.locator('#table-latency thead th').evaluateAll((ths) => ths.map((th) => [th.textContent.trim(), th.title]));
       const ttft = titles.find(([t]) => t === 'ttft_p95_ms');
@@ -267,7 +286,11 @@ test('phone width: readable, no sideways scrolling of the page, charts at the sc
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(overflow <= 1, `page is ${overflow}px wider than the screen`);
   // Charts are drawn at the screen's density (2 device pixels per CSS pixel here), not blurred.
-  const sizes = await page.$$eval('canvas', (cs) => cs.map((c) => [c.width, c.clientWidth, c.height, c.clientHeight]));
+  // (Charts in a closed fold have no box; they are checked once it opens.)
+  await page.locator('#more-charts-balanced summary').click();
+  await page.waitForFunction(() => [...document.querySelectorAll('#more-charts-balanced canvas')].every((c) => c.dataset.drawn === 'true' && c.clientWidth > 0 && Math.abs(c.width - 2 * c.clientWidth) <= 2));
+  const sizes = await page.$$eval('canvas', (cs) => cs.filter((c) => c.clientWidth > 0).map((c) => [c.width, c.clientWidth, c.height, c.clientHeight]));
+  assert.ok(sizes.length >= 6, `${sizes.length} charts shown`);
   for (const [w, cw, h, ch] of sizes) assert.ok(Math.abs(w - 2 * cw) <= 2 && Math.abs(h - 2 * ch) <= 2, `a ${cw}×${ch} chart has a ${w}×${h} bitmap`);
   await page.screenshot({ path: path.join(shots, 'example-phone.png'), fullPage: false });
   assert.deepEqual(errors, []);

@@ -131,6 +131,8 @@ pub enum Swatch {
     Ring(RGBColor),
     /// A short vertical bar (an interval).
     Bar(RGBColor),
+    /// A filled square (a histogram's bars).
+    Block(RGBColor),
 }
 
 /// A legend entry: its name and what is drawn beside it.
@@ -159,14 +161,19 @@ fn wrapped<DB: DrawingBackend>(
     if fits(name) {
         return vec![name.to_string()];
     }
-    // The longest head that fits, broken at a space where there is one.
+    // The longest head that fits.
     let chars: Vec<char> = name.chars().collect();
     let mut end = chars.len();
     while end > 1 && !fits(&chars[..end].iter().collect::<String>()) {
         end -= 1;
     }
     let head: String = chars[..end].iter().collect();
-    let cut = head.rfind(' ').filter(|&i| i > 0).unwrap_or(head.len());
+    // Broken after a space, a hyphen, an underscore or a slash where there is one (never in
+    // the middle of a word like `instruct-f` / `16`), else where the room ends.
+    let cut = head
+        .rfind([' ', '-', '_', '/', '.'])
+        .filter(|&i| i > 0)
+        .map_or(head.len(), |i| i + 1);
     let first = head[..cut].trim_end().to_string();
     let rest = name[cut..].trim_start();
     let mut second: String = rest.to_string();
@@ -260,6 +267,10 @@ fn draw_swatch<DB: DrawingBackend + 'static>(
         Swatch::Marker(k, c) => side.draw(&marker::<DB, _>(k, (x + 12, y), c)),
         Swatch::Dot(c) => side.draw(&Circle::new((x + 12, y), 5, c.filled())),
         Swatch::Ring(c) => side.draw(&Circle::new((x + 12, y), 5, c.stroke_width(2))),
+        Swatch::Block(c) => side.draw(&Rectangle::new(
+            [(x + 6, y - 6), (x + 18, y + 6)],
+            c.filled(),
+        )),
         Swatch::Bar(c) => side.draw(&PathElement::new(
             [(x + 12, y - 6), (x + 12, y + 6)],
             c.stroke_width(2),
@@ -283,7 +294,8 @@ const BASELINE_LOOK: (usize, RGBColor) = (2, RGBColor(96, 96, 96));
 
 /// Each series' marker shape and colour, the same from one load to the next and from one
 /// profile to the next: a candidate's slot of the palette is derived from its name (FNV-1a),
-/// a slot another series of the chart holds passes to the next free one (names taken in sorted
+/// ignoring what a legend adds after it in parentheses (` (n=72)`); a slot another series of
+/// the chart holds passes to the next free one (names taken in sorted
 /// order, so the order series arrive in changes nothing), and the float baseline is always
 /// [`BASELINE_LOOK`].
 pub fn looks<S: AsRef<str>>(names: &[S]) -> Vec<(usize, RGBColor)> {
@@ -303,7 +315,9 @@ pub fn looks<S: AsRef<str>>(names: &[S]) -> Vec<(usize, RGBColor)> {
         if name.ends_with(BASELINE_SUFFIX) {
             continue;
         }
-        let start = (fnv(name) % SLOTS as u64) as usize;
+        // The candidate's name, without what a legend adds after it (` (n=72)`).
+        let key = name.split(" (").next().unwrap_or(name);
+        let start = (fnv(key) % SLOTS as u64) as usize;
         let free = (0..SLOTS).map(|k| (start + k) % SLOTS).find(|&k| !taken[k]);
         let k = free.unwrap_or(start);
         taken[k] = true;

@@ -77,8 +77,8 @@ pub fn shares(grid: &[f64], lo: f64, hi: f64) -> Vec<f64> {
     out
 }
 
-/// Histogram of one measured quantity per candidate (and the baseline), one line per series
-/// with its own marker shape, over shared bins.
+/// Histogram of one measured quantity per candidate (and the baseline): bars over shared bins,
+/// the series side by side within each bin, each in its own colour.
 pub fn histogram<DB: DrawingBackend + 'static>(
     root: &DrawingArea<DB, Shift>,
     p: &ProfileReport,
@@ -114,7 +114,7 @@ pub fn histogram<DB: DrawingBackend + 'static>(
     let entries: Vec<Entry> = lines
         .iter()
         .zip(&looks)
-        .map(|(l, &(m, c))| (l.0.clone(), Swatch::Marker(m, c)))
+        .map(|(l, &(_, c))| (l.0.clone(), Swatch::Block(c)))
         .collect();
     let (plot, side) = legend_room(root, &entries);
     let root = &plot;
@@ -126,15 +126,22 @@ pub fn histogram<DB: DrawingBackend + 'static>(
         .x_label_formatter(&tick)
         .y_label_formatter(&tick)
         .draw()?;
-    for (i, (_, shares)) in lines.iter().zip(&bars).enumerate() {
-        let (shape, color) = looks[i];
-        let pts: Vec<(f64, f64)> = shares
-            .iter()
-            .enumerate()
-            .map(|(b, s)| (lo + width * (b as f64 + 0.5), *s))
-            .collect();
-        chart.draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))?;
-        chart.draw_series(pts.into_iter().map(|at| marker(shape, at, color)))?;
+    // Bars side by side within each bin, one per series, a tenth of the bin left free at
+    // each edge so neighbouring bins stay apart.
+    let k = bars.len() as f64;
+    let slot = width * 0.8 / k;
+    for (i, shares) in bars.iter().enumerate() {
+        let (_, color) = looks[i];
+        chart.draw_series(
+            shares
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| **s > 0.0)
+                .map(|(b, s)| {
+                    let x0 = lo + width * (b as f64 + 0.1) + slot * i as f64;
+                    Rectangle::new([(x0, 0.0), (x0 + slot, *s)], color.filled())
+                }),
+        )?;
     }
     legend(&side, &entries)?;
     root.present()

@@ -370,6 +370,8 @@ fn a_candidates_colour_and_marker_follow_its_name() {
     assert_ne!(a[0], a[1], "two candidates of one chart look different");
     // np1 alone looks as it does beside np4 (np1 sorts first, so it keeps its slot).
     assert_eq!(charts::looks(&["np1"])[0], a[0]);
+    // What a legend adds after the name (a CDF's request count) changes nothing.
+    assert_eq!(charts::looks(&["np1 (n=72)", "np4 (n=70)"]), a[..2]);
     // Six candidates take the six colours (yellow, too pale on white, is left out), one each.
     let seven: Vec<String> = (0..6).map(|i| format!("c{i}")).collect();
     let mut colours: Vec<_> = charts::looks(&seven).into_iter().map(|l| l.1).collect();

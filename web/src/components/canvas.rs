@@ -112,8 +112,9 @@ fn draw_into(canvas: &NodeRef, draw: &DrawFn, height: u32, window_w: u32) {
     // The bitmap at the screen's density, laid out at CSS size: sharp on phones and in PNGs.
     el.set_width((f64::from(css_w) * scale).round() as u32);
     el.set_height((f64::from(height) * scale).round() as u32);
+    // The height follows the bitmap's aspect (CSS `height: auto`): a chart drawn for a wider
+    // box than it later gets (folded when drawn) shrinks whole instead of being squeezed.
     let _ = style.set_property("width", &format!("{css_w}px"));
-    let _ = style.set_property("height", &format!("{height}px"));
     let _ = el.remove_attribute("data-drawn");
     if let Some(backend) = CanvasBackend::with_canvas_object(el.clone()) {
         // Charts draw in CSS pixels on the top-left CSS-sized area; the context scales them

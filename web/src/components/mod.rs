@@ -1,6 +1,7 @@
 //! One component per file.
 
 pub mod canvas;
+pub mod charts;
 pub mod compare;
 pub mod file_list;
 pub mod lineage;

@@ -8,8 +8,7 @@ use sloscope_core::analysis::ProfileReport;
 use sloscope_core::view::{Mark, ProfileView, TableView};
 use yew::prelude::*;
 
-use crate::charts::{self, Quantity, Traffic};
-use crate::components::canvas::{drawn, Chart, DrawFn};
+use crate::components::charts::Charts;
 
 /// Properties of [`Profile`]: equal when they point at the same report and view (a new
 /// analysis makes new ones), so a render never compares two reports field by field.
@@ -77,24 +76,6 @@ pub fn profile(props: &Props) -> Html {
     } else {
         p.decision.as_str()
     };
-    let id = p.profile.clone();
-    let chart = |kind: &str, label: String, f: DrawFn, h: u32| {
-        html! { <Chart id={format!("chart-{id}-{kind}")} label={label} draw={f} generation={props.generation} height={h} /> }
-    };
-    let (p1, p2, p3, p4, p5) = (p.clone(), p.clone(), p.clone(), p.clone(), p.clone());
-    let (p6, p7) = (p.clone(), p.clone());
-    let (v1, v6, v7) = (v.clone(), v.clone(), v.clone());
-    let (p8, v8) = (p.clone(), v.clone());
-    let p9 = p.clone();
-    let (t1, t2, t3, t4) = (p.clone(), p.clone(), p.clone(), p.clone());
-    let traffic = |c: &sloscope_core::analysis::Curves| {
-        !c.prompt_tokens.is_empty() || !c.output_tokens.is_empty()
-    };
-    let has_traffic = p
-        .candidates
-        .iter()
-        .filter_map(|c| c.summary.as_ref()?.curves.as_ref())
-        .any(traffic);
     let wide = use_state(|| false);
     let extra = v.candidates.columns.iter().filter(|c| !c.decisive).count();
     let toggle = {
@@ -167,40 +148,7 @@ pub fn profile(props: &Props) -> Html {
                 <h3>{ title.to_string() }</h3>
                 { table(t, format!("baseline-{}", v.profile), "baseline") }
             }
-            <div class="charts">
-                if !charts::slo_rows(&p).is_empty() {
-                    { chart("slo", v.charts.slo_caption.to_string(),
-                        Rc::new(move |root| drawn(charts::slo_shares(root, &p9))), 90 + charts::SLO_ROW_PX * charts::slo_rows(&p).len() as u32) }
-                }
-                { chart("tradeoff", v.charts.tradeoff_caption.to_string(),
-                    Rc::new(move |root| drawn(charts::tradeoff(root, &p1, &v1.charts))), 340) }
-                { chart("cdf-ttft", v.charts.cdf_captions.ttft.to_string(), Rc::new(move |root| drawn(charts::cdf(root, &p2, Quantity::Ttft))), 260) }
-                { chart("cdf-tpot", v.charts.cdf_captions.tpot.to_string(), Rc::new(move |root| drawn(charts::cdf(root, &p3, Quantity::Tpot))), 260) }
-                { chart("cdf-e2e", v.charts.cdf_captions.e2e.to_string(), Rc::new(move |root| drawn(charts::cdf(root, &p4, Quantity::E2e))), 260) }
-                if p.capacity.is_some() {
-                    { chart("capacity-slo", v.charts.capacity_caption.as_ref().map(ToString::to_string).unwrap_or_default(), Rc::new(move |root| drawn(charts::capacity(root, &p6, &v6.charts, charts::CapacityY::Slo))), 300) }
-                    { chart("capacity-tps", v.charts.capacity_throughput_caption.as_ref().map(ToString::to_string).unwrap_or_default(), Rc::new(move |root| drawn(charts::capacity(root, &p7, &v7.charts, charts::CapacityY::Throughput))), 300) }
-                }
-                if let Some(caption) = &v.charts.turns_caption {
-                    { chart("turns", caption.to_string(), Rc::new(move |root| drawn(charts::ttft_by_turn(root, &p8, &v8.charts))), 260) }
-                }
-                if p.baseline.is_some() {
-                    if let Err(why) = charts::baseline_bars(&p) {
-                        <p class="chart-none" id={format!("{}-baseline-none", p.profile)}>{ format!("{}: quantized / float ratios — not drawn: {why}", p.profile) }</p>
-                    } else {
-                        { chart("baseline", v.charts.baseline_caption.as_ref().map(ToString::to_string).unwrap_or_default(), Rc::new(move |root| drawn(charts::baseline_ratios(root, &p5))), 260) }
-                    }
-                }
-            </div>
-            if has_traffic {
-                <h3>{ "Traffic measured" }</h3>
-                <div class="charts traffic">
-                    { chart("prefill", v.charts.traffic_captions.prefill.to_string(), Rc::new(move |root| drawn(charts::prefill(root, &t1))), 260) }
-                    { chart("hist-prompt", v.charts.traffic_captions.prompt.to_string(), Rc::new(move |root| drawn(charts::histogram(root, &t2, Traffic::Prompt))), 220) }
-                    { chart("hist-output", v.charts.traffic_captions.output.to_string(), Rc::new(move |root| drawn(charts::histogram(root, &t3, Traffic::Output))), 220) }
-                    { chart("hist-gaps", v.charts.traffic_captions.gaps.to_string(), Rc::new(move |root| drawn(charts::histogram(root, &t4, Traffic::Interarrival))), 220) }
-                </div>
-            }
+            <Charts report={p.clone()} view={v.clone()} generation={props.generation} />
         </section>
     }
 }

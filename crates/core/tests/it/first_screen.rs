@@ -233,3 +233,49 @@ fn every_metric_heading_says_what_it_holds() {
     words.dedup();
     assert_eq!(words.len(), names.len(), "two metrics share their words");
 }
+
+/// The example set with the plan's `latency` TTFT p95 limit set to `limit_ms`.
+fn latency_ttft_limit(limit_ms: f64) -> Vec<sloscope_core::LoadedFile> {
+    example_files()
+        .into_iter()
+        .map(|mut f| {
+            if let sloscope_core::Document::Plan(p) = &f.doc {
+                let mut v = serde_json::to_value(p).unwrap();
+                v["profiles"][0]["slo"]["ttft_p95_ms"] = limit_ms.into();
+                assert_eq!(v["profiles"][0]["name"], "latency");
+                f.doc = sloscope_core::read_document(&f.name, v.to_string().into_bytes()).unwrap();
+            }
+            f
+        })
+        .collect()
+}
+
+/// Each profile's charts open with the SLO chart and the chart of the metric that decides it:
+/// in the example set the latency profile's tightest SLO is TPOT p95 (its distribution next);
+/// with a TTFT limit that no candidate meets, TTFT binds and its distribution comes next; a
+/// profile decided by a metric no chart but the SLO chart draws (queue wait) says so.
+#[test]
+fn the_charts_shown_first_follow_the_deciding_metric() {
+    use sloscope_core::view::ChartKind as K;
+    let first = |files: &[sloscope_core::LoadedFile], profile: &str| {
+        let v = report_view(&analyze(files));
+        let p = v
+            .profiles
+            .iter()
+            .find(|p| p.profile.as_str() == profile)
+            .unwrap();
+        (p.charts.first.clone(), p.charts.first_reason.to_string())
+    };
+    let files = example_files();
+    assert_eq!(first(&files, "latency").0, [K::Slo, K::CdfTpot]);
+    let (kinds, why) = first(&files, "throughput");
+    assert_eq!(kinds, [K::Slo, K::Tradeoff]);
+    assert!(
+        why.contains("queue wait p95, drawn in the SLO chart"),
+        "{why}"
+    );
+    let tight = latency_ttft_limit(1.0);
+    let (kinds, why) = first(&tight, "latency");
+    assert_eq!(kinds, [K::Slo, K::CdfTtft], "{why}");
+    assert!(why.starts_with("decided by TTFT p95"), "{why}");
+}

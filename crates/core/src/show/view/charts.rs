@@ -8,7 +8,7 @@ use crate::base::metric::{Direction, Metric};
 
 use crate::base::metric::{Quantity, Stat};
 
-use super::types::{CdfCaptions, ChartsView, Shown, SloLine, TrafficCaptions};
+use super::types::{CdfCaptions, ChartKind, ChartsView, Shown, SloLine, TrafficCaptions};
 
 fn limit(p: &ProfileReport, m: Metric) -> Option<SloLine> {
     p.slo.iter().find(|s| s.metric == m).map(|s| SloLine {
@@ -60,6 +60,7 @@ pub(crate) fn charts(p: &ProfileReport) -> ChartsView {
         ),
         None => format!("{}: capacity search (no SLO metric measured)", p.profile),
     });
+    let first = first_charts(p);
     ChartsView {
         slo_caption: Shown::new(slo_caption(p)),
         tradeoff_caption: Shown::new(format!(
@@ -89,7 +90,58 @@ pub(crate) fn charts(p: &ProfileReport) -> ChartsView {
             ))
         }),
         traffic_captions: traffic_captions(p),
+        first: first.0,
+        first_reason: Shown::new(first.1),
     }
+}
+
+/// The metric that decides the profile: the binding SLO when none met every SLO, else the
+/// chosen candidate's tightest SLO, else the primary metric.
+fn deciding(p: &ProfileReport) -> Option<Metric> {
+    if let Some(b) = &p.binding_slo {
+        return Some(b.metric);
+    }
+    let chosen = p.candidates.iter().find(|c| c.chosen);
+    chosen
+        .and_then(super::headline::tightest)
+        .map(|k| k.metric)
+        .or_else(|| p.primary_metric.as_deref().and_then(Metric::parse))
+}
+
+/// The charts shown unfolded and why: the SLO chart, then the one that draws the deciding
+/// metric (its distribution for a latency, the capacity chart when a capacity search ran on
+/// it, else the trade-off chart).
+fn first_charts(p: &ProfileReport) -> (Vec<ChartKind>, String) {
+    let mut first = vec![ChartKind::Slo];
+    let Some(m) = deciding(p) else {
+        first.push(ChartKind::Tradeoff);
+        return (
+            first,
+            "no deciding metric: the SLO chart and the trade-off first".into(),
+        );
+    };
+    let second = match m {
+        _ if p.capacity.is_some() && capacity_metric(p) == Some(m) => ChartKind::Capacity,
+        Metric::Latency(Quantity::Ttft, _) => ChartKind::CdfTtft,
+        Metric::Latency(Quantity::Tpot, _) => ChartKind::CdfTpot,
+        Metric::Latency(Quantity::E2e, _) => ChartKind::CdfE2e,
+        _ => ChartKind::Tradeoff,
+    };
+    first.push(second);
+    let name = m.short();
+    let reason = match second {
+        ChartKind::Capacity => {
+            format!("decided by {name}: the SLO chart and {name} against load first")
+        }
+        ChartKind::Tradeoff if matches!(m, Metric::THROUGHPUT | Metric::TTFT_P95) => format!(
+            "decided by {name}: the SLO chart and the TTFT–throughput trade-off that draws it first"
+        ),
+        ChartKind::Tradeoff => {
+            format!("decided by {name}, drawn in the SLO chart; the TTFT–throughput trade-off next")
+        }
+        _ => format!("decided by {name}: the SLO chart and its distribution first"),
+    };
+    (first, reason)
 }
 
 /// A CDF's caption: one curve per candidate (and the float baseline), drawn from every

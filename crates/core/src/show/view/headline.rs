@@ -31,7 +31,7 @@ pub(crate) fn interval_unit(i: &crate::base::stats::Interval) -> &'static str {
 }
 
 /// The SLO check closest to its limit, relative to the limit.
-fn tightest(c: &CandidateReport) -> Option<&crate::analyse::verdict::SloCheck> {
+pub(super) fn tightest(c: &CandidateReport) -> Option<&crate::analyse::verdict::SloCheck> {
     // Relative to the limit; a limit of 0 (no failures allowed) has no relative margin and
     // is ranked after every other limit.
     let rel = |k: &crate::analyse::verdict::SloCheck| {

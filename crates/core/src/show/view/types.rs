@@ -336,6 +336,33 @@ pub struct ChartsView {
     /// The measured traffic charts' captions.
     #[serde(default)]
     pub traffic_captions: TrafficCaptions,
+    /// The charts shown first, unfolded, in order: the SLO chart, then the chart of the metric
+    /// that decides the verdict (the binding SLO, else the chosen candidate's tightest SLO, else
+    /// the primary metric). Every other chart waits under "more charts".
+    #[serde(default)]
+    pub first: Vec<ChartKind>,
+    /// Why those charts come first, in words (`decided by TPOT p95: its distribution first`).
+    #[serde(default)]
+    pub first_reason: Shown,
+}
+
+/// A profile's chart, by what it draws.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum ChartKind {
+    /// Every SLO of every candidate as a share of its limit.
+    Slo,
+    /// TTFT p95 against output throughput.
+    Tradeoff,
+    /// The TTFT distribution.
+    CdfTtft,
+    /// The TPOT distribution.
+    CdfTpot,
+    /// The end-to-end distribution.
+    CdfE2e,
+    /// The capacity search's SLO metric against load.
+    Capacity,
 }
 
 /// The captions of a profile's three CDFs.
