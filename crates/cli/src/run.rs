@@ -134,6 +134,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(Run::BadPlan.code()));
         }
     };
+    if let (false, Some(space), Some(spec)) = (args.quiet, &plan.space, &plan.raw.plan.space) {
+        eprintln!(
+            "sloscope: {}",
+            sloscope_core::search::budget_line(space, &spec.budget)
+        );
+        eprintln!(
+            "sloscope: warning: `sloscope run` does not search the space yet: it runs the listed candidates (the search is measured on synthetic landscapes: xtask bench-search)"
+        );
+    }
     if !args.quiet {
         for p in &plan.profiles {
             for w in sloscope_core::checks::undecidable(p) {

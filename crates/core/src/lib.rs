@@ -11,6 +11,8 @@
 //!   out by [`view`] (the one view-model, and its text and Markdown);
 //! - *compare* two sets: [`comparison`] (one `Comparison`, and its words);
 //! - *gate* a quantized model: [`gate`] (figures, decision, the default thresholds);
+//! - *search* the serving configurations of a plan's `[space]`: [`search`] (the space checked,
+//!   the search of one profile as a state machine the collector drives);
 //! - where data is *made* (the collector, the test kit): [`measure`] (metrics, traffic, seeded
 //!   random numbers, percentiles, protocol headers) and [`checks`] (the physical checks of a
 //!   request row, a profile's contract, a plan's refusals).
@@ -61,6 +63,7 @@ pub mod measure;
 pub mod schema;
 #[cfg(feature = "schema")]
 pub mod schema_export;
+pub mod search;
 pub mod view;
 
 pub use analyse::report::Analysis;

@@ -23,6 +23,7 @@ mod bench_collector;
 mod bench_coverage;
 mod bench_memory;
 mod bench_replay;
+mod bench_search;
 mod bench_timing;
 mod support;
 use serde_json::json;
@@ -38,6 +39,7 @@ fn main() -> anyhow::Result<()> {
         Some("bench-memory") => bench_memory::run(&args[1..]),
         Some("bench-timing") => bench_timing::run(),
         Some("bench-replay") => bench_replay::run(),
+        Some("bench-search") => bench_search::run(&args[1..]),
         Some("replay-child") => bench_replay::child(&args[1..]),
         Some("collector-child") => bench_collector::child(&args[1..]),
         Some("gen-run") => {
@@ -51,7 +53,7 @@ fn main() -> anyhow::Result<()> {
         }
         Some("measure-analyze") => measure(Path::new(args.get(1).context("missing FILE")?)),
         _ => {
-            eprintln!("usage: xtask bench-analyze [REQUESTS] [OUTPUT_TOKENS] | gen-run REQUESTS OUTPUT_TOKENS OUT | bench-collector | bench-timing | bench-replay | coverage [TRIALS]");
+            eprintln!("usage: xtask bench-analyze [REQUESTS] [OUTPUT_TOKENS] | gen-run REQUESTS OUTPUT_TOKENS OUT | bench-collector | bench-timing | bench-replay | bench-search [LANDSCAPES] | coverage [TRIALS]");
             std::process::exit(2)
         }
     }

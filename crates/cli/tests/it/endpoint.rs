@@ -226,3 +226,68 @@ fn one_endpoint_measures_one_configuration() {
     );
     assert!(!out.exists(), "nothing is run or written");
 }
+
+/// The scripted plan with a `[space]` table appended.
+fn plan_with_space(name: &str, space: &str) -> PathBuf {
+    let (plan, _) = scripted_plan(name);
+    let mut text = std::fs::read_to_string(&plan).unwrap();
+    text.push_str(space);
+    std::fs::write(&plan, text).unwrap();
+    plan
+}
+
+/// A plan's search space is checked when the plan loads: its size against its budget is said
+/// (and that `run` does not search it yet); a space with problems is a bad plan whose message
+/// names each field.
+#[test]
+fn a_plan_space_is_checked_and_sized_against_its_budget() {
+    let good = plan_with_space(
+        "space-good",
+        "\n[space]\nprofiles = [\"latency\"]\nconstraints = [\"slots <= 8\"]\nbudget = { launches = 3 }\n[space.knobs]\nslots = { min = 1, max = 16, powers_of_two = true }\n",
+    );
+    let out = good.with_file_name("out");
+    let o = sloscope(
+        &[
+            "run",
+            "--plan",
+            good.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--dry-run",
+        ],
+        &[("SLOSCOPE_SCRIPTED_SERVER", "scripted-server")],
+    );
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("space: 1 knob (slots 5), 4 of a 5-configuration grid allowed by the constraints; budget 3 launches per profile (75 % of the configurations)"),
+        "{err}"
+    );
+    assert!(err.contains("does not search the space yet"), "{err}");
+    assert!(!out.exists(), "a dry run writes nothing");
+    let bad = plan_with_space(
+        "space-bad",
+        "\n[space]\nprofiles = [\"nightly\"]\nconstraints = [\"batch <= slots\"]\n[space.knobs]\nslots = { min = 4, max = 2 }\nubatch = { values = [64, 128] }\n",
+    );
+    let o = sloscope(
+        &[
+            "run",
+            "--plan",
+            bad.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--dry-run",
+        ],
+        &[("SLOSCOPE_SCRIPTED_SERVER", "scripted-server")],
+    );
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    for want in [
+        "space.knobs.slots.min: 4 is above max 2",
+        "space.constraints[0]: \"batch <= slots\": \"batch\" is not a knob",
+        "space.profiles[0]: no profile named \"nightly\" in the plan",
+        "space.knobs.ubatch: target.server_command has no {ubatch} placeholder",
+    ] {
+        assert!(err.contains(want), "{want:?} not in {err}");
+    }
+}

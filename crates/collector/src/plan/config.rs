@@ -55,6 +55,8 @@ pub struct RunPlan {
     pub shard: Option<sloscope_core::schema::ShardRef>,
     /// With a shard: the cells (role, name) it runs; the other targets belong to other shards.
     pub only: Option<Vec<(sloscope_core::schema::Role, String)>>,
+    /// The plan's configuration search space, checked.
+    pub space: Option<sloscope_core::search::Space>,
 }
 
 /// A plan problem, naming the file and the field.
@@ -90,6 +92,7 @@ pub fn load_plan(path: &Path, o: &Overrides) -> Result<RunPlan, PlanError> {
     safe_names(path, &raw)?;
     sloscope_core::schema::price(&raw.plan).map_err(|e| perr(path, e))?;
     let mut profiles = profiles(path, &raw, o)?;
+    let space = space(path, &raw)?;
     let replays = replays(path, &mut raw, &mut profiles)?;
     let candidates = candidates(path, &raw, o)?;
     for v in &raw.secret_vars {
@@ -122,6 +125,7 @@ pub fn load_plan(path: &Path, o: &Overrides) -> Result<RunPlan, PlanError> {
         replays,
         shard: None,
         only: None,
+        space,
     })
 }
 
@@ -290,6 +294,49 @@ fn read_raw(path: &Path) -> Result<CollectorPlan, PlanError> {
 }
 
 /// Profiles that pass their contract (every problem listed), narrowed by `--profiles`.
+/// Checks the plan's `[space]`: the space itself (every problem named by its field), the
+/// profiles it serves, and a `{knob}` placeholder in the server command for each knob.
+pub fn space(
+    path: &Path,
+    raw: &CollectorPlan,
+) -> Result<Option<sloscope_core::search::Space>, PlanError> {
+    let Some(spec) = &raw.plan.space else {
+        return Ok(None);
+    };
+    let mut issues = Vec::new();
+    let space = sloscope_core::search::Space::new(spec)
+        .map_err(|e| issues.extend(e))
+        .ok();
+    for (i, name) in spec.profiles.iter().enumerate() {
+        if !raw
+            .plan
+            .profiles
+            .iter()
+            .any(|p| p.name.as_deref() == Some(name.as_str()))
+        {
+            issues.push(format!(
+                "space.profiles[{i}]: no profile named {name:?} in the plan"
+            ));
+        }
+    }
+    if let Some(cmd) = &raw.target.server_command {
+        for knob in spec.knobs.keys() {
+            if !cmd.contains(&format!("{{{knob}}}")) {
+                issues.push(format!(
+                    "space.knobs.{knob}: target.server_command has no {{{knob}}} placeholder, so the knob would change nothing"
+                ));
+            }
+        }
+    }
+    if spec.budget.launches == Some(0) {
+        issues.push("space.budget.launches: 0: expected at least 1".into());
+    }
+    if !issues.is_empty() {
+        return Err(perr(path, issues.join("; ")));
+    }
+    Ok(space)
+}
+
 fn profiles(path: &Path, raw: &CollectorPlan, o: &Overrides) -> Result<Vec<Profile>, PlanError> {
     let mut issues = Vec::new();
     let mut profiles = Vec::new();

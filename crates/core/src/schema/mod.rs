@@ -8,12 +8,14 @@ pub(crate) mod column;
 mod gaps;
 mod gate;
 pub mod journal;
+mod knob;
 mod lineage;
 mod plan;
 pub mod replay;
 mod run;
 mod server;
 mod shard;
+mod space;
 mod unique;
 
 pub use gaps::{
@@ -24,10 +26,10 @@ pub use gate::{
     PositionColumns,
 };
 pub use journal::{JournalLine, RequestRow, ServerCounts, SessionTurn, JOURNAL_KIND};
+pub use knob::KnobValue;
 pub use lineage::{ArtifactIdentity, Decision, Deployment, FloatBaseline, QualityGate};
 pub use plan::{
-    price, Candidate, FileStamp, KnobValue, Plan, PlanGateLimits, ProfileSpec, SearchSpec,
-    WorkloadSpec,
+    price, Candidate, FileStamp, Plan, PlanGateLimits, ProfileSpec, SearchSpec, WorkloadSpec,
 };
 pub use replay::{
     Dataset, DatasetFormat, Sessions, SharedPrefix, Trace, TraceEntry, TraceFormat,
@@ -41,6 +43,7 @@ pub use server::{
     HistogramBucket, HistogramDelta, MemorySample, MetricSample, ServerInfo, ServerReport,
 };
 pub use shard::{Cell, ClockAnchor, NtpState, ShardDone, ShardOutcome, ShardRecord};
+pub use space::{KnobSpec, SpaceBudget, SpaceSpec};
 
 use serde::{Deserialize, Serialize};
 

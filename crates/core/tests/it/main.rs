@@ -21,6 +21,7 @@ mod peers_hostile;
 mod records;
 mod regression;
 mod schema_files;
+mod search;
 mod seed;
 mod semantic;
 mod shards;

@@ -105,6 +105,7 @@ mod tests {
             gpus_per_server: None,
             gate: None,
             baseline: None,
+            space: None,
             file_sha256: Default::default(),
             candidates: (0..n)
                 .map(|i| Candidate {

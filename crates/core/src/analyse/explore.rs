@@ -1,0 +1,269 @@
+//! The configuration search of one profile, as a state machine the collector drives (and the
+//! analysis replays from the trial files): [`Explorer::next`] says which configuration to
+//! launch next and with how many requests, [`Explorer::record`] takes what the trial measured.
+//! It is deterministic: the same space, settings and outcomes give the same trials, so a search
+//! can be resumed from its journal and recomputed from its trials.
+//!
+//! The walk: *screen* a spread of the space with few requests each (farthest-point design from
+//! the centre); drop configurations that miss an SLO with confidence or that a configuration
+//! meeting every SLO beats on the primary metric with confidence; *refine* around the best
+//! survivors (their neighbours: one knob moved one value), then anywhere unexplored; give the
+//! *contenders* (the best and those it cannot be told from) more requests; then *confirm*: the
+//! chosen configuration and its nearest rival launched afresh and measured again. A launch that
+//! fails is an infeasible trial with its reason, never the end of the search.
+
+mod choose;
+pub mod evidence;
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::analyse::space::{Config, Space};
+use crate::base::metric::Metric;
+use crate::schema::SpaceBudget;
+
+pub use evidence::{Estimate, Evidence, Outcome, SloEstimate};
+
+/// Launches a budget gives by default: 30 % of the configurations, at least 6 (never more than
+/// the configurations and the confirmation).
+pub fn default_launches(configs: usize) -> u32 {
+    let third = (configs as f64 * 0.3).ceil() as u32;
+    third.max(6).min(configs as u32 + 2)
+}
+
+/// A space's size against its budget, in one line: `space: 3 knobs (parallel 4, ubatch 4,
+/// cache_type_k 2), 24 of a 32-configuration grid allowed by the constraints; budget 8 launches
+/// per profile (33 % of the configurations)`.
+pub fn budget_line(space: &Space, budget: &SpaceBudget) -> String {
+    let knobs: Vec<String> = space
+        .knobs
+        .iter()
+        .map(|k| format!("{} {}", k.name, k.values.len()))
+        .collect();
+    let launches = budget
+        .launches
+        .unwrap_or_else(|| default_launches(space.configs.len()));
+    let share = 100.0 * f64::from(launches) / space.configs.len() as f64;
+    let mut line = format!(
+        "space: {} knob{} ({}), {} of a {}-configuration grid allowed by the constraints; budget {launches} launches per profile ({share:.0} % of the configurations{})",
+        space.knobs.len(),
+        if space.knobs.len() == 1 { "" } else { "s" },
+        knobs.join(", "),
+        space.configs.len(),
+        space.grid,
+        if budget.launches.is_none() { ", the default" } else { "" }
+    );
+    if let Some(r) = budget.requests {
+        line.push_str(&format!(", {r} requests"));
+    }
+    if let Some(t) = budget.wall_time_s {
+        line.push_str(&format!(", {} s", crate::base::fmt::format_number(t)));
+    }
+    line
+}
+
+/// What a search may spend and how it measures.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Settings {
+    /// Server launches in all, the confirmation's included.
+    pub launches: u32,
+    /// Measured requests in all (`null`: no limit but the launches).
+    pub requests: Option<u64>,
+    /// Requests of a screening or refining trial.
+    pub screen_requests: u64,
+    /// Requests a contender's further trial adds.
+    pub more_requests: u64,
+    /// Most requests pooled for one configuration.
+    pub max_requests_per_config: u64,
+    /// Requests of each confirmation launch.
+    pub confirm_requests: u64,
+    /// Seed of the design's tie-breaks.
+    pub seed: u64,
+}
+
+impl Settings {
+    /// The settings of a plan's budget for a space, a profile measuring `repeat_requests`
+    /// requests per repeat: screening at one repeat; a contender's further trial adds three,
+    /// so that its pooled four can bound a p95 on both sides (72 requests are the fewest that
+    /// can); confirmation at two.
+    pub fn new(space: &Space, budget: &SpaceBudget, repeat_requests: u64, seed: u64) -> Settings {
+        let r = repeat_requests.max(1);
+        Settings {
+            launches: budget
+                .launches
+                .unwrap_or_else(|| default_launches(space.configs.len())),
+            requests: budget.requests,
+            screen_requests: r,
+            more_requests: 3 * r,
+            max_requests_per_config: 4 * r,
+            confirm_requests: 2 * r,
+            seed,
+        }
+    }
+}
+
+/// Why a trial was run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum Purpose {
+    /// The first spread over the space.
+    Screen,
+    /// A neighbour of a good configuration, or an unexplored one.
+    Refine,
+    /// More requests for a contender (pooled with its earlier trials).
+    More,
+    /// A fresh launch of the chosen configuration or its rival.
+    Confirm,
+}
+
+/// One trial of the search.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Trial {
+    /// The configuration (value index per knob).
+    pub config: Config,
+    /// Why.
+    pub purpose: Purpose,
+    /// Requests asked for.
+    pub requests: u64,
+    /// What it came to (for a `more` trial: the configuration's pooled evidence).
+    pub outcome: Outcome,
+}
+
+/// What to do next.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Step {
+    /// Launch the server with `config` and measure `requests` requests.
+    Launch {
+        /// The configuration.
+        config: Config,
+        /// Requests to measure.
+        requests: u64,
+        /// Why.
+        purpose: Purpose,
+    },
+    /// The search is over.
+    Done,
+}
+
+/// The search of one profile.
+#[derive(Debug, Clone)]
+pub struct Explorer {
+    space: Space,
+    primary: Metric,
+    settings: Settings,
+    trials: Vec<Trial>,
+    /// Each configuration's latest pooled outcome (confirmations kept apart).
+    known: BTreeMap<Config, Outcome>,
+    design: Vec<Config>,
+    stopped: bool,
+}
+
+impl Explorer {
+    /// A search of `space` ranked by `primary`.
+    pub fn new(space: Space, primary: Metric, settings: Settings) -> Explorer {
+        let design = choose::design(&space, &settings);
+        Explorer {
+            space,
+            primary,
+            settings,
+            trials: Vec::new(),
+            known: BTreeMap::new(),
+            design,
+            stopped: false,
+        }
+    }
+
+    /// The space searched.
+    pub fn space(&self) -> &Space {
+        &self.space
+    }
+
+    /// The trials so far.
+    pub fn trials(&self) -> &[Trial] {
+        &self.trials
+    }
+
+    /// The metric it ranks by.
+    pub fn primary(&self) -> Metric {
+        self.primary
+    }
+
+    /// The settings.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// No more exploring (the wall-clock budget is spent): the next steps confirm.
+    pub fn stop_exploring(&mut self) {
+        self.stopped = true;
+    }
+
+    /// Records what a trial came to; `outcome` of a `more` trial is the configuration's
+    /// evidence pooled over all its trials, of a confirmation only the fresh launch's.
+    pub fn record(&mut self, config: Config, purpose: Purpose, requests: u64, outcome: Outcome) {
+        if purpose != Purpose::Confirm {
+            self.known.insert(config.clone(), outcome.clone());
+        }
+        self.trials.push(Trial {
+            config,
+            purpose,
+            requests,
+            outcome,
+        });
+    }
+
+    /// Requests measured so far.
+    pub fn requests_spent(&self) -> u64 {
+        self.trials.iter().map(|t| t.requests).sum()
+    }
+
+    /// What to do next.
+    pub fn next(&self) -> Step {
+        choose::next(self)
+    }
+
+    /// The search's answer so far.
+    pub fn result(&self) -> SearchResult {
+        choose::result(self)
+    }
+}
+
+/// Why a measured configuration is out of the running.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Dropped {
+    /// The configuration's name.
+    pub name: String,
+    /// Why, with the intervals that decided it.
+    pub reason: String,
+}
+
+/// The answer of a search.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct SearchResult {
+    /// The configuration chosen (`null`: none is left).
+    pub chosen: Option<Config>,
+    /// Its name.
+    pub chosen_name: Option<String>,
+    /// Whether it meets every SLO with confidence (else only by its point estimates).
+    pub chosen_meets_all: bool,
+    /// The nearest rival.
+    pub rival: Option<Config>,
+    /// Whether the fresh launches upheld the pick (`null`: not confirmed yet).
+    pub confirmed: Option<bool>,
+    /// What the confirmation showed, in words.
+    pub confirmation: Option<String>,
+    /// Every measured configuration out of the running, with why.
+    pub dropped: Vec<Dropped>,
+    /// Launches used.
+    pub launches: u32,
+    /// Requests measured.
+    pub requests: u64,
+    /// Configurations the space holds.
+    pub configurations: usize,
+}

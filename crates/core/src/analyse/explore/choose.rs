@@ -1,0 +1,453 @@
+//! The search's choices: the screening design, the next trial, the configurations still in
+//! the running, the pick and its confirmation.
+
+use super::{Dropped, Explorer, Outcome, Purpose, SearchResult, Settings, Step};
+use crate::analyse::space::{Config, Space};
+use crate::base::fmt::format_number;
+use crate::base::rng::finalize;
+
+/// Most configurations the screening spreads over.
+const MAX_DESIGN: usize = 48;
+/// How many of the best survivors the refinement walks around.
+const REFINE_AROUND: usize = 3;
+/// How many contenders may get more requests.
+const CONTENDERS: usize = 4;
+
+/// The screening design: the configuration nearest the centre of the space, then each time the
+/// one farthest from those already taken (ties broken by the seed); about a third of the
+/// launches that the confirmation leaves, at least one per knob plus one.
+pub(super) fn design(space: &Space, s: &Settings) -> Vec<Config> {
+    let free = s.launches.saturating_sub(2) as usize;
+    let want = ((free as f64 * 0.35).ceil() as usize)
+        .max(space.knobs.len() + 1)
+        .min(free.max(1))
+        .min(space.configs.len())
+        .min(MAX_DESIGN);
+    let pos: Vec<Vec<f64>> = space.configs.iter().map(|c| space.position(c)).collect();
+    let tie = |i: usize| finalize(s.seed ^ (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15));
+    let centre: Vec<f64> = vec![0.5; space.knobs.len()];
+    let first = (0..pos.len())
+        .min_by(|&a, &b| {
+            dist(&pos[a], &centre)
+                .total_cmp(&dist(&pos[b], &centre))
+                .then(tie(a).cmp(&tie(b)))
+        })
+        .unwrap_or(0);
+    let mut taken = vec![first];
+    let mut nearest: Vec<f64> = pos.iter().map(|p| dist(p, &pos[first])).collect();
+    while taken.len() < want {
+        let Some(next) = (0..pos.len())
+            .filter(|i| nearest[*i] > 0.0)
+            .max_by(|&a, &b| nearest[a].total_cmp(&nearest[b]).then(tie(b).cmp(&tie(a))))
+        else {
+            break;
+        };
+        taken.push(next);
+        for (i, p) in pos.iter().enumerate() {
+            nearest[i] = nearest[i].min(dist(p, &pos[next]));
+        }
+    }
+    taken
+        .into_iter()
+        .map(|i| space.configs[i].clone())
+        .collect()
+}
+
+fn dist(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| (x - y) * (x - y)).sum()
+}
+
+/// A measured configuration's standing.
+#[derive(Debug, Clone, PartialEq)]
+enum Standing {
+    /// Still in the running.
+    Alive,
+    /// Out, with why.
+    Out(String),
+}
+
+/// A score on the primary metric, lower better: (value, lo, hi).
+type Score = (f64, Option<f64>, Option<f64>);
+
+/// The score of a configuration.
+fn score(e: &Explorer, c: &Config) -> Option<Score> {
+    match e.known.get(c)? {
+        Outcome::Measured { evidence } => evidence.primary.map(|p| p.score(e.primary)),
+        Outcome::Infeasible { .. } => None,
+    }
+}
+
+/// The configurations that meet every SLO with confidence, with their scores.
+fn meeting(e: &Explorer) -> Vec<(&Config, Score)> {
+    e.known
+        .iter()
+        .filter(|(_, o)| matches!(o, Outcome::Measured { evidence } if evidence.meets_all()))
+        .filter_map(|(c, _)| Some((c, score(e, c)?)))
+        .collect()
+}
+
+fn standing(e: &Explorer, c: &Config) -> Standing {
+    let evidence = match e.known.get(c) {
+        None => return Standing::Out("not measured".into()),
+        Some(Outcome::Infeasible { reason }) => {
+            return Standing::Out(format!("infeasible: {reason}"))
+        }
+        Some(Outcome::Measured { evidence }) => evidence,
+    };
+    if let Some(s) = evidence.missed() {
+        let e95 = s.estimate.as_ref();
+        return Standing::Out(format!(
+            "misses {} {} with confidence: {} (95 % interval {}–{})",
+            s.metric,
+            format_number(s.limit),
+            e95.map_or("—".into(), |x| format_number(x.value)),
+            bound(e95.and_then(|x| x.lo)),
+            bound(e95.and_then(|x| x.hi)),
+        ));
+    }
+    let Some((_, lo, _)) = score(e, c) else {
+        return Standing::Out(format!("{} not measured", e.primary));
+    };
+    let beaten = meeting(e)
+        .into_iter()
+        .find(|(r, (_, _, hi))| *r != c && matches!((*hi, lo), (Some(h), Some(l)) if h < l));
+    match beaten {
+        Some((r, _)) => Standing::Out(format!(
+            "beaten on {} with confidence by {} (their 95 % intervals do not overlap)",
+            e.primary,
+            e.space.name(r)
+        )),
+        None => Standing::Alive,
+    }
+}
+
+fn bound(v: Option<f64>) -> String {
+    v.map_or("unbounded".into(), format_number)
+}
+
+/// The configurations still in the running, best point estimate first.
+fn alive(e: &Explorer) -> Vec<Config> {
+    let mut out: Vec<(f64, &Config)> = e
+        .known
+        .keys()
+        .filter(|c| standing(e, c) == Standing::Alive)
+        .filter_map(|c| Some((score(e, c)?.0, c)))
+        .collect();
+    out.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(b.1)));
+    out.into_iter().map(|(_, c)| c.clone()).collect()
+}
+
+/// An unmeasured neighbour of one of the best survivors, else the unmeasured configuration
+/// farthest from every measured one.
+fn refine(e: &Explorer) -> Option<Config> {
+    for c in alive(e).iter().take(REFINE_AROUND) {
+        let mut next: Vec<Config> = e
+            .space
+            .neighbours(c)
+            .into_iter()
+            .filter(|n| !e.known.contains_key(n))
+            .collect();
+        next.sort_by_key(|n| downhill(e, c, n));
+        if let Some(n) = next.into_iter().next() {
+            return Some(n);
+        }
+    }
+    let measured: Vec<Vec<f64>> = e.known.keys().map(|c| e.space.position(c)).collect();
+    e.space
+        .configs
+        .iter()
+        .filter(|c| !e.known.contains_key(*c))
+        .map(|c| {
+            let p = e.space.position(c);
+            let near = measured
+                .iter()
+                .map(|m| dist(m, &p))
+                .fold(f64::MAX, f64::min);
+            (near, c)
+        })
+        .max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(a.1)))
+        .map(|(_, c)| c.clone())
+}
+
+/// How promising the step from `c` to its neighbour `n` looks (lower first): away from a
+/// measured worse configuration on the other side (0), into the unknown (1), towards a
+/// measured better one on the other side (2: the walk would turn back).
+fn downhill(e: &Explorer, c: &Config, n: &Config) -> u8 {
+    let Some(k) = (0..c.len()).find(|&k| c[k] != n[k]) else {
+        return 1;
+    };
+    let back = 2 * c[k] as i64 - n[k] as i64;
+    if back < 0 {
+        return 1;
+    }
+    let mut mirror = c.clone();
+    mirror[k] = back as usize;
+    match (score(e, c), score(e, &mirror)) {
+        (Some(here), Some(there)) if there.0 > here.0 => 0,
+        (Some(_), Some(_)) => 2,
+        _ => 1,
+    }
+}
+
+/// A contender that needs more requests: among the best survivor and those whose primary
+/// interval overlaps its interval, or whose SLOs are not yet met with confidence, the one with
+/// the fewest requests below the cap.
+fn contender(e: &Explorer) -> Option<Config> {
+    let alive = alive(e);
+    let best = alive.first()?;
+    let requests = |c: &Config| match e.known.get(c) {
+        Some(Outcome::Measured { evidence }) => evidence.requests,
+        _ => u64::MAX,
+    };
+    let overlaps = |a: &Config, b: &Config| {
+        let (Some((_, a_lo, a_hi)), Some((_, b_lo, b_hi))) = (score(e, a), score(e, b)) else {
+            return true;
+        };
+        // Apart with confidence only when one interval ends before the other begins.
+        let apart =
+            |hi: Option<f64>, lo: Option<f64>| matches!((hi, lo), (Some(h), Some(l)) if h < l);
+        !apart(a_hi, b_lo) && !apart(b_hi, a_lo)
+    };
+    let slo_open = |c: &Config| matches!(e.known.get(c), Some(Outcome::Measured { evidence }) if !evidence.meets_all());
+    let top: Vec<&Config> = alive.iter().take(CONTENDERS).collect();
+    // The best needs more when its SLOs are open or a rival cannot be told from it; a rival
+    // when it cannot be told from the best or its own SLOs are open.
+    let unsure = |c: &Config| {
+        slo_open(c)
+            || if c == best {
+                top.iter().any(|r| *r != best && overlaps(best, r))
+            } else {
+                overlaps(best, c)
+            }
+    };
+    alive
+        .iter()
+        .take(CONTENDERS)
+        .filter(|c| {
+            unsure(c)
+                && requests(c) + e.settings.more_requests <= e.settings.max_requests_per_config
+        })
+        .min_by_key(|c| requests(c))
+        .cloned()
+}
+
+/// The pick: the best survivor meeting every SLO with confidence, else the best meeting them
+/// by its point estimates; its rival, the next survivor.
+fn pick(e: &Explorer) -> (Option<Config>, Option<Config>, bool) {
+    let alive = alive(e);
+    let meets = |c: &Config, sure: bool| match e.known.get(c) {
+        Some(Outcome::Measured { evidence }) => {
+            if sure {
+                evidence.meets_all()
+            } else {
+                evidence.meets_all_by_value()
+            }
+        }
+        _ => false,
+    };
+    let chosen = alive
+        .iter()
+        .find(|c| meets(c, true))
+        .map(|c| (c.clone(), true))
+        .or_else(|| {
+            alive
+                .iter()
+                .find(|c| meets(c, false))
+                .map(|c| (c.clone(), false))
+        });
+    let Some((chosen, sure)) = chosen else {
+        return (None, None, false);
+    };
+    // The rival: the next survivor, else the best of the rest that served and missed no SLO.
+    let rival = alive.into_iter().find(|c| *c != chosen).or_else(|| {
+        e.known
+            .iter()
+            .filter(|(c, o)| {
+                **c != chosen
+                    && matches!(o, Outcome::Measured { evidence } if evidence.missed().is_none())
+            })
+            .filter_map(|(c, _)| Some((score(e, c)?.0, c)))
+            .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(b.1)))
+            .map(|(_, c)| c.clone())
+    });
+    (Some(chosen), rival, sure)
+}
+
+/// The next trial.
+pub(super) fn next(e: &Explorer) -> Step {
+    let used = e.trials.len() as u32;
+    let (chosen, rival, _) = pick(e);
+    let reserve = u32::from(chosen.is_some()) + u32::from(rival.is_some());
+    let spent = e.requests_spent();
+    let fits = |requests: u64, room: u32| {
+        !e.stopped
+            && used + 1 + room <= e.settings.launches
+            && e.settings.requests.is_none_or(|r| {
+                spent + requests + reserve as u64 * e.settings.confirm_requests <= r
+            })
+    };
+    let launch = |config: Config, requests: u64, purpose: Purpose| Step::Launch {
+        config,
+        requests,
+        purpose,
+    };
+    let confirming = e.trials.iter().any(|t| t.purpose == Purpose::Confirm);
+    if !confirming {
+        let screen = e.settings.screen_requests;
+        if let Some(c) = e.design.iter().find(|c| !e.known.contains_key(*c)) {
+            if fits(screen, reserve.max(2)) {
+                return launch(c.clone(), screen, Purpose::Screen);
+            }
+        }
+        // Keep about a sixth of the launches for the contenders' further requests.
+        let more_room = (e.settings.launches / 6).max(1);
+        if let Some(c) = refine(e).filter(|_| fits(screen, reserve.max(2) + more_room)) {
+            return launch(c, screen, Purpose::Refine);
+        }
+        if let Some(c) = contender(e).filter(|_| fits(e.settings.more_requests, reserve.max(2))) {
+            return launch(c, e.settings.more_requests, Purpose::More);
+        }
+        if let Some(c) = refine(e).filter(|_| fits(screen, reserve.max(2))) {
+            return launch(c, screen, Purpose::Refine);
+        }
+    }
+    confirm_step(e, chosen, rival)
+}
+
+/// The confirmation launches: the chosen configuration afresh, then its rival. The pick is
+/// frozen at the first confirmation (what it confirms is the pick the search made).
+fn confirm_step(e: &Explorer, chosen: Option<Config>, rival: Option<Config>) -> Step {
+    let confirmed: Vec<&Config> = e
+        .trials
+        .iter()
+        .filter(|t| t.purpose == Purpose::Confirm)
+        .map(|t| &t.config)
+        .collect();
+    let (chosen, rival) = match confirmed.first() {
+        Some(_) => frozen(e),
+        None => (chosen, rival),
+    };
+    for c in [chosen, rival].into_iter().flatten() {
+        if !confirmed.contains(&&c) {
+            return Step::Launch {
+                config: c,
+                requests: e.settings.confirm_requests,
+                purpose: Purpose::Confirm,
+            };
+        }
+    }
+    Step::Done
+}
+
+/// The pick as it stood when the confirmation began: the trials before the first
+/// confirmation, replayed.
+fn frozen(e: &Explorer) -> (Option<Config>, Option<Config>) {
+    let before = e
+        .trials
+        .iter()
+        .position(|t| t.purpose == Purpose::Confirm)
+        .unwrap_or(e.trials.len());
+    let mut past = Explorer::new(e.space.clone(), e.primary, e.settings.clone());
+    for t in &e.trials[..before] {
+        past.record(t.config.clone(), t.purpose, t.requests, t.outcome.clone());
+    }
+    let (c, r, _) = pick(&past);
+    (c, r)
+}
+
+/// The answer so far.
+pub(super) fn result(e: &Explorer) -> SearchResult {
+    let confirming = e.trials.iter().any(|t| t.purpose == Purpose::Confirm);
+    let (chosen, rival, sure) = if confirming {
+        let (c, r) = frozen(e);
+        let sure = matches!(c.as_ref().and_then(|c| e.known.get(c)), Some(Outcome::Measured { evidence }) if evidence.meets_all());
+        (c, r, sure)
+    } else {
+        pick(e)
+    };
+    let (confirmed, confirmation) = confirmation(e, chosen.as_ref(), rival.as_ref());
+    let dropped = e
+        .known
+        .keys()
+        .filter_map(|c| match standing(e, c) {
+            Standing::Out(reason) => Some(Dropped {
+                name: e.space.name(c),
+                reason,
+            }),
+            Standing::Alive => None,
+        })
+        .collect();
+    SearchResult {
+        chosen_name: chosen.as_ref().map(|c| e.space.name(c)),
+        chosen,
+        chosen_meets_all: sure,
+        rival,
+        confirmed,
+        confirmation,
+        dropped,
+        launches: e.trials.len() as u32,
+        requests: e.requests_spent(),
+        configurations: e.space.configs.len(),
+    }
+}
+
+/// Whether the fresh launches upheld the pick: the chosen configuration served, missed no SLO
+/// with confidence, and its rival did not beat it on the primary metric with confidence.
+fn confirmation(
+    e: &Explorer,
+    chosen: Option<&Config>,
+    rival: Option<&Config>,
+) -> (Option<bool>, Option<String>) {
+    let fresh = |c: &Config| {
+        e.trials
+            .iter()
+            .find(|t| t.purpose == Purpose::Confirm && &t.config == c)
+            .map(|t| &t.outcome)
+    };
+    let Some(mine) = chosen.and_then(fresh) else {
+        return (None, None);
+    };
+    let evidence = match mine {
+        Outcome::Infeasible { reason } => {
+            return (
+                Some(false),
+                Some(format!("the fresh launch failed: {reason}")),
+            )
+        }
+        Outcome::Measured { evidence } => evidence,
+    };
+    if let Some(s) = evidence.missed() {
+        return (
+            Some(false),
+            Some(format!(
+                "the fresh launch misses {} with confidence",
+                s.metric
+            )),
+        );
+    }
+    let theirs = rival.and_then(fresh);
+    let beaten = match (evidence.primary, theirs) {
+        (Some(p), Some(Outcome::Measured { evidence: r })) => r.primary.is_some_and(|q| {
+            let (_, lo, _) = p.score(e.primary);
+            let (_, _, hi) = q.score(e.primary);
+            matches!((hi, lo), (Some(h), Some(l)) if h < l)
+        }),
+        _ => false,
+    };
+    if beaten {
+        return (
+            Some(false),
+            Some(format!(
+                "on fresh launches the rival beats it on {} with confidence",
+                e.primary
+            )),
+        );
+    }
+    (
+        Some(true),
+        Some(format!(
+            "held on a fresh launch ({} requests)",
+            evidence.requests
+        )),
+    )
+}

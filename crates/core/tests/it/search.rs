@@ -1,0 +1,340 @@
+//! The configuration search's space and state machine: every problem of a `[space]` named by
+//! its field, the configurations the constraints allow, neighbours; the search deterministic
+//! (the same outcomes give the same trials, so a journal resumes it and trial files recompute
+//! it), an infeasible launch a trial rather than an end, the confirmation's verdict.
+
+use sloscope_core::measure::Metric;
+use sloscope_core::schema::{KnobSpec, KnobValue, SpaceBudget, SpaceSpec};
+use sloscope_core::search::{
+    Estimate, Evidence, Explorer, Outcome, Purpose, Settings, SloEstimate, Space, Step,
+};
+
+fn list(values: &[i64]) -> KnobSpec {
+    KnobSpec {
+        values: Some(values.iter().map(|v| KnobValue::Int(*v)).collect()),
+        ..KnobSpec::default()
+    }
+}
+
+fn spec(constraints: &[&str]) -> SpaceSpec {
+    let mut s = SpaceSpec::default();
+    s.knobs.insert("parallel".into(), list(&[1, 2, 4, 8]));
+    s.knobs.insert(
+        "ubatch".into(),
+        KnobSpec {
+            min: Some(64),
+            max: Some(512),
+            powers_of_two: Some(true),
+            ..KnobSpec::default()
+        },
+    );
+    s.knobs.insert(
+        "cache".into(),
+        KnobSpec {
+            values: Some(vec![
+                KnobValue::Text("f16".into()),
+                KnobValue::Text("q8_0".into()),
+            ]),
+            ..KnobSpec::default()
+        },
+    );
+    s.constraints = constraints.iter().map(|c| c.to_string()).collect();
+    s
+}
+
+#[test]
+fn a_space_enumerates_what_its_constraints_allow() {
+    let space = Space::new(&spec(&[])).unwrap();
+    assert_eq!(space.grid, 2 * 4 * 4);
+    assert_eq!(space.configs.len(), 32);
+    let ub: Vec<String> = space
+        .knobs
+        .iter()
+        .find(|k| k.name == "ubatch")
+        .unwrap()
+        .values
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(ub, ["64", "128", "256", "512"]);
+    // 64 × parallel ≤ ubatch: parallel 1 with any, 2 from 128, 4 from 256, 8 with 512.
+    let c = Space::new(&spec(&["64 * parallel <= ubatch"])).unwrap();
+    assert_eq!(c.configs.len(), 2 * (4 + 3 + 2 + 1));
+    for cfg in &c.configs {
+        assert!(c.allowed(cfg));
+        for n in c.neighbours(cfg) {
+            assert!(c.allowed(&n));
+            let moved = n.iter().zip(cfg).filter(|(a, b)| a != b).count();
+            assert_eq!(moved, 1, "a neighbour moves one knob");
+        }
+    }
+    let first = &c.configs[0];
+    assert_eq!(c.name(first), "cache-f16.parallel-1.ubatch-64");
+}
+
+#[test]
+fn every_problem_of_a_space_names_its_field() {
+    let cases: Vec<(SpaceSpec, &str)> = vec![
+        (
+            SpaceSpec::default(),
+            "space.knobs: expected at least one knob",
+        ),
+        (
+            spec(&["batch <= ubatch"]),
+            "space.constraints[0]: \"batch <= ubatch\": \"batch\" is not a knob",
+        ),
+        (
+            spec(&["parallel ~ 4"]),
+            "space.constraints[0]: \"parallel ~ 4\": expected `a OP b`",
+        ),
+        (spec(&["cache < 4"]), "knob cache has values that are words"),
+        (
+            spec(&["parallel > 100"]),
+            "space.constraints: no configuration satisfies every constraint",
+        ),
+        (spec(&["1 < 2"]), "expected a knob on at least one side"),
+    ];
+    let mut more = Vec::new();
+    let mut s = spec(&[]);
+    s.knobs.insert(
+        "x".into(),
+        KnobSpec {
+            min: Some(9),
+            max: Some(3),
+            ..KnobSpec::default()
+        },
+    );
+    more.push((s, "space.knobs.x.min: 9 is above max 3"));
+    let mut s = spec(&[]);
+    s.knobs.insert(
+        "x".into(),
+        KnobSpec {
+            values: Some(vec![KnobValue::Int(1)]),
+            min: Some(1),
+            ..KnobSpec::default()
+        },
+    );
+    more.push((s, "space.knobs.x: expected either `values` or a range"));
+    let mut s = spec(&[]);
+    s.knobs.insert("x".into(), list(&[1, 2, 1]));
+    more.push((s, "space.knobs.x.values[2]: 1 is listed twice"));
+    let mut s = spec(&[]);
+    s.knobs.insert(
+        "x".into(),
+        KnobSpec {
+            values: Some(vec![KnobValue::Text("a b".into())]),
+            ..KnobSpec::default()
+        },
+    );
+    more.push((s, "space.knobs.x.values[0]"));
+    let mut s = spec(&[]);
+    s.knobs.insert("x-y".into(), list(&[1]));
+    more.push((
+        s,
+        "space.knobs.x-y: expected a name of letters, digits and `_`",
+    ));
+    let mut s = spec(&[]);
+    s.knobs.insert(
+        "x".into(),
+        KnobSpec {
+            min: Some(0),
+            max: Some(10_000),
+            ..KnobSpec::default()
+        },
+    );
+    more.push((
+        s,
+        "space.knobs.x: 10001 values from 0 to 10000 by 1: expected at most 256",
+    ));
+    let mut s = spec(&[]);
+    s.knobs.insert(
+        "x".into(),
+        KnobSpec {
+            min: Some(1),
+            max: Some(10),
+            step: Some(0),
+            ..KnobSpec::default()
+        },
+    );
+    more.push((s, "space.knobs.x.step: 0: expected a step above 0"));
+    for (s, want) in cases.into_iter().chain(more) {
+        let errors = Space::new(&s).unwrap_err();
+        assert!(
+            errors.iter().any(|e| e.contains(want)),
+            "{want:?} not in {errors:?}"
+        );
+    }
+    // The control: the same space, well formed, with a satisfiable constraint.
+    assert!(Space::new(&spec(&["ubatch >= 64 * parallel"])).is_ok());
+}
+
+/// A synthetic measurement: p95 = `p` ms with a ±`w` ms interval; the TTFT SLO at `slo` ms.
+fn measured(p: f64, w: f64, slo: f64, n: u64) -> Outcome {
+    let e = |v: f64| {
+        Some(Estimate {
+            value: v,
+            lo: Some(v - w),
+            hi: Some(v + w),
+        })
+    };
+    Outcome::Measured {
+        evidence: Evidence {
+            requests: n,
+            primary: e(p),
+            slo: vec![SloEstimate {
+                metric: Metric::TTFT_P95,
+                limit: 100.0,
+                estimate: e(slo),
+            }],
+        },
+    }
+}
+
+/// Runs a search where TPOT p95 is the sum of the value indices (best at the first values), a
+/// knob value `parallel 8` does not launch, and the SLO is missed where `cache` is `q8_0`.
+fn drive(space: &Space, stop_after: Option<usize>) -> Explorer {
+    let settings = Settings::new(
+        space,
+        &SpaceBudget {
+            launches: Some(12),
+            ..SpaceBudget::default()
+        },
+        24,
+        3,
+    );
+    let mut e = Explorer::new(space.clone(), Metric::TPOT_P95, settings);
+    let mut k = 0;
+    while let Step::Launch {
+        config,
+        requests,
+        purpose,
+    } = e.next()
+    {
+        if stop_after == Some(k) {
+            break;
+        }
+        k += 1;
+        let values = space.values(&config);
+        let outcome = if values
+            .iter()
+            .any(|(n, v)| n == "parallel" && v.to_string() == "8")
+        {
+            Outcome::Infeasible {
+                reason: "out of memory".into(),
+            }
+        } else {
+            let p = 10.0 + config.iter().sum::<usize>() as f64 * 5.0;
+            let slo = if values.iter().any(|(_, v)| v.to_string() == "q8_0") {
+                150.0
+            } else {
+                50.0
+            };
+            measured(p, 1.0, slo, requests)
+        };
+        e.record(config, purpose, requests, outcome);
+        assert!(k < 100);
+    }
+    e
+}
+
+#[test]
+fn the_search_is_deterministic_survives_failed_launches_and_confirms_its_pick() {
+    let space = Space::new(&spec(&[])).unwrap();
+    let e = drive(&space, None);
+    let r = e.result();
+    assert!(
+        r.launches <= 12,
+        "{} launches over a budget of 12",
+        r.launches
+    );
+    assert_eq!(
+        r.chosen_name.as_deref(),
+        Some("cache-f16.parallel-1.ubatch-64"),
+        "{r:?}"
+    );
+    assert!(r.chosen_meets_all);
+    assert_eq!(r.confirmed, Some(true), "{:?}", r.confirmation);
+    let confirms: Vec<_> = e
+        .trials()
+        .iter()
+        .filter(|t| t.purpose == Purpose::Confirm)
+        .collect();
+    assert_eq!(confirms.len(), 2, "the pick and its rival launched afresh");
+    assert_eq!(confirms[0].config, r.chosen.clone().unwrap());
+    assert!(
+        r.dropped
+            .iter()
+            .any(|d| d.reason.starts_with("infeasible: out of memory")),
+        "{:?}",
+        r.dropped
+    );
+    assert!(
+        r.dropped.iter().any(|d| d
+            .reason
+            .starts_with("misses ttft_p95_ms 100 with confidence")),
+        "{:?}",
+        r.dropped
+    );
+    // Replayed from its trials (as from a journal or the trial files), the search asks for the
+    // same next step at every point and ends with the same answer.
+    let mut replay = Explorer::new(space.clone(), Metric::TPOT_P95, e.settings().clone());
+    for t in e.trials() {
+        match replay.next() {
+            Step::Launch {
+                config,
+                requests,
+                purpose,
+            } => {
+                assert_eq!(
+                    (config, requests, purpose),
+                    (t.config.clone(), t.requests, t.purpose)
+                );
+            }
+            Step::Done => panic!("the replay ended before trial {:?}", t),
+        }
+        replay.record(t.config.clone(), t.purpose, t.requests, t.outcome.clone());
+    }
+    assert_eq!(replay.next(), Step::Done);
+    assert_eq!(replay.result(), r);
+    // Interrupted after five trials and resumed, it makes the same trials.
+    let cut = drive(&space, Some(5));
+    assert_eq!(cut.trials(), &e.trials()[..5]);
+}
+
+#[test]
+fn a_pick_the_fresh_launch_contradicts_is_reported_so() {
+    let space = Space::new(&spec(&[])).unwrap();
+    let settings = Settings::new(
+        &space,
+        &SpaceBudget {
+            launches: Some(8),
+            ..SpaceBudget::default()
+        },
+        24,
+        3,
+    );
+    let mut e = Explorer::new(space.clone(), Metric::TPOT_P95, settings);
+    let mut fresh = 0;
+    while let Step::Launch {
+        config,
+        requests,
+        purpose,
+    } = e.next()
+    {
+        let p = 10.0 + config.iter().sum::<usize>() as f64 * 5.0;
+        let outcome = if purpose == Purpose::Confirm {
+            fresh += 1;
+            // On its fresh launch the pick is far slower than its rival.
+            measured(if fresh == 1 { 500.0 } else { p }, 1.0, 50.0, requests)
+        } else {
+            measured(p, 1.0, 50.0, requests)
+        };
+        e.record(config, purpose, requests, outcome);
+    }
+    let r = e.result();
+    assert_eq!(r.confirmed, Some(false));
+    assert!(r
+        .confirmation
+        .unwrap()
+        .contains("the rival beats it on tpot_p95_ms with confidence"));
+}

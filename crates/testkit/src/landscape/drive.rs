@@ -1,0 +1,101 @@
+//! Three ways to find a landscape's best configuration, each returning what it picked and what
+//! it spent: the search ([`search`]), the full grid and random search with a given number of
+//! launches (both measuring each configuration once and picking the best point estimate that
+//! meets the SLO by its point estimate).
+
+use std::collections::BTreeMap;
+
+use sloscope_core::measure::{Metric, Rng};
+use sloscope_core::schema::SpaceBudget;
+use sloscope_core::search::{Config, Explorer, Outcome, Purpose, Settings, Step};
+
+use super::Landscape;
+
+/// What a method picked and spent.
+#[derive(Debug, Clone)]
+pub struct Spent {
+    /// The configuration picked (`None`: nothing met the SLO).
+    pub picked: Option<Config>,
+    /// Server launches.
+    pub launches: u64,
+    /// Measured requests.
+    pub requests: u64,
+    /// The search only: whether the fresh launches upheld the pick.
+    pub confirmed: Option<bool>,
+}
+
+/// Runs the search on a landscape with `repeat` requests per repeat and the default budget.
+pub fn search(l: &Landscape, repeat: u64, budget: &SpaceBudget) -> Spent {
+    let settings = Settings::new(&l.space, budget, repeat, 7);
+    let mut e = Explorer::new(l.space.clone(), Metric::TPOT_P95, settings);
+    let mut pooled: BTreeMap<Config, (Vec<f64>, Vec<f64>)> = BTreeMap::new();
+    let mut launch = 0u64;
+    while let Step::Launch {
+        config,
+        requests,
+        purpose,
+    } = e.next()
+    {
+        launch += 1;
+        let samples = l.measure(&config, requests, launch);
+        let outcome = match (&samples, purpose) {
+            (Ok((a, b)), Purpose::Screen | Purpose::Refine | Purpose::More) => {
+                let p = pooled.entry(config.clone()).or_default();
+                p.0.extend(a);
+                p.1.extend(b);
+                Outcome::Measured {
+                    evidence: l.evidence(&p.0, &p.1),
+                }
+            }
+            _ => l.outcome(samples),
+        };
+        e.record(config, purpose, requests, outcome);
+        assert!(launch < 10_000, "the search does not end");
+    }
+    let r = e.result();
+    Spent {
+        picked: r.chosen,
+        launches: launch,
+        requests: e.requests_spent(),
+        confirmed: r.confirmed,
+    }
+}
+
+/// Measures `configs` once each with `requests` requests and picks the best point estimate
+/// meeting the SLO by its point estimate.
+fn measure_all(l: &Landscape, configs: &[Config], requests: u64) -> Spent {
+    let mut best: Option<(f64, Config)> = None;
+    for (k, c) in configs.iter().enumerate() {
+        let Outcome::Measured { evidence } = l.outcome(l.measure(c, requests, 1000 + k as u64))
+        else {
+            continue;
+        };
+        let Some(p) = evidence.primary else { continue };
+        if evidence.meets_all_by_value() && best.as_ref().is_none_or(|b| p.value < b.0) {
+            best = Some((p.value, c.clone()));
+        }
+    }
+    Spent {
+        picked: best.map(|b| b.1),
+        launches: configs.len() as u64,
+        requests: configs.len() as u64 * requests,
+        confirmed: None,
+    }
+}
+
+/// The full grid, each configuration measured once with `requests` requests.
+pub fn grid(l: &Landscape, requests: u64) -> Spent {
+    measure_all(l, &l.space.configs, requests)
+}
+
+/// `launches` configurations drawn at random (without repeats), measured once each.
+pub fn random(l: &Landscape, launches: u64, requests: u64, seed: u64) -> Spent {
+    let mut rng = Rng::new(seed);
+    let mut pool = l.space.configs.clone();
+    let mut drawn = Vec::new();
+    while (drawn.len() as u64) < launches && !pool.is_empty() {
+        let i = rng.below(pool.len() as u64) as usize;
+        drawn.push(pool.swap_remove(i));
+    }
+    measure_all(l, &drawn, requests)
+}

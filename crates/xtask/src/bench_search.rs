@@ -1,0 +1,91 @@
+//! `xtask bench-search [LANDSCAPES]`: the configuration search on seeded synthetic landscapes
+//! (`sloscope_testkit::landscape`) against the full grid and against random search with the
+//! same number of launches (both measure each configuration once and pick the best point
+//! estimate that meets the SLO by its point estimate). Prints how often each picks the true
+//! optimum, a configuration statistically tied with it (its true p95 within what a measurement
+//! of the search's largest size resolves), or one within 5 %; how often the pick truly misses
+//! the SLO; and what each spends.
+
+use sloscope_core::schema::SpaceBudget;
+use sloscope_core::search::{Settings, Space};
+use sloscope_testkit::landscape::{drive, Landscape};
+
+/// Requests per repeat of the benchmark's profile.
+const REPEAT: u64 = 24;
+
+#[derive(Default)]
+struct Tally {
+    tied: u32,
+    within5: u32,
+    exact: u32,
+    misses: u32,
+    launches: u64,
+    requests: u64,
+    confirmed: u32,
+}
+
+impl Tally {
+    fn add(&mut self, l: &Landscape, s: &drive::Spent, tie: f64) {
+        let opt = l.optimum().map(|i| &l.space.configs[i]);
+        let hit = |t: f64| u32::from(s.picked.as_ref().is_some_and(|c| l.hits(c, t)));
+        self.tied += hit(tie);
+        self.within5 += hit(0.05);
+        self.exact += u32::from(s.picked.is_some() && s.picked.as_ref() == opt);
+        self.misses += u32::from(s.picked.as_ref().is_some_and(|c| l.misses_slo(c)));
+        self.launches += s.launches;
+        self.requests += s.requests;
+        self.confirmed += u32::from(s.confirmed == Some(true));
+    }
+}
+
+/// The resolution the search's largest measurement of one configuration gives.
+fn tie(space: &Space) -> f64 {
+    let s = Settings::new(space, &SpaceBudget::default(), REPEAT, 0);
+    Landscape::resolution(s.max_requests_per_config)
+}
+
+pub fn run(args: &[String]) -> anyhow::Result<()> {
+    let n: u64 = args.first().map(|a| a.parse()).transpose()?.unwrap_or(100);
+    let (mut s, mut g, mut r) = (Tally::default(), Tally::default(), Tally::default());
+    let (mut grid_launches, mut ties) = (0u64, 0.0);
+    for seed in 0..n {
+        let l = Landscape::new(seed).map_err(anyhow::Error::msg)?;
+        let t = tie(&l.space);
+        ties += t;
+        let searched = drive::search(&l, REPEAT, &SpaceBudget::default());
+        s.add(&l, &searched, t);
+        g.add(&l, &drive::grid(&l, REPEAT), t);
+        r.add(&l, &drive::random(&l, searched.launches, REPEAT, seed), t);
+        grid_launches += l.space.configs.len() as u64;
+    }
+    let pct = |x: u32| 100.0 * f64::from(x) / n as f64;
+    println!(
+        "{n} landscapes, {:.0} configurations on average; {REPEAT} requests per repeat; tied: within {:.1} % of the optimum's true p95 (the resolution of the search's largest measurement)",
+        grid_launches as f64 / n as f64,
+        100.0 * ties / n as f64
+    );
+    println!("| method | optimum or tied | within 5 % | exact optimum | pick truly misses the SLO | launches (share of grid) | requests | upheld on a fresh launch |");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|");
+    for (name, t) in [
+        ("search", &s),
+        ("full grid", &g),
+        ("random, same launches", &r),
+    ] {
+        println!(
+            "| {name} | {:.0} % | {:.0} % | {:.0} % | {:.0} % | {:.1} ({:.0} %) | {:.0} | {} |",
+            pct(t.tied),
+            pct(t.within5),
+            pct(t.exact),
+            pct(t.misses),
+            t.launches as f64 / n as f64,
+            100.0 * t.launches as f64 / grid_launches as f64,
+            t.requests as f64 / n as f64,
+            if name == "search" {
+                format!("{:.0} %", pct(t.confirmed))
+            } else {
+                "—".into()
+            },
+        );
+    }
+    Ok(())
+}
