@@ -11,7 +11,9 @@ use yew::prelude::*;
 use crate::charts::{self, Quantity, Traffic};
 use crate::components::canvas::{drawn, Chart, DrawFn};
 
-/// Properties of [`Charts`]: equal when they point at the same report and view.
+/// Properties of [`Charts`] (and of the profile section around them): equal when they point at
+/// the same report and view (a new analysis makes new ones), so a render never compares two
+/// reports field by field.
 #[derive(Properties)]
 pub struct Props {
     /// The profile's numbers.

@@ -2,33 +2,14 @@
 //! excluded runs with reasons, the float-baseline comparison and the charts. Every word and
 //! number comes from the core's view-model ([`sloscope_core::view`]); this only lays it out.
 
-use std::rc::Rc;
-
-use sloscope_core::analysis::ProfileReport;
-use sloscope_core::view::{Mark, ProfileView, TableView};
+use sloscope_core::view::{Mark, TableView};
 use yew::prelude::*;
 
 use crate::components::charts::Charts;
 
-/// Properties of [`Profile`]: equal when they point at the same report and view (a new
-/// analysis makes new ones), so a render never compares two reports field by field.
-#[derive(Properties)]
-pub struct Props {
-    /// The profile's numbers (for the charts).
-    pub report: Rc<ProfileReport>,
-    /// What the reader sees of it.
-    pub view: Rc<ProfileView>,
-    /// Redraw key.
-    pub generation: usize,
-}
-
-impl PartialEq for Props {
-    fn eq(&self, other: &Self) -> bool {
-        Rc::ptr_eq(&self.report, &other.report)
-            && Rc::ptr_eq(&self.view, &other.view)
-            && self.generation == other.generation
-    }
-}
+/// Properties of [`Profile`]: the profile's report and view, shared with its charts
+/// ([`crate::components::charts::Props`]).
+pub use crate::components::charts::Props;
 
 /// A table of the view-model: `data-metric` on metric cells, SLO marks as classes, the
 /// highlighted row marked `chosen`.
