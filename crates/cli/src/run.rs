@@ -140,11 +140,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             sloscope_core::search::budget_line(space, &spec.budget)
         );
         eprintln!(
-            "sloscope: warning: `sloscope run` does not search the space yet: it runs the listed candidates (the search is measured on synthetic landscapes: xtask bench-search)"
+            "sloscope: the space is searched for {}; the listed candidates are run for the other profiles",
+            spec.profiles.join(", ")
         );
     }
     if !args.quiet {
-        for p in &plan.profiles {
+        let searched = |p: &sloscope_core::checks::Profile| {
+            plan.raw
+                .plan
+                .space
+                .as_ref()
+                .is_some_and(|s| s.profiles.iter().any(|n| n == p.name.as_str()))
+        };
+        // A searched profile's contenders are sized by the search itself.
+        for p in plan.profiles.iter().filter(|p| !searched(p)) {
             for w in sloscope_core::checks::undecidable(p) {
                 eprintln!("sloscope: warning: {w}");
             }

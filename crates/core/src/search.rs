@@ -4,8 +4,12 @@
 //! `record` takes what it measured, `result` answers), which the collector drives and the
 //! analysis replays from the trial files.
 
+pub use crate::analyse::explore::replay::{
+    explorer_for, pooled_with, replay, settings_for, trial_outcome, SearchReport, SearchStatus,
+    TrialRow, DEFAULT_SEED,
+};
 pub use crate::analyse::explore::{
     budget_line, default_launches, Dropped, Estimate, Evidence, Explorer, Outcome, Purpose,
     SearchResult, Settings, SloEstimate, Step, Trial,
 };
-pub use crate::analyse::space::{Config, Knob, Space, MAX_CONFIGURATIONS};
+pub use crate::check::space::{Config, Knob, Space, MAX_CONFIGURATIONS};

@@ -199,6 +199,7 @@ impl Landscape {
                 metric: Metric::TTFT_P95,
                 limit: self.slo_limit,
                 estimate: Estimate::quantile(&sorted(slo), 0.95),
+                decided: None,
             }],
         }
     }

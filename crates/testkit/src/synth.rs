@@ -182,6 +182,7 @@ pub fn run(
         repeats,
         reported: None,
         trial: None,
+        search: None,
         shard: None,
     }
 }

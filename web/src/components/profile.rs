@@ -118,6 +118,13 @@ pub fn profile(props: &Props) -> Html {
                     { for v.excluded.iter().map(|e| html! { <li>{ e.to_string() }</li> }) }
                 </ul>
             }
+            if let (Some(title), Some(t)) = (&v.search_title, &v.search) {
+                <section class="search" aria-label={format!("{} configuration search", v.profile)}>
+                    <h3>{ title.to_string() }</h3>
+                    <ul class="search-lines">{ for v.search_lines.iter().map(|l| html! { <li>{ l.to_string() }</li> }) }</ul>
+                    <div class="table-wrap">{ table(t, format!("search-{}", v.profile), "search") }</div>
+                </section>
+            }
             if let (Some(title), Some(t)) = (&v.capacity_title, &v.capacity) {
                 <section class="capacity" aria-label={format!("{} capacity", v.profile)}>
                     <h3>{ title.to_string() }</h3>

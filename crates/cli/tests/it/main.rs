@@ -16,6 +16,7 @@ mod gate_reference;
 mod hostile;
 mod import;
 mod llama;
+mod search;
 mod sessions;
 mod shard;
 mod signals;

@@ -30,6 +30,7 @@ mod launch;
 use launch::Reached;
 mod measure;
 mod search;
+mod space;
 
 /// Settings that are not in the plan.
 pub struct Options {
@@ -109,6 +110,7 @@ pub(crate) fn targets(plan: &RunPlan) -> Vec<TargetSpec> {
             command: t.server_command.clone(),
             model_path: t.model_path.clone(),
             model: t.model.clone(),
+            search: None,
         })
         .collect();
     if let Some(b) = &plan.baseline {
@@ -127,6 +129,7 @@ pub(crate) fn targets(plan: &RunPlan) -> Vec<TargetSpec> {
                 .or_else(|| t.server_command.clone()),
             model_path: b.model_path.clone(),
             model: b.model.clone().or_else(|| t.model.clone()),
+            search: None,
         });
     }
     if let Some(only) = &plan.only {
@@ -163,6 +166,16 @@ fn total_requests(plan: &RunPlan, targets: usize) -> u64 {
     (per_target.max(0) as u64 * targets as u64) + (searches.max(0) * candidates) as u64
 }
 
+/// Whether the plan's configuration search serves profile `p` (its listed candidates are then
+/// not run under it: the search finds the configuration instead).
+pub(crate) fn searched(plan: &RunPlan, p: &Profile) -> bool {
+    plan.raw
+        .plan
+        .space
+        .as_ref()
+        .is_some_and(|s| s.profiles.iter().any(|n| n == p.name.as_str()))
+}
+
 /// Runs the plan. `cancel` is the whole collection's flag; each target gets a child of it.
 pub async fn run(plan: RunPlan, opts: Options, cancel: Cancel) -> Result<Outcome, CollectError> {
     let layout = Layout::new(&opts.out);
@@ -182,12 +195,21 @@ pub async fn run(plan: RunPlan, opts: Options, cancel: Cancel) -> Result<Outcome
         progress: &mut progress,
         outcome: Outcome::default(),
     };
+    let targets: Vec<TargetSpec> = targets
+        .into_iter()
+        .filter(|t| t.role == Role::Baseline || plan.profiles.iter().any(|p| !searched(&plan, p)))
+        .collect();
     for t in &targets {
         if cancel.is_cancelled() {
             ctx.not_run(t, &cancel.message());
             continue;
         }
         ctx.run_target(t).await?;
+    }
+    if let Some(spec) = &plan.raw.plan.space {
+        for p in plan.profiles.iter().filter(|p| searched(&plan, p)) {
+            ctx.run_space_search(spec, p).await?;
+        }
     }
     Ok(ctx.outcome)
 }
@@ -292,6 +314,9 @@ impl RunCtx<'_> {
         let reported = crate::server::identity::probe(client.http(), base).await;
         let mut written: Vec<(PathBuf, Run)> = Vec::new();
         for p in &self.plan.profiles {
+            if t.role == Role::Candidate && searched(self.plan, p) {
+                continue;
+            }
             if tc.is_cancelled() {
                 let why = tc.message();
                 self.outcome
@@ -397,6 +422,7 @@ pub fn skeleton_for(plan: &RunPlan, c: &sloscope_core::schema::Candidate, p: &Pr
         command: None,
         model_path: None,
         model: plan.raw.target.model.clone(),
+        search: None,
     };
     skeleton(plan, &t, p, None)
 }
@@ -423,7 +449,10 @@ fn skeleton(plan: &RunPlan, t: &TargetSpec, p: &Profile, base: Option<&str>) -> 
         profile_spec: spec,
         candidate: CandidateRef {
             name: t.name.clone(),
-            knob: Some(plan.raw.plan.knob.clone()),
+            knob: Some(match &t.search {
+                Some(s) => s.step.config.keys().cloned().collect::<Vec<_>>().join("+"),
+                None => plan.raw.plan.knob.clone(),
+            }),
             value: Some(t.value.clone()),
         },
         backend: t.artifact.backend.clone(),
@@ -449,6 +478,7 @@ fn skeleton(plan: &RunPlan, t: &TargetSpec, p: &Profile, base: Option<&str>) -> 
         repeats: Vec::new(),
         reported: None,
         trial: None,
+        search: t.search.as_ref().map(|s| s.step.clone()),
         shard: plan.shard.clone(),
     }
 }

@@ -21,6 +21,17 @@ pub struct TargetSpec {
     pub model_path: Option<String>,
     /// The `model` field of requests.
     pub model: Option<String>,
+    /// Set for one trial of a profile's configuration search.
+    pub search: Option<SearchTarget>,
+}
+
+/// One trial of a configuration search: the profile searched, the step, the knobs' values.
+#[derive(Clone)]
+pub struct SearchTarget {
+    /// The profile searched.
+    pub profile: String,
+    /// Where it stands in the search and what it measures.
+    pub step: sloscope_core::schema::SearchStep,
 }
 
 impl TargetSpec {
@@ -37,6 +48,11 @@ impl TargetSpec {
         vars.insert("name".into(), self.name.clone());
         if let Some(m) = &self.model_path {
             vars.insert("model_path".into(), m.clone());
+        }
+        if let Some(s) = &self.search {
+            for (k, v) in &s.step.config {
+                vars.insert(k.clone(), v.to_string());
+            }
         }
         vars
     }

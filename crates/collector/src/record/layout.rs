@@ -127,6 +127,28 @@ impl Layout {
         ))
     }
 
+    /// One trial of a profile's configuration search.
+    pub fn search_trial(&self, profile: &str, index: u32, purpose: &str, config: &str) -> PathBuf {
+        self.root.join("runs").join(format!(
+            "{}--search{index:02}-{purpose}--{}.json",
+            component(profile),
+            component(config)
+        ))
+    }
+
+    /// The journal of a configuration search's trial.
+    pub fn search_journal(&self, profile: &str, index: u32) -> PathBuf {
+        self.root.join("journal").join(format!(
+            "{}--search{index:02}.journal.jsonl",
+            component(profile)
+        ))
+    }
+
+    /// The server log of a configuration search's trial.
+    pub fn search_log(&self, profile: &str, index: u32) -> PathBuf {
+        self.server_log(&format!("{profile}--search{index:02}"))
+    }
+
     /// A launched server's log.
     pub fn server_log(&self, target: &str) -> PathBuf {
         self.root

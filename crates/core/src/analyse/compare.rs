@@ -201,7 +201,7 @@ fn poolable(kept: &[(&str, &Run)]) -> Result<(), String> {
 }
 
 /// One run holding every repeat of `kept`, renumbered in file order.
-fn pooled(kept: &[(&str, &Run)]) -> Run {
+pub(crate) fn pooled(kept: &[(&str, &Run)]) -> Run {
     let mut run = kept[0].1.clone();
     run.repeats = kept
         .iter()

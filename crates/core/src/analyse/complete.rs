@@ -28,7 +28,11 @@ pub(crate) struct Context<'a> {
 /// The plan's cells of `report`'s profile that have no usable run.
 pub(crate) fn missing(ctx: &Context<'_>, report: &ProfileReport) -> Vec<MissingCell> {
     let mut out = Vec::new();
-    for c in &ctx.plan.candidates {
+    let searched = crate::analyse::searched::serves(Some(ctx.plan), &report.profile);
+    if searched {
+        out.extend(search_cell(report));
+    }
+    for c in ctx.plan.candidates.iter().filter(|_| !searched) {
         if !report.candidates.iter().any(|k| k.name == c.name) {
             out.push(cell(ctx, report, CellKind::Candidate, &c.name));
         }
@@ -55,6 +59,24 @@ pub(crate) fn missing(ctx: &Context<'_>, report: &ProfileReport) -> Vec<MissingC
         }
     }
     out
+}
+
+/// The configuration search's cell, when its search did not run to its end (or has no trial).
+fn search_cell(report: &ProfileReport) -> Option<MissingCell> {
+    use crate::analyse::explore::replay::SearchStatus;
+    let reason = match &report.search {
+        None => "no trial file of the search was loaded".to_string(),
+        Some(s) if s.status == SearchStatus::Complete => return None,
+        Some(s) => s
+            .problem
+            .clone()
+            .unwrap_or_else(|| "not run to its end".into()),
+    };
+    Some(MissingCell {
+        kind: CellKind::Search,
+        name: "search".into(),
+        reason,
+    })
 }
 
 /// Why a candidate's search, with some trials, is not whole: a trial left out (unfinished, or

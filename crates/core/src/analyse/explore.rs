@@ -14,13 +14,16 @@
 
 mod choose;
 pub mod evidence;
+pub mod record;
+pub mod replay;
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::analyse::space::{Config, Space};
 use crate::base::metric::Metric;
+use crate::check::space::{Config, Space};
+pub use crate::schema::Purpose;
 use crate::schema::SpaceBudget;
 
 pub use evidence::{Estimate, Evidence, Outcome, SloEstimate};
@@ -83,11 +86,19 @@ pub struct Settings {
     pub seed: u64,
 }
 
+/// Requests of a confirmation launch: two repeats, and at least as many as bound a p95 from
+/// above on the fresh launch alone (59), so that the verdict drawn on the fresh measurement can
+/// decide a p95 limit without the screening data (which chose the pick, and would flatter it).
+fn confirm_requests(r: u64) -> u64 {
+    let least = crate::base::confidence::needed_for_upper(0.95, 0.05).max(2 * r);
+    least.div_ceil(r) * r
+}
+
 impl Settings {
     /// The settings of a plan's budget for a space, a profile measuring `repeat_requests`
     /// requests per repeat: screening at one repeat; a contender's further trial adds three,
     /// so that its pooled four can bound a p95 on both sides (72 requests are the fewest that
-    /// can); confirmation at two.
+    /// can); confirmation at two, or as many more as bound a p95 from above.
     pub fn new(space: &Space, budget: &SpaceBudget, repeat_requests: u64, seed: u64) -> Settings {
         let r = repeat_requests.max(1);
         Settings {
@@ -98,25 +109,10 @@ impl Settings {
             screen_requests: r,
             more_requests: 3 * r,
             max_requests_per_config: 4 * r,
-            confirm_requests: 2 * r,
+            confirm_requests: confirm_requests(r),
             seed,
         }
     }
-}
-
-/// Why a trial was run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(rename_all = "snake_case")]
-pub enum Purpose {
-    /// The first spread over the space.
-    Screen,
-    /// A neighbour of a good configuration, or an unexplored one.
-    Refine,
-    /// More requests for a contender (pooled with its earlier trials).
-    More,
-    /// A fresh launch of the chosen configuration or its rival.
-    Confirm,
 }
 
 /// One trial of the search.

@@ -92,6 +92,15 @@ pub(super) fn analyze_profile(ctx: &Ctx<'_>, name: ProfileName) -> ProfileReport
     };
     let runs = apart(ctx.lineage, runs, &mut report.excluded);
     let runs = screen(&runs, &expect, &mut report.excluded, &mut report.flags);
+    let (search_runs, mut runs): (Vec<_>, Vec<_>) =
+        runs.into_iter().partition(|(_, r)| r.search.is_some());
+    let plan = ctx.plan.map(|p| p.1);
+    runs.extend(crate::analyse::searched::search(
+        plan,
+        profile,
+        &search_runs,
+        &mut report,
+    ));
     let (trial_runs, runs): (Vec<_>, Vec<_>) = runs
         .into_iter()
         .partition(|(_, r)| r.trial.is_some() && r.role == Role::Candidate);
@@ -256,6 +265,7 @@ fn empty_report(
         baseline: None,
         flags: Vec::new(),
         capacity: None,
+        search: None,
         summaries_only: false,
         price: None,
         missing: Vec::new(),

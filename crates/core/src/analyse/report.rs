@@ -155,6 +155,8 @@ codes! {
     LineageMismatch = "lineage_mismatch";
     /// A capacity-search trial that is not used (unfinished, another axis, no requests).
     TrialNotUsed = "trial_not_used";
+    /// A configuration-search trial that contradicts the search replayed from its trials.
+    SearchContradicted = "search_contradicted";
     /// A trial passed above a failing load of the same candidate: the search is not monotone.
     NonMonotoneTrials = "non_monotone_trials";
 }
@@ -267,6 +269,10 @@ pub struct ProfileReport {
     /// The capacity search's result, derived from the trial runs, when the profile has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub capacity: Option<crate::analyse::capacity::types::CapacityReport>,
+    /// The configuration search, recomputed from its trials, when the plan's space serves the
+    /// profile.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search: Option<crate::analyse::explore::record::SearchReport>,
     /// Nothing defines the profile and no lineage record was loaded (another tool's file read
     /// alone): summaries only, no verdict; `decision` stays `reject` and `reason` says what a
     /// verdict needs.
@@ -296,6 +302,8 @@ pub enum CellKind {
     Baseline,
     /// A candidate's capacity-search trials.
     Trials,
+    /// The profile's configuration search (the plan's `[space]`).
+    Search,
 }
 
 impl CellKind {
@@ -305,6 +313,7 @@ impl CellKind {
             CellKind::Candidate => "candidate",
             CellKind::Baseline => "float baseline",
             CellKind::Trials => "capacity search of",
+            CellKind::Search => "configuration search of",
         }
     }
 }

@@ -132,6 +132,9 @@ catalogue! {
     /// The run names a candidate of the plan.
     InPlan = "not_in_plan", Exclude,
         "a candidate run (fixed load or capacity trial) names a candidate of the plan";
+    /// A search trial measures a configuration of the plan's space.
+    InSpace = "not_in_space", Exclude,
+        "a configuration-search trial measures a configuration of the plan's space, named as the space names it, for a profile the space serves, launched with its values";
     /// The run varies the plan's knob.
     KnobMatches = "knob_mismatch", Exclude,
         "a run varies the knob the plan declares";

@@ -12,4 +12,5 @@ pub mod lineage_gate;
 pub mod names;
 pub mod plan;
 pub mod run;
+pub mod space;
 pub mod text;

@@ -43,7 +43,7 @@ pub use server::{
     HistogramBucket, HistogramDelta, MemorySample, MetricSample, ServerInfo, ServerReport,
 };
 pub use shard::{Cell, ClockAnchor, NtpState, ShardDone, ShardOutcome, ShardRecord};
-pub use space::{KnobSpec, SpaceBudget, SpaceSpec};
+pub use space::{KnobSpec, Purpose, SearchStep, SpaceBudget, SpaceSpec};
 
 use serde::{Deserialize, Serialize};
 

@@ -358,6 +358,10 @@ pub struct Run {
     /// Set when this run is one trial of a capacity search (the profile's `search`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trial: Option<Trial>,
+    /// Set when this run is one trial of the profile's configuration search (the plan's
+    /// `[space]`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search: Option<super::SearchStep>,
     /// Set when the run was collected by one shard of a plan split over several processes
     /// (`sloscope run --shard`): which plan, shard and attempt.
     #[serde(default, skip_serializing_if = "Option::is_none")]

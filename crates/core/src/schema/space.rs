@@ -84,3 +84,47 @@ pub struct SpaceBudget {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wall_time_s: Option<f64>,
 }
+
+/// Why a trial of a configuration search was run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum Purpose {
+    /// The first spread over the space.
+    Screen,
+    /// A neighbour of a good configuration, or an unexplored one.
+    Refine,
+    /// More requests for a contender (pooled with its earlier trials).
+    More,
+    /// A fresh launch of the chosen configuration or its rival.
+    Confirm,
+}
+
+impl Purpose {
+    /// Its name in files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Purpose::Screen => "screen",
+            Purpose::Refine => "refine",
+            Purpose::More => "more",
+            Purpose::Confirm => "confirm",
+        }
+    }
+}
+
+/// Set on a run that is one trial of a profile's configuration search (the plan's `[space]`):
+/// where it stands in the search and which configuration it measured. The search is replayed
+/// from these by the analysis; a trial the replay does not ask for is refused.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct SearchStep {
+    /// 0-based position in the profile's search.
+    pub index: u32,
+    /// Why it was run.
+    pub purpose: Purpose,
+    /// The configuration: each knob's value.
+    pub config: BTreeMap<String, super::KnobValue>,
+    /// Requests the search asked for (repeats of the profile's `requests_per_repeat`).
+    pub requests: u64,
+}

@@ -200,6 +200,11 @@ fn profile(p: &ProfileView, style: Style) -> String {
         out += "\n";
         out += &lines(&p.capacity_lines, style);
     }
+    if let (Some(title), Some(t)) = (&p.search_title, &p.search) {
+        out += &titled_table(title, t, style);
+        out += "\n";
+        out += &lines(&p.search_lines, style);
+    }
     if let (Some(title), Some(t)) = (&p.baseline_title, &p.baseline) {
         out += &titled_table(title, t, style);
     }

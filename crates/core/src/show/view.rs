@@ -8,6 +8,7 @@ mod charts;
 mod gate;
 mod headline;
 mod lineage;
+mod search;
 mod shards;
 mod shown;
 mod signals;
@@ -401,6 +402,9 @@ fn profile_view(p: &ProfileReport, shared: &[&str]) -> ProfileView {
         capacity_title: p.capacity.as_ref().map(capacity::title).map(Shown::new),
         capacity: p.capacity.as_ref().map(capacity::table),
         capacity_lines: all(p.capacity.as_ref().map(capacity::lines).unwrap_or_default()),
+        search_title: p.search.as_ref().map(search::title).map(Shown::new),
+        search: p.search.as_ref().map(search::table),
+        search_lines: all(p.search.as_ref().map(search::lines).unwrap_or_default()),
         charts: charts::charts(p),
     }
 }

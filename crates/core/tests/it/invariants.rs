@@ -102,6 +102,15 @@ fn twice(run: &Value, key: &str) -> String {
     format!("{},{}", &text[..end], &text[i..])
 }
 
+/// A search trial of a configuration the plan's space does not hold (parallel 8).
+fn outside_the_space(s: &mut Set) {
+    let plan = s.plan.as_mut().unwrap();
+    plan["space"] = json!({"profiles": ["latency"], "knobs": {"parallel": {"values": [1, 4]}}});
+    s.run["candidate"]["name"] = "parallel-8".into();
+    s.run["search"] =
+        json!({"index": 0, "purpose": "screen", "config": {"parallel": 8}, "requests": 90});
+}
+
 /// What breaks `inv`, as a set or as a file's text that must be refused.
 enum Case {
     Set(Set),
@@ -162,6 +171,7 @@ fn case(inv: Invariant) -> Case {
             r["reported"] = json!({"throughput_tps": 100.0, "goodput_tps": 150.0})
         }
         Invariant::InPlan => r["candidate"]["name"] = "np8".into(),
+        Invariant::InSpace => outside_the_space(&mut s),
         Invariant::KnobMatches => r["candidate"]["knob"] = "max_batch".into(),
         Invariant::KnobValueMatches => r["candidate"]["value"] = 8.into(),
         Invariant::WorkloadMatches => r["workload_id"] = "long".into(),

@@ -185,6 +185,7 @@ fn measured(p: f64, w: f64, slo: f64, n: u64) -> Outcome {
                 metric: Metric::TTFT_P95,
                 limit: 100.0,
                 estimate: e(slo),
+                decided: None,
             }],
         },
     }

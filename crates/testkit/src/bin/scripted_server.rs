@@ -1,10 +1,10 @@
 //! `scripted-server`: the test kit's scripted SSE server as a process, so the collector can
 //! launch it from a server command template and tests can kill it mid-run.
 //!
-//! Flags: `--port N --ttft-ms X --gap-ms X --tokens N --slots N --burst --exit-after N
+//! Flags: `--port N --ttft-ms X --gap-ms X --tokens N --slots N --max-slots N --burst --exit-after N
 //! --prefix-cache --lie-cache` (`--prefix-cache` reports the longest word prefix a prompt shares
 //! with an earlier one as cached tokens; `--lie-cache` more cached tokens than the prompt has;
-//! `--burst`
+//! `--max-slots` exits at once, out of memory, when `--slots` is above it; `--burst`
 //! writes each response at once, as fast as possible; `--exit-after` exits the process
 //! abruptly once N requests have finished, like a crashing server; `--http500-at 1,5` answers
 //! those arrivals, counted from 0, with HTTP 500). Other flags (`--tag X`)
@@ -55,6 +55,13 @@ fn main() {
             .unwrap_or_default(),
         ..Script::default()
     };
+    if let (Some(s), Some(max)) = (get("--slots"), get("--max-slots")) {
+        if s > max {
+            // Like a server whose KV cache cannot hold that many sequences.
+            eprintln!("scripted-server: out of memory: --slots {s} needs more KV cache than --max-slots {max} allows");
+            std::process::exit(1);
+        }
+    }
     let port = get("--port").unwrap_or(0.0) as u16;
     let exit_after = get("--exit-after").map(|v| v as usize);
     let rt = match tokio::runtime::Builder::new_current_thread()

@@ -57,11 +57,17 @@ impl RunCtx<'_> {
                 )))
             }
         };
-        let log = self.layout.server_log(&t.name);
-        self.progress.say(&format!(
-            "starting server for {} ({} = {})",
-            t.name, self.plan.raw.plan.knob, t.value
-        ));
+        let log = match &t.search {
+            Some(s) => self.layout.search_log(&s.profile, s.step.index),
+            None => self.layout.server_log(&t.name),
+        };
+        self.progress.say(&match &t.search {
+            Some(_) => format!("starting server for {}", t.name),
+            None => format!(
+                "starting server for {} ({} = {})",
+                t.name, self.plan.raw.plan.knob, t.value
+            ),
+        });
         let key = self.opts.api_key.as_ref();
         let Some(launched) = target::launch(self.plan, t, &log, key, self.cancel, tc).await else {
             return Err(CollectError::Plan(format!(
@@ -150,7 +156,11 @@ impl RunCtx<'_> {
         log: &std::path::Path,
         why: &str,
     ) -> Result<(), CollectError> {
+        let searched = t.search.as_ref().map(|s| s.profile.as_str());
         for p in &self.plan.profiles {
+            if searched.is_some_and(|s| s != p.name.as_str()) {
+                continue;
+            }
             let mut run = skeleton(self.plan, t, p, None);
             run.status = RunStatus::Failed;
             run.evidence_level = EvidenceLevel::FailedBackendProfile;
@@ -162,9 +172,20 @@ impl RunCtx<'_> {
                 log_tail: process::log_tail(log, 20),
             });
             redact_run(&self.opts.redactor, &mut run);
-            let path = self.layout.run(p.name.as_str(), t.role, &t.name);
+            let path = match &t.search {
+                Some(s) => self.layout.search_trial(
+                    p.name.as_str(),
+                    s.step.index,
+                    s.step.purpose.as_str(),
+                    &t.name,
+                ),
+                None => self.layout.run(p.name.as_str(), t.role, &t.name),
+            };
             write::json_compact(&path, &run).map_err(CollectError::write(path.clone()))?;
-            self.outcome.incomplete.push(path.display().to_string());
+            // A search trial that did not start is an infeasible configuration, a result.
+            if t.search.is_none() {
+                self.outcome.incomplete.push(path.display().to_string());
+            }
             self.outcome.runs.push(path);
         }
         Ok(())

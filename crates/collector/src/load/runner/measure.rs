@@ -71,7 +71,8 @@ impl RunCtx<'_> {
             run.notes.retain(|n| seen.insert(n.clone()));
         }
         redact_run(&self.opts.redactor, &mut run);
-        self.close_run(m.tc, path, run, &rows, journal, trial.is_some())
+        let with_requests = trial.is_some() || m.t.search.is_some();
+        self.close_run(m.tc, path, run, &rows, journal, with_requests)
     }
 
     /// The run's header, its file's path and its journal, opened.
@@ -97,12 +98,17 @@ impl RunCtx<'_> {
         }
         run.notes.extend(self.gpu.note.clone());
         let (name, t) = (p.name.as_str(), m.t);
-        let (path, journal_path) = match &trial {
-            None => (
+        let (path, journal_path) = match (&trial, &t.search) {
+            (None, Some(s)) => (
+                self.layout
+                    .search_trial(name, s.step.index, s.step.purpose.as_str(), &t.name),
+                self.layout.search_journal(name, s.step.index),
+            ),
+            (None, None) => (
                 self.layout.run(name, t.role, &t.name),
                 self.layout.journal(name, &t.name),
             ),
-            Some(tr) => (
+            (Some(tr), _) => (
                 self.layout
                     .trial(name, &t.name, tr.index, &tr.over, tr.load),
                 self.layout.trial_journal(name, &t.name, tr.index),

@@ -2,9 +2,9 @@
 //! the running, the pick and its confirmation.
 
 use super::{Dropped, Explorer, Outcome, Purpose, SearchResult, Settings, Step};
-use crate::analyse::space::{Config, Space};
 use crate::base::fmt::format_number;
 use crate::base::rng::finalize;
+use crate::check::space::{Config, Space};
 
 /// Most configurations the screening spreads over.
 const MAX_DESIGN: usize = 48;

@@ -5,6 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::analyse::evidence::SloOutcome;
 use crate::base::confidence::quantile_ranks;
 use crate::base::metric::{Direction, Metric};
 
@@ -54,11 +55,19 @@ pub struct SloEstimate {
     pub limit: f64,
     /// What was measured (`null`: not measured).
     pub estimate: Option<Estimate>,
+    /// The verdict's own decision of the limit from the run's data, when it was judged as a
+    /// verdict judges it (its bounds, its rules for a figure with no sampling bound); it then
+    /// decides met and missed. `null`: decided from `estimate`'s interval.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decided: Option<SloOutcome>,
 }
 
 impl SloEstimate {
     /// Missed with confidence: the whole interval on the wrong side of the limit.
     pub fn missed(&self) -> bool {
+        if let Some(d) = self.decided {
+            return d == SloOutcome::Fail;
+        }
         let Some(e) = &self.estimate else {
             return false;
         };
@@ -70,6 +79,9 @@ impl SloEstimate {
 
     /// Met with confidence: the whole interval on the right side of the limit.
     pub fn met(&self) -> bool {
+        if let Some(d) = self.decided {
+            return d == SloOutcome::Pass;
+        }
         let Some(e) = &self.estimate else {
             return false;
         };

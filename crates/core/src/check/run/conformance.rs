@@ -9,14 +9,17 @@ use crate::schema::{ForeignWorkload, Plan, ProfileSpec, Run, WorkloadSpec};
 
 pub(crate) fn check(run: &Run, expect: &Expect<'_>, out: &mut Vec<Violation>) {
     artifact(run, expect, out);
-    if is_candidate(run) {
+    let searched = run.search.is_some();
+    if searched {
+        in_space(expect, run, out);
+    } else if is_candidate(run) {
         knob(run, expect, out);
         if let Some((file, plan)) = expect.plan {
             in_plan(file, plan, run, out);
         }
     }
     let format = expect.formats[usize::from(!is_candidate(run))];
-    super::launch::check(run, expect.knob, format, out);
+    super::launch::check(run, expect.knob.filter(|_| !searched), format, out);
     if let Some(spec) = expect.spec {
         same_workload(spec, run, out);
         super::drawn::check(spec, run, out);
@@ -49,6 +52,77 @@ fn knob(run: &Run, expect: &Expect<'_>, out: &mut Vec<Violation>) {
                 "$.candidate.knob",
                 format!("varies knob {rk:?}; the plan declares {k:?}"),
             ));
+        }
+    }
+}
+
+/// A search trial is a candidate run of a profile the plan's space serves, of one of its
+/// configurations, named as the space names it, its server launched with each knob's value
+/// where the command carries the knob as a flag.
+fn in_space(expect: &Expect<'_>, run: &Run, out: &mut Vec<Violation>) {
+    let mut bad = |path: &str, m: String| out.push(Violation::new(Invariant::InSpace, path, m));
+    let Some(step) = &run.search else { return };
+    if !is_candidate(run) {
+        return bad(
+            "$.role",
+            "a search trial of the float baseline: the search is of candidates".into(),
+        );
+    }
+    let Some((file, plan)) = expect.plan else {
+        return;
+    };
+    let Some(spec) = &plan.space else {
+        return bad(
+            "$.search",
+            format!("a search trial, but the plan {file} has no [space]"),
+        );
+    };
+    if !spec.profiles.contains(&run.profile) {
+        return bad(
+            "$.search",
+            format!(
+                "a search trial of profile {:?}, which the plan's space does not serve",
+                run.profile
+            ),
+        );
+    }
+    let Ok(space) = crate::check::space::Space::new(spec) else {
+        return;
+    };
+    let Some(config) = space.config_of(&step.config) else {
+        return bad(
+            "$.search.config",
+            format!(
+                "{:?} is not a configuration of the plan's space (a knob, a value or a constraint)",
+                step.config
+            ),
+        );
+    };
+    let name = space.name(&config);
+    if run.candidate.name != name {
+        return bad(
+            "$.candidate.name",
+            format!(
+                "the trial measured {name} but is labelled {:?}",
+                run.candidate.name
+            ),
+        );
+    }
+    // A server that never started ran no configuration: its command is the unfilled template.
+    let Some(cmd) = run
+        .server
+        .as_ref()
+        .filter(|s| s.startup_s.is_some())
+        .map(|s| s.command.as_slice())
+    else {
+        return;
+    };
+    for (k, v) in &step.config {
+        if let Some(said) = super::launch::flag_differs(cmd, k, v) {
+            return bad(
+                "$.server.command",
+                format!("the server was launched with {k} {said}, but the trial is labelled {k} = {v}: another configuration than the one it is counted as"),
+            );
         }
     }
 }
@@ -129,6 +203,10 @@ fn planned(
     run: &Run,
 ) -> (Option<i64>, Option<(i64, i64)>) {
     let per = w.requests_per_repeat;
+    if let (Some(step), Some(per)) = (&run.search, per) {
+        let n = (step.requests as i64 + per - 1) / per.max(1);
+        return (Some(per), Some((n, n)));
+    }
     match (&run.trial, search, per) {
         (Some(t), Some(s), Some(per)) => {
             let axis = if t.over == LoadAxis::RequestRateRps.as_str() {

@@ -98,6 +98,15 @@ fn models(run: &Run) -> Vec<&str> {
 
 /// The launch record's knob value and model format against the run's labels; `format` is the
 /// weight format the run's role serves, when its lineage record states one.
+/// What the command gives `knob`'s flag, when it gives it another value than `want`.
+pub(crate) fn flag_differs<'a>(
+    command: &'a [String],
+    knob: &str,
+    want: &KnobValue,
+) -> Option<&'a str> {
+    flag_value(command, knob).filter(|s| !same_value(s, want))
+}
+
 pub(crate) fn check(run: &Run, knob: Option<&str>, format: Option<&str>, out: &mut Vec<Violation>) {
     if let (Some(cmd), Some(k), Some(want)) = (
         run.server.as_ref().map(|s| s.command.as_slice()),

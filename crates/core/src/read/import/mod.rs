@@ -336,6 +336,7 @@ pub fn standalone_runs(file: &str, bytes: &[u8]) -> Result<Vec<(String, Run)>, L
             repeats: Vec::new(),
             reported: None,
             trial: None,
+            search: None,
             shard: None,
         };
         fill(&mut run, file, &im, i);

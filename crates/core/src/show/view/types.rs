@@ -191,6 +191,15 @@ pub struct ProfileView {
     /// trials in order; trials left out; marginal or non-monotone trials.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub capacity_lines: Vec<Shown>,
+    /// Heading of the configuration search, when the plan's space serves the profile.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search_title: Option<Shown>,
+    /// One row per trial of the search, in order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search: Option<TableView>,
+    /// The pick, its confirmation, and why each other configuration was dropped.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub search_lines: Vec<Shown>,
     /// What each chart draws: captions and the SLO lines that apply.
     pub charts: ChartsView,
 }

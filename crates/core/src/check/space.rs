@@ -202,6 +202,26 @@ impl Space {
             .join(".")
     }
 
+    /// The configuration a trial's knob values name, when it is one of the space's (every knob
+    /// given one of its values, no other key, the constraints held).
+    pub fn config_of(
+        &self,
+        values: &std::collections::BTreeMap<String, KnobValue>,
+    ) -> Option<Config> {
+        if values.len() != self.knobs.len() {
+            return None;
+        }
+        let c: Option<Config> = self
+            .knobs
+            .iter()
+            .map(|k| {
+                let v = values.get(&k.name)?;
+                k.values.iter().position(|x| x == v)
+            })
+            .collect();
+        c.filter(|c| self.allowed(c))
+    }
+
     /// A configuration's value per knob, for the server command's placeholders.
     pub fn values(&self, c: &Config) -> Vec<(String, KnobValue)> {
         self.knobs

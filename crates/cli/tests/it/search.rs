@@ -1,0 +1,145 @@
+//! `sloscope run` with a configuration search (the plan's `[space]`) against the scripted
+//! server, whose TTFT, pace and slot count are launch flags and whose eight-slot launches fail
+//! (out of memory): every trial a run file with its configuration, the pick confirmed on a fresh
+//! launch, the search recomputed by `analyze`, resumed from its trial files after an
+//! interruption, and refused whole when a trial file contradicts it.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::common::{repo, scratch, scripted_server, sloscope, stderr};
+
+fn setup(name: &str) -> (PathBuf, PathBuf) {
+    let d = scratch(name);
+    let src = repo().join("tests/fixtures/scripted");
+    for f in [
+        "gate.json",
+        "baseline.json",
+        "deployment.json",
+        "search.toml",
+    ] {
+        std::fs::copy(src.join(f), d.join(f)).unwrap();
+    }
+    (d.join("search.toml"), d.join("out"))
+}
+
+fn run(plan: &Path, out: &Path) -> (Option<i32>, String) {
+    let server = scripted_server().display().to_string();
+    let o = sloscope(
+        &[
+            "run",
+            "--plan",
+            plan.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &[("SLOSCOPE_SCRIPTED_SERVER", server.as_str())],
+    );
+    (o.status.code(), stderr(&o))
+}
+
+fn analysis(out: &Path) -> Value {
+    let a = sloscope(&["analyze", out.to_str().unwrap(), "--format", "json"], &[]);
+    assert!(a.status.code().is_some(), "{}", stderr(&a));
+    serde_json::from_slice(&a.stdout).unwrap()
+}
+
+fn trial_files(out: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(out.join("runs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().contains("--search"))
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn a_searched_plan_runs_confirms_its_pick_and_is_recomputed_by_analyze() {
+    let (plan, out) = setup("search-run");
+    let (code, err) = run(&plan, &out);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("search latency: space: 3 knobs"), "{err}");
+    let v = analysis(&out);
+    let p = &v["profiles"][0];
+    let s = &p["search"];
+    assert_eq!(s["status"], "complete", "{s:#}");
+    let trials = s["trials"].as_array().unwrap();
+    assert_eq!(
+        trials.len(),
+        trial_files(&out).len(),
+        "every trial is a file"
+    );
+    assert_eq!(s["result"]["launches"].as_u64(), Some(trials.len() as u64));
+    assert!(trials.len() <= 10, "within the budget: {}", trials.len());
+    // Eight slots never start: infeasible trials with the server's own reason, not a crash.
+    for t in trials.iter().filter(|t| t["config"]["slots"] == 8) {
+        let why = t["infeasible"].as_str().unwrap();
+        assert!(why.contains("out of memory"), "{why}");
+    }
+    // A pick that meets the SLO, confirmed on a fresh launch, and decided on that launch:
+    // the scripted server is a simulation, so never accepted.
+    let chosen = s["result"]["chosen_name"].as_str().unwrap();
+    assert_eq!(s["result"]["confirmed"], true, "{s:#}");
+    assert!(
+        !chosen.contains("ttft-120"),
+        "120 ms misses the 60 ms SLO: {chosen}"
+    );
+    assert!(trials
+        .iter()
+        .any(|t| t["purpose"] == "confirm" && t["name"] == chosen));
+    assert_eq!(p["recommended_name"], chosen, "{}", p["reason"]);
+    assert_eq!(p["decision"], "tune", "{}", p["reason"]);
+    let text = sloscope(&["analyze", out.to_str().unwrap()], &[]);
+    let text = String::from_utf8_lossy(&text.stdout).to_string();
+    assert!(text.contains("Configuration search (complete)"), "{text}");
+    assert!(text.contains(&format!("chose {chosen} after")), "{text}");
+    assert!(text.contains("confirmed on fresh launches"), "{text}");
+}
+
+#[test]
+fn an_interrupted_search_resumes_from_its_trials_and_a_contradicting_trial_is_refused() {
+    let (plan, out) = setup("search-resume");
+    let (code, err) = run(&plan, &out);
+    assert_eq!(code, Some(0), "{err}");
+    let whole = trial_files(&out);
+    // As if stopped after three trials: the later files never written.
+    for f in &whole[3..] {
+        std::fs::remove_file(f).unwrap();
+    }
+    let v = analysis(&out);
+    let p = &v["profiles"][0];
+    assert_eq!(p["search"]["status"], "incomplete", "{:#}", p["search"]);
+    assert_eq!(p["decision"], "incomplete", "{}", p["reason"]);
+    let (code, err) = run(&plan, &out);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        err.contains("resuming after the 3 trials already in"),
+        "{err}"
+    );
+    let v = analysis(&out);
+    let s = &v["profiles"][0]["search"];
+    assert_eq!(s["status"], "complete", "{s:#}");
+    assert_eq!(
+        s["trials"].as_array().unwrap().len(),
+        trial_files(&out).len()
+    );
+    // A trial edited to another purpose: the replay asks for something else there.
+    let first = &trial_files(&out)[0];
+    let mut t: Value = serde_json::from_slice(&std::fs::read(first).unwrap()).unwrap();
+    t["search"]["purpose"] = "refine".into();
+    std::fs::write(first, serde_json::to_vec(&t).unwrap()).unwrap();
+    let v = analysis(&out);
+    let p = &v["profiles"][0];
+    assert_eq!(p["search"]["status"], "refused", "{:#}", p["search"]);
+    let why = p["search"]["problem"].as_str().unwrap();
+    assert!(why.contains("the trials contradict the search"), "{why}");
+    assert_eq!(p["decision"], "incomplete", "{}", p["reason"]);
+    let excluded = p["excluded"].as_array().unwrap();
+    assert!(excluded.iter().any(|e| e["code"] == "search_contradicted"));
+    // And the collector will not go on from a search that is not this plan's.
+    let (code, err) = run(&plan, &out);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("are not this plan's search"), "{err}");
+}

@@ -1,0 +1,254 @@
+//! A profile's configuration search (the plan's `[space]`), driven live: the core's
+//! [`Explorer`] says which configuration to launch and with how many requests; each trial
+//! launches the server with the configuration's knobs in its command, measures the profile and
+//! writes one run file with `search` set (a launch that fails is an infeasible trial, written
+//! as a failed run with its reason). The trial files are the journal: a search interrupted is
+//! resumed from them with the same `--out`, replayed by the same core code the analysis uses,
+//! so it goes on exactly where the analysis expects.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use sloscope_core::checks::Profile;
+use sloscope_core::schema::{KnobValue, Role, Run, SearchStep, SpaceSpec};
+use sloscope_core::search::{self, Explorer, Outcome, Step};
+
+use super::launch::Reached;
+use super::{Measure, RunCtx};
+use crate::error::CollectError;
+use crate::plan::target::{SearchTarget, TargetSpec};
+use crate::wire::client::Client;
+
+/// A search trial's file and run (with its requests).
+type Trial = (String, Run);
+
+impl RunCtx<'_> {
+    /// Runs (or resumes) the configuration search of `p`.
+    pub(super) async fn run_space_search(
+        &mut self,
+        spec: &SpaceSpec,
+        p: &Profile,
+    ) -> Result<(), CollectError> {
+        let mut trials = self.earlier_trials(p)?;
+        let borrowed: Vec<(&str, &Run)> = trials.iter().map(|(f, r)| (f.as_str(), r)).collect();
+        let (mut e, report) = search::replay(spec, p, &borrowed)
+            .map_err(|e| CollectError::Plan(format!("space: {e}")))?;
+        if report.status == search::SearchStatus::Refused {
+            return Err(CollectError::Plan(format!(
+                "{}: the search's trial files in {} are not this plan's search ({}): use another --out",
+                p.name,
+                self.layout.root().display(),
+                report.problem.unwrap_or_default()
+            )));
+        }
+        trials.truncate(report.trials.len());
+        self.progress
+            .say(&format!("search {}: {}", p.name, report.space));
+        if !trials.is_empty() {
+            self.progress.say(&format!(
+                "  resuming after the {} trials already in {}",
+                trials.len(),
+                self.layout.root().display()
+            ));
+        }
+        let started = Instant::now();
+        loop {
+            if self.cancel.is_cancelled() {
+                self.outcome.not_run.push(format!(
+                    "{} / search: stopped after {} trials: {}",
+                    p.name,
+                    e.trials().len(),
+                    self.cancel.message()
+                ));
+                break;
+            }
+            if spec
+                .budget
+                .wall_time_s
+                .is_some_and(|b| started.elapsed().as_secs_f64() >= b)
+            {
+                e.stop_exploring();
+            }
+            let Step::Launch {
+                config,
+                requests,
+                purpose,
+            } = e.next()
+            else {
+                break;
+            };
+            let step = SearchStep {
+                index: e.trials().len() as u32,
+                purpose,
+                config: e.space().values(&config).into_iter().collect(),
+                requests,
+            };
+            let Some(trial) = self.search_trial(p, e.space().name(&config), step).await? else {
+                break;
+            };
+            let all: Vec<(&str, &Run)> = trials.iter().map(|(f, r)| (f.as_str(), r)).collect();
+            let earlier = search::pooled_with(e.space(), &all, &config);
+            let this = (trial.0.as_str(), &trial.1);
+            let Some(outcome) = search::trial_outcome(this, purpose, &earlier, p) else {
+                break;
+            };
+            self.say_trial(&e, &outcome);
+            e.record(config, purpose, requests, outcome);
+            trials.push(trial);
+        }
+        self.say_search(p, &e);
+        Ok(())
+    }
+
+    /// The search trials of `p` already in the output directory (an interrupted search's).
+    fn earlier_trials(&self, p: &Profile) -> Result<Vec<Trial>, CollectError> {
+        let dir = self.layout.root().join("runs");
+        let prefix = format!(
+            "{}--search",
+            crate::record::layout::component(p.name.as_str())
+        );
+        let mut out = Vec::new();
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            return Ok(out);
+        };
+        let mut paths: Vec<PathBuf> = entries
+            .filter_map(|d| d.ok().map(|d| d.path()))
+            .filter(|f| {
+                f.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with(&prefix) && n.ends_with(".json"))
+            })
+            .collect();
+        paths.sort();
+        for path in paths {
+            out.push((path.display().to_string(), read_trial(&path)?));
+        }
+        Ok(out)
+    }
+
+    /// Launches one trial's server, measures `p` on it and stops it; `None` when cancelled.
+    async fn search_trial(
+        &mut self,
+        p: &Profile,
+        name: String,
+        step: SearchStep,
+    ) -> Result<Option<Trial>, CollectError> {
+        let t = self.search_target(p, name, step.clone());
+        self.progress.say(&format!(
+            "  trial {} ({}): {} with {} requests",
+            step.index + 1,
+            step.purpose.as_str(),
+            t.name,
+            step.requests
+        ));
+        let tc = self.cancel.child();
+        let (base, launched) = match self.reach(&t, &tc).await? {
+            Reached::Up(base, launched) => (base, launched),
+            Reached::Failed => {
+                let path = self.layout.search_trial(
+                    p.name.as_str(),
+                    step.index,
+                    step.purpose.as_str(),
+                    &t.name,
+                );
+                return Ok(Some((path.display().to_string(), read_trial(&path)?)));
+            }
+            Reached::Cancelled => return Ok(None),
+        };
+        let client = self.search_client(p, &base)?;
+        let reported = crate::server::identity::probe(client.http(), &base).await;
+        let mut tp = p.clone();
+        let per = p.workload.requests_per_repeat.unwrap_or(1).max(1);
+        tp.workload.repeats = Some(((step.requests as i64) + per - 1) / per);
+        tp.search = None;
+        let m = Measure {
+            t: &t,
+            client: &client,
+            base: &base,
+            launched: launched.as_ref(),
+            tc: &tc,
+            reported: &reported,
+        };
+        let measured = self.measure(&m, &tp, None).await;
+        if let Some(l) = launched {
+            let log = l.log_path.clone();
+            l.stop().await;
+            self.redact_log(&log);
+        }
+        let (path, run) = measured?;
+        Ok(Some((path.display().to_string(), run)))
+    }
+
+    fn search_target(&self, p: &Profile, name: String, step: SearchStep) -> TargetSpec {
+        let t = &self.plan.raw.target;
+        TargetSpec {
+            role: Role::Candidate,
+            value: KnobValue::Text(name.clone()),
+            name,
+            artifact: self.plan.deployment.artifact.clone(),
+            endpoint: None,
+            command: t.server_command.clone(),
+            model_path: t.model_path.clone(),
+            model: t.model.clone(),
+            search: Some(SearchTarget {
+                profile: p.name.as_str().to_string(),
+                step,
+            }),
+        }
+    }
+
+    fn search_client(&self, p: &Profile, base: &str) -> Result<Client, CollectError> {
+        let tgt = &self.plan.raw.target;
+        Client::new(
+            base,
+            tgt.api,
+            self.opts.api_key.clone(),
+            p.workload.concurrency.unwrap_or(1).max(1) as usize,
+            Duration::from_secs_f64(tgt.request_timeout_s),
+            Duration::from_secs_f64(tgt.stall_timeout_s.unwrap_or(tgt.request_timeout_s)),
+        )
+    }
+
+    fn say_trial(&mut self, e: &Explorer, outcome: &Outcome) {
+        let line = match outcome {
+            Outcome::Infeasible { reason } => format!("    infeasible: {reason}"),
+            Outcome::Measured { evidence } => format!(
+                "    {} {}; every SLO met with confidence: {}",
+                e.primary().name(),
+                evidence.primary.map_or("not measured".into(), |x| format!(
+                    "{} [{}, {}]",
+                    sloscope_core::measure::format_number(x.value),
+                    x.lo.map_or("–".into(), sloscope_core::measure::format_number),
+                    x.hi.map_or("–".into(), sloscope_core::measure::format_number)
+                )),
+                if evidence.meets_all() { "yes" } else { "no" }
+            ),
+        };
+        self.progress.say(&line);
+    }
+
+    fn say_search(&mut self, p: &Profile, e: &Explorer) {
+        let r = e.result();
+        let chosen = r.chosen_name.as_deref().unwrap_or("none");
+        let confirmed = match r.confirmed {
+            Some(true) => "upheld on a fresh launch",
+            Some(false) => "NOT upheld on a fresh launch",
+            None => "not confirmed",
+        };
+        self.progress.say(&format!(
+            "search {}: chose {chosen} ({confirmed}) after {} launches of {} configurations, {} requests",
+            p.name, r.launches, r.configurations, r.requests
+        ));
+    }
+}
+
+/// Reads a search trial's run file back.
+fn read_trial(path: &Path) -> Result<Run, CollectError> {
+    let bytes = std::fs::read(path).map_err(CollectError::write(path.to_path_buf()))?;
+    serde_json::from_slice(&bytes).map_err(|e| {
+        CollectError::Plan(format!(
+            "{}: not a readable search trial ({e}): move it away or use another --out",
+            path.display()
+        ))
+    })
+}

@@ -1,0 +1,108 @@
+//! The configuration search as a reader sees it: a heading (the space and its budget), one row
+//! per trial in search order, and lines for the pick, its confirmation and why each other
+//! configuration measured was dropped.
+
+use crate::analyse::explore::replay::{SearchReport, SearchStatus, TrialRow};
+use crate::base::fmt::{format_number, MISSING};
+
+use super::{column, Cell, Row, Shown, TableView};
+
+pub(super) fn title(s: &SearchReport) -> String {
+    format!(
+        "Configuration search ({}), ranked by {}: {}",
+        match s.status {
+            SearchStatus::Complete => "complete",
+            SearchStatus::Incomplete => "incomplete",
+            SearchStatus::Refused => "refused",
+        },
+        s.primary.name(),
+        s.space
+    )
+}
+
+fn estimate(t: &TrialRow) -> String {
+    let Some(e) = t.primary else {
+        return MISSING.to_string();
+    };
+    let b = |v: Option<f64>| v.map_or_else(|| "no bound".to_string(), format_number);
+    format!("{} [{}, {}]", format_number(e.value), b(e.lo), b(e.hi))
+}
+
+pub(super) fn table(s: &SearchReport) -> TableView {
+    let columns = vec![
+        column("#", false, true),
+        column("configuration", true, false),
+        column("purpose", false, false),
+        column("requests", false, true),
+        column(&format!("{} [95 % interval]", s.primary.name()), true, true),
+        column("every SLO met with confidence", true, false),
+    ];
+    let chosen = s.result.chosen_name.as_deref();
+    let rows = s
+        .trials
+        .iter()
+        .map(|t| Row {
+            key: Shown::input(format!("{}-{}", t.index, t.name)),
+            highlighted: chosen == Some(t.name.as_str()),
+            cells: vec![
+                Cell::text((t.index + 1).to_string()),
+                Cell::text(if chosen == Some(t.name.as_str()) {
+                    format!("{} ★", t.name)
+                } else {
+                    t.name.clone()
+                }),
+                Cell::text(t.purpose.as_str()),
+                Cell::text(t.requests.to_string()),
+                Cell::text(estimate(t)),
+                Cell::text(match (&t.infeasible, t.meets_all) {
+                    (Some(why), _) => format!("infeasible: {why}"),
+                    (None, Some(true)) => "yes".to_string(),
+                    (None, _) => "no".to_string(),
+                }),
+            ],
+        })
+        .collect();
+    TableView { columns, rows }
+}
+
+pub(super) fn lines(s: &SearchReport) -> Vec<String> {
+    let r = &s.result;
+    let mut out = Vec::new();
+    if let Some(p) = &s.problem {
+        out.push(format!(
+            "{}: {p}",
+            match s.status {
+                SearchStatus::Refused => "refused, nothing of it is used",
+                _ => "incomplete, its pick is provisional",
+            }
+        ));
+    }
+    out.push(match &r.chosen_name {
+        Some(n) => format!(
+            "chose {n} after {} launches and {} requests over {} configurations{}",
+            r.launches,
+            r.requests,
+            r.configurations,
+            if r.chosen_meets_all {
+                ", meeting every SLO with confidence"
+            } else {
+                ", meeting the SLOs by its point estimates only"
+            }
+        ),
+        None => format!(
+            "no configuration meets the SLOs after {} launches and {} requests over {} configurations",
+            r.launches, r.requests, r.configurations
+        ),
+    });
+    out.push(match (r.confirmed, &r.confirmation) {
+        (Some(true), Some(c)) => format!("confirmed on fresh launches: {c}"),
+        (Some(false), Some(c)) => format!("NOT upheld on fresh launches: {c}"),
+        _ => "not confirmed on a fresh launch".to_string(),
+    });
+    out.extend(
+        r.dropped
+            .iter()
+            .map(|d| format!("dropped {}: {}", d.name, d.reason)),
+    );
+    out
+}
