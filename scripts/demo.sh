@@ -8,10 +8,12 @@
 #      in the report as gated, not deployed, with its decision;
 #   3. runs the three profiles × two serving candidates (--parallel 1 vs 4) of the Q8_0 artifact
 #      and the float baseline;
-#   4. prints the analysis, builds the report page and serves it on 127.0.0.1 with the results
+#   4. prints the analysis, then searches three llama-server knobs at once for the throughput
+#      profile (examples/llama-cpu/search.toml) into OUT_DIR-search and prints that analysis;
+#   5. builds the report page and serves it on 127.0.0.1 with the results
 #      loaded (Ctrl-C stops it).
 # Usage: scripts/demo.sh [OUT_DIR]   (default: ./sloscope-results; SLOSCOPE_DEMO_SERVE=0 skips the
-#        page; SLOSCOPE_PORT=8080 serves it on that port instead of a free one)
+#        page; SLOSCOPE_DEMO_SEARCH=0 the search; SLOSCOPE_PORT=8080 serves it on that port instead of a free one)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-sloscope-results}
@@ -41,6 +43,18 @@ echo "== collecting: 3 profiles × (2 candidates of the Q8_0 artifact + float ba
 "$bin" run --plan "$out/plan.toml" --out "$out"
 echo "== analysis" >&2
 "$bin" analyze "$out"
+if [ "${SLOSCOPE_DEMO_SEARCH:-1}" != 0 ]; then
+  # A sibling directory: analysing $out must not mix the two plans' runs.
+  search=${out%/}-search
+  echo "== configuration search (examples/llama-cpu/search.toml): --parallel × -ub × --cache-type-k for the throughput profile, one server launch per trial, into $search (about 3 minutes; SLOSCOPE_DEMO_SEARCH=0 skips it)" >&2
+  rm -rf "$search"
+  mkdir -p "$search"
+  cp "$root/examples/llama-cpu/search.toml" "$search/plan.toml"
+  cp -r "$out/lineage" "$search/lineage"
+  "$bin" run --plan "$search/plan.toml" --out "$search/results"
+  "$bin" analyze "$search/results" || true
+  echo "== the search's files are in $search/results: drop them on the page too" >&2
+fi
 if [ "${SLOSCOPE_DEMO_SERVE:-1}" = 0 ]; then exit 0; fi
 echo "== building the report page (scripts/setup-web.sh installs trunk and friends the first time)" >&2
 eval "$(bash "$root/scripts/setup-web.sh")"

@@ -225,7 +225,7 @@ for (const [width, height] of [[1280, 900], [390, 844]]) {
       // Each profile's charts open with what decides it, as the core chose (the SLO chart, then
       // the deciding metric's chart), and the reason; every other chart is folded under "More
       // charts" and draws at its width when opened.
-      const ids = { slo: 'slo', tradeoff: 'tradeoff', cdf_ttft: 'cdf-ttft', cdf_tpot: 'cdf-tpot', cdf_e2e: 'cdf-e2e', capacity: 'capacity-slo' };
+      const ids = { slo: 'slo', tradeoff: 'tradeoff', cdf_ttft: 'cdf-ttft', cdf_tpot: 'cdf-tpot', cdf_e2e: 'cdf-e2e', capacity: 'capacity-slo', search: 'search' };
       for (const p of expected.view.profiles) {
         const first = await page.locator(`#profile-${p.profile} .charts.first canvas`).evaluateAll((cs) => cs.map((c) => c.id));
         assert.deepEqual(first, p.charts.first.map((k) => `chart-${p.profile}-${ids[k]}`), `${p.profile}: the charts shown first`);

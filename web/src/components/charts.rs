@@ -94,6 +94,14 @@ fn summary_charts(p: &Rc<ProfileReport>, v: &Rc<ProfileView>, g: usize) -> Vec<P
         out.push((Some(kind), chart(id, k, caption.to_string(), f, 260, g)));
     }
     out.extend(capacity_charts(p, v, g));
+    if let Some(caption) = &c.search_caption {
+        let (q, w) = (p.clone(), v.clone());
+        let f: DrawFn = Rc::new(move |root| drawn(charts::search_path(root, &q, &w.charts)));
+        out.push((
+            Some(ChartKind::Search),
+            chart(id, "search", caption.to_string(), f, 320, g),
+        ));
+    }
     if let Some(caption) = &c.turns_caption {
         let (q, w) = (p.clone(), v.clone());
         let f: DrawFn = Rc::new(move |root| drawn(charts::ttft_by_turn(root, &q, &w.charts)));

@@ -320,3 +320,77 @@ fn compare_finds_a_serving_flag_that_made_the_real_server_worse() {
     let changed = v["changed"].to_string();
     assert!(changed.contains("-ub 1"), "{changed}");
 }
+
+/// The embedded default's searched plan (`examples/llama-cpu/search.toml`) against the real
+/// llama-server, with a smaller budget to keep the test short: every trial a launch of the
+/// server with its three knobs on its command line (checked against the run's labels by the
+/// analysis), the pick confirmed on a fresh launch and the search recomputed by `analyze`.
+#[test]
+#[ignore = "needs llama-server and the models: run through scripts/test.sh (it runs scripts/setup-llama.sh)"]
+fn a_configuration_search_on_llama_server_confirms_its_pick() {
+    let _cores = crate::common::llama_cores(1);
+    let d = scratch("llama-search");
+    lineage_in(&d.join("lineage"), "Q8_0");
+    let plan = d.join("search.toml");
+    let text = std::fs::read_to_string(repo().join("examples/llama-cpu/search.toml")).unwrap();
+    let small = text
+        .replace("launches = 8", "launches = 5")
+        .replace("requests_per_repeat = 24", "requests_per_repeat = 12")
+        .replace("max_output_tokens = 32", "max_output_tokens = 12");
+    assert_ne!(
+        small, text,
+        "the plan's budget and workload are where the test expects"
+    );
+    std::fs::write(&plan, small).unwrap();
+    let out = d.join("out");
+    let o = sloscope(
+        &[
+            "run",
+            "--plan",
+            plan.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(validate_runs_against_schema(&out) >= 5);
+    let a = sloscope(&["analyze", out.to_str().unwrap(), "--format", "json"], &[]);
+    let v: serde_json::Value = serde_json::from_slice(&a.stdout).unwrap();
+    let p = &v["profiles"][0];
+    let s = &p["search"];
+    assert_eq!(s["status"], "complete", "{s:#}");
+    assert_eq!(s["result"]["launches"], 5, "{s:#}");
+    assert!(s["result"]["confirmed"].is_boolean(), "{s:#}");
+    let trials = s["trials"].as_array().unwrap();
+    for t in trials {
+        // Each launch served its configuration: the command carried its knobs.
+        // `analyze` was given an absolute directory: each trial's file is named absolute.
+        let file = std::path::PathBuf::from(t["file"].as_str().unwrap());
+        let run: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+        let cmd = run["server"]["command"].as_array().unwrap();
+        let arg = |flag: &str| {
+            let i = cmd.iter().position(|a| a == flag).unwrap();
+            cmd[i + 1].as_str().unwrap().to_string()
+        };
+        assert_eq!(
+            arg("--parallel"),
+            t["config"]["parallel"].to_string(),
+            "{t}"
+        );
+        assert_eq!(arg("-ub"), t["config"]["ubatch"].to_string(), "{t}");
+        assert_eq!(
+            arg("--cache-type-k"),
+            t["config"]["cache_type_k"].as_str().unwrap(),
+            "{t}"
+        );
+    }
+    assert!(
+        p["excluded"].as_array().unwrap().is_empty(),
+        "{}",
+        p["excluded"]
+    );
+    let chosen = s["result"]["chosen_name"].as_str();
+    assert_eq!(p["recommended_name"].as_str(), chosen, "{}", p["reason"]);
+}

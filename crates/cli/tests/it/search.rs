@@ -96,6 +96,48 @@ fn a_searched_plan_runs_confirms_its_pick_and_is_recomputed_by_analyze() {
     assert!(text.contains("Configuration search (complete)"), "{text}");
     assert!(text.contains(&format!("chose {chosen} after")), "{text}");
     assert!(text.contains("confirmed on fresh launches"), "{text}");
+    // Two searches are compared by what each chose, whichever configuration that is.
+    let again = out.with_file_name("again");
+    let (code, err) = run(&plan, &again);
+    assert_eq!(code, Some(0), "{err}");
+    let c = sloscope(
+        &[
+            "compare",
+            out.to_str().unwrap(),
+            again.to_str().unwrap(),
+            "--format",
+            "json",
+        ],
+        &[],
+    );
+    assert!(matches!(c.status.code(), Some(0..=2)), "{}", stderr(&c));
+    let v: Value = serde_json::from_slice(&c.stdout).unwrap();
+    let cells = v["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 1, "{v:#}");
+    assert_eq!(cells[0]["profile"], "latency");
+    let other = analysis(&again)["profiles"][0]["recommended_name"].clone();
+    assert!(
+        cells[0]["candidate"] == chosen || cells[0]["candidate"] == other,
+        "{:#}",
+        cells[0]
+    );
+    if other != chosen {
+        let note = cells[0]["pairing_note"].as_str().unwrap();
+        assert!(
+            note.contains("the searches chose different configurations"),
+            "{note}"
+        );
+    }
+    // The other search's trial 0 beside this one's (the same configuration, measured apart):
+    // two trials at one position, so neither search is believed.
+    let copy = out.join("runs/latency--search00-other.json");
+    std::fs::copy(&trial_files(&again)[0], &copy).unwrap();
+    let v = analysis(&out);
+    let s = &v["profiles"][0]["search"];
+    assert_eq!(s["status"], "refused", "{s:#}");
+    let why = s["problem"].as_str().unwrap();
+    assert!(why.contains("are both trial 0 of the search"), "{why}");
+    assert_eq!(v["profiles"][0]["decision"], "incomplete");
 }
 
 #[test]

@@ -79,6 +79,9 @@ fn the_guide_describes_the_plans_profiles_from_the_schema() {
         "ProfileSpec",
         "WorkloadSpec",
         "SearchSpec",
+        "SpaceSpec",
+        "KnobSpec",
+        "SpaceBudget",
         "Candidate",
         "PlanGateLimits",
     ] {

@@ -133,8 +133,14 @@ pub fn replay(
         .collect();
     trials.sort_by_key(|(f, r)| (r.search.as_ref().map_or(0, |s| s.index), *f));
     let mut rows = Vec::new();
-    let mut problem = None;
-    let mut status = SearchStatus::Complete;
+    let mut problem = claimed_twice(&trials);
+    let mut status = match problem {
+        Some(_) => SearchStatus::Refused,
+        None => SearchStatus::Complete,
+    };
+    if status == SearchStatus::Refused {
+        trials.clear();
+    }
     for (i, &(file, run)) in trials.iter().enumerate() {
         match replay_one(&mut e, i, (file, run), &trials[..i], profile) {
             Ok(row) => rows.push(row),
@@ -169,6 +175,20 @@ pub fn replay(
         trials: rows,
     };
     Ok((e, report))
+}
+
+/// Two different trial files at one position of the search (two searches' trials mixed, or a
+/// trial copied and edited): the search that ran had one.
+fn claimed_twice(sorted: &[(&str, &Run)]) -> Option<String> {
+    sorted.windows(2).find_map(|w| {
+        let (a, b) = (w[0].1.search.as_ref()?, w[1].1.search.as_ref()?);
+        (a.index == b.index).then(|| {
+            format!(
+                "{} and {} are both trial {} of the search: one search runs one trial there                  (two searches' trials mixed, or a trial copied)",
+                w[0].0, w[1].0, a.index
+            )
+        })
+    })
 }
 
 enum Stop {

@@ -152,7 +152,12 @@ fn profile_cells(
     }
     let (bc, ac) = (&b.report.candidates, &a.report.candidates);
     // One unnamed measurement on each side (another tool's files, no knob) is one cell.
-    let single = bc.len() == 1 && ac.len() == 1 && bc[0].value.is_none() && ac[0].value.is_none();
+    // So is a configuration search on each side: its one candidate is the chosen configuration,
+    // whichever it is (two searches are compared by what each chose).
+    let searched = b.report.search.is_some() && a.report.search.is_some();
+    let single = bc.len() == 1
+        && ac.len() == 1
+        && (searched || (bc[0].value.is_none() && ac[0].value.is_none()));
     let partner = |c: &CandidateReport| {
         if single {
             return ac.first();
@@ -163,7 +168,19 @@ fn profile_cells(
         match partner(c) {
             Some(d) => {
                 match cell(b, c, a, d, threshold).and_then(|x| fresh(a, d, before_runs, x)) {
-                    Ok(cell) => cells.push(cell),
+                    Ok(mut cell) => {
+                        if searched && c.name != d.name {
+                            let note = format!(
+                                "the searches chose different configurations: {} before, {} after",
+                                c.name, d.name
+                            );
+                            cell.pairing_note = Some(match cell.pairing_note.take() {
+                                Some(n) => format!("{n}; {note}"),
+                                None => note,
+                            });
+                        }
+                        cells.push(cell)
+                    }
                     Err((kind, why)) => nc.push(not_comparable(profile, &c.name, kind, why)),
                 }
             }

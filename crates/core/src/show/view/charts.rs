@@ -77,6 +77,8 @@ pub(crate) fn charts(p: &ProfileReport) -> ChartsView {
             ))
         }),
         capacity_slo,
+        search_caption: p.search.as_ref().map(|s| Shown::new(search_caption(p, s))),
+        search_slo: p.search.as_ref().and_then(|s| limit(p, s.primary)),
         turns_caption: turns_caption(p, ttft.as_ref()).map(Shown::new),
         cdf_captions: CdfCaptions {
             ttft: Shown::new(cdf_caption(p, Quantity::Ttft, "TTFT")),
@@ -93,6 +95,16 @@ pub(crate) fn charts(p: &ProfileReport) -> ChartsView {
         first: first.0,
         first_reason: Shown::new(first.1),
     }
+}
+
+/// The search chart's caption.
+fn search_caption(p: &ProfileReport, s: &crate::analyse::explore::record::SearchReport) -> String {
+    format!(
+        "{}: the configuration search in the order it ran — {} of each trial with its 95 % interval (pooled over the configuration's trials so far), the pick starred, confirmations hollow, infeasible launches crossed at the bottom{}",
+        p.profile,
+        s.primary.name(),
+        if limit(p, s.primary).is_some() { ", SLO limit dashed" } else { "" }
+    )
 }
 
 /// The metric that decides the profile: the binding SLO when none met every SLO, else the
@@ -113,6 +125,13 @@ fn deciding(p: &ProfileReport) -> Option<Metric> {
 /// it, else the trade-off chart).
 fn first_charts(p: &ProfileReport) -> (Vec<ChartKind>, String) {
     let mut first = vec![ChartKind::Slo];
+    if p.search.is_some() {
+        first.push(ChartKind::Search);
+        return (
+            first,
+            "decided by a configuration search: the SLO chart of its pick's fresh launch and the search's path first".into(),
+        );
+    }
     let Some(m) = deciding(p) else {
         first.push(ChartKind::Tradeoff);
         return (

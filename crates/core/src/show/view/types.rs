@@ -332,6 +332,12 @@ pub struct ChartsView {
     pub capacity_throughput_caption: Option<Shown>,
     /// The SLO the capacity chart plots against load, with its limit.
     pub capacity_slo: Option<SloLine>,
+    /// The configuration search chart's caption (with a search).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search_caption: Option<Shown>,
+    /// The search's primary metric's SLO limit, when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search_slo: Option<SloLine>,
     /// The TTFT-by-turn chart's caption, when a candidate's runs had multi-turn sessions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub turns_caption: Option<Shown>,
@@ -372,6 +378,8 @@ pub enum ChartKind {
     CdfE2e,
     /// The capacity search's SLO metric against load.
     Capacity,
+    /// The configuration search's trials in order.
+    Search,
 }
 
 /// The captions of a profile's three CDFs.

@@ -1,0 +1,123 @@
+//! A configuration search's path: each trial in the order it ran, its primary metric with the
+//! 95 % interval of the configuration's evidence after it, the pick starred, confirmation
+//! launches hollow, infeasible launches crossed on the axis, the SLO limit dashed when the
+//! primary metric has one.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use sloscope_core::analysis::ProfileReport;
+use sloscope_core::search::{Purpose, TrialRow};
+
+use crate::{empty, frame, legend, legend_room, shown, tick, upper, Drawn, Frame, Swatch, SLO};
+
+const MEASURED: RGBColor = RGBColor(31, 119, 180);
+const PICK: RGBColor = RGBColor(214, 120, 0);
+const INFEASIBLE: RGBColor = RGBColor(110, 110, 110);
+
+/// The search's trials in order against the primary metric.
+pub fn search_path<DB: DrawingBackend + 'static>(
+    root: &DrawingArea<DB, Shift>,
+    p: &ProfileReport,
+    cv: &sloscope_core::view::ChartsView,
+) -> Drawn<DB> {
+    let Some(s) = p.search.as_ref() else {
+        return empty(root, &format!("{}: no configuration search", p.profile));
+    };
+    let title = format!(
+        "{}: configuration search, {} per trial",
+        p.profile, s.primary
+    );
+    if s.trials.is_empty() {
+        return empty(root, &title);
+    }
+    let chosen = s.result.chosen_name.as_deref();
+    let limit = cv.search_slo.as_ref().map(|l| l.limit);
+    let ymax = upper(
+        s.trials
+            .iter()
+            .filter_map(|t| t.primary.map(|e| e.hi.unwrap_or(e.value)))
+            .chain(limit),
+    );
+    let xmax = s.trials.len() as f64 + 1.0;
+    let mut entries = vec![
+        ("trial (95 % interval)".to_string(), Swatch::Dot(MEASURED)),
+        (
+            "confirmation (fresh launch)".to_string(),
+            Swatch::Ring(MEASURED),
+        ),
+        (
+            "infeasible launch".to_string(),
+            Swatch::Marker(2, INFEASIBLE),
+        ),
+    ];
+    if let Some(c) = chosen {
+        entries.push((format!("pick: {}", shown(c)), Swatch::Dot(PICK)));
+    }
+    if let (Some(l), Some(line)) = (limit, &cv.search_slo) {
+        let op = if line.higher_is_better { "≥" } else { "≤" };
+        entries.push((
+            format!("SLO {} {op} {}", line.metric, tick(&l)),
+            Swatch::Dashed(SLO),
+        ));
+    }
+    let (plot, side) = legend_room(root, &entries);
+    let mut chart =
+        frame(&plot, &title, Frame::Roomy)?.build_cartesian_2d(0f64..xmax, 0f64..ymax)?;
+    chart
+        .configure_mesh()
+        .x_desc("trial, in the order the search ran it")
+        .y_desc(s.primary.name())
+        .x_label_formatter(&|x| tick(x))
+        .y_label_formatter(&tick)
+        .draw()?;
+    if let Some(l) = limit {
+        chart.draw_series(DashedLineSeries::new(
+            [(0.0, l), (xmax, l)],
+            8,
+            4,
+            SLO.stroke_width(2),
+        ))?;
+    }
+    for t in &s.trials {
+        trial(&mut chart, t, chosen == Some(t.name.as_str()), ymax)?;
+    }
+    legend(&side, &entries)?;
+    plot.present()
+}
+
+type Chart<'a, DB> = ChartContext<
+    'a,
+    DB,
+    Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+>;
+
+fn trial<DB: DrawingBackend + 'static>(
+    chart: &mut Chart<'_, DB>,
+    t: &TrialRow,
+    picked: bool,
+    ymax: f64,
+) -> Drawn<DB> {
+    let x = f64::from(t.index) + 1.0;
+    let Some(e) = t.primary else {
+        let at = (x, ymax * 0.02);
+        chart.draw_series(std::iter::once(Cross::new(
+            at,
+            6,
+            INFEASIBLE.stroke_width(2),
+        )))?;
+        return Ok(());
+    };
+    let color = if picked { PICK } else { MEASURED };
+    let (lo, hi) = (e.lo.unwrap_or(e.value), e.hi.unwrap_or(ymax));
+    chart.draw_series(std::iter::once(PathElement::new(
+        [(x, lo), (x, hi)],
+        color.stroke_width(2),
+    )))?;
+    let style = if t.purpose == Purpose::Confirm {
+        color.stroke_width(2)
+    } else {
+        color.filled()
+    };
+    chart.draw_series(std::iter::once(Circle::new((x, e.value), 5, style)))?;
+    Ok(())
+}
