@@ -1,5 +1,5 @@
 //! A configuration search's path: each trial in the order it ran, its primary metric with the
-//! 95 % interval of the configuration's evidence after it, the pick starred, confirmation
+//! 95 % interval of the configuration's evidence after it, the pick in its own colour, confirmation
 //! launches hollow, infeasible launches crossed on the axis, the SLO limit dashed when the
 //! primary metric has one.
 
@@ -23,10 +23,7 @@ pub fn search_path<DB: DrawingBackend + 'static>(
     let Some(s) = p.search.as_ref() else {
         return empty(root, &format!("{}: no configuration search", p.profile));
     };
-    let title = format!(
-        "{}: configuration search, {} per trial",
-        p.profile, s.primary
-    );
+    let title = format!("{}: the configuration search's path", p.profile);
     if s.trials.is_empty() {
         return empty(root, &title);
     }
@@ -40,7 +37,10 @@ pub fn search_path<DB: DrawingBackend + 'static>(
     );
     let xmax = s.trials.len() as f64 + 1.0;
     let mut entries = vec![
-        ("trial (95 % interval)".to_string(), Swatch::Dot(MEASURED)),
+        (
+            "trial, 95 % interval where bounded".to_string(),
+            Swatch::Dot(MEASURED),
+        ),
         (
             "confirmation (fresh launch)".to_string(),
             Swatch::Ring(MEASURED),
@@ -108,11 +108,15 @@ fn trial<DB: DrawingBackend + 'static>(
         return Ok(());
     };
     let color = if picked { PICK } else { MEASURED };
-    let (lo, hi) = (e.lo.unwrap_or(e.value), e.hi.unwrap_or(ymax));
-    chart.draw_series(std::iter::once(PathElement::new(
-        [(x, lo), (x, hi)],
-        color.stroke_width(2),
-    )))?;
+    // Only the ends the data give: a side with no bound gets no whisker (never one to the edge,
+    // which would read as a measured spread).
+    let (lo, hi) = (e.lo.unwrap_or(e.value), e.hi.unwrap_or(e.value));
+    if hi > lo {
+        chart.draw_series(std::iter::once(PathElement::new(
+            [(x, lo), (x, hi.min(ymax))],
+            color.stroke_width(2),
+        )))?;
+    }
     let style = if t.purpose == Purpose::Confirm {
         color.stroke_width(2)
     } else {

@@ -410,6 +410,12 @@ fn profile_view(p: &ProfileReport, shared: &[&str]) -> ProfileView {
 }
 
 fn setting(c: &CandidateReport) -> String {
+    // A searched configuration is named by its knobs' values already.
+    if c.value.as_ref().is_some_and(|v| v.to_string() == c.name)
+        && c.knob.as_deref().is_some_and(|k| k.contains('+'))
+    {
+        return "(found by the configuration search)".into();
+    }
     format!(
         "({} = {})",
         c.knob.as_deref().unwrap_or("knob"),

@@ -100,7 +100,7 @@ pub(crate) fn charts(p: &ProfileReport) -> ChartsView {
 /// The search chart's caption.
 fn search_caption(p: &ProfileReport, s: &crate::analyse::explore::record::SearchReport) -> String {
     format!(
-        "{}: the configuration search in the order it ran — {} of each trial with its 95 % interval (pooled over the configuration's trials so far), the pick starred, confirmations hollow, infeasible launches crossed at the bottom{}",
+        "{}: the configuration search in the order it ran — {} of each trial with its 95 % interval (pooled over the configuration's trials so far; no whisker on a side the data do not bound), the pick in its own colour, confirmations hollow, infeasible launches crossed at the bottom{}",
         p.profile,
         s.primary.name(),
         if limit(p, s.primary).is_some() { ", SLO limit dashed" } else { "" }
