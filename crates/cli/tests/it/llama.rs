@@ -336,7 +336,10 @@ fn a_configuration_search_on_llama_server_confirms_its_pick() {
     let small = text
         .replace("launches = 8", "launches = 5")
         .replace("requests_per_repeat = 24", "requests_per_repeat = 12")
-        .replace("max_output_tokens = 32", "max_output_tokens = 12");
+        .replace("max_output_tokens = 32", "max_output_tokens = 12")
+        // Shorter answers, lower throughput: a floor every configuration clears, so the test
+        // always has a pick to confirm (which configuration wins is the benchmark's question).
+        .replace("throughput_tps = 50", "throughput_tps = 5");
     assert_ne!(
         small, text,
         "the plan's budget and workload are where the test expects"
