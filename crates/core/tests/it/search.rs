@@ -339,3 +339,54 @@ fn a_pick_the_fresh_launch_contradicts_is_reported_so() {
         .unwrap()
         .contains("the rival beats it on tpot_p95_ms with confidence"));
 }
+
+/// Whether a configuration (its knob values) meets the SLO.
+type Meets = dyn Fn(&[(String, KnobValue)]) -> bool;
+
+/// Where nothing measured meets the SLO, the launches kept for a confirmation are spent looking
+/// for a configuration that does: the whole budget is used, and a configuration found on the
+/// last launch is the pick (unconfirmed). The control: with one that meets it early, two
+/// launches are kept for the confirmation.
+#[test]
+fn a_search_with_nothing_meeting_the_slo_spends_its_whole_budget_looking() {
+    let space = Space::new(&spec(&[])).unwrap();
+    let run = |meets: &Meets| {
+        let settings = Settings::new(
+            &space,
+            &SpaceBudget {
+                launches: Some(5),
+                ..SpaceBudget::default()
+            },
+            24,
+            3,
+        );
+        let mut e = Explorer::new(space.clone(), Metric::TPOT_P95, settings);
+        while let Step::Launch {
+            config,
+            requests,
+            purpose,
+        } = e.next()
+        {
+            let slo = if meets(&space.values(&config)) {
+                50.0
+            } else {
+                150.0
+            };
+            let p = 10.0 + config.iter().sum::<usize>() as f64;
+            e.record(config, purpose, requests, measured(p, 1.0, slo, requests));
+            assert!(e.trials().len() <= 5);
+        }
+        e
+    };
+    let none = run(&|_| false);
+    assert_eq!(none.trials().len(), 5, "every launch spent looking");
+    assert!(none.trials().iter().all(|t| t.purpose != Purpose::Confirm));
+    assert_eq!(none.result().chosen, None);
+    let every = run(&|_| true);
+    let confirms = every
+        .trials()
+        .iter()
+        .filter(|t| t.purpose == Purpose::Confirm)
+        .count();
+    assert_eq!(confirms, 2, "{:?}", every.trials());
+}

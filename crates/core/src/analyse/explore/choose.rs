@@ -310,6 +310,12 @@ pub(super) fn next(e: &Explorer) -> Step {
         if let Some(c) = refine(e).filter(|_| fits(screen, reserve.max(2))) {
             return launch(c, screen, Purpose::Refine);
         }
+        // Nothing meets the SLOs yet: the launches kept for a confirmation that cannot happen
+        // are better spent looking for a configuration that does (left unconfirmed if found on
+        // the last launch).
+        if let Some(c) = refine(e).filter(|_| chosen.is_none() && fits(screen, 0)) {
+            return launch(c, screen, Purpose::Refine);
+        }
     }
     confirm_step(e, chosen, rival)
 }
