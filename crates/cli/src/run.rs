@@ -145,15 +145,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         );
     }
     if !args.quiet {
-        let searched = |p: &sloscope_core::checks::Profile| {
-            plan.raw
-                .plan
-                .space
-                .as_ref()
-                .is_some_and(|s| s.profiles.iter().any(|n| n == p.name.as_str()))
-        };
         // A searched profile's contenders are sized by the search itself.
-        for p in plan.profiles.iter().filter(|p| !searched(p)) {
+        for p in plan.profiles.iter().filter(|p| !runner::searched(&plan, p)) {
             for w in sloscope_core::checks::undecidable(p) {
                 eprintln!("sloscope: warning: {w}");
             }

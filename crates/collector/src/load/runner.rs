@@ -168,7 +168,7 @@ fn total_requests(plan: &RunPlan, targets: usize) -> u64 {
 
 /// Whether the plan's configuration search serves profile `p` (its listed candidates are then
 /// not run under it: the search finds the configuration instead).
-pub(crate) fn searched(plan: &RunPlan, p: &Profile) -> bool {
+pub fn searched(plan: &RunPlan, p: &Profile) -> bool {
     plan.raw
         .plan
         .space
