@@ -33,7 +33,9 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
 fn strip_worker_names() {
     let wasm = std::env::var("TARGET").is_ok_and(|t| t.starts_with("wasm32"));
     if wasm && std::env::var("PROFILE").is_ok_and(|p| p == "release") {
-        println!("cargo:rustc-link-arg-bin=sloscope-worker=--strip-all");
+        if std::env::var("SLOSCOPE_KEEP_NAMES").is_err() {
+            println!("cargo:rustc-link-arg-bin=sloscope-worker=--strip-all");
+        }
     }
 }
 

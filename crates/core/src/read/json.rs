@@ -3,8 +3,8 @@
 //! also recognises journals and other formats.
 //!
 //! Every failure is a [`LoadError`] naming the file, the JSON path and what was expected. A file
-//! is parsed once without path tracking (fast); only when that fails is it parsed again with
-//! `serde_path_to_error` to name the path.
+//! is parsed once with its columns read in bulk (fast); only when that fails is it parsed again
+//! value by value, and the path named from where serde stopped ([`crate::read::json_path`]).
 
 use serde::de::{DeserializeOwned, IgnoredAny};
 
@@ -364,45 +364,51 @@ fn typed<T: DeserializeOwned>(file: &str, bytes: &[u8]) -> Result<T, LoadError> 
     }
 }
 
-/// [`typed`]'s second reading, after the first failed: with the JSON path, serde reading
-/// every value itself.
+/// [`typed`]'s second reading, after the first failed: serde reading every value itself, and
+/// the JSON path of the value it refused named from the position it stopped at.
 fn typed_exact<T: DeserializeOwned>(file: &str, bytes: &[u8]) -> Result<T, LoadError> {
     let mut de = serde_json::Deserializer::from_slice(bytes);
-    match serde_path_to_error::deserialize::<_, T>(&mut de) {
+    let inner = match T::deserialize(&mut de) {
         Ok(v) => match de.end() {
-            Ok(()) => Ok(v),
-            Err(e) => Err(LoadError::new(
-                file,
-                "$",
-                format!(
-                    "{}: expected nothing after the document [unique_keys]",
-                    strip_position(&e.to_string())
-                ),
-                LoadErrorKind::Syntax,
-            )),
-        },
-        Err(e) => {
-            let path = format!("$.{}", e.path())
-                .replace("$..", "$.")
-                .replace(".[", "[");
-            let inner = e.into_inner();
-            if matches!(inner.classify(), serde_json::error::Category::Data) {
-                let mut msg = strip_position(&inner.to_string());
-                let duplicate =
-                    msg.starts_with("duplicate field") || msg.starts_with("duplicate key");
-                if duplicate && !msg.contains("[unique_keys]") {
-                    msg.push_str(
-                        ": expected each key once, never first- or last-wins [unique_keys]",
-                    );
-                }
-                Err(LoadError::new(file, path, msg, LoadErrorKind::Field))
-            } else {
-                let mut err = syntax_error(file, &inner, bytes);
-                err.path = path;
-                Err(err)
+            Ok(()) => return Ok(v),
+            Err(e) => {
+                return Err(LoadError::new(
+                    file,
+                    "$",
+                    format!(
+                        "{}: expected nothing after the document [unique_keys]",
+                        strip_position(&e.to_string())
+                    ),
+                    LoadErrorKind::Syntax,
+                ))
             }
+        },
+        Err(e) => e,
+    };
+    let path =
+        crate::read::json_path::path_at(bytes, offset_of(bytes, inner.line(), inner.column()));
+    if matches!(inner.classify(), serde_json::error::Category::Data) {
+        let mut msg = strip_position(&inner.to_string());
+        let duplicate = msg.starts_with("duplicate field") || msg.starts_with("duplicate key");
+        if duplicate && !msg.contains("[unique_keys]") {
+            msg.push_str(": expected each key once, never first- or last-wins [unique_keys]");
         }
+        Err(LoadError::new(file, path, msg, LoadErrorKind::Field))
+    } else {
+        let mut err = syntax_error(file, &inner, bytes);
+        err.path = path;
+        Err(err)
     }
+}
+
+/// The byte offset of serde_json's 1-based line and byte column (the bytes read on that line).
+fn offset_of(bytes: &[u8], line: usize, column: usize) -> usize {
+    let start: usize = bytes
+        .split(|&b| b == b'\n')
+        .take(line.saturating_sub(1))
+        .map(|l| l.len() + 1)
+        .sum();
+    start.saturating_add(column)
 }
 
 fn strip_position(msg: &str) -> String {

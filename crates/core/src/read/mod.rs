@@ -13,6 +13,7 @@ pub mod error;
 pub mod import;
 pub mod journal;
 pub mod json;
+mod json_path;
 pub mod normal;
 pub mod reader;
 pub mod replay;
