@@ -116,7 +116,7 @@ pub(crate) fn distinct_runs<'a>(
         .iter()
         .map(|(_, r)| r.candidate.name.as_str())
         .collect();
-    names.sort_unstable();
+    crate::base::order::sort(&mut names);
     names.dedup();
     let mut out = Vec::new();
     for name in names {
@@ -136,7 +136,7 @@ pub(crate) fn distinct_runs<'a>(
             continue;
         }
         // Deterministic whatever the load order: by file name.
-        kept.sort_by(|a, b| a.0.cmp(b.0));
+        crate::base::order::sort_by(&mut kept, |a, b| a.0.cmp(b.0));
         let files: Vec<&str> = kept.iter().map(|(f, _)| *f).collect();
         let unpoolable = poolable(&kept).err();
         if pool && unpoolable.is_none() {

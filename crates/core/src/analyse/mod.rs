@@ -85,7 +85,7 @@ fn analyze_inner<F: std::borrow::Borrow<LoadedFile>>(
         .filter(|f| !joined.consumed.contains(&f.name))
         .chain(&joined.files)
         .collect();
-    files.sort_by(|a, b| a.name.cmp(&b.name));
+    crate::base::order::sort_by(&mut files, |a, b| a.name.cmp(&b.name));
     let (files, shards) = shard::merge::merge(files);
     let held = shards.as_ref().filter(|s| !s.complete).map(shard_hold);
     let mut inputs = LineageInputs::default();

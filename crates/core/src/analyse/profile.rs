@@ -33,7 +33,7 @@ fn profile_spec(
         .iter()
         .filter_map(|(f, r)| r.profile_spec.as_ref().map(|s| (*f, s)))
         .collect();
-    specs.sort_by(|a, b| a.0.cmp(b.0));
+    crate::base::order::sort_by(&mut specs, |a, b| a.0.cmp(b.0));
     let Some(&(first_file, first)) = specs.first() else {
         return Err(format!(
             "no definition of the {name} profile: load the plan, or runs that carry profile_spec"
@@ -230,10 +230,10 @@ fn cost(plan: Option<&crate::schema::Plan>, report: &mut ProfileReport) {
 /// the selection's own), candidate, words — and only then the file name: files given in
 /// another order or under other names give the same report.
 fn canonical_order(report: &mut ProfileReport) {
-    report.flags.sort_by(|a, b| {
+    crate::base::order::sort_by(&mut report.flags, |a, b| {
         (a.code, &a.candidate, &a.message).cmp(&(b.code, &b.candidate, &b.message))
     });
-    report.excluded.sort_by(|a, b| {
+    crate::base::order::sort_by(&mut report.excluded, |a, b| {
         (a.code, &a.candidate, &a.reason, &a.file).cmp(&(b.code, &b.candidate, &b.reason, &b.file))
     });
 }
@@ -336,7 +336,7 @@ fn order_like_plan(plan: Option<&Plan>, cands: &mut [CandidateReport]) {
                 .position(|c| c.name == n)
                 .unwrap_or(usize::MAX)
         };
-        cands.sort_by_key(|c| pos(&c.name));
+        crate::base::order::sort_by_key(cands, |c| pos(&c.name));
     }
 }
 
@@ -613,7 +613,7 @@ fn with_replayed_hashes<'a>(
         return spec;
     };
     let mut runs: Vec<(&str, &Run)> = runs.collect();
-    runs.sort_by(|a, b| a.0.cmp(b.0));
+    crate::base::order::sort_by(&mut runs, |a, b| a.0.cmp(b.0));
     let theirs = |pick: &FileOf, name: &str| {
         runs.iter().find_map(|(_, r)| {
             let (file, hash) = pick(r.profile_spec.as_ref()?.workload.as_ref()?)?;

@@ -250,7 +250,7 @@ pub fn decide(profile: &Profile, contenders: &[Contender<'_>]) -> Verdict {
         );
     }
     // Stable sort keeps plan order among ties.
-    ranked.sort_by(|a, b| match pm.direction() {
+    crate::base::order::sort_by(&mut ranked, |a, b| match pm.direction() {
         Direction::LowerIsBetter => a.1.total_cmp(&b.1),
         Direction::HigherIsBetter => b.1.total_cmp(&a.1),
     });

@@ -7,6 +7,7 @@ pub mod confidence;
 pub mod divergence;
 pub mod fmt;
 pub mod metric;
+pub mod order;
 pub mod problem;
 pub mod protocol;
 pub mod rng;

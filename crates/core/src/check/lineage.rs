@@ -144,7 +144,7 @@ pub fn check_lineage(inp: &LineageInputs<'_>) -> LineageReport {
     }
     let base = one(&inp.baselines, "float_baseline", &mut rep.issues);
     let mut others = others;
-    others.sort_by_key(|(f, _)| *f);
+    crate::base::order::sort_by_key(&mut others, |(f, _)| *f);
     let unique: Vec<_> = others
         .iter()
         .enumerate()

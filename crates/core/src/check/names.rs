@@ -1,7 +1,14 @@
 //! When two names are one: names a reviewer cannot tell apart on screen (case, surrounding
 //! space, invisible characters, look-alike letters from other scripts) are treated as the same
 //! name, so a report never says "np4 cannot be told apart from np4". Look-alikes are those of
-//! Unicode's confusable skeleton (UTS #39, through `unicode-security`).
+//! Unicode's confusable skeleton (UTS #39): each character's skeleton, as `unicode-security`
+//! computes it, written out in [`confusable_table`] (a test regenerates it and checks each
+//! character against the full skeleton). A third of the size of that crate's confusable and
+//! normalization tables in the page's reader; what it leaves out is the canonical reordering
+//! of several combining marks across characters.
+
+#[path = "confusable_table.rs"]
+mod confusable_table;
 
 /// Characters that draw nothing: zero-width spaces and joiners, bidirectional controls, word
 /// joiners, the byte-order mark, the soft hyphen, variation selectors.
@@ -18,9 +25,41 @@ pub fn is_invisible(c: char) -> bool {
 pub fn skeleton(name: &str) -> String {
     let visible: String = name.chars().filter(|&c| !is_invisible(c)).collect();
     let lower = visible.trim().to_lowercase();
-    unicode_security::skeleton(&lower)
-        .collect::<String>()
-        .to_lowercase()
+    let mut out = String::with_capacity(lower.len());
+    for c in lower.chars() {
+        match hangul_jamo(c) {
+            Some(jamo) => jamo
+                .into_iter()
+                .flatten()
+                .for_each(|j| push_skeleton(j, &mut out)),
+            None => push_skeleton(c, &mut out),
+        }
+    }
+    out.to_lowercase()
+}
+
+/// One character's skeleton, from the table (itself where the table has none).
+fn push_skeleton(c: char, out: &mut String) {
+    match confusable_table::FROM.binary_search(&(c as u32)) {
+        Ok(i) => {
+            let end = |j: usize| confusable_table::END[j] as usize;
+            let start = i.checked_sub(1).map_or(0, end);
+            out.push_str(confusable_table::TO.get(start..end(i)).unwrap_or_default());
+        }
+        Err(_) => out.push(c),
+    }
+}
+
+/// A Hangul syllable's canonical decomposition into its two or three jamo (Unicode's
+/// algorithm, chapter 3.12), which the table leaves out: 11,172 syllables.
+pub fn hangul_jamo(c: char) -> Option<[Option<char>; 3]> {
+    let s = (c as u32).checked_sub(0xAC00).filter(|&s| s < 11_172)?;
+    let (l, v, t) = (0x1100 + s / 588, 0x1161 + (s % 588) / 28, s % 28);
+    Some([
+        char::from_u32(l),
+        char::from_u32(v),
+        (t > 0).then(|| char::from_u32(0x11A7 + t)).flatten(),
+    ])
 }
 
 /// Two different names that read the same.

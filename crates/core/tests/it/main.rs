@@ -6,6 +6,7 @@ mod bad_input;
 mod capacity;
 mod chunked;
 mod complete;
+mod confusables;
 mod coverage;
 mod docs;
 mod drawn;

@@ -18,7 +18,9 @@ pub fn derive(
     excluded: Vec<String>,
 ) -> CandidateCapacity {
     let mut trials = trials;
-    trials.sort_by(|a, b| a.load.total_cmp(&b.load).then(a.index.cmp(&b.index)));
+    crate::base::order::sort_by(&mut trials, |a, b| {
+        a.load.total_cmp(&b.load).then(a.index.cmp(&b.index))
+    });
     let outcomes: Vec<(f64, bool)> = trials.iter().map(|t| (t.load, t.pass)).collect();
     let (last_pass, first_fail) = bracket(&outcomes);
     let status = match (last_pass, first_fail) {
@@ -130,7 +132,9 @@ pub fn capacity_report(
         .iter()
         .map(|r| r.1.candidate.name.clone())
         .collect();
-    names.sort_by_key(|n| order.iter().position(|o| o == n).unwrap_or(usize::MAX));
+    crate::base::order::sort_by_key(&mut names, |n| {
+        order.iter().position(|o| o == n).unwrap_or(usize::MAX)
+    });
     names.dedup();
     let mut candidates = Vec::new();
     for name in names {
@@ -176,12 +180,12 @@ fn compare(search: &Search, cands: &[CandidateCapacity]) -> (Option<String>, Str
             .then(b.goodput_tps.total_cmp_opt(&a.goodput_tps))
     };
     match search.rank_by {
-        RankBy::Goodput => ranked.sort_by(|a, b| {
+        RankBy::Goodput => crate::base::order::sort_by(&mut ranked, |a, b| {
             b.goodput_tps
                 .total_cmp_opt(&a.goodput_tps)
                 .then(by_capacity(a, b))
         }),
-        _ => ranked.sort_by(by_capacity),
+        _ => crate::base::order::sort_by(&mut ranked, by_capacity),
     }
     let Some(best) = ranked.first() else {
         return (

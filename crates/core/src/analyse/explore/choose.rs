@@ -133,7 +133,7 @@ fn alive(e: &Explorer) -> Vec<Config> {
         .filter(|c| standing(e, c) == Standing::Alive)
         .filter_map(|c| Some((score(e, c)?.0, c)))
         .collect();
-    out.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(b.1)));
+    crate::base::order::sort_by(&mut out, |a, b| a.0.total_cmp(&b.0).then(a.1.cmp(b.1)));
     out.into_iter().map(|(_, c)| c.clone()).collect()
 }
 
@@ -147,7 +147,7 @@ fn refine(e: &Explorer) -> Option<Config> {
             .into_iter()
             .filter(|n| !e.known.contains_key(n))
             .collect();
-        next.sort_by_key(|n| downhill(e, c, n));
+        crate::base::order::sort_by_key(&mut next, |n| downhill(e, c, n));
         if let Some(n) = next.into_iter().next() {
             return Some(n);
         }

@@ -131,7 +131,9 @@ pub fn replay(
         .copied()
         .filter(|(_, r)| r.search.is_some())
         .collect();
-    trials.sort_by_key(|(f, r)| (r.search.as_ref().map_or(0, |s| s.index), *f));
+    crate::base::order::sort_by_key(&mut trials, |(f, r)| {
+        (r.search.as_ref().map_or(0, |s| s.index), *f)
+    });
     let mut rows = Vec::new();
     let mut problem = claimed_twice(&trials);
     let mut status = match problem {

@@ -106,7 +106,7 @@ pub fn compare<F: std::borrow::Borrow<LoadedFile>>(
 
 fn sorted<F: std::borrow::Borrow<LoadedFile>>(files: &[F]) -> Vec<&LoadedFile> {
     let mut v: Vec<&LoadedFile> = files.iter().map(std::borrow::Borrow::borrow).collect();
-    v.sort_by(|a, b| a.name.cmp(&b.name));
+    crate::base::order::sort_by(&mut v, |a, b| a.name.cmp(&b.name));
     v
 }
 

@@ -72,7 +72,7 @@ pub fn cells(plan: &Plan, baseline: Option<(&str, &KnobValue)>) -> Vec<Cell> {
 pub fn assign(cells: &mut [Cell], count: u32) {
     let count = count.max(1) as usize;
     let mut order: Vec<usize> = (0..cells.len()).collect();
-    order.sort_by(|&a, &b| {
+    crate::base::order::sort_by(&mut order, |&a, &b| {
         cells[b]
             .estimated_steps
             .total_cmp(&cells[a].estimated_steps)
@@ -134,7 +134,7 @@ mod tests {
         let b = cells(&p, Some(("float", &KnobValue::Int(1))));
         assert_eq!(a, b);
         let mut ids: Vec<&str> = a.iter().map(|c| c.id.as_str()).collect();
-        ids.sort_unstable();
+        crate::base::order::sort(&mut ids);
         ids.dedup();
         assert_eq!(ids.len(), 5);
         // Another workload is another cell.

@@ -209,7 +209,7 @@ fn states(
                     counted: counted.get(&index) == Some(id),
                 })
                 .collect();
-            list.sort_by(|a, b| {
+            crate::base::order::sort_by(&mut list, |a, b| {
                 a.started_at
                     .cmp(&b.started_at)
                     .then(a.attempt.cmp(&b.attempt))

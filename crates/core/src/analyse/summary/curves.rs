@@ -53,7 +53,7 @@ pub struct PrefillBin {
 pub(super) fn sort_counts<T: Copy>(items: &mut [T], key: impl Fn(&T) -> u32) {
     let max = items.iter().map(&key).max().unwrap_or(0) as usize;
     if max > (1 << 20) || items.len() < 1024 {
-        items.sort_by_key(|x| key(x));
+        crate::base::order::sort_by_key(items, |x| key(x));
         return;
     }
     let mut start = vec![0usize; max + 2];

@@ -83,7 +83,7 @@ fn has_requests(run: &Run) -> Checked {
 
 fn repeat_indices(run: &Run) -> Checked {
     let mut seen: Vec<u32> = run.repeats.iter().map(|r| r.index).collect();
-    seen.sort_unstable();
+    crate::base::order::sort(&mut seen);
     if let Some(w) = seen.windows(2).find(|w| w[0] == w[1]) {
         let at = run
             .repeats

@@ -406,7 +406,7 @@ mod tests {
                 events.push((end.max(send), -1));
             }
         }
-        events.sort_unstable();
+        crate::base::order::sort(&mut events);
         let (mut now, mut peak) = (0i64, 0usize);
         for (_, d) in &events {
             now += d;

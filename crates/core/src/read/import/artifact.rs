@@ -231,7 +231,7 @@ fn twins(files: &[&LoadedFile], out: &mut Joined) {
         }
     }
     for (_, mut group) in by_dir {
-        group.sort_by_key(|(n, runs)| {
+        crate::base::order::sort_by_key(&mut group, |(n, runs)| {
             let raw = runs.iter().any(|(_, r)| !r.repeats.is_empty());
             (!raw, !n.ends_with(".json"), n.len(), *n)
         });
@@ -265,7 +265,9 @@ fn join_aiperf(files: &[&LoadedFile]) -> Joined {
     let mut out = Joined::default();
     for (_, mut group) in by_dir {
         // The top-level JSON summary first (the shortest name), then its copies.
-        group.sort_by_key(|(n, r)| (!r.repeats.is_empty(), !n.ends_with(".json"), n.len(), *n));
+        crate::base::order::sort_by_key(&mut group, |(n, r)| {
+            (!r.repeats.is_empty(), !n.ends_with(".json"), n.len(), *n)
+        });
         join_group(&group, &mut out);
     }
     out

@@ -97,7 +97,7 @@ pub(crate) fn short(v: &Value) -> String {
 /// (invariant `request_ids_unique`): one request counted twice, or two records of one.
 pub(crate) fn columns(mut rows: Vec<Row>) -> Result<RequestColumns, Fail> {
     unique_ids(&rows)?;
-    rows.sort_by(|a, b| {
+    crate::base::order::sort_by(&mut rows, |a, b| {
         a.send_us
             .unwrap_or(0.0)
             .total_cmp(&b.send_us.unwrap_or(0.0))
@@ -137,7 +137,7 @@ fn unique_ids(rows: &[Row]) -> Result<(), Fail> {
         .enumerate()
         .filter_map(|(i, r)| r.id.as_deref().map(|id| (id, i)))
         .collect();
-    ids.sort_unstable();
+    crate::base::order::sort(&mut ids);
     match ids.windows(2).find(|w| w[0].0 == w[1].0) {
         Some(w) => super::fail(
             "",

@@ -107,7 +107,7 @@ pub(super) fn table(c: &CapacityReport) -> TableView {
 
 fn trials_line(c: &CapacityReport, k: &CandidateCapacity) -> String {
     let mut by_index: Vec<&crate::analyse::capacity::TrialReport> = k.trials.iter().collect();
-    by_index.sort_by_key(|t| t.index);
+    crate::base::order::sort_by_key(&mut by_index, |t| t.index);
     let steps: Vec<String> = by_index
         .iter()
         .map(|t| {

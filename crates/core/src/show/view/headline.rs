@@ -265,7 +265,7 @@ pub(super) fn card_ids(p: &ProfileReport) -> String {
 /// `ttft_p95_ms` is never half-replaced by a shorter name).
 fn human(line: &str) -> String {
     let mut names = Metric::all_names();
-    names.sort_by_key(|n| std::cmp::Reverse(n.len()));
+    crate::base::order::sort_by_key(&mut names, |n| std::cmp::Reverse(n.len()));
     let mut out = line.to_string();
     for n in names {
         if let Some(m) = Metric::parse(&n) {
