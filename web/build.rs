@@ -32,10 +32,11 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
 /// did what they do). `wasm-opt` dropped the function names (280 KB); the linker does instead.
 fn strip_worker_names() {
     let wasm = std::env::var("TARGET").is_ok_and(|t| t.starts_with("wasm32"));
-    if wasm && std::env::var("PROFILE").is_ok_and(|p| p == "release") {
-        if std::env::var("SLOSCOPE_KEEP_NAMES").is_err() {
-            println!("cargo:rustc-link-arg-bin=sloscope-worker=--strip-all");
-        }
+    // SLOSCOPE_KEEP_NAMES=1 keeps them, for `twiggy` (what the payload is made of).
+    println!("cargo:rerun-if-env-changed=SLOSCOPE_KEEP_NAMES");
+    let keep = std::env::var_os("SLOSCOPE_KEEP_NAMES").is_some();
+    if wasm && !keep && std::env::var("PROFILE").is_ok_and(|p| p == "release") {
+        println!("cargo:rustc-link-arg-bin=sloscope-worker=--strip-all");
     }
 }
 

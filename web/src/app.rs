@@ -18,7 +18,7 @@ use crate::components::profile::Profile;
 use crate::components::shards::Shards;
 use crate::components::toolbar::Toolbar;
 use crate::engine::{Engine, Source};
-use crate::report::{self, Embedded};
+use crate::report::{self, Carried, Embedded};
 use crate::state::{Action, State};
 use sloscope_core::Analysis;
 
@@ -148,7 +148,13 @@ pub fn app() -> Html {
                 ..
             }) => {
                 match analysis {
-                    Some((listing, a)) => {
+                    Some(Carried {
+                        listing,
+                        analysis,
+                        view,
+                        markdown,
+                        posted,
+                    }) => {
                         for (i, (name, kind)) in listing.into_iter().enumerate() {
                             let id = i as u32 + 1;
                             dispatch.dispatch(Action::Loading {
@@ -164,7 +170,14 @@ pub fn app() -> Html {
                         }
                         // What its author saw; nothing is read again, so the reader stays idle.
                         dispatch.dispatch(Action::SetPool(pool_reruns));
-                        dispatch.dispatch(Action::Analyzed(Some(Rc::new(a)), None, 0.0, 0.0));
+                        dispatch.dispatch(Action::Analyzed(
+                            Some(Rc::new(analysis)),
+                            Some(Rc::new(view)),
+                            Some(Rc::from(markdown)),
+                            Some(posted),
+                            0.0,
+                            0.0,
+                        ));
                     }
                     None => {
                         if pool_reruns {
@@ -380,9 +393,9 @@ fn copy_summary(
     status: UseStateHandle<Option<String>>,
 ) -> Callback<()> {
     Callback::from(move |_| {
-        let md = match (&state.comparison, &state.analysis) {
-            (Some(c), _) => sloscope_core::comparison::markdown(&c.comparison),
-            (None, Some(a)) => sloscope_core::view::summary_markdown(a),
+        let md = match (&state.comparison, &state.markdown) {
+            (Some(c), _) => c.markdown.clone(),
+            (None, Some(m)) => m.to_string(),
             (None, None) => return,
         };
         let status = status.clone();
@@ -407,7 +420,7 @@ fn download_report(
     status: UseStateHandle<Option<String>>,
 ) -> Callback<()> {
     Callback::from(move |_| {
-        let Some(analysis) = state.analysis.clone() else {
+        let Some(posted) = state.posted.clone() else {
             return;
         };
         let listing: Vec<(String, String)> = state
@@ -423,7 +436,7 @@ fn download_report(
         let status = status.clone();
         spawn_local(async move {
             status.set(Some("Building the report…".into()));
-            let built = report::build(&analysis, &listing, sources, "sloscope report", pool).await;
+            let built = report::build(&posted, &listing, sources, "sloscope report", pool).await;
             match built {
                 Ok(html) => {
                     match report::download_text(&html, "sloscope-report.html", "text/html") {

@@ -124,11 +124,19 @@ impl Engine {
                 let Some(e) = me.upgrade() else {
                     return;
                 };
-                match serde_wasm_bindgen::from_value::<FromReader>(ev.data()) {
-                    Ok(m) => e.heard(m),
-                    Err(err) => e.heard(FromReader::Notice {
-                        message: format!("the page could not read the reader's message: {err}"),
-                    }),
+                let data = ev.data();
+                // An analysis as the reader posted it, kept for a downloaded report.
+                let posted = js_sys::Reflect::get(&data, &JsValue::from_str("analysis"))
+                    .ok()
+                    .filter(JsValue::is_object);
+                match serde_wasm_bindgen::from_value::<FromReader>(data) {
+                    Ok(m) => e.heard(m, posted),
+                    Err(err) => e.heard(
+                        FromReader::Notice {
+                            message: format!("the page could not read the reader's message: {err}"),
+                        },
+                        None,
+                    ),
                 }
             });
         let me = self.me.borrow().clone();
@@ -157,7 +165,7 @@ impl Engine {
             _ => None,
         };
         if let Some((id, error)) = refused {
-            self.heard(FromReader::Failed { id, error });
+            self.heard(FromReader::Failed { id, error }, None);
             return;
         }
         let mut mode = self.mode.borrow_mut();
@@ -247,7 +255,7 @@ impl Engine {
             _ => false,
         };
         if waiting {
-            self.heard(FromReader::Cancelled { id });
+            self.heard(FromReader::Cancelled { id }, None);
         } else {
             self.send(ToReader::Cancel { id }, None);
         }
@@ -299,7 +307,9 @@ impl Engine {
         self.persist();
     }
 
-    fn heard(&self, msg: FromReader) {
+    /// A message from the reader; `posted`, for an analysis, is the message's JS object (what
+    /// a downloaded report carries, written out by the browser).
+    fn heard(&self, msg: FromReader, posted: Option<JsValue>) {
         match msg {
             FromReader::Ready => {
                 let taken = self.mode.borrow_mut().take();
@@ -358,12 +368,15 @@ impl Engine {
             FromReader::Analysis {
                 analysis,
                 view,
+                markdown,
                 memory_bytes,
                 analysis_ms,
             } => {
                 self.dispatch.dispatch(Action::Analyzed(
                     analysis.map(|a| Rc::new(*a)),
                     view.map(|v| Rc::new(*v)),
+                    markdown.map(Rc::from),
+                    posted,
                     memory_bytes,
                     analysis_ms,
                 ));

@@ -6,6 +6,12 @@
 
 use serde::{Deserialize, Serialize};
 
+/// A message from the reader as the JS value posted: maps as plain objects, so the value is
+/// also JSON (`JSON.stringify`, for a downloaded report) that reads back to the same message.
+pub fn to_js(msg: &FromReader) -> Result<wasm_bindgen::JsValue, serde_wasm_bindgen::Error> {
+    msg.serialize(&serde_wasm_bindgen::Serializer::new().serialize_maps_as_objects(true))
+}
+
 /// Which collection a file belongs to in Compare mode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -107,6 +113,8 @@ pub enum FromReader {
         analysis: Option<Box<sloscope_core::Analysis>>,
         /// Its view-model, made in the reader too: the page lays it out and derives nothing.
         view: Option<Box<sloscope_core::view::ReportView>>,
+        /// Its Markdown summary, made in the reader too (the page copies it).
+        markdown: Option<String>,
         /// The reader's wasm memory in bytes (what the files cost to keep).
         memory_bytes: f64,
         /// How long the analysis took in the reader, ms (the benchmark's breakdown).
@@ -122,4 +130,6 @@ pub struct Compared {
     pub comparison: sloscope_core::comparison::Comparison,
     /// Every word the page shows of it.
     pub view: sloscope_core::comparison::ComparisonView,
+    /// Its Markdown (the page copies it).
+    pub markdown: String,
 }

@@ -2,6 +2,7 @@
 //! which opens offline by double-click), PNG and file downloads.
 
 use base64::Engine as _;
+use sloscope_core::view::ReportView;
 use sloscope_core::Analysis;
 
 use crate::engine::Source;
@@ -28,8 +29,8 @@ pub struct Embedded {
     pub pool_reruns: bool,
     /// The raw files (name, text), when carried.
     pub files: Vec<(String, String)>,
-    /// The analysis and the files it was computed from (name, kind), when carried instead.
-    pub analysis: Option<(Vec<(String, String)>, Analysis)>,
+    /// The analysis and the files it was computed from, when carried instead.
+    pub analysis: Option<Carried>,
     /// The reader worker's script with its wasm inlined, when the raw files are carried (the
     /// report reads them again when opened).
     pub worker: Option<String>,
@@ -52,9 +53,11 @@ impl Embedded {
     /// What the report carries, in words.
     pub fn describe(&self) -> String {
         match &self.analysis {
-            Some((listing, a)) => format!(
+            Some(Carried {
+                listing, analysis, ..
+            }) => format!(
                 "This report carries the analysis sloscope {} computed from these {} files when                  it was made (summaries, intervals, chart curves), not their per-request data; a                  report downloaded with \"raw files\" recomputes everything when opened.",
-                a.sloscope_version,
+                analysis.sloscope_version,
                 listing.len()
             ),
             None => format!(
@@ -65,6 +68,22 @@ impl Embedded {
     }
 }
 
+/// What a report made from an analysis carries: what its author's page showed, as its reader
+/// made it.
+#[derive(Debug, Clone)]
+pub struct Carried {
+    /// The files it was computed from (name, kind).
+    pub listing: Vec<(String, String)>,
+    /// The analysis.
+    pub analysis: Analysis,
+    /// Its view-model.
+    pub view: ReportView,
+    /// Its Markdown summary.
+    pub markdown: String,
+    /// The three as the JS object read (what a report downloaded from this one carries).
+    pub posted: JsValue,
+}
+
 /// What this page carries, if it is a downloaded report.
 pub fn embedded() -> Option<Embedded> {
     let doc = gloo::utils::document();
@@ -73,9 +92,11 @@ pub fn embedded() -> Option<Embedded> {
     // The analysis through the browser's own JSON parser (exact decimal to binary), not
     // serde_json's faster one: the report shows the numbers its author's page computed.
     let exact = js_sys::JSON::parse(&text).ok()?;
-    let analysis = match (v.get("analysis"), v["listing"].as_array()) {
-        (Some(_), Some(listing)) => Some((
-            listing
+    let posted = js_sys::Reflect::get(&exact, &JsValue::from_str("carried")).ok()?;
+    let carried = |key: &str| js_sys::Reflect::get(&posted, &JsValue::from_str(key)).ok();
+    let analysis = match (v.get("carried"), v["listing"].as_array()) {
+        (Some(_), Some(listing)) => Some(Carried {
+            listing: listing
                 .iter()
                 .filter_map(|f| {
                     Some((
@@ -84,11 +105,11 @@ pub fn embedded() -> Option<Embedded> {
                     ))
                 })
                 .collect(),
-            serde_wasm_bindgen::from_value::<Analysis>(
-                js_sys::Reflect::get(&exact, &JsValue::from_str("analysis")).ok()?,
-            )
-            .ok()?,
-        )),
+            analysis: serde_wasm_bindgen::from_value::<Analysis>(carried("analysis")?).ok()?,
+            view: serde_wasm_bindgen::from_value::<ReportView>(carried("view")?).ok()?,
+            markdown: v["carried"]["markdown"].as_str()?.to_string(),
+            posted: posted.clone(),
+        }),
         _ => None,
     };
     Some(Embedded {
@@ -210,7 +231,7 @@ async fn worker_script() -> Result<String, String> {
 /// Builds the self-contained report HTML: the analysis and the list of files it came from, or
 /// (`sources` given) the raw files, which the report analyses again when opened.
 pub async fn build(
-    analysis: &Analysis,
+    posted: &JsValue,
     listing: &[(String, String)],
     sources: Option<Vec<(String, Source)>>,
     title: &str,
@@ -226,12 +247,24 @@ pub async fn build(
                 files.push(serde_json::json!({"name": name, "text": text}));
             }
             serde_json::json!({"files": files, "options": options, "worker": worker_script().await?})
+                .to_string()
         }
-        None => serde_json::json!({
-            "analysis": analysis,
-            "listing": listing.iter().map(|(n, k)| serde_json::json!({"name": n, "kind": k})).collect::<Vec<_>>(),
-            "options": options,
-        }),
+        None => {
+            // Written out by the browser, as the reader posted it: every number as the
+            // shortest text that reads back to it.
+            let carried = js_sys::JSON::stringify(posted)
+                .ok()
+                .and_then(|s| s.as_string())
+                .ok_or("the analysis could not be written out")?;
+            let listing: Vec<serde_json::Value> = listing
+                .iter()
+                .map(|(n, k)| serde_json::json!({"name": n, "kind": k}))
+                .collect();
+            format!(
+                "{{\"carried\":{carried},\"listing\":{},\"options\":{options}}}",
+                serde_json::Value::Array(listing)
+            )
+        }
     };
     let csp = "default-src 'none'; script-src 'unsafe-inline' 'wasm-unsafe-eval'; worker-src blob:; style-src 'unsafe-inline'; img-src data: blob:; connect-src 'none'; base-uri 'none'; form-action 'none'";
     Ok(format!(
@@ -243,7 +276,7 @@ pub async fn build(
          <script type=\"application/json\" id=\"{EMBEDDED_ID}\">{}</script>\
          <script type=\"module\" id=\"{APP_SCRIPT_ID}\">{}</script></body></html>\n",
         style.replace("</", "<\\/"),
-        script_safe(&data.to_string()),
+        script_safe(&data),
         script.replace("</", "<\\/"),
     ))
 }

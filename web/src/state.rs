@@ -5,10 +5,11 @@ use std::rc::Rc;
 
 use crate::protocol::Compared;
 use sloscope_core::analysis::ProfileReport;
-use sloscope_core::view::{report_view, ProfileView, ReportView};
+use sloscope_core::view::{ProfileView, ReportView};
 use sloscope_core::Analysis;
 
 use crate::protocol::Side;
+use wasm_bindgen::JsValue;
 use yew::Reducible;
 
 /// A file the user gave the page.
@@ -61,6 +62,12 @@ pub struct State {
     pub analysis: Option<Rc<Analysis>>,
     /// What the reader sees of it.
     pub view: Option<Rc<ReportView>>,
+    /// Its Markdown summary (made in the reader).
+    pub markdown: Option<Rc<str>>,
+    /// The analysis, view and Markdown as a JS object with those keys (as the reader posted
+    /// them, or as a downloaded report carried them): a report downloaded from the page
+    /// carries it written out by `JSON.stringify`, so the page compiles no serializer of them.
+    pub posted: Option<JsValue>,
     /// Each profile's numbers (for its charts) and view, shared once per analysis: a render
     /// passes pointers, never copies.
     pub profiles: Rc<Vec<(Rc<ProfileReport>, Rc<ProfileView>)>>,
@@ -153,10 +160,19 @@ pub enum Action {
         /// Id.
         id: u32,
     },
-    /// The reader's analysis of every file kept (`None`: no file kept), its view (`None`: made
-    /// here, for a report that carries only its analysis), the reader's wasm memory in bytes,
-    /// and how long the analysis took (ms).
-    Analyzed(Option<Rc<Analysis>>, Option<Rc<ReportView>>, f64, f64),
+    /// The reader's analysis of every file kept (`None`: no file kept), its view and Markdown
+    /// summary (made in the reader, or carried by a downloaded report: the page builds
+    /// neither, so their code is not in its payload), the three as one JS object (see
+    /// [`State::posted`]), the reader's wasm memory in bytes, and how long the analysis took
+    /// (ms).
+    Analyzed(
+        Option<Rc<Analysis>>,
+        Option<Rc<ReportView>>,
+        Option<Rc<str>>,
+        Option<JsValue>,
+        f64,
+        f64,
+    ),
     /// Pool reruns, or not.
     SetPool(bool),
     /// Compare mode: the collection new files join, or off.
@@ -221,10 +237,12 @@ impl Reducible for State {
                     s.entries[i].progress = None;
                 }
             }
-            Action::Analyzed(a, view, memory, took) => {
+            Action::Analyzed(a, view, markdown, posted, memory, took) => {
                 s.reader_memory_bytes = memory;
                 s.analysis_ms = took;
-                s.view = view.or_else(|| a.as_ref().map(|a| Rc::new(report_view(a))));
+                s.view = view;
+                s.markdown = markdown;
+                s.posted = posted.filter(|_| a.is_some() && s.view.is_some());
                 s.profiles = Rc::new(profiles(a.as_deref(), s.view.as_deref()));
                 s.analysis = a;
                 s.generation += 1;

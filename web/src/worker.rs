@@ -52,9 +52,9 @@ fn scope() -> web_sys::DedicatedWorkerGlobalScope {
 }
 
 fn post_to_page(msg: FromReader) {
-    let value = match serde_wasm_bindgen::to_value(&msg) {
+    let value = match crate::protocol::to_js(&msg) {
         Ok(v) => v,
-        Err(e) => match serde_wasm_bindgen::to_value(&FromReader::Notice {
+        Err(e) => match crate::protocol::to_js(&FromReader::Notice {
             message: format!("the reader could not send its message: {e}"),
         }) {
             Ok(v) => v,
@@ -96,12 +96,18 @@ fn post_comparison(r: &Reader) -> bool {
         };
         let comparison = compare(&before, &after, &options);
         let view = comparison_view(&comparison);
-        Box::new(Compared { comparison, view })
+        let markdown = sloscope_core::comparison::markdown(&comparison);
+        Box::new(Compared {
+            comparison,
+            view,
+            markdown,
+        })
     });
     (r.sink)(FromReader::Comparison { comparison });
     (r.sink)(FromReader::Analysis {
         analysis: None,
         view: None,
+        markdown: None,
         memory_bytes: memory_bytes(),
         analysis_ms: 0.0,
     });
@@ -127,9 +133,13 @@ fn post_analysis(r: &Reader) {
         Box::new(a)
     });
     let view = analysis.as_ref().map(|a| Box::new(report_view(a)));
+    let markdown = analysis
+        .as_deref()
+        .map(sloscope_core::view::summary_markdown);
     (r.sink)(FromReader::Analysis {
         analysis,
         view,
+        markdown,
         memory_bytes: memory_bytes(),
         analysis_ms: js_sys::Date::now() - started,
     });
