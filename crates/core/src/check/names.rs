@@ -7,6 +7,7 @@
 //! confusable and normalization tables in the page's reader. What it leaves out is the
 //! canonical reordering of several combining marks across characters.
 
+#[rustfmt::skip]
 #[path = "confusable_table.rs"]
 mod confusable_table;
 
