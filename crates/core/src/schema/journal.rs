@@ -102,7 +102,8 @@ impl RequestColumns {
     /// every row has one (open loop); `max_output_tokens` and `output_events` when any row has
     /// one.
     pub fn from_rows(mut rows: Vec<RequestRow>) -> RequestColumns {
-        crate::base::order::sort_by_key(&mut rows, |r| r.send_offset_us);
+        // One row per request: the standard sort in place (not `base::order`'s, for lists).
+        rows.sort_by_key(|r| r.send_offset_us);
         let cached = OptColumn::of(&rows, |r| r.server.cached_prompt_tokens);
         let drafted = OptColumn::of(&rows, |r| r.server.draft_tokens);
         let accepted = OptColumn::of(&rows, |r| r.server.draft_accepted_tokens);

@@ -97,7 +97,8 @@ pub(crate) fn short(v: &Value) -> String {
 /// (invariant `request_ids_unique`): one request counted twice, or two records of one.
 pub(crate) fn columns(mut rows: Vec<Row>) -> Result<RequestColumns, Fail> {
     unique_ids(&rows)?;
-    crate::base::order::sort_by(&mut rows, |a, b| {
+    // One row per request: the standard sort in place (not `base::order`'s, for lists).
+    rows.sort_by(|a, b| {
         a.send_us
             .unwrap_or(0.0)
             .total_cmp(&b.send_us.unwrap_or(0.0))
