@@ -23,6 +23,7 @@ pub mod turns;
 
 use curves::{curve, prefill_bins, sort_counts};
 pub use curves::{Curves, PrefillBin};
+pub use server::peak_memory_mb;
 use server::{add_energy, add_telemetry, histogram_queue};
 
 use std::collections::BTreeMap;

@@ -8,11 +8,11 @@
 
 use std::collections::BTreeMap;
 
-pub use super::record::{SearchReport, SearchStatus, TrialRow};
+pub use super::record::{FrontPoint, SearchReport, SearchStatus, TrialRow};
 use super::{Estimate, Evidence, Explorer, Outcome, Purpose, Settings, SloEstimate, Step};
 use crate::analyse::compare::{candidate_report, metric_interval, pooled};
 use crate::analyse::summary::Thresholds;
-use crate::base::metric::Metric;
+use crate::base::metric::{Direction, Metric};
 use crate::check::contract::Profile;
 use crate::check::space::{Config, Space};
 use crate::schema::{KnobValue, Run, RunStatus, SpaceSpec};
@@ -174,6 +174,7 @@ pub fn replay(
         primary: e.primary(),
         settings: e.settings().clone(),
         result: e.result(),
+        front: super::record::front(&rows, e.primary().direction() == Direction::HigherIsBetter),
         trials: rows,
     };
     Ok((e, report))
@@ -247,7 +248,10 @@ fn replay_one(
             run.failure.as_deref().unwrap_or("interrupted")
         )));
     };
-    let row = row(e, i, file, &config, purpose, requests, &outcome);
+    let mut row = row(e, i, file, &config, purpose, requests, &outcome);
+    if row.infeasible.is_none() {
+        row.peak_memory_mb = crate::analyse::summary::peak_memory_mb(&run.repeats);
+    }
     e.record(config, purpose, requests, outcome);
     Ok(row)
 }
@@ -280,5 +284,6 @@ fn row(
         primary,
         meets_all,
         infeasible,
+        peak_memory_mb: None,
     }
 }

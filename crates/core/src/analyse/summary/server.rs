@@ -158,6 +158,18 @@ fn past_first_token(
     None
 }
 
+/// A run's peak memory, MB: the GPU's where sampled, else the server's RSS (as its summary's
+/// `peak_memory_mb`); `None`: neither sampled.
+pub fn peak_memory_mb(reps: &[Repeat]) -> Option<f64> {
+    let peak = |f: fn(&crate::schema::MemorySample) -> Option<f64>| {
+        reps.iter()
+            .flat_map(|r| &r.memory)
+            .filter_map(f)
+            .reduce(f64::max)
+    };
+    peak(|m| m.gpu_used_mb).or_else(|| peak(|m| m.server_rss_mb))
+}
+
 /// Peak memory (the GPU's, else the server's RSS), the deepest queue and the fullest KV cache
 /// the samples show.
 pub(super) fn add_telemetry(s: &mut Summary, reps: &[&Repeat]) {

@@ -36,6 +36,7 @@ pub(super) fn table(s: &SearchReport) -> TableView {
         column("requests", false, true),
         column(&format!("{} [95 % interval]", s.primary.name()), true, true),
         column("every SLO met with confidence", true, false),
+        column("peak memory (MB)", false, true),
     ];
     let chosen = s.result.chosen_name.as_deref();
     let rows = s
@@ -59,6 +60,10 @@ pub(super) fn table(s: &SearchReport) -> TableView {
                     (None, Some(true)) => "yes".to_string(),
                     (None, _) => "no".to_string(),
                 }),
+                Cell::text(
+                    t.peak_memory_mb
+                        .map_or_else(|| MISSING.to_string(), format_number),
+                ),
             ],
         })
         .collect();
@@ -99,10 +104,40 @@ pub(super) fn lines(s: &SearchReport) -> Vec<String> {
         (Some(false), Some(c)) => format!("NOT upheld on fresh launches: {c}"),
         _ => "not confirmed on a fresh launch".to_string(),
     });
+    if let Some(line) = front_line(s) {
+        out.push(line);
+    }
     out.extend(
         r.dropped
             .iter()
             .map(|d| format!("dropped {}: {}", d.name, d.reason)),
     );
     out
+}
+
+/// The memory trade-off in one line: each configuration no other beats on both, from the least
+/// memory up.
+fn front_line(s: &SearchReport) -> Option<String> {
+    if s.front.is_empty() {
+        return None;
+    }
+    let unit = s.primary.unit();
+    let points: Vec<String> = s
+        .front
+        .iter()
+        .map(|p| {
+            format!(
+                "{} ({} MB, {} {unit})",
+                p.name,
+                format_number(p.peak_memory_mb),
+                format_number(p.primary.value)
+            )
+            .replace(" )", ")")
+        })
+        .collect();
+    Some(format!(
+        "{} vs peak memory, the configurations no other beats on both (point estimates): {}",
+        s.primary.name(),
+        points.join("; ")
+    ))
 }
