@@ -61,6 +61,19 @@ test('a configuration search dropped on the page shows its trials, pick and conf
       return n;
     });
     assert.ok(inked > 2000, `the search chart drew ${inked} dark pixels`);
+    // The explored space against memory, folded under "More charts": drawn once opened.
+    await page.locator('#more-charts-latency > summary').click();
+    const space = page.locator('#chart-latency-search-space');
+    await space.waitFor();
+    await page.waitForFunction(() => {
+      const c = document.querySelector('#chart-latency-search-space');
+      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      let n = 0;
+      for (let i = 0; i < d.length; i += 4) if (d[i] < 200 || d[i + 1] < 200 || d[i + 2] < 200) n++;
+      return n > 2000;
+    }, null, { timeout: 10000 });
+    const caption = await space.getAttribute('aria-label');
+    assert.match(caption, /the explored space/, caption);
     // The table scrolls inside its frame on a phone; the page itself never does sideways.
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
     assert.ok(overflow <= 1, `the page scrolls sideways by ${overflow} px at ${width} px`);

@@ -6,7 +6,7 @@
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use sloscope_core::analysis::ProfileReport;
-use sloscope_core::search::{Purpose, TrialRow};
+use sloscope_core::search::{measured, Purpose, TrialRow};
 
 use crate::{empty, frame, legend, legend_room, shown, tick, upper, Drawn, Frame, Swatch, SLO};
 
@@ -124,4 +124,101 @@ fn trial<DB: DrawingBackend + 'static>(
     };
     chart.draw_series(std::iter::once(Circle::new((x, e.value), 5, style)))?;
     Ok(())
+}
+
+/// The explored space: each configuration measured, its primary metric (pooled, with its 95 %
+/// interval) against its highest peak memory; the memory trade-off joined; the pick in its own
+/// colour; the SLO limit dashed.
+pub fn search_space<DB: DrawingBackend + 'static>(
+    root: &DrawingArea<DB, Shift>,
+    p: &ProfileReport,
+    cv: &sloscope_core::view::ChartsView,
+) -> Drawn<DB> {
+    let title = format!("{}: the explored space against memory", p.profile);
+    let Some(s) = p.search.as_ref().filter(|s| !s.front.is_empty()) else {
+        return empty(root, &title);
+    };
+    let points = measured(&s.trials);
+    let chosen = s.result.chosen_name.as_deref();
+    let limit = cv.search_slo.as_ref().map(|l| l.limit);
+    let ymax = upper(
+        points
+            .iter()
+            .map(|p| p.primary.hi.unwrap_or(p.primary.value))
+            .chain(limit),
+    );
+    // The memory axis spans what was measured (with a margin), not from zero: configurations
+    // a few per cent apart would otherwise sit on one spot.
+    let (lo, hi) = points.iter().fold((f64::MAX, f64::MIN), |(lo, hi), p| {
+        (lo.min(p.peak_memory_mb), hi.max(p.peak_memory_mb))
+    });
+    let pad = ((hi - lo) * 0.1).max(hi.abs() * 0.02).max(1e-9);
+    let (xmin, xmax) = ((lo - pad).max(0.0), hi + pad);
+    let mut entries = vec![
+        (
+            "configuration, 95 % interval where bounded".to_string(),
+            Swatch::Dot(MEASURED),
+        ),
+        (
+            "no other beats it on both".to_string(),
+            Swatch::Line(MEASURED),
+        ),
+    ];
+    if let Some(c) = chosen {
+        entries.push((format!("pick: {}", shown(c)), Swatch::Dot(PICK)));
+    }
+    if let (Some(l), Some(line)) = (limit, &cv.search_slo) {
+        let op = if line.higher_is_better { "≥" } else { "≤" };
+        entries.push((
+            format!("SLO {} {op} {}", line.metric, tick(&l)),
+            Swatch::Dashed(SLO),
+        ));
+    }
+    let (plot, side) = legend_room(root, &entries);
+    let mut chart =
+        frame(&plot, &title, Frame::Roomy)?.build_cartesian_2d(xmin..xmax, 0f64..ymax)?;
+    chart
+        .configure_mesh()
+        .x_desc("peak memory (MB)")
+        .y_desc(s.primary.name())
+        .x_label_formatter(&tick)
+        .y_label_formatter(&tick)
+        .draw()?;
+    if let Some(l) = limit {
+        chart.draw_series(DashedLineSeries::new(
+            [(xmin, l), (xmax, l)],
+            8,
+            4,
+            SLO.stroke_width(2),
+        ))?;
+    }
+    chart.draw_series(LineSeries::new(
+        s.front.iter().map(|f| (f.peak_memory_mb, f.primary.value)),
+        MEASURED.stroke_width(2),
+    ))?;
+    for f in &points {
+        let color = if chosen == Some(f.name.as_str()) {
+            PICK
+        } else {
+            MEASURED
+        };
+        let x = f.peak_memory_mb;
+        let (lo, hi) = (
+            f.primary.lo.unwrap_or(f.primary.value),
+            f.primary.hi.unwrap_or(f.primary.value),
+        );
+        if hi > lo {
+            chart.draw_series(std::iter::once(PathElement::new(
+                [(x, lo), (x, hi.min(ymax))],
+                color.stroke_width(2),
+            )))?;
+        }
+        chart.draw_series(std::iter::once(Circle::new(
+            (x, f.primary.value),
+            5,
+            color.filled(),
+        )))?;
+    }
+    legend(&side, &entries)?;
+    plot.present()
 }

@@ -380,3 +380,48 @@ fn a_candidates_colour_and_marker_follow_its_name() {
     assert_eq!(colours.len(), 6);
     assert!(!colours.contains(&plotters::style::RGBColor(240, 228, 66)));
 }
+
+/// A configuration search of the scripted server (`fixtures/search/`: its plan, lineage and
+/// trial files as `sloscope run` wrote them, the server's path shortened): its path and the
+/// explored space against memory, at both widths.
+#[test]
+fn a_configuration_searchs_path_and_space() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/search");
+    let mut paths = Vec::new();
+    walk(&root, &mut paths);
+    paths.sort();
+    let files: Vec<LoadedFile> = paths
+        .iter()
+        .map(|p| {
+            let name = p
+                .strip_prefix(&root)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            let doc = read_document(&name, std::fs::read(p).unwrap()).unwrap();
+            LoadedFile { name, doc }
+        })
+        .collect();
+    let a = analyze(&files);
+    let view = sloscope_core::view::report_view(&a);
+    let (p, v) = (&a.profiles[0], &view.profiles[0]);
+    let s = p.search.as_ref().expect("the fixture is a search");
+    assert!(s.front.len() >= 2, "{:?}", s.front);
+    assert!(v.charts.search_space_caption.is_some());
+    for (size, width) in [((800, 300), "laptop"), ((340, 260), "phone")] {
+        let path = svg(size, |r| charts::search_path(r, p, &v.charts).unwrap());
+        let space = svg(size, |r| charts::search_space(r, p, &v.charts).unwrap());
+        // Every configuration measured is a dot on the space chart; the pick's colour is there.
+        assert!(
+            space.matches("<circle").count() >= charts_points(s),
+            "{space}"
+        );
+        insta::assert_snapshot!(format!("{width}-search-path"), path);
+        insta::assert_snapshot!(format!("{width}-search-space"), space);
+    }
+}
+
+/// How many configurations of a search sampled memory (one dot each on the space chart).
+fn charts_points(s: &sloscope_core::search::SearchReport) -> usize {
+    sloscope_core::search::measured(&s.trials).len()
+}

@@ -5,8 +5,8 @@
 //! analysis replays from the trial files.
 
 pub use crate::analyse::explore::replay::{
-    explorer_for, pooled_with, replay, settings_for, trial_outcome, FrontPoint, SearchReport,
-    SearchStatus, TrialRow, DEFAULT_SEED,
+    explorer_for, measured, pooled_with, replay, settings_for, trial_outcome, FrontPoint,
+    SearchReport, SearchStatus, TrialRow, DEFAULT_SEED,
 };
 pub use crate::analyse::explore::{
     budget_line, default_launches, Dropped, Estimate, Evidence, Explorer, Outcome, Purpose,

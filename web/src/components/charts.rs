@@ -102,6 +102,14 @@ fn summary_charts(p: &Rc<ProfileReport>, v: &Rc<ProfileView>, g: usize) -> Vec<P
             chart(id, "search", caption.to_string(), f, 320, g),
         ));
     }
+    if let Some(caption) = &c.search_space_caption {
+        let (q, w) = (p.clone(), v.clone());
+        let f: DrawFn = Rc::new(move |root| drawn(charts::search_space(root, &q, &w.charts)));
+        out.push((
+            None,
+            chart(id, "search-space", caption.to_string(), f, 320, g),
+        ));
+    }
     if let Some(caption) = &c.turns_caption {
         let (q, w) = (p.clone(), v.clone());
         let f: DrawFn = Rc::new(move |root| drawn(charts::ttft_by_turn(root, &q, &w.charts)));

@@ -95,23 +95,7 @@ pub struct FrontPoint {
 /// The configurations of `trials` no other beats on both the primary metric (`higher`: higher
 /// is better) and peak memory, in ascending memory; ties on both keep each.
 pub fn front(trials: &[TrialRow], higher: bool) -> Vec<FrontPoint> {
-    let mut latest: Vec<FrontPoint> = Vec::new();
-    for t in trials.iter().filter(|t| t.purpose != Purpose::Confirm) {
-        let (Some(primary), Some(mem)) = (t.primary, t.peak_memory_mb) else {
-            continue;
-        };
-        match latest.iter_mut().find(|p| p.name == t.name) {
-            Some(p) => {
-                p.primary = primary;
-                p.peak_memory_mb = p.peak_memory_mb.max(mem);
-            }
-            None => latest.push(FrontPoint {
-                name: t.name.clone(),
-                primary,
-                peak_memory_mb: mem,
-            }),
-        }
-    }
+    let latest = measured(trials);
     let better = |a: f64, b: f64| if higher { a > b } else { a < b };
     let beats = |a: &FrontPoint, b: &FrontPoint| {
         let (pa, pb) = (a.primary.value, b.primary.value);
@@ -129,6 +113,29 @@ pub fn front(trials: &[TrialRow], higher: bool) -> Vec<FrontPoint> {
             .then(a.name.cmp(&b.name))
     });
     front
+}
+
+/// Each configuration whose trials sampled memory, in the order first measured: its primary
+/// metric after its last trial but a confirmation (pooled) and its highest peak memory.
+pub fn measured(trials: &[TrialRow]) -> Vec<FrontPoint> {
+    let mut latest: Vec<FrontPoint> = Vec::new();
+    for t in trials.iter().filter(|t| t.purpose != Purpose::Confirm) {
+        let (Some(primary), Some(mem)) = (t.primary, t.peak_memory_mb) else {
+            continue;
+        };
+        match latest.iter_mut().find(|p| p.name == t.name) {
+            Some(p) => {
+                p.primary = primary;
+                p.peak_memory_mb = p.peak_memory_mb.max(mem);
+            }
+            None => latest.push(FrontPoint {
+                name: t.name.clone(),
+                primary,
+                peak_memory_mb: mem,
+            }),
+        }
+    }
+    latest
 }
 
 #[cfg(test)]

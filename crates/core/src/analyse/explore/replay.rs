@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 
-pub use super::record::{FrontPoint, SearchReport, SearchStatus, TrialRow};
+pub use super::record::{measured, FrontPoint, SearchReport, SearchStatus, TrialRow};
 use super::{Estimate, Evidence, Explorer, Outcome, Purpose, Settings, SloEstimate, Step};
 use crate::analyse::compare::{candidate_report, metric_interval, pooled};
 use crate::analyse::summary::Thresholds;

@@ -78,6 +78,11 @@ pub(crate) fn charts(p: &ProfileReport) -> ChartsView {
         }),
         capacity_slo,
         search_caption: p.search.as_ref().map(|s| Shown::new(search_caption(p, s))),
+        search_space_caption: p
+            .search
+            .as_ref()
+            .filter(|s| !s.front.is_empty())
+            .map(|s| Shown::new(search_space_caption(p, s))),
         search_slo: p.search.as_ref().and_then(|s| limit(p, s.primary)),
         turns_caption: turns_caption(p, ttft.as_ref()).map(Shown::new),
         cdf_captions: CdfCaptions {
@@ -104,6 +109,24 @@ fn search_caption(p: &ProfileReport, s: &crate::analyse::explore::record::Search
         p.profile,
         s.primary.name(),
         if limit(p, s.primary).is_some() { ", SLO limit dashed" } else { "" }
+    )
+}
+
+/// The memory trade-off chart's caption.
+fn search_space_caption(
+    p: &ProfileReport,
+    s: &crate::analyse::explore::record::SearchReport,
+) -> String {
+    let infeasible = s.trials.iter().filter(|t| t.infeasible.is_some()).count();
+    format!(
+        "{}: the explored space — each configuration measured, {} (pooled over its trials but the confirmation, with its 95 % interval) against its highest peak memory; the configurations no other beats on both joined (point estimates), the pick in its own colour{}{}",
+        p.profile,
+        s.primary.name(),
+        if limit(p, s.primary).is_some() { ", SLO limit dashed" } else { "" },
+        match infeasible {
+            0 => String::new(),
+            n => format!("; {n} infeasible launch(es) have no memory to place and are not drawn"),
+        }
     )
 }
 
