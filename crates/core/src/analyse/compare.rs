@@ -116,7 +116,7 @@ pub(crate) fn distinct_runs<'a>(
         .iter()
         .map(|(_, r)| r.candidate.name.as_str())
         .collect();
-    crate::base::order::sort(&mut names);
+    names.sort_unstable();
     names.dedup();
     let mut out = Vec::new();
     for name in names {

@@ -99,7 +99,7 @@ fn broken_search(
         }
     }
     let mut have: Vec<u32> = k.trials.iter().map(|t| t.index).collect();
-    crate::base::order::sort(&mut have);
+    have.sort_unstable();
     have.dedup();
     let last = *have.last()?;
     let holes: Vec<String> = (0..=last)

@@ -34,7 +34,7 @@ pub(super) fn profile_names(
     for (file, run) in runs {
         named(&run.profile, file.to_string());
     }
-    crate::base::order::sort(&mut names);
+    names.sort();
     names.dedup();
     (names, unknown)
 }

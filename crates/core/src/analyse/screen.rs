@@ -119,7 +119,7 @@ fn distinct_names<'a>(
             kept.push((file, run));
             continue;
         }
-        crate::base::order::sort(&mut others);
+        others.sort_unstable();
         others.dedup();
         let spelled_others: Vec<String> = others.iter().map(|o| spelled(o)).collect();
         excluded.push(Excluded {

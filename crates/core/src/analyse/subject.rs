@@ -93,7 +93,7 @@ pub fn subject(inputs: &LineageInputs<'_>, plan: Option<(&str, &Plan)>) -> Subje
 /// The one value every item has, or each different one listed (sorted), or `None` for none.
 fn agreed(items: impl Iterator<Item = String>) -> Option<String> {
     let mut all: Vec<String> = items.filter(|s| !s.trim().is_empty()).collect();
-    crate::base::order::sort(&mut all);
+    all.sort();
     all.dedup();
     (!all.is_empty()).then(|| all.join(", "))
 }

@@ -213,7 +213,7 @@ fn cluster_ranks(clusters: &[Vec<f64>]) -> Vec<Vec<f64>> {
             all.push((v, c, i));
         }
     }
-    crate::base::order::sort_by(&mut all, |a, b| a.0.total_cmp(&b.0));
+    all.sort_by(|a, b| a.0.total_cmp(&b.0));
     let mut out: Vec<Vec<f64>> = clusters.iter().map(|c| vec![0.0; c.len()]).collect();
     let mut i = 0;
     while i < all.len() {

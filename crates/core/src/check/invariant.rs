@@ -305,7 +305,7 @@ mod tests {
     #[test]
     fn codes_are_unique_and_parse_back() {
         let mut codes: Vec<&str> = Invariant::ALL.iter().map(|i| i.code()).collect();
-        crate::base::order::sort(&mut codes);
+        codes.sort_unstable();
         let n = codes.len();
         codes.dedup();
         assert_eq!(codes.len(), n, "duplicate invariant code");

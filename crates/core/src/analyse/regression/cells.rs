@@ -231,7 +231,7 @@ fn workload_differs(b: &ProfileReport, a: &ProfileReport) -> Option<String> {
     };
     let (fb, fa) = (fields(b), fields(a));
     let mut keys: Vec<&String> = fb.keys().chain(fa.keys()).collect();
-    crate::base::order::sort(&mut keys);
+    keys.sort();
     keys.dedup();
     let diffs: Vec<String> = keys
         .into_iter()

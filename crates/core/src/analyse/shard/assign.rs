@@ -134,7 +134,7 @@ mod tests {
         let b = cells(&p, Some(("float", &KnobValue::Int(1))));
         assert_eq!(a, b);
         let mut ids: Vec<&str> = a.iter().map(|c| c.id.as_str()).collect();
-        crate::base::order::sort(&mut ids);
+        ids.sort_unstable();
         ids.dedup();
         assert_eq!(ids.len(), 5);
         // Another workload is another cell.

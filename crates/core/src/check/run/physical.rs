@@ -83,7 +83,7 @@ fn has_requests(run: &Run) -> Checked {
 
 fn repeat_indices(run: &Run) -> Checked {
     let mut seen: Vec<u32> = run.repeats.iter().map(|r| r.index).collect();
-    crate::base::order::sort(&mut seen);
+    seen.sort_unstable();
     if let Some(w) = seen.windows(2).find(|w| w[0] == w[1]) {
         let at = run
             .repeats

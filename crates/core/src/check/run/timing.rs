@@ -406,7 +406,7 @@ mod tests {
                 events.push((end.max(send), -1));
             }
         }
-        crate::base::order::sort(&mut events);
+        events.sort_unstable();
         let (mut now, mut peak) = (0i64, 0usize);
         for (_, d) in &events {
             now += d;

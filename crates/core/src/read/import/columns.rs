@@ -138,7 +138,7 @@ fn unique_ids(rows: &[Row]) -> Result<(), Fail> {
         .enumerate()
         .filter_map(|(i, r)| r.id.as_deref().map(|id| (id, i)))
         .collect();
-    crate::base::order::sort(&mut ids);
+    ids.sort_unstable();
     match ids.windows(2).find(|w| w[0].0 == w[1].0) {
         Some(w) => super::fail(
             "",
