@@ -50,16 +50,7 @@ pub fn search_path<DB: DrawingBackend + 'static>(
             Swatch::Marker(2, INFEASIBLE),
         ),
     ];
-    if let Some(c) = chosen {
-        entries.push((format!("pick: {}", shown(c)), Swatch::Dot(PICK)));
-    }
-    if let (Some(l), Some(line)) = (limit, &cv.search_slo) {
-        let op = if line.higher_is_better { "≥" } else { "≤" };
-        entries.push((
-            format!("SLO {} {op} {}", line.metric, tick(&l)),
-            Swatch::Dashed(SLO),
-        ));
-    }
+    pick_and_slo(&mut entries, chosen, cv);
     let (plot, side) = legend_room(root, &entries);
     let mut chart =
         frame(&plot, &title, Frame::Roomy)?.build_cartesian_2d(0f64..xmax, 0f64..ymax)?;
@@ -164,16 +155,7 @@ pub fn search_space<DB: DrawingBackend + 'static>(
             Swatch::Line(MEASURED),
         ),
     ];
-    if let Some(c) = chosen {
-        entries.push((format!("pick: {}", shown(c)), Swatch::Dot(PICK)));
-    }
-    if let (Some(l), Some(line)) = (limit, &cv.search_slo) {
-        let op = if line.higher_is_better { "≥" } else { "≤" };
-        entries.push((
-            format!("SLO {} {op} {}", line.metric, tick(&l)),
-            Swatch::Dashed(SLO),
-        ));
-    }
+    pick_and_slo(&mut entries, chosen, cv);
     let (plot, side) = legend_room(root, &entries);
     let mut chart =
         frame(&plot, &title, Frame::Roomy)?.build_cartesian_2d(xmin..xmax, 0f64..ymax)?;
@@ -221,4 +203,22 @@ pub fn search_space<DB: DrawingBackend + 'static>(
     }
     legend(&side, &entries)?;
     plot.present()
+}
+
+/// The legend's entries for the pick and the SLO limit, where there are.
+fn pick_and_slo(
+    entries: &mut Vec<(String, Swatch)>,
+    chosen: Option<&str>,
+    cv: &sloscope_core::view::ChartsView,
+) {
+    if let Some(c) = chosen {
+        entries.push((format!("pick: {}", shown(c)), Swatch::Dot(PICK)));
+    }
+    if let Some(line) = &cv.search_slo {
+        let op = if line.higher_is_better { "≥" } else { "≤" };
+        entries.push((
+            format!("SLO {} {op} {}", line.metric, tick(&line.limit)),
+            Swatch::Dashed(SLO),
+        ));
+    }
 }

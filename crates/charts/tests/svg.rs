@@ -200,26 +200,33 @@ fn walk(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
     }
 }
 
-/// The example set, read and analysed as the page does (named `examples/<path>`).
-fn example_analysis() -> Analysis {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../static/examples");
+/// The result files under `root`, read and analysed as the page does (named `<prefix><path>`).
+fn analysis_of(root: &Path, prefix: &str) -> Analysis {
     let mut paths = Vec::new();
-    walk(&root, &mut paths);
+    walk(root, &mut paths);
     paths.sort();
     let files: Vec<LoadedFile> = paths
         .iter()
         .map(|p| {
             let rel = p
-                .strip_prefix(&root)
+                .strip_prefix(root)
                 .unwrap()
                 .to_string_lossy()
                 .replace('\\', "/");
-            let name = format!("examples/{rel}");
+            let name = format!("{prefix}{rel}");
             let doc = read_document(&name, std::fs::read(p).unwrap()).unwrap();
             LoadedFile { name, doc }
         })
         .collect();
     analyze(&files)
+}
+
+/// The example set (named `examples/<path>`).
+fn example_analysis() -> Analysis {
+    analysis_of(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../../static/examples"),
+        "examples/",
+    )
 }
 
 /// Every chart of every profile, by the name its snapshot has.
@@ -386,23 +393,10 @@ fn a_candidates_colour_and_marker_follow_its_name() {
 /// explored space against memory, at both widths.
 #[test]
 fn a_configuration_searchs_path_and_space() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/search");
-    let mut paths = Vec::new();
-    walk(&root, &mut paths);
-    paths.sort();
-    let files: Vec<LoadedFile> = paths
-        .iter()
-        .map(|p| {
-            let name = p
-                .strip_prefix(&root)
-                .unwrap()
-                .to_string_lossy()
-                .replace('\\', "/");
-            let doc = read_document(&name, std::fs::read(p).unwrap()).unwrap();
-            LoadedFile { name, doc }
-        })
-        .collect();
-    let a = analyze(&files);
+    let a = analysis_of(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/search"),
+        "",
+    );
     let view = sloscope_core::view::report_view(&a);
     let (p, v) = (&a.profiles[0], &view.profiles[0]);
     let s = p.search.as_ref().expect("the fixture is a search");
