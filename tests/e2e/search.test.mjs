@@ -72,6 +72,7 @@ test('a configuration search dropped on the page shows its trials, pick and conf
       for (let i = 0; i < d.length; i += 4) if (d[i] < 200 || d[i + 1] < 200 || d[i + 2] < 200) n++;
       return n > 2000;
     }, null, { timeout: 10000 });
+    await page.locator('#chart-latency-search-knobs').waitFor();
     const caption = await space.getAttribute('aria-label');
     assert.match(caption, /the explored space/, caption);
     // The table scrolls inside its frame on a phone; the page itself never does sideways.

@@ -21,7 +21,7 @@ pub use capacity::{capacity, CapacityY};
 pub use cdf::{cdf, Quantity};
 pub use compare::{cdf_pair, tradeoff_shift};
 pub use concurrency::tpot_by_concurrency;
-pub use search::{search_path, search_space};
+pub use search::{search_knobs, search_path, search_space};
 pub use slo::{slo_rows, slo_shares, SloRow, SLO_ROW_PX};
 pub use tradeoff::tradeoff;
 pub use traffic::{histogram, prefill, shares, Traffic, BINS};

@@ -222,3 +222,121 @@ fn pick_and_slo(
         ));
     }
 }
+
+/// The explored space knob by knob: one panel per knob, each configuration measured placed at
+/// its value of that knob against its primary metric (pooled), the pick in its own colour,
+/// infeasible launches crossed at the bottom, the SLO limit dashed.
+pub fn search_knobs<DB: DrawingBackend + 'static>(
+    root: &DrawingArea<DB, Shift>,
+    p: &ProfileReport,
+    cv: &sloscope_core::view::ChartsView,
+) -> Drawn<DB> {
+    let Some(s) = p.search.as_ref().filter(|s| !s.knobs.is_empty()) else {
+        return empty(root, &format!("{}: no configuration search", p.profile));
+    };
+    let points = measured_all(&s.trials);
+    let chosen = s.result.chosen_name.as_deref();
+    let limit = cv.search_slo.as_ref().map(|l| l.limit);
+    let ymax = upper(points.iter().map(|(_, e)| e.value).chain(limit));
+    root.fill(&WHITE)?;
+    let panels = root.split_evenly((1, s.knobs.len()));
+    for (i, (knob, panel)) in s.knobs.iter().zip(&panels).enumerate() {
+        let values = knob_values(&s.trials, knob);
+        let at = |t: &TrialRow| {
+            let v = t.config.get(knob)?;
+            values
+                .iter()
+                .position(|x| x == &v.to_string())
+                .map(|i| i as f64)
+        };
+        let n = values.len() as f64;
+        let mut chart = ChartBuilder::on(panel)
+            .caption(knob, (crate::FONT, 13))
+            .margin(6)
+            .x_label_area_size(24)
+            .y_label_area_size(if i == 0 { 52 } else { 36 })
+            .build_cartesian_2d(-0.5..n - 0.5, 0f64..ymax)?;
+        chart
+            .configure_mesh()
+            .y_desc(if i == 0 {
+                s.primary.name()
+            } else {
+                String::new()
+            })
+            .x_labels(values.len().max(1))
+            .x_label_formatter(&|x| label_at(&values, *x))
+            .y_label_formatter(&tick)
+            .draw()?;
+        if let Some(l) = limit {
+            chart.draw_series(DashedLineSeries::new(
+                [(-0.5, l), (n - 0.5, l)],
+                6,
+                3,
+                SLO.stroke_width(2),
+            ))?;
+        }
+        for (t, e) in &points {
+            let Some(x) = at(t) else { continue };
+            let color = if chosen == Some(t.name.as_str()) {
+                PICK
+            } else {
+                MEASURED
+            };
+            chart.draw_series(std::iter::once(Circle::new(
+                (x, e.value),
+                4,
+                color.filled(),
+            )))?;
+        }
+        for t in s.trials.iter().filter(|t| t.infeasible.is_some()) {
+            if let Some(x) = at(t) {
+                let cross = Cross::new((x, ymax * 0.02), 5, INFEASIBLE.stroke_width(2));
+                chart.draw_series(std::iter::once(cross))?;
+            }
+        }
+    }
+    root.present()
+}
+
+/// Each configuration measured, once, with its primary metric after its last trial but a
+/// confirmation (memory sampled or not).
+fn measured_all(trials: &[TrialRow]) -> Vec<(&TrialRow, sloscope_core::search::Estimate)> {
+    let mut out: Vec<(&TrialRow, sloscope_core::search::Estimate)> = Vec::new();
+    for t in trials.iter().filter(|t| t.purpose != Purpose::Confirm) {
+        let Some(e) = t.primary else { continue };
+        match out.iter_mut().find(|(r, _)| r.name == t.name) {
+            Some(slot) => *slot = (t, e),
+            None => out.push((t, e)),
+        }
+    }
+    out
+}
+
+/// The values a knob took in the trials, in ascending order (numbers by value, then words).
+fn knob_values(trials: &[TrialRow], knob: &str) -> Vec<String> {
+    use sloscope_core::schema::KnobValue;
+    let mut values: Vec<&KnobValue> = trials.iter().filter_map(|t| t.config.get(knob)).collect();
+    let key = |v: &KnobValue| match v {
+        KnobValue::Int(i) => (0, *i as f64, String::new()),
+        KnobValue::Float(x) => (0, *x, String::new()),
+        KnobValue::Text(t) => (1, 0.0, t.clone()),
+    };
+    values.sort_by(|a, b| {
+        let (ka, kb) = (key(a), key(b));
+        ka.0.cmp(&kb.0)
+            .then(ka.1.total_cmp(&kb.1))
+            .then(ka.2.cmp(&kb.2))
+    });
+    let mut out: Vec<String> = values.iter().map(|v| v.to_string()).collect();
+    out.dedup();
+    out
+}
+
+/// The label of the value at position `x` (none between positions).
+fn label_at(values: &[String], x: f64) -> String {
+    let i = x.round();
+    if (x - i).abs() > 0.01 || i < 0.0 {
+        return String::new();
+    }
+    values.get(i as usize).cloned().unwrap_or_default()
+}

@@ -405,6 +405,12 @@ fn a_configuration_searchs_path_and_space() {
     for (size, width) in [((800, 300), "laptop"), ((340, 260), "phone")] {
         let path = svg(size, |r| charts::search_path(r, p, &v.charts).unwrap());
         let space = svg(size, |r| charts::search_space(r, p, &v.charts).unwrap());
+        let knobs = svg(size, |r| charts::search_knobs(r, p, &v.charts).unwrap());
+        // One panel per knob, each named.
+        for k in &s.knobs {
+            assert!(knobs.contains(&format!(">{k}</text>")), "{k}: {knobs}");
+        }
+        insta::assert_snapshot!(format!("{width}-search-knobs"), knobs);
         // Every configuration measured is a dot on the space chart; the pick's colour is there.
         assert!(
             space.matches("<circle").count() >= charts_points(s),

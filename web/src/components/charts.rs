@@ -102,6 +102,14 @@ fn summary_charts(p: &Rc<ProfileReport>, v: &Rc<ProfileView>, g: usize) -> Vec<P
             chart(id, "search", caption.to_string(), f, 320, g),
         ));
     }
+    if let Some(caption) = &c.search_knobs_caption {
+        let (q, w) = (p.clone(), v.clone());
+        let f: DrawFn = Rc::new(move |root| drawn(charts::search_knobs(root, &q, &w.charts)));
+        out.push((
+            None,
+            chart(id, "search-knobs", caption.to_string(), f, 280, g),
+        ));
+    }
     if let Some(caption) = &c.search_space_caption {
         let (q, w) = (p.clone(), v.clone());
         let f: DrawFn = Rc::new(move |root| drawn(charts::search_space(root, &q, &w.charts)));

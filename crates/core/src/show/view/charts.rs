@@ -78,6 +78,7 @@ pub(crate) fn charts(p: &ProfileReport) -> ChartsView {
         }),
         capacity_slo,
         search_caption: p.search.as_ref().map(|s| Shown::new(search_caption(p, s))),
+        search_knobs_caption: p.search.as_ref().map(|s| Shown::new(search_knobs_caption(p, s))),
         search_space_caption: p
             .search
             .as_ref()
@@ -108,6 +109,20 @@ fn search_caption(p: &ProfileReport, s: &crate::analyse::explore::record::Search
         "{}: the configuration search in the order it ran — {} of each trial with its 95 % interval (pooled over the configuration's trials so far; no whisker on a side the data do not bound), the pick in its own colour, confirmations hollow, infeasible launches crossed at the bottom{}",
         p.profile,
         s.primary.name(),
+        if limit(p, s.primary).is_some() { ", SLO limit dashed" } else { "" }
+    )
+}
+
+/// The knob-by-knob chart's caption.
+fn search_knobs_caption(
+    p: &ProfileReport,
+    s: &crate::analyse::explore::record::SearchReport,
+) -> String {
+    format!(
+        "{}: {} against each knob ({}) — one panel per knob, each configuration measured at its value of that knob (pooled over its trials but the confirmation, point estimates), the pick in its own colour, infeasible launches crossed at the bottom{}",
+        p.profile,
+        s.primary.name(),
+        s.knobs.join(", "),
         if limit(p, s.primary).is_some() { ", SLO limit dashed" } else { "" }
     )
 }

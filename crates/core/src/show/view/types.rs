@@ -335,6 +335,9 @@ pub struct ChartsView {
     /// The configuration search chart's caption (with a search).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub search_caption: Option<Shown>,
+    /// The search's chart of the primary metric against each knob (with a search).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search_knobs_caption: Option<Shown>,
     /// The search's memory trade-off chart, when its trials sampled memory.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub search_space_caption: Option<Shown>,
