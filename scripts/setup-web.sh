@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the page's build and browser-test tools, pinned, from the registries only:
-#   Debian: chromium, chromium-driver · crates: trunk 0.21.14 (debug build: 2.5 min instead of 9),
+#   Debian: chromium, chromium-driver, poppler-utils (pdftotext: the print test reads the PDF) · crates: trunk 0.21.14 (debug build: 2.5 min instead of 9),
 #   wasm-bindgen-cli 0.2.130 (= Cargo.lock; 1.5 min) — both without TLS (no default features: they
 #   download nothing here, and ring, rustls and their C code were a third of the compile) ·
 #   npm: binaryen 132 (wasm-opt), playwright-core, axe-core (accessibility checks).
@@ -15,11 +15,11 @@ if [ -n "$lock_bindgen" ] && [ "$lock_bindgen" != "$BINDGEN" ]; then
   log "Cargo.lock has wasm-bindgen $lock_bindgen but the tools are pinned to $BINDGEN"; exit 1
 fi
 rustup target add wasm32-unknown-unknown >/dev/null 2>&1
-if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
-  log "installing chromium and chromium-driver (apt)"
+if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null || ! command -v pdftotext >/dev/null; then
+  log "installing chromium, chromium-driver and poppler-utils (apt)"
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq >/dev/null
-  apt-get install -y -qq --no-install-recommends chromium chromium-driver >/dev/null
+  apt-get install -y -qq --no-install-recommends chromium chromium-driver poppler-utils >/dev/null
 fi
 if ! trunk --version 2>/dev/null | grep -q "$TRUNK"; then
   log "cargo install trunk $TRUNK (debug build)"

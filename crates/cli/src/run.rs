@@ -118,6 +118,29 @@ fn redactor(plan: &RunPlan, key: Option<&Secret>) -> Redactor {
     r
 }
 
+/// What the plan's request counts cannot decide, said before anything runs: a listed
+/// candidate's SLOs against the requests it gets; a searched profile's contenders are sized by
+/// the search itself, but its verdict is drawn on the confirmation launch alone, so its SLOs
+/// against the confirmation's requests.
+fn undecidable(plan: &RunPlan) -> Vec<String> {
+    let mut out = Vec::new();
+    for p in &plan.profiles {
+        match (&plan.space, &plan.raw.plan.space) {
+            (Some(space), Some(spec)) if runner::searched(plan, p) => {
+                let s = sloscope_core::search::settings_for(space, spec, p);
+                let repeats = s.confirm_requests / s.screen_requests.max(1);
+                out.extend(sloscope_core::checks::undecidable_confirmation(
+                    p,
+                    s.confirm_requests,
+                    repeats,
+                ));
+            }
+            _ => out.extend(sloscope_core::checks::undecidable(p)),
+        }
+    }
+    out
+}
+
 /// Runs the command.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let overrides = Overrides {
@@ -145,11 +168,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         );
     }
     if !args.quiet {
-        // A searched profile's contenders are sized by the search itself.
-        for p in plan.profiles.iter().filter(|p| !runner::searched(&plan, p)) {
-            for w in sloscope_core::checks::undecidable(p) {
-                eprintln!("sloscope: warning: {w}");
-            }
+        for w in undecidable(&plan) {
+            eprintln!("sloscope: warning: {w}");
         }
     }
     let api_key = match &args.api_key_env {

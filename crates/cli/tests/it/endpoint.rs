@@ -243,7 +243,7 @@ fn plan_with_space(name: &str, space: &str) -> PathBuf {
 fn a_plan_space_is_checked_and_sized_against_its_budget() {
     let good = plan_with_space(
         "space-good",
-        "\n[space]\nprofiles = [\"latency\"]\nconstraints = [\"slots <= 8\"]\nbudget = { launches = 3 }\n[space.knobs]\nslots = { min = 1, max = 16, powers_of_two = true }\n",
+        "\n[space]\nprofiles = [\"latency\"]\nconstraints = [\"slots <= 8\"]\nbudget = { launches = 3, confirm_requests = 30 }\n[space.knobs]\nslots = { min = 1, max = 16, powers_of_two = true }\n",
     );
     let out = good.with_file_name("out");
     let o = sloscope(
@@ -267,10 +267,21 @@ fn a_plan_space_is_checked_and_sized_against_its_budget() {
         err.contains("the space is searched for latency; the listed candidates are run for the other profiles"),
         "{err}"
     );
+    assert!(
+        err.contains("configurations), 30 requests per confirmation launch"),
+        "{err}"
+    );
+    // Rounded up to whole repeats of 4, the confirmation still cannot bound the p95 on which
+    // the searched profile's verdict is drawn.
+    assert!(
+        err.contains("warning: latency: the confirmation launch's 32 requests (8 repeats), on which the searched profile's verdict is drawn, cannot decide the SLO ttft_p95_ms")
+            && err.contains("plan space.budget.confirm_requests ≥ 59"),
+        "{err}"
+    );
     assert!(!out.exists(), "a dry run writes nothing");
     let bad = plan_with_space(
         "space-bad",
-        "\n[space]\nprofiles = [\"nightly\"]\nconstraints = [\"batch <= slots\"]\n[space.knobs]\nslots = { min = 4, max = 2 }\nubatch = { values = [64, 128] }\n",
+        "\n[space]\nprofiles = [\"nightly\"]\nconstraints = [\"batch <= slots\"]\nbudget = { confirm_requests = 0 }\n[space.knobs]\nslots = { min = 4, max = 2 }\nubatch = { values = [64, 128] }\n",
     );
     let o = sloscope(
         &[
@@ -290,6 +301,7 @@ fn a_plan_space_is_checked_and_sized_against_its_budget() {
         "space.constraints[0]: \"batch <= slots\": \"batch\" is not a knob",
         "space.profiles[0]: no profile named \"nightly\" in the plan",
         "space.knobs.ubatch: target.server_command has no {ubatch} placeholder",
+        "space.budget.confirm_requests: 0: expected at least 1",
     ] {
         assert!(err.contains(want), "{want:?} not in {err}");
     }

@@ -331,6 +331,9 @@ pub fn space(
     if spec.budget.launches == Some(0) {
         issues.push("space.budget.launches: 0: expected at least 1".into());
     }
+    if spec.budget.confirm_requests == Some(0) {
+        issues.push("space.budget.confirm_requests: 0: expected at least 1".into());
+    }
     if !issues.is_empty() {
         return Err(perr(path, issues.join("; ")));
     }

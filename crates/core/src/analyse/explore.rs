@@ -63,6 +63,9 @@ pub fn budget_line(space: &Space, budget: &SpaceBudget) -> String {
     if let Some(t) = budget.wall_time_s {
         line.push_str(&format!(", {} s", crate::base::fmt::format_number(t)));
     }
+    if let Some(n) = budget.confirm_requests {
+        line.push_str(&format!(", {n} requests per confirmation launch"));
+    }
     line
 }
 
@@ -98,7 +101,8 @@ impl Settings {
     /// The settings of a plan's budget for a space, a profile measuring `repeat_requests`
     /// requests per repeat: screening at one repeat; a contender's further trial adds three,
     /// so that its pooled four can bound a p95 on both sides (72 requests are the fewest that
-    /// can); confirmation at two, or as many more as bound a p95 from above.
+    /// can); confirmation at the budget's `confirm_requests` rounded up to whole repeats, by
+    /// default two, or as many more as bound a p95 from above.
     pub fn new(space: &Space, budget: &SpaceBudget, repeat_requests: u64, seed: u64) -> Settings {
         let r = repeat_requests.max(1);
         Settings {
@@ -109,7 +113,9 @@ impl Settings {
             screen_requests: r,
             more_requests: 3 * r,
             max_requests_per_config: 4 * r,
-            confirm_requests: confirm_requests(r),
+            confirm_requests: budget
+                .confirm_requests
+                .map_or_else(|| confirm_requests(r), |n| n.max(1).div_ceil(r) * r),
             seed,
         }
     }

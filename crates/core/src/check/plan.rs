@@ -65,8 +65,12 @@ pub fn undecidable(p: &Profile) -> Vec<String> {
     let repeats = w.repeats.unwrap_or(1).max(1) as u64;
     let requests = repeats * w.requests_per_repeat.unwrap_or(0).max(0) as u64;
     let mut out = Vec::new();
+    let fix = |n: Option<u64>| match n {
+        Some(n) => format!("plan repeats × requests_per_repeat ≥ {n}"),
+        None => "plan repeats ≥ 2 (3 for a useful interval)".into(),
+    };
     for &(m, limit) in &p.slo {
-        if let Some(why) = short(m, limit, requests, repeats) {
+        if let Some(why) = short(m, limit, requests, repeats, &fix) {
             out.push(format!(
                 "{}: {requests} requests per candidate ({repeats} repeats) cannot decide the SLO \
                  {m}: {why}",
@@ -100,11 +104,39 @@ fn quantile(stat: Stat) -> Option<f64> {
     }
 }
 
-/// Why `requests` (in `repeats`) can never decide `m` against `limit`, or `None`.
-fn short(m: Metric, limit: f64, requests: u64, repeats: u64) -> Option<String> {
+/// Each SLO of a searched profile `p` that the verdict, drawn on the chosen configuration's
+/// fresh confirmation launch alone, cannot decide with `requests` requests in `repeats`
+/// repeats, with how many would (`space.budget.confirm_requests` sets them).
+pub fn undecidable_confirmation(p: &Profile, requests: u64, repeats: u64) -> Vec<String> {
+    let fix = |n: Option<u64>| match n {
+        Some(n) => format!("plan space.budget.confirm_requests ≥ {n}"),
+        None => "plan space.budget.confirm_requests ≥ 2 × requests_per_repeat".into(),
+    };
+    p.slo
+        .iter()
+        .filter_map(|&(m, limit)| {
+            let why = short(m, limit, requests, repeats, &fix)?;
+            Some(format!(
+                "{}: the confirmation launch's {requests} requests ({repeats} repeat{}), on which \
+                 the searched profile's verdict is drawn, cannot decide the SLO {m}: {why}",
+                p.name.as_str(),
+                if repeats == 1 { "" } else { "s" }
+            ))
+        })
+        .collect()
+}
+
+/// Why `requests` (in `repeats`) can never decide `m` against `limit`, or `None`; `fix` says
+/// how to plan the `n` requests needed (`None`: two repeats).
+fn short(
+    m: Metric,
+    limit: f64,
+    requests: u64,
+    repeats: u64,
+    fix: &dyn Fn(Option<u64>) -> String,
+) -> Option<String> {
     let need = |n: u64, what: &str| {
-        (requests < n)
-            .then(|| format!("{what} needs at least {n}; plan repeats × requests_per_repeat ≥ {n}"))
+        (requests < n).then(|| format!("{what} needs at least {n}; {}", fix(Some(n))))
     };
     match m {
         // Gaps: as many per stream as it has tokens, and they hang together; the analysis
@@ -134,11 +166,10 @@ fn short(m: Metric, limit: f64, requests: u64, repeats: u64) -> Option<String> {
             | Scalar::RequestThroughputRps
             | Scalar::GoodputRps
             | Scalar::GoodputTps,
-        ) if repeats < 2 => Some(
-            "a run-level rate's interval is over repeats, and one repeat gives none; plan \
-             repeats ≥ 2 (3 for a useful interval)"
-                .into(),
-        ),
+        ) if repeats < 2 => Some(format!(
+            "a run-level rate's interval is over repeats, and one repeat gives none; {}",
+            fix(None)
+        )),
         _ => None,
     }
 }
@@ -190,6 +221,34 @@ mod tests {
             24,
         );
         assert!(undecidable(&p).is_empty(), "{:?}", undecidable(&p));
+    }
+
+    /// A searched profile's verdict is drawn on its confirmation launch alone: its SLOs are
+    /// weighed against the confirmation's requests, and the warning names the budget field that
+    /// sets them. The control: enough requests, no warning.
+    #[test]
+    fn a_confirmation_too_small_for_its_slos_names_the_budget_field() {
+        let p = profile(
+            serde_json::json!({"ttft_p99_ms": 250, "throughput_tps": 10}),
+            3,
+            24,
+        );
+        let w = undecidable_confirmation(&p, 72, 3);
+        assert!(
+            w.len() == 1
+                && w[0].contains("ttft_p99_ms")
+                && w[0].contains("space.budget.confirm_requests ≥ 299"),
+            "{w:?}"
+        );
+        let w = undecidable_confirmation(&p, 24, 1);
+        assert!(
+            w.len() == 2
+                && w.iter().any(|l| l.contains("throughput_tps")
+                    && l.contains("(1 repeat)")
+                    && l.contains("confirm_requests ≥ 2 × requests_per_repeat")),
+            "{w:?}"
+        );
+        assert!(undecidable_confirmation(&p, 312, 13).is_empty());
     }
 
     #[test]

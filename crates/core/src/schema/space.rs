@@ -8,7 +8,7 @@
 //! [space]
 //! profiles = ["latency", "throughput"]
 //! constraints = ["ubatch <= batch"]
-//! budget = { launches = 12, requests = 3000, wall_time_s = 1800 }
+//! budget = { launches = 12, requests = 3000, wall_time_s = 1800, confirm_requests = 120 }
 //! [space.knobs]
 //! parallel = { values = [1, 2, 4, 8] }
 //! ubatch = { min = 64, max = 512, powers_of_two = true }
@@ -83,6 +83,12 @@ pub struct SpaceBudget {
     /// Wall-clock seconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wall_time_s: Option<f64>,
+    /// Requests of each confirmation launch, rounded up to whole repeats (default: two
+    /// repeats, and at least the 59 that bound a p95 from above on the fresh launch alone; a
+    /// p99 SLO needs 299). The searched profile's verdict is drawn on the chosen
+    /// configuration's confirmation alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confirm_requests: Option<u64>,
 }
 
 /// Why a trial of a configuration search was run.

@@ -390,3 +390,49 @@ fn a_search_with_nothing_meeting_the_slo_spends_its_whole_budget_looking() {
         .count();
     assert_eq!(confirms, 2, "{:?}", every.trials());
 }
+
+/// The budget's `confirm_requests` sizes each confirmation launch, rounded up to whole
+/// repeats, and only the confirmations; without it a confirmation is two repeats or the 59
+/// requests that bound a p95 from above, whichever is more (three repeats of 24 here).
+#[test]
+fn the_budget_sizes_the_confirmation_launches() {
+    let space = Space::new(&spec(&[])).unwrap();
+    let confirmations = |confirm: Option<u64>| {
+        let budget = SpaceBudget {
+            launches: Some(8),
+            confirm_requests: confirm,
+            ..SpaceBudget::default()
+        };
+        let mut e = Explorer::new(
+            space.clone(),
+            Metric::TPOT_P95,
+            Settings::new(&space, &budget, 24, 3),
+        );
+        while let Step::Launch {
+            config,
+            requests,
+            purpose,
+        } = e.next()
+        {
+            let p = 10.0 + config.iter().sum::<usize>() as f64 * 5.0;
+            e.record(config, purpose, requests, measured(p, 1.0, 50.0, requests));
+        }
+        let sizes = |confirm: bool| -> Vec<u64> {
+            e.trials()
+                .iter()
+                .filter(|t| (t.purpose == Purpose::Confirm) == confirm)
+                .map(|t| t.requests)
+                .collect()
+        };
+        assert!(
+            sizes(false).iter().all(|&n| n == 24 || n == 72),
+            "{:?}",
+            sizes(false)
+        );
+        sizes(true)
+    };
+    assert_eq!(confirmations(None), vec![72, 72]);
+    assert_eq!(confirmations(Some(300)), vec![312, 312]);
+    assert_eq!(confirmations(Some(24)), vec![24, 24]);
+    assert_eq!(confirmations(Some(1)), vec![24, 24]);
+}
