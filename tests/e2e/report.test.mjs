@@ -297,7 +297,31 @@ test('phone width: readable, no sideways scrolling of the page, charts at the sc
   await ctx.close();
 });
 
-test('print: every folded panel opens (lineage table, file list), light colours even from dark mode, and a PDF is made', async () => {
+/// The printed PDF, as pdftotext (poppler) reads it, holds the header naming what is judged on
+/// its first page, a page number on every page, and each table's last column whole: every word
+/// of the heading and of each cell (text cut at the paper's edge is not in the PDF's text).
+function checkPdfText(pdf, kept) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sloscope-print-'));
+  fs.writeFileSync(path.join(dir, 'report.pdf'), pdf);
+  if (process.env.KEEP_PDF) fs.copyFileSync(path.join(dir, 'report.pdf'), process.env.KEEP_PDF);
+  const pages = execFileSync('pdftotext', ['-enc', 'UTF-8', path.join(dir, 'report.pdf'), '-']).toString().split('\f').filter((p) => p.trim());
+  fs.rmSync(dir, { recursive: true, force: true });
+  assert.ok(pages.length >= 2, `${pages.length} printed pages`);
+  // Compared as letters and digits only: the PDF's text has the CSS-made colons, case and line
+  // breaks (pdftotext joins a word hyphenated across lines), the DOM's has not.
+  const flat = (t) => t.normalize('NFKC').replace(/[^\p{L}\p{N}]+/gu, '').toLowerCase();
+  const words = (t) => t.split(/\s+/).map(flat).filter(Boolean);
+  const first = flat(pages[0]);
+  const missing = kept.subject.flatMap(words).filter((w) => !first.includes(w));
+  assert.deepEqual(missing, [], 'words of the header that are not on the first printed page');
+  pages.forEach((p, i) => assert.match(p, new RegExp(`page ${i + 1} of ${pages.length}`), `page ${i + 1} is numbered`));
+  const all = flat(pages.join(' '));
+  const cut = kept.lastColumns.flatMap(({ table, cells }) => cells.flatMap(words).filter((w) => !all.includes(w)).map((w) => `${table}: ${w}`));
+  assert.deepEqual(cut, [], 'words of a table\'s last column that are not in the printed text');
+  assert.ok(kept.lastColumns.length >= 4, `${kept.lastColumns.length} tables checked`);
+}
+
+test('print: every folded panel opens (lineage table, file list), light colours even from dark mode, and the PDF (read by pdftotext) keeps the header, page numbers and every table\'s last column', async () => {
   const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: 'dark' });
   const { page, errors } = await newPage(ctx);
   await page.goto(url);
@@ -320,8 +344,18 @@ test('print: every folded panel opens (lineage table, file list), light colours 
   const badges = await page.$$eval('.verdict .decision', (bs) => bs.filter((b) => b.getBoundingClientRect().height > 2.2 * parseFloat(getComputedStyle(b).fontSize) + 24).map((b) => b.textContent));
   assert.deepEqual(badges, [], 'a decision badge wraps');
   assert.ok(await page.locator('#subject').isVisible(), 'what is judged prints');
+  // What print must keep, read from the page: the header's lines, and each table's last column
+  // (its heading and every cell), where a table too wide for the paper is cut.
+  const kept = await page.evaluate(() => ({
+    subject: document.querySelector('#subject').innerText.split('\n').map((l) => l.trim()).filter(Boolean),
+    lastColumns: [...document.querySelectorAll('table')].filter((t) => t.rows.length > 0).map((t) => ({
+      table: t.id || t.className,
+      cells: [...t.rows].map((r) => r.cells[r.cells.length - 1]?.innerText.trim() ?? '').filter(Boolean),
+    })),
+  }));
   const pdf = await page.pdf({ format: 'A4' });
   assert.ok(pdf.length > 10000 && pdf.subarray(0, 5).toString() === '%PDF-', 'a PDF');
+  checkPdfText(pdf, kept);
   await page.evaluate(() => window.dispatchEvent(new Event('afterprint')));
   assert.ok((await folded()) > 0, 'folded again after printing');
   assert.deepEqual(errors, []);

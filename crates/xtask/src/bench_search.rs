@@ -1,10 +1,11 @@
-//! `xtask bench-search [LANDSCAPES]`: the configuration search on seeded synthetic landscapes
+//! `xtask bench-search [LANDSCAPES] [--misses]`: the configuration search on seeded synthetic landscapes
 //! (`sloscope_testkit::landscape`) against the full grid and against random search with the
 //! same number of launches (both measure each configuration once and pick the best point
 //! estimate that meets the SLO by its point estimate). Prints how often each picks the true
 //! optimum, a configuration statistically tied with it (its true p95 within what a measurement
 //! of the search's largest size resolves), or one within 5 %; how often the pick truly misses
-//! the SLO; and what each spends.
+//! the SLO; and what each spends. `--misses` also says, for each landscape the search missed,
+//! what became of the optimum.
 
 use sloscope_core::schema::SpaceBudget;
 use sloscope_core::search::{Settings, Space};
@@ -44,7 +45,49 @@ fn tie(space: &Space) -> f64 {
     Landscape::resolution(s.max_requests_per_config)
 }
 
+/// Where the search missed on landscape `seed`, one line: the space, the launches, the
+/// optimum's fate (never measured, dropped and why, or measured but not picked) and the pick's
+/// true distance from it.
+fn explain_miss(seed: u64, l: &Landscape, s: &drive::Spent, tie: f64) {
+    if s.picked.as_ref().is_some_and(|c| l.hits(c, tie)) {
+        return;
+    }
+    let Some(o) = l.optimum() else { return };
+    let opt = &l.space.configs[o];
+    let name = l.space.name(opt);
+    let trace = s.trace.clone().unwrap_or_default();
+    let fate = if !trace.measured.contains(opt) {
+        "never measured".to_string()
+    } else if let Some(why) = trace.dropped.get(&name) {
+        format!("dropped: {why}")
+    } else {
+        "measured, not picked".into()
+    };
+    let pick = s
+        .picked
+        .as_ref()
+        .and_then(|c| l.index(c))
+        .map_or("none".into(), |i| {
+            format!(
+                "{:+.1} % primary{}",
+                100.0 * (l.primary_p95[i] / l.primary_p95[o] - 1.0),
+                if l.misses_slo(&l.space.configs[i]) {
+                    ", truly misses the SLO"
+                } else {
+                    ""
+                }
+            )
+        });
+    println!(
+        "miss: landscape {seed}: {} configurations, {} launches; optimum {name}: {fate}; pick {pick}",
+        l.space.configs.len(),
+        s.launches
+    );
+}
+
 pub fn run(args: &[String]) -> anyhow::Result<()> {
+    let verbose = args.iter().any(|a| a == "--misses");
+    let args: Vec<String> = args.iter().filter(|a| *a != "--misses").cloned().collect();
     let n: u64 = args.first().map(|a| a.parse()).transpose()?.unwrap_or(100);
     let (mut s, mut g, mut r) = (Tally::default(), Tally::default(), Tally::default());
     let (mut grid_launches, mut ties) = (0u64, 0.0);
@@ -54,6 +97,9 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
         ties += t;
         let searched = drive::search(&l, REPEAT, &SpaceBudget::default());
         s.add(&l, &searched, t);
+        if verbose {
+            explain_miss(seed, &l, &searched, t);
+        }
         g.add(&l, &drive::grid(&l, REPEAT), t);
         r.add(&l, &drive::random(&l, searched.launches, REPEAT, seed), t);
         grid_launches += l.space.configs.len() as u64;

@@ -22,6 +22,17 @@ pub struct Spent {
     pub requests: u64,
     /// The search only: whether the fresh launches upheld the pick.
     pub confirmed: Option<bool>,
+    /// The search only: each configuration measured, and why those out of the running are out.
+    pub trace: Option<Trace>,
+}
+
+/// What a search measured and dropped.
+#[derive(Debug, Clone, Default)]
+pub struct Trace {
+    /// Configurations launched.
+    pub measured: Vec<Config>,
+    /// Configuration name → why it is out.
+    pub dropped: BTreeMap<String, String>,
 }
 
 /// Runs the search on a landscape with `repeat` requests per repeat and the default budget.
@@ -53,11 +64,16 @@ pub fn search(l: &Landscape, repeat: u64, budget: &SpaceBudget) -> Spent {
         assert!(launch < 10_000, "the search does not end");
     }
     let r = e.result();
+    let trace = Trace {
+        measured: e.trials().iter().map(|t| t.config.clone()).collect(),
+        dropped: r.dropped.into_iter().map(|d| (d.name, d.reason)).collect(),
+    };
     Spent {
         picked: r.chosen,
         launches: launch,
         requests: e.requests_spent(),
         confirmed: r.confirmed,
+        trace: Some(trace),
     }
 }
 
@@ -80,6 +96,7 @@ fn measure_all(l: &Landscape, configs: &[Config], requests: u64) -> Spent {
         launches: configs.len() as u64,
         requests: configs.len() as u64 * requests,
         confirmed: None,
+        trace: None,
     }
 }
 
