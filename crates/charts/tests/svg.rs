@@ -389,7 +389,8 @@ fn a_candidates_colour_and_marker_follow_its_name() {
 }
 
 /// A configuration search of the scripted server (`fixtures/search/`: its plan, lineage and
-/// trial files as `sloscope run` wrote them, the server's path shortened): its path and the
+/// trial files as `sloscope run` wrote them, before trials recorded their walk revision, the
+/// server's path shortened): its path and the
 /// explored space against memory, at both widths.
 #[test]
 fn a_configuration_searchs_path_and_space() {
@@ -400,6 +401,13 @@ fn a_configuration_searchs_path_and_space() {
     let view = sloscope_core::view::report_view(&a);
     let (p, v) = (&a.profiles[0], &view.profiles[0]);
     let s = p.search.as_ref().expect("the fixture is a search");
+    // Its trials predate recorded walk revisions: replayed with revision 1, they hold.
+    assert_eq!(
+        s.status,
+        sloscope_core::search::SearchStatus::Complete,
+        "{:?}",
+        s.problem
+    );
     assert!(s.front.len() >= 2, "{:?}", s.front);
     assert!(v.charts.search_space_caption.is_some());
     for (size, width) in [((800, 300), "laptop"), ((340, 260), "phone")] {

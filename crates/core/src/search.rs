@@ -10,6 +10,6 @@ pub use crate::analyse::explore::replay::{
 };
 pub use crate::analyse::explore::{
     budget_line, default_launches, Dropped, Estimate, Evidence, Explorer, Outcome, Purpose,
-    SearchResult, Settings, SloEstimate, Step, Trial,
+    SearchResult, Settings, SloEstimate, Step, Trial, WALK,
 };
 pub use crate::check::space::{Config, Knob, Space, MAX_CONFIGURATIONS};

@@ -8,7 +8,7 @@
 //! what became of the optimum.
 
 use sloscope_core::schema::SpaceBudget;
-use sloscope_core::search::{Settings, Space};
+use sloscope_core::search::{Settings, Space, WALK};
 use sloscope_testkit::landscape::{drive, Landscape};
 
 /// Requests per repeat of the benchmark's profile.
@@ -90,6 +90,7 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
     let args: Vec<String> = args.iter().filter(|a| *a != "--misses").cloned().collect();
     let n: u64 = args.first().map(|a| a.parse()).transpose()?.unwrap_or(100);
     let (mut s, mut g, mut r) = (Tally::default(), Tally::default(), Tally::default());
+    let mut w1 = Tally::default();
     let (mut grid_launches, mut ties) = (0u64, 0.0);
     for seed in 0..n {
         let l = Landscape::new(seed).map_err(anyhow::Error::msg)?;
@@ -100,6 +101,11 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
         if verbose {
             explain_miss(seed, &l, &searched, t);
         }
+        w1.add(
+            &l,
+            &drive::search_walk(&l, REPEAT, &SpaceBudget::default(), 1),
+            t,
+        );
         g.add(&l, &drive::grid(&l, REPEAT), t);
         r.add(&l, &drive::random(&l, searched.launches, REPEAT, seed), t);
         grid_launches += l.space.configs.len() as u64;
@@ -113,7 +119,8 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
     println!("| method | optimum or tied | within 5 % | exact optimum | pick truly misses the SLO | launches (share of grid) | requests | upheld on a fresh launch |");
     println!("|---|---:|---:|---:|---:|---:|---:|---:|");
     for (name, t) in [
-        ("search", &s),
+        (&*format!("search (walk {WALK})"), &s),
+        ("search, walk 1 (no response surface)", &w1),
         ("full grid", &g),
         ("random, same launches", &r),
     ] {
@@ -126,7 +133,7 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
             t.launches as f64 / n as f64,
             100.0 * t.launches as f64 / grid_launches as f64,
             t.requests as f64 / n as f64,
-            if name == "search" {
+            if name.starts_with("search") {
                 format!("{:.0} %", pct(t.confirmed))
             } else {
                 "—".into()

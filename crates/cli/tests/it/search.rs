@@ -140,6 +140,41 @@ fn a_searched_plan_runs_confirms_its_pick_and_is_recomputed_by_analyze() {
     assert_eq!(v["profiles"][0]["decision"], "incomplete");
 }
 
+/// Each trial names the walk revision that chose it; a search replays with its trials' walk, and
+/// refuses a revision this build does not know or trials of two revisions (each edit undone).
+fn walks_are_checked(out: &Path) {
+    let files = trial_files(out);
+    let read =
+        |f: &PathBuf| -> Value { serde_json::from_slice(&std::fs::read(f).unwrap()).unwrap() };
+    let walk = sloscope_core::search::WALK;
+    assert!(files.iter().all(|f| read(f)["search"]["walk"] == walk));
+    for (file, value, want) in [
+        (
+            0,
+            3,
+            format!("search.walk: 3: expected a walk revision from 1 to {walk}"),
+        ),
+        (
+            files.len() - 1,
+            1,
+            format!("search.walk: 1: expected {walk}, the walk of"),
+        ),
+    ] {
+        let original = std::fs::read(&files[file]).unwrap();
+        let mut t = read(&files[file]);
+        t["search"]["walk"] = value.into();
+        std::fs::write(&files[file], serde_json::to_vec(&t).unwrap()).unwrap();
+        let v = analysis(out);
+        let s = &v["profiles"][0]["search"];
+        assert_eq!(s["status"], "refused", "{s:#}");
+        let why = s["problem"].as_str().unwrap();
+        assert!(why.contains(&want), "{why}");
+        assert_eq!(v["profiles"][0]["decision"], "incomplete");
+        std::fs::write(&files[file], original).unwrap();
+    }
+    assert_eq!(analysis(out)["profiles"][0]["search"]["status"], "complete");
+}
+
 #[test]
 fn an_interrupted_search_resumes_from_its_trials_and_a_contradicting_trial_is_refused() {
     let (plan, out) = setup("search-resume");
@@ -167,6 +202,7 @@ fn an_interrupted_search_resumes_from_its_trials_and_a_contradicting_trial_is_re
         s["trials"].as_array().unwrap().len(),
         trial_files(&out).len()
     );
+    walks_are_checked(&out);
     // A trial edited to another purpose: the replay asks for something else there.
     let first = &trial_files(&out)[0];
     let mut t: Value = serde_json::from_slice(&std::fs::read(first).unwrap()).unwrap();

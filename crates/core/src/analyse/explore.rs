@@ -7,7 +7,8 @@
 //! The walk: *screen* a spread of the space with few requests each (farthest-point design from
 //! the centre); drop configurations that miss an SLO with confidence or that a configuration
 //! meeting every SLO beats on the primary metric with confidence; *refine* around the best
-//! survivors (their neighbours: one knob moved one value), then anywhere unexplored; give the
+//! survivors (their neighbours: one knob moved one value, the one a response surface fitted to
+//! the measurements predicts best first), then anywhere unexplored; give the
 //! *contenders* (the best and those it cannot be told from) more requests; then *confirm*: the
 //! chosen configuration and its nearest rival launched afresh and measured again. A launch that
 //! fails is an infeasible trial with its reason, never the end of the search.
@@ -16,6 +17,7 @@ mod choose;
 pub mod evidence;
 pub mod record;
 pub mod replay;
+mod surface;
 
 use std::collections::BTreeMap;
 
@@ -87,7 +89,15 @@ pub struct Settings {
     pub confirm_requests: u64,
     /// Seed of the design's tie-breaks.
     pub seed: u64,
+    /// The revision of the walk ([`WALK`] for a new search; a replay takes its trials').
+    pub walk: u32,
 }
+
+/// The revision of the search's walk this build runs: 1, the refinement walks to the best
+/// survivors' neighbours (downhill first) and then to the unexplored configuration farthest
+/// from the measured ones; 2, a response surface fitted to the measured configurations ranks
+/// both (the best predicted within the SLOs first).
+pub const WALK: u32 = 2;
 
 /// Requests of a confirmation launch: two repeats, and at least as many as bound a p95 from
 /// above on the fresh launch alone (59), so that the verdict drawn on the fresh measurement can
@@ -117,6 +127,7 @@ impl Settings {
                 .confirm_requests
                 .map_or_else(|| confirm_requests(r), |n| n.max(1).div_ceil(r) * r),
             seed,
+            walk: WALK,
         }
     }
 }
@@ -177,6 +188,12 @@ impl Explorer {
             design,
             stopped: false,
         }
+    }
+
+    /// The same search run by walk revision `walk` (a replay of trials that recorded theirs).
+    pub fn with_walk(mut self, walk: u32) -> Explorer {
+        self.settings.walk = walk;
+        self
     }
 
     /// The space searched.

@@ -133,4 +133,10 @@ pub struct SearchStep {
     pub config: BTreeMap<String, super::KnobValue>,
     /// Requests the search asked for (repeats of the profile's `requests_per_repeat`).
     pub requests: u64,
+    /// The revision of the search's walk that chose it, so that `analyze` replays a search
+    /// with the walk that ran it (`null`, in files written before revisions were recorded:
+    /// revision 1, the neighbour walk alone; 2 ranks the neighbours and the unexplored by a
+    /// response surface fitted to the measured configurations).
+    #[serde(default)]
+    pub walk: Option<u32>,
 }

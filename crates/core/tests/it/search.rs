@@ -194,7 +194,12 @@ fn measured(p: f64, w: f64, slo: f64, n: u64) -> Outcome {
 /// Runs a search where TPOT p95 is the sum of the value indices (best at the first values), a
 /// knob value `parallel 8` does not launch, and the SLO is missed where `cache` is `q8_0`.
 fn drive(space: &Space, stop_after: Option<usize>) -> Explorer {
-    let settings = Settings::new(
+    drive_walk(space, stop_after, sloscope_core::search::WALK)
+}
+
+/// [`drive`] with walk revision `walk`.
+fn drive_walk(space: &Space, stop_after: Option<usize>, walk: u32) -> Explorer {
+    let mut settings = Settings::new(
         space,
         &SpaceBudget {
             launches: Some(12),
@@ -203,6 +208,7 @@ fn drive(space: &Space, stop_after: Option<usize>) -> Explorer {
         24,
         3,
     );
+    settings.walk = walk;
     let mut e = Explorer::new(space.clone(), Metric::TPOT_P95, settings);
     let mut k = 0;
     while let Step::Launch {
@@ -236,6 +242,20 @@ fn drive(space: &Space, stop_after: Option<usize>) -> Explorer {
         assert!(k < 100);
     }
     e
+}
+
+/// The walk revision decides where the refinement goes (a replay must use its trials'), and
+/// both revisions end at the same pick here.
+#[test]
+fn the_walk_revision_decides_the_refinement() {
+    let space = Space::new(&spec(&[])).unwrap();
+    let walk = |w: u32| drive_walk(&space, None, w);
+    let configs = |e: &Explorer| -> Vec<String> {
+        e.trials().iter().map(|t| space.name(&t.config)).collect()
+    };
+    let (one, two) = (walk(1), walk(2));
+    assert_ne!(configs(&one), configs(&two));
+    assert_eq!(one.result().chosen_name, two.result().chosen_name);
 }
 
 #[test]

@@ -35,9 +35,15 @@ pub struct Trace {
     pub dropped: BTreeMap<String, String>,
 }
 
-/// Runs the search on a landscape with `repeat` requests per repeat and the default budget.
+/// Runs the search on a landscape with `repeat` requests per repeat and `budget`.
 pub fn search(l: &Landscape, repeat: u64, budget: &SpaceBudget) -> Spent {
-    let settings = Settings::new(&l.space, budget, repeat, 7);
+    search_walk(l, repeat, budget, sloscope_core::search::WALK)
+}
+
+/// [`search`] by walk revision `walk`.
+pub fn search_walk(l: &Landscape, repeat: u64, budget: &SpaceBudget, walk: u32) -> Spent {
+    let mut settings = Settings::new(&l.space, budget, repeat, 7);
+    settings.walk = walk;
     let mut e = Explorer::new(l.space.clone(), Metric::TPOT_P95, settings);
     let mut pooled: BTreeMap<Config, (Vec<f64>, Vec<f64>)> = BTreeMap::new();
     let mut launch = 0u64;

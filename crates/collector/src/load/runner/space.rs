@@ -82,6 +82,7 @@ impl RunCtx<'_> {
                 purpose,
                 config: e.space().values(&config).into_iter().collect(),
                 requests,
+                walk: Some(e.settings().walk),
             };
             let Some(trial) = self.search_trial(p, e.space().name(&config), step).await? else {
                 break;

@@ -1,7 +1,7 @@
 //! The search's choices: the screening design, the next trial, the configurations still in
 //! the running, the pick and its confirmation.
 
-use super::{Dropped, Explorer, Outcome, Purpose, SearchResult, Settings, Step};
+use super::{surface, Dropped, Explorer, Outcome, Purpose, SearchResult, Settings, Step};
 use crate::base::fmt::format_number;
 use crate::base::rng::finalize;
 use crate::check::space::{Config, Space};
@@ -137,10 +137,21 @@ fn alive(e: &Explorer) -> Vec<Config> {
     out.into_iter().map(|(_, c)| c.clone()).collect()
 }
 
-/// An unmeasured neighbour of one of the best survivors, else the unmeasured configuration
+/// An unmeasured neighbour of one of the best survivors (from walk revision 2, the one the
+/// response surface predicts best within the SLOs once it can be fitted; else the first
+/// downhill), else the unmeasured configuration the surface predicts best, else the one
 /// farthest from every measured one.
 fn refine(e: &Explorer) -> Option<Config> {
-    for c in alive(e).iter().take(REFINE_AROUND) {
+    let top: Vec<Config> = alive(e).into_iter().take(REFINE_AROUND).collect();
+    let near: Vec<Config> = top.iter().flat_map(|c| e.space.neighbours(c)).collect();
+    let guided = e.settings.walk >= 2;
+    if let Some(c) = guided
+        .then(|| surface::suggest(e, &|c| near.contains(c)))
+        .flatten()
+    {
+        return Some(c);
+    }
+    for c in &top {
         let mut next: Vec<Config> = e
             .space
             .neighbours(c)
@@ -151,6 +162,9 @@ fn refine(e: &Explorer) -> Option<Config> {
         if let Some(n) = next.into_iter().next() {
             return Some(n);
         }
+    }
+    if let Some(c) = guided.then(|| surface::suggest(e, &|_| true)).flatten() {
+        return Some(c);
     }
     let measured: Vec<Vec<f64>> = e.known.keys().map(|c| e.space.position(c)).collect();
     e.space

@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 
 pub use super::record::{measured, FrontPoint, SearchReport, SearchStatus, TrialRow};
-use super::{Estimate, Evidence, Explorer, Outcome, Purpose, Settings, SloEstimate, Step};
+use super::{Estimate, Evidence, Explorer, Outcome, Purpose, Settings, SloEstimate, Step, WALK};
 use crate::analyse::compare::{candidate_report, metric_interval, pooled};
 use crate::analyse::summary::Thresholds;
 use crate::base::metric::{Direction, Metric};
@@ -135,7 +135,9 @@ pub fn replay(
         (r.search.as_ref().map_or(0, |s| s.index), *f)
     });
     let mut rows = Vec::new();
-    let mut problem = claimed_twice(&trials);
+    let walk = walk_of(&trials);
+    e = e.with_walk(*walk.as_ref().unwrap_or(&WALK));
+    let mut problem = claimed_twice(&trials).or(walk.err());
     let mut status = match problem {
         Some(_) => SearchStatus::Refused,
         None => SearchStatus::Complete,
@@ -192,6 +194,30 @@ fn claimed_twice(sorted: &[(&str, &Run)]) -> Option<String> {
             )
         })
     })
+}
+
+/// The walk revision the trials were chosen by (a new search's: this build's), or why they
+/// cannot be replayed: a revision this build does not know, or trials of two revisions.
+fn walk_of(sorted: &[(&str, &Run)]) -> Result<u32, String> {
+    let walk = |r: &Run| r.search.as_ref().and_then(|s| s.walk).unwrap_or(1);
+    let Some(&(first, run)) = sorted.first() else {
+        return Ok(WALK);
+    };
+    let w = walk(run);
+    if !(1..=WALK).contains(&w) {
+        return Err(format!(
+            "{first}: search.walk: {w}: expected a walk revision from 1 to {WALK} (a newer \
+             sloscope's search, or an edited trial)"
+        ));
+    }
+    match sorted.iter().find(|(_, r)| walk(r) != w) {
+        Some((f, r)) => Err(format!(
+            "{f}: search.walk: {}: expected {w}, the walk of {first} (one search runs one walk: \
+             two searches' trials mixed, or a trial edited)",
+            walk(r)
+        )),
+        None => Ok(w),
+    }
 }
 
 enum Stop {
