@@ -22,9 +22,9 @@ pub fn ln_gamma(x: f64) -> f64 {
         1.505_632_735_149_311_6e-7,
     ];
     if x < 0.5 {
-        // Reflection: Γ(x)Γ(1−x) = π / sin(πx).
-        let s = (std::f64::consts::PI * x).sin();
-        return std::f64::consts::PI.ln() - s.abs().ln() - ln_gamma(1.0 - x);
+        // Γ(x) = Γ(x + 1) / x (no reflection: it would need a sine, and the page's payload the
+        // platform's trigonometry).
+        return ln_gamma(x + 1.0) - x.ln();
     }
     let x = x - 1.0;
     let mut a = C[0];
@@ -33,6 +33,45 @@ pub fn ln_gamma(x: f64) -> f64 {
         a += c / (x + i as f64);
     }
     0.5 * (2.0 * std::f64::consts::PI).ln() + (x + 0.5) * t.ln() - t + a.ln()
+}
+
+/// cos(2πt), written out: the platform's cosine brings its argument reduction into the page
+/// (about 3 KB gzipped) where a fraction of a turn reduces exactly — to a quadrant and an
+/// eighth of a turn by exact binary steps — and a series does the rest (within 1e-15 of the
+/// true value).
+pub fn cos_turns(t: f64) -> f64 {
+    let f = 4.0 * (t - t.floor());
+    let q = f.floor();
+    let r = f - q;
+    let (c, s) = if r <= 0.5 {
+        let x = r * std::f64::consts::FRAC_PI_2;
+        (cos_series(x), sin_series(x))
+    } else {
+        let x = (1.0 - r) * std::f64::consts::FRAC_PI_2;
+        (sin_series(x), cos_series(x))
+    };
+    match q as u8 {
+        0 => c,
+        1 => -s,
+        2 => -c,
+        _ => s,
+    }
+}
+
+/// cos x for |x| ≤ π/4, its Taylor series to x¹⁸ nested (the rest below 1e-17).
+fn cos_series(x: f64) -> f64 {
+    let x2 = x * x;
+    (1..=9u32)
+        .rev()
+        .fold(1.0, |s, k| 1.0 - x2 / f64::from((2 * k - 1) * (2 * k)) * s)
+}
+
+/// sin x for |x| ≤ π/4, its Taylor series to x¹⁹ nested.
+fn sin_series(x: f64) -> f64 {
+    let x2 = x * x;
+    x * (1..=9u32)
+        .rev()
+        .fold(1.0, |s, k| 1.0 - x2 / f64::from((2 * k) * (2 * k + 1)) * s)
 }
 
 /// The regularized incomplete beta function I_x(a, b), for a, b > 0 and x in [0, 1].
@@ -207,6 +246,33 @@ mod tests {
             std::f64::consts::PI.sqrt().ln(),
             1e-12
         ));
+    }
+
+    #[test]
+    fn ln_gamma_below_one_half() {
+        // Γ(1/4) and Γ(1/10), to 16 digits.
+        assert!(close(ln_gamma(0.25), 3.625_609_908_221_908_f64.ln(), 1e-12));
+        assert!(close(ln_gamma(0.1), 9.513_507_698_668_732_f64.ln(), 1e-12));
+    }
+
+    #[test]
+    fn cos_turns_is_the_cosine_of_a_fraction_of_a_turn() {
+        let mut worst = 0.0f64;
+        for i in 0..200_000u32 {
+            let t = f64::from(i) / 200_000.0 + 1e-7 * f64::from(i % 7);
+            worst = worst.max((cos_turns(t) - (std::f64::consts::TAU * t).cos()).abs());
+        }
+        // The reference rounds 2πt first (up to 4.4e-16 near a whole turn).
+        assert!(worst < 1e-15, "{worst:e}");
+        for (t, want) in [
+            (0.0, 1.0),
+            (0.25, 0.0),
+            (0.5, -1.0),
+            (0.75, 0.0),
+            (1.0, 1.0),
+        ] {
+            assert!((cos_turns(t) - want).abs() < 1e-16, "{t}");
+        }
     }
 
     #[test]

@@ -274,7 +274,7 @@ fn mix(x: u64) -> u64 {
 /// A standard normal draw (Box–Muller).
 fn standard_normal(rng: &mut Rng) -> f64 {
     let (u, v) = (rng.unit_open(), rng.unit_open());
-    (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
+    (-2.0 * u.ln()).sqrt() * crate::base::special::cos_turns(v)
 }
 
 /// A Gamma(shape, 1) draw (Marsaglia–Tsang; shape < 1 by the boost u^(1/shape)).
