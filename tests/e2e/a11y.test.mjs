@@ -57,6 +57,28 @@ for (const scheme of ['light', 'dark']) {
   });
 }
 
+for (const scheme of ['light', 'dark']) {
+  test(`compare mode (its two drop targets and the comparison) has no accessibility violations in ${scheme} mode`, async () => {
+    const ctx = await it.browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: scheme, bypassCSP: true });
+    const { page, errors } = await newPage(ctx, it.url);
+    await page.goto(it.url);
+    await page.check('#compare-mode');
+    await page.click('#load-example');
+    const n = exampleCount();
+    await waitLoaded(page, n);
+    // The same collection after: the comparison of a set with itself.
+    await page.click('#drop-after');
+    await page.click('#load-example');
+    await waitLoaded(page, 2 * n);
+    await page.waitForSelector('#compare[data-outcome]');
+    await openEverything(page);
+    const v = await violations(page);
+    assert.deepEqual(v, [], v.join('\n'));
+    assert.deepEqual(errors, []);
+    await ctx.close();
+  });
+}
+
 test('the downloaded report has no accessibility violations', async () => {
   const ctx = await it.browser.newContext({ viewport: { width: 1280, height: 900 } });
   const { page } = await newPage(ctx, it.url);

@@ -53,9 +53,13 @@ test('Compare mode: before and after collections dropped on the page read as slo
   await page.click('#load-example');
   const n = files(examples).length;
   await waitLoaded(page, n);
-  await page.check('#side-after');
-  await dropFiles(page, files(slower).map((f) => ({ name: path.basename(f), text: fs.readFileSync(f, 'utf8') })));
+  // Two drop targets: the after collection dropped on its own, the toolbar's side untouched.
+  assert.equal(await page.getAttribute('#drop-before', 'aria-pressed'), 'true');
+  assert.equal((await page.textContent('#drop-before')).trim(), `before · ${n} file(s): drop here`);
+  await dropFiles(page, files(slower).map((f) => ({ name: path.basename(f), text: fs.readFileSync(f, 'utf8') })), '#drop-after');
   await waitLoaded(page, 2 * n);
+  assert.equal(await page.getAttribute('#drop-after', 'aria-pressed'), 'true');
+  assert.ok(await page.isChecked('#side-after'), 'the toolbar follows the side dropped on');
   await page.waitForSelector('#compare[data-outcome="regression"]');
   assert.equal(await page.locator('#file-list li[data-side="before"]').count(), n);
   assert.equal(await page.locator('#file-list li[data-side="after"]').count(), n);

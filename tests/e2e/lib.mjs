@@ -94,15 +94,17 @@ export async function chartsDrew(page) {
 }
 
 // Drops real File objects on the window, as a user's drag and drop does.
-export async function dropFiles(page, files) {
+// `on`: a selector of the element the files land on (they bubble up to the window).
+export async function dropFiles(page, files, on = null) {
   // The page takes drops once its app listens on the window (it says so on <html>); a drop
   // before that, on a slow start, would be lost.
   await page.waitForSelector('html[data-drop-ready="true"]', { state: 'attached', timeout: 60000 });
-  await page.evaluate((files) => {
+  await page.evaluate(([files, on]) => {
     const dt = new DataTransfer();
     for (const f of files) dt.items.add(new File([f.text], f.name, { type: 'application/json' }));
-    for (const type of ['dragenter', 'dragover', 'drop']) window.dispatchEvent(new DragEvent(type, { dataTransfer: dt, bubbles: true, cancelable: true }));
-  }, files);
+    const target = on ? document.querySelector(on) : window;
+    for (const type of ['dragenter', 'dragover', 'drop']) target.dispatchEvent(new DragEvent(type, { dataTransfer: dt, bubbles: true, cancelable: true }));
+  }, [files, on]);
 }
 
 export async function waitLoaded(page, n) {

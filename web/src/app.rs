@@ -11,7 +11,7 @@ use wasm_bindgen_futures::{spawn_local, JsFuture};
 use yew::prelude::*;
 
 use crate::components::canvas::{drawn, Chart, DrawFn};
-use crate::components::compare::Compare;
+use crate::components::compare::{sides, Compare};
 use crate::components::file_list::FileList;
 use crate::components::lineage::Lineage;
 use crate::components::profile::Profile;
@@ -258,7 +258,7 @@ pub fn app() -> Html {
             <p class="privacy">{ "Files never leave your browser" }<span class="more">{ ": nothing is uploaded; the page fetches only its own files and keeps what you load in this browser until Clear" }</span>{ "." }</p>
         </header>
         <Toolbar on_files={on_files} on_example={on_example} on_download={on_download} on_copy={on_copy} on_clear={on_clear}
-            has_report={analysis.is_some()} can_copy={analysis.is_some() || state.comparison.is_some()} side={state.side} on_side={on_side} embedded={embedded.is_some()} status={(*status).clone()}
+            has_report={analysis.is_some()} can_copy={analysis.is_some() || state.comparison.is_some()} side={state.side} on_side={on_side.clone()} embedded={embedded.is_some()} status={(*status).clone()}
             pool={pool} on_pool={on_pool} raw={*raw} on_raw={on_raw} />
         if *dragging {
             <div class="drop-overlay" id="drop-overlay" aria-hidden="true"><div>{ "Drop result files to analyse them" }</div></div>
@@ -273,7 +273,8 @@ pub fn app() -> Html {
             if let (Some(a), Some(v)) = (analysis.clone(), state.view.clone()) {
                 { overview(&a, &v, generation) }
             }
-            if state.side.is_some() {
+            if let Some(side) = state.side {
+                { sides(state.side_counts(), side, &on_side) }
                 <Compare comparison={state.comparison.clone()} counts={state.side_counts()} generation={generation} />
             }
             if let Some(n) = &state.notice {
@@ -337,6 +338,21 @@ fn use_print_opens_details() {
     });
 }
 
+/// The compare side whose drop target a drop landed on (compare mode's two targets).
+fn dropped_on_side(e: &web_sys::Event) -> Option<crate::protocol::Side> {
+    let zone = e
+        .target()?
+        .dyn_into::<web_sys::Element>()
+        .ok()?
+        .closest("[data-drop-side]")
+        .ok()??;
+    match zone.get_attribute("data-drop-side")?.as_str() {
+        "before" => Some(crate::protocol::Side::Before),
+        "after" => Some(crate::protocol::Side::After),
+        _ => None,
+    }
+}
+
 /// Window-wide drop zone. A depth counter keeps the overlay from flickering as the pointer
 /// crosses child elements; a self-contained report (`is_report`) takes no new files.
 #[hook]
@@ -375,6 +391,9 @@ fn use_window_drop(engine: Rc<Engine>, dragging: UseStateHandle<bool>, is_report
                 .and_then(|d| d.data_transfer())
                 .and_then(|t| t.files())
             {
+                if let Some(side) = dropped_on_side(e) {
+                    engine.set_side(Some(side));
+                }
                 load_files(files, &engine);
             }
         });

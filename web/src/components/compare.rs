@@ -10,7 +10,29 @@ use std::rc::Rc;
 use sloscope_core::comparison::{Cell, ChangeRow, ComparisonView, NOTHING_CHANGED};
 use yew::prelude::*;
 
-use crate::protocol::Compared;
+use crate::protocol::{Compared, Side};
+
+/// Compare mode's two drop targets, with the files on each side (`counts`: before, after):
+/// files dropped on one join its side (the window's drop handler reads `data-drop-side`);
+/// choosing one (`on_side`) makes Browse add to it. A plain function, not a component: the
+/// page's payload has no room for another.
+pub fn sides(counts: (usize, usize), side: Side, on_side: &Callback<Option<Side>>) -> Html {
+    let zone = |s: Side, n: usize| {
+        let (word, chosen) = (s.as_str(), side == s);
+        html! {
+            <button type="button" id={format!("drop-{word}")} data-drop-side={word}
+                class={classes!("side-zone", chosen.then_some("chosen"))} aria-pressed={chosen.to_string()}
+                onclick={on_side.reform(move |_| Some(s))}>
+                { format!("{word} · {n} file(s): drop here") }
+            </button>
+        }
+    };
+    html! {
+        <div class="sides" role="group" aria-label="Compare: before and after">
+            { zone(Side::Before, counts.0) }{ zone(Side::After, counts.1) }
+        </div>
+    }
+}
 
 /// Properties of [`Compare`].
 #[derive(Properties, PartialEq)]
@@ -159,7 +181,7 @@ pub fn compare(props: &Props) -> Html {
         return html! {
             <section class="compare" id="compare" aria-label="Comparison">
                 <h2>{ "Compare" }</h2>
-                <p>{ format!("{b} file(s) before, {a} after: give both collections (choose the side in the toolbar, then drop or browse its files).") }</p>
+                <p>{ format!("{b} file(s) before, {a} after: drop each collection on its side above (or choose a side, then Browse).") }</p>
             </section>
         };
     };
