@@ -85,6 +85,10 @@ test('dropped files: a broken one shows its error, the others still load; the do
   const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download-report')]);
   const saved = path.join(os.tmpdir(), `sloscope-report-${process.pid}.html`);
   await download.saveAs(saved);
+  // Named after what it holds: the artifact and the first day of collection.
+  const day = expected.subject.collected_from.slice(0, 10);
+  assert.match(download.suggestedFilename(), new RegExp(`^sloscope-.*${day}\\.html$`));
+  assert.ok(download.suggestedFilename().includes(expected.subject.artifact.replace(/[^A-Za-z0-9._]+/g, '-')), download.suggestedFilename());
   assert.deepEqual(errors, []);
 
   const offline = await browser.newContext({ viewport: { width: 1280, height: 800 }, offline: true });
@@ -98,6 +102,7 @@ test('dropped files: a broken one shows its error, the others still load; the do
   await rp.screenshot({ path: path.join(shots, 'report-offline.png'), fullPage: true });
   assert.match(await rp.locator('#report-data').textContent(), new RegExp(`carries the analysis .* from these ${files.length - 2} files .* not their per-request data`));
   assert.deepEqual(requests, [], 'the report makes no network request');
+  assert.equal((await rp.textContent('.privacy')).trim(), 'A saved report: its data is inside this file, and it fetches nothing.');
   assert.deepEqual(rerrors.filter((e) => !e.startsWith('external request file:')), []);
 
   // With the raw files, the report reads them again when opened: the same numbers, recomputed.

@@ -255,7 +255,11 @@ pub fn app() -> Html {
         <>
         <header class={classes!(analysis.is_some().then_some("loaded"))}>
             <h1>{ "sloscope" }<span class="sub">{ " — serving profiles of a quantized LLM, judged against SLOs" }</span></h1>
-            <p class="privacy">{ "Files never leave your browser" }<span class="more">{ ": nothing is uploaded; the page fetches only its own files and keeps what you load in this browser until Clear" }</span>{ "." }</p>
+            if embedded.is_some() {
+                <p class="privacy">{ "A saved report: its data is inside this file, and it fetches nothing." }</p>
+            } else {
+                <p class="privacy">{ "Files never leave your browser" }<span class="more">{ ": nothing is uploaded; the page fetches only its own files and keeps what you load in this browser until Clear" }</span>{ "." }</p>
+            }
         </header>
         <Toolbar on_files={on_files} on_example={on_example} on_download={on_download} on_copy={on_copy} on_clear={on_clear}
             has_report={analysis.is_some()} can_copy={analysis.is_some() || state.comparison.is_some()} side={state.side} on_side={on_side.clone()} embedded={embedded.is_some()} status={(*status).clone()}
@@ -452,25 +456,27 @@ fn download_report(
             .collect();
         let sources = raw.then(|| engine.sources());
         let pool = state.pool_reruns;
+        let name = state.analysis.as_ref().map_or_else(
+            || "sloscope-report.html".to_string(),
+            |a| format!("{}.html", a.subject.file_stem()),
+        );
         let status = status.clone();
         spawn_local(async move {
             status.set(Some("Building the report…".into()));
             let built = report::build(&posted, &listing, sources, "sloscope report", pool).await;
             match built {
-                Ok(html) => {
-                    match report::download_text(&html, "sloscope-report.html", "text/html") {
-                        Ok(()) => status.set(Some(format!(
-                            "Saved sloscope-report.html ({:.1} MB, {})",
-                            html.len() as f64 / 1e6,
-                            if raw {
-                                "with the raw files"
-                            } else {
-                                "analysis and chart data only"
-                            }
-                        ))),
-                        Err(e) => status.set(Some(format!("Could not save the report: {e}"))),
-                    }
-                }
+                Ok(html) => match report::download_text(&html, &name, "text/html") {
+                    Ok(()) => status.set(Some(format!(
+                        "Saved {name} ({:.1} MB, {})",
+                        html.len() as f64 / 1e6,
+                        if raw {
+                            "with the raw files"
+                        } else {
+                            "analysis and chart data only"
+                        }
+                    ))),
+                    Err(e) => status.set(Some(format!("Could not save the report: {e}"))),
+                },
                 Err(e) => status.set(Some(format!("Could not build the report: {e}"))),
             }
         });

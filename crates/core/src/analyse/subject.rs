@@ -110,6 +110,33 @@ impl Subject {
         self.artifact.is_none() && self.plan.is_none() && self.runs == 0
     }
 
+    /// A file name for a saved report of this subject, without its extension:
+    /// `sloscope-<artifact>-<first collection date>` (`sloscope-report` when neither is known),
+    /// every run of characters but ASCII letters, digits, `.` and `_` made one `-`, at most 80.
+    pub fn file_stem(&self) -> String {
+        let parts: Vec<&str> = [
+            self.artifact.as_deref(),
+            self.collected_from.as_deref().map(date),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        if parts.is_empty() {
+            return "sloscope-report".into();
+        }
+        let mut safe = String::new();
+        for c in format!("sloscope-{}", parts.join("-")).chars() {
+            let c = match c {
+                'a'..='z' | 'A'..='Z' | '0'..='9' | '.' | '_' => c,
+                _ => '-',
+            };
+            if !(c == '-' && safe.ends_with('-')) && safe.len() < 80 {
+                safe.push(c);
+            }
+        }
+        safe.trim_end_matches(['-', '.']).to_string()
+    }
+
     /// The lines a reader sees, each `label: value`; values missing are said as not recorded.
     pub fn lines(&self) -> Vec<(&'static str, String)> {
         let or_not = |v: &Option<String>| v.clone().unwrap_or_else(|| "not recorded".into());
@@ -167,5 +194,27 @@ fn clock(t: &str) -> String {
     match zone {
         "Z" | "z" => format!("{hm} UTC"),
         z => format!("{hm}{z}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_saved_reports_name_says_what_it_holds_and_is_a_safe_file_name() {
+        let mut s = Subject {
+            artifact: Some("qwen2.5-0.5b/Q4_K_M: \"x\"".into()),
+            collected_from: Some("2026-12-06T18:52:00Z".into()),
+            ..Subject::default()
+        };
+        assert_eq!(s.file_stem(), "sloscope-qwen2.5-0.5b-Q4_K_M-x-2026-12-06");
+        s.artifact = Some("../../etc/passwd\u{202e}".repeat(20));
+        let stem = s.file_stem();
+        assert!(
+            stem.len() <= 80 && !stem.contains('/') && stem.is_ascii(),
+            "{stem}"
+        );
+        assert_eq!(Subject::default().file_stem(), "sloscope-report");
     }
 }
