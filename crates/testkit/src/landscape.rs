@@ -19,6 +19,17 @@ const REQUEST_SIGMA: f64 = 0.3;
 /// Spread of one launch's slowdown (log-normal σ).
 const LAUNCH_SIGMA: f64 = 0.03;
 
+/// The shape of a landscape's primary metric: the benchmark's, and two it was not tuned on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    /// One bowl (in log time) with a little roughness per configuration.
+    Bowl,
+    /// The bowl with seven times the roughness (σ 0.15 in log time per configuration).
+    Rough,
+    /// Two bowls, the second mirrored through the space's centre and 5 % worse at its floor.
+    TwoBowls,
+}
+
 /// One landscape.
 #[derive(Debug, Clone)]
 pub struct Landscape {
@@ -72,6 +83,11 @@ fn space_of(rng: &mut Rng) -> Result<Space, String> {
 impl Landscape {
     /// Landscape number `seed` (an error only if its space were invalid).
     pub fn new(seed: u64) -> Result<Landscape, String> {
+        Landscape::shaped(seed, Shape::Bowl)
+    }
+
+    /// Landscape number `seed` with its primary metric of `shape`.
+    pub fn shaped(seed: u64, shape: Shape) -> Result<Landscape, String> {
         let mut rng = Rng::new(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 0x5eed);
         let space = space_of(&mut rng)?;
         let dims = space.knobs.len();
@@ -89,8 +105,13 @@ impl Landscape {
             let u = space.position(c);
             let d: Vec<f64> = (0..cat).map(|i| u[i] - centre[i]).collect();
             let mut log = (0..cat).map(|i| curve[i] * d[i] * d[i]).sum::<f64>();
+            if shape == Shape::TwoBowls {
+                let mirrored = (0..cat).map(|i| curve[i] * (u[i] - 1.0 + centre[i]).powi(2));
+                log = log.min(mirrored.sum::<f64>() + 0.05);
+            }
             log += twist * d[0] * d.get(1).copied().unwrap_or(0.0) + offsets[c[cat]];
-            log += 0.02 * normal(&mut rng);
+            let rough = if shape == Shape::Rough { 0.15 } else { 0.02 };
+            log += rough * normal(&mut rng);
             primary_p95.push(40.0 * log.exp());
             let s: f64 = (0..dims).map(|i| slope[i] * u[i]).sum();
             slo_p95.push(200.0 * (s + 0.05 * normal(&mut rng)).exp());

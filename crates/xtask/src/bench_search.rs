@@ -1,5 +1,6 @@
-//! `xtask bench-search [LANDSCAPES] [--misses]`: the configuration search on seeded synthetic landscapes
-//! (`sloscope_testkit::landscape`) against the full grid and against random search with the
+//! `xtask bench-search [LANDSCAPES] [--misses] [--shape bowl|rough|two-bowls]`: the
+//! configuration search on seeded synthetic landscapes (`sloscope_testkit::landscape`; `--shape`
+//! picks shapes it was not tuned on: seven times the roughness, or a second bowl) against the full grid and against random search with the
 //! same number of launches (both measure each configuration once and pick the best point
 //! estimate that meets the SLO by its point estimate). Prints how often each picks the true
 //! optimum, a configuration statistically tied with it (its true p95 within what a measurement
@@ -9,7 +10,7 @@
 
 use sloscope_core::schema::SpaceBudget;
 use sloscope_core::search::{Settings, Space, WALK};
-use sloscope_testkit::landscape::{drive, Landscape};
+use sloscope_testkit::landscape::{drive, Landscape, Shape};
 
 /// Requests per repeat of the benchmark's profile.
 const REPEAT: u64 = 24;
@@ -85,15 +86,34 @@ fn explain_miss(seed: u64, l: &Landscape, s: &drive::Spent, tie: f64) {
     );
 }
 
+/// `--shape bowl|rough|two-bowls` (the benchmark's landscapes by default).
+fn shape_of(args: &[String]) -> anyhow::Result<Shape> {
+    let Some(i) = args.iter().position(|a| a == "--shape") else {
+        return Ok(Shape::Bowl);
+    };
+    match args.get(i + 1).map(String::as_str) {
+        Some("bowl") => Ok(Shape::Bowl),
+        Some("rough") => Ok(Shape::Rough),
+        Some("two-bowls") => Ok(Shape::TwoBowls),
+        other => anyhow::bail!(
+            "--shape {}: expected bowl, rough or two-bowls",
+            other.unwrap_or("(nothing)")
+        ),
+    }
+}
+
 pub fn run(args: &[String]) -> anyhow::Result<()> {
     let verbose = args.iter().any(|a| a == "--misses");
-    let args: Vec<String> = args.iter().filter(|a| *a != "--misses").cloned().collect();
-    let n: u64 = args.first().map(|a| a.parse()).transpose()?.unwrap_or(100);
+    let shape = shape_of(args)?;
+    let n: u64 = match args.first().filter(|a| !a.starts_with("--")) {
+        Some(a) => a.parse()?,
+        None => 100,
+    };
     let (mut s, mut g, mut r) = (Tally::default(), Tally::default(), Tally::default());
     let mut w1 = Tally::default();
     let (mut grid_launches, mut ties) = (0u64, 0.0);
     for seed in 0..n {
-        let l = Landscape::new(seed).map_err(anyhow::Error::msg)?;
+        let l = Landscape::shaped(seed, shape).map_err(anyhow::Error::msg)?;
         let t = tie(&l.space);
         ties += t;
         let searched = drive::search(&l, REPEAT, &SpaceBudget::default());

@@ -53,7 +53,7 @@ fn main() -> anyhow::Result<()> {
         }
         Some("measure-analyze") => measure(Path::new(args.get(1).context("missing FILE")?)),
         _ => {
-            eprintln!("usage: xtask bench-analyze [REQUESTS] [OUTPUT_TOKENS] | gen-run REQUESTS OUTPUT_TOKENS OUT | bench-collector | bench-timing | bench-replay | bench-search [LANDSCAPES] | coverage [TRIALS]");
+            eprintln!("usage: xtask bench-analyze [REQUESTS] [OUTPUT_TOKENS] | gen-run REQUESTS OUTPUT_TOKENS OUT | bench-collector | bench-timing | bench-replay | bench-search [LANDSCAPES] [--misses] [--shape bowl|rough|two-bowls] | coverage [TRIALS]");
             std::process::exit(2)
         }
     }
