@@ -332,6 +332,13 @@ test('print: every folded panel opens (lineage table, file list), light colours 
   await page.goto(url);
   await page.click('#load-example');
   await waitLoaded(page, exampleFiles().length);
+  const wrapped = () => page.$$eval('.verdict .decision', (bs) => bs.filter((b) => b.getBoundingClientRect().height > 2.2 * parseFloat(getComputedStyle(b).fontSize) + 24).map((b) => b.textContent));
+  // On screen first, at a laptop's width: one line per decision badge ("ACCEP T" was).
+  for (const width of [1440, 1280, 390]) {
+    await page.setViewportSize({ width, height: 900 });
+    assert.deepEqual(await wrapped(), [], `a decision badge wraps at ${width} px`);
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
   const folded = () => page.$$eval('details', (ds) => ds.filter((d) => !d.open).length);
   assert.ok((await folded()) > 0, 'something is folded on screen');
   await page.evaluate(() => window.dispatchEvent(new Event('beforeprint')));
@@ -346,8 +353,7 @@ test('print: every folded panel opens (lineage table, file list), light colours 
   await page.setViewportSize({ width: 700, height: 900 });
   const cut = await page.$$eval('table', (ts) => ts.filter((t) => t.getBoundingClientRect().right > document.documentElement.clientWidth + 1).map((t) => t.id || t.className));
   assert.deepEqual(cut, [], 'tables cut at the page edge');
-  const badges = await page.$$eval('.verdict .decision', (bs) => bs.filter((b) => b.getBoundingClientRect().height > 2.2 * parseFloat(getComputedStyle(b).fontSize) + 24).map((b) => b.textContent));
-  assert.deepEqual(badges, [], 'a decision badge wraps');
+  assert.deepEqual(await wrapped(), [], 'a decision badge wraps');
   assert.ok(await page.locator('#subject').isVisible(), 'what is judged prints');
   // What print must keep, read from the page: the header's lines, and each table's last column
   // (its heading and every cell), where a table too wide for the paper is cut.

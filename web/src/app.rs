@@ -543,12 +543,15 @@ fn overview(a: &Rc<Analysis>, v: &ReportView, generation: usize) -> Html {
                 if v.shards.is_some() { <a href="#shards">{ "shards" }</a> }
                 <a href="#files">{ "files" }</a>
             </nav>
+            // Folded: one point per profile and workload is not a sweep, and decides nothing.
             if let Some(caption) = &v.across_caption {
+                <details class="across"><summary>{ "Across profiles: TPOT p95 by concurrency (not a sweep; no verdict rests on it)" }</summary>
                 { {
                     let a2 = a.clone();
                     let draw: DrawFn = Rc::new(move |root| drawn(crate::charts::tpot_by_concurrency(root, &a2)));
                     html! { <Chart id="chart-tpot-concurrency" label={caption.to_string()} generation={generation} draw={draw} /> }
                 } }
+                </details>
             }
         </section>
     }
