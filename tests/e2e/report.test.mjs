@@ -219,6 +219,25 @@ for (const [width, height] of [[1280, 900], [390, 844]]) {
     assert.deepEqual(notes, expected.view.lineage.notes.map((n) => `note: ${n}`));
     assert.ok(notes.some((n) => n.includes('measured by sloscope gate')), notes.join('\n'));
     await page.screenshot({ path: path.join(shots, `first-screen-${width}.png`) });
+    // A table scrolled to its middle: [wider than its box, candidate in view, SLO in view].
+    const held = () => page.locator('#table-latency').evaluate((t) => {
+      const wrap = t.parentElement;
+      wrap.scrollLeft = (wrap.scrollWidth - wrap.clientWidth) / 2;
+      const box = wrap.getBoundingClientRect();
+      const row = t.querySelector('tbody tr');
+      const inside = (el) => { const r = el.getBoundingClientRect(); return r.left >= box.left - 1 && r.right <= box.right + 1; };
+      return [wrap.scrollWidth > wrap.clientWidth, inside(row.firstElementChild), inside(row.lastElementChild)];
+    });
+    if (width < 1280) {
+      // The toolbar takes two rows of buttons on a phone, not three.
+      const bar = await page.locator('.toolbar').boundingBox();
+      const button = await page.locator('#browse').boundingBox();
+      assert.ok(bar.height < 2.6 * button.height + 16, `the toolbar is ${bar.height} px tall, buttons ${button.height} px`);
+      // A phone scrolls even the decisive columns sideways; the candidate and its SLO stay.
+      const h = await held();
+      assert.ok(h[0], 'the phone table scrolls sideways');
+      assert.deepEqual(h.slice(1), [true, true], 'on a phone the candidate and SLO columns scroll out of view');
+    }
     if (width >= 1280) {
       // The decisive columns fit without sideways scrolling; the rest wait behind "More columns".
       for (const p of expected.view.profiles) {
@@ -256,19 +275,15 @@ for (const [width, height] of [[1280, 900], [390, 844]]) {
       const titles = await page.locator('#table-latency thead th').evaluateAll((ths) => ths.map((th) => [th.textContent.trim(), th.title]));
       const ttft = titles.find(([t]) => t === 'ttft_p95_ms');
       assert.equal(ttft[1], 'time to first token, 95th percentile (ms)');
-      await page.click('#more-columns-latency');
+      // Scrolled to the middle, the candidate and the SLO column stay inside the visible box,
+      // with the decisive columns only (a phone's table is wider than the phone) and with all.
+      for (const more of [false, true]) {
+        if (more) await page.click('#more-columns-latency');
+        const h = await held();
+        if (h[0]) assert.deepEqual(h.slice(1), [true, true], `${width}: the candidate and SLO columns scroll out of view (${more ? 'every column' : 'the decisive ones'})`);
+      }
       const all = await page.locator('#table-latency thead th').evaluateAll((ths) => ths.filter((th) => getComputedStyle(th).display !== 'none').length);
       assert.equal(all, expected.view.profiles[0].candidates.columns.length);
-      // Scrolled to the middle, the candidate and the SLO column stay inside the visible box.
-      const held = await page.locator('#table-latency').evaluate((t) => {
-        const wrap = t.parentElement;
-        wrap.scrollLeft = (wrap.scrollWidth - wrap.clientWidth) / 2;
-        const box = wrap.getBoundingClientRect();
-        const row = t.querySelector('tbody tr');
-        const inside = (el) => { const r = el.getBoundingClientRect(); return r.left >= box.left - 1 && r.right <= box.right + 1; };
-        return [wrap.scrollWidth > wrap.clientWidth, inside(row.firstElementChild), inside(row.lastElementChild)];
-      });
-      if (held[0]) assert.deepEqual(held.slice(1), [true, true], 'the candidate and SLO columns scroll out of view');
     }
     // A card's link lands on its profile's section with the heading below the sticky toolbar.
     await page.click('.overview .card[data-profile="throughput"]');
