@@ -84,7 +84,7 @@ pub(super) fn lines(s: &SearchReport) -> Vec<String> {
     }
     out.push(match &r.chosen_name {
         Some(n) => format!(
-            "chose {n} after {} launches and {} requests over {} configurations{}",
+            "chose {n} after {} launches and {} requests over {} configurations{} (walk revision {})",
             r.launches,
             r.requests,
             r.configurations,
@@ -92,11 +92,12 @@ pub(super) fn lines(s: &SearchReport) -> Vec<String> {
                 ", meeting every SLO with confidence"
             } else {
                 ", meeting the SLOs by its point estimates only"
-            }
+            },
+            s.settings.walk
         ),
         None => format!(
-            "no configuration meets the SLOs after {} launches and {} requests over {} configurations",
-            r.launches, r.requests, r.configurations
+            "no configuration meets the SLOs after {} launches and {} requests over {} configurations (walk revision {})",
+            r.launches, r.requests, r.configurations, s.settings.walk
         ),
     });
     out.push(match (r.confirmed, &r.confirmation) {
