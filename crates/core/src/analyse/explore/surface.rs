@@ -91,7 +91,7 @@ fn log_primary(e: &Explorer, o: &Outcome) -> Option<f64> {
         return None;
     };
     let v = evidence.primary?.value;
-    (v > 0.0).then(|| match e.primary.direction() {
+    (v > 0.0 && v.is_finite()).then(|| match e.primary.direction() {
         Direction::LowerIsBetter => v.ln(),
         Direction::HigherIsBetter => -v.ln(),
     })
@@ -105,7 +105,7 @@ fn margin(o: &Outcome) -> Option<f64> {
     };
     evidence.slo.iter().try_fold(f64::NEG_INFINITY, |worst, s| {
         let v = s.estimate.as_ref()?.value;
-        if v <= 0.0 || s.limit <= 0.0 {
+        if !(v > 0.0 && s.limit > 0.0 && v.is_finite() && s.limit.is_finite()) {
             return None;
         }
         let m = match s.metric.direction() {
@@ -219,6 +219,30 @@ mod tests {
         assert!(off[0] <= 1, "{off:?}");
         // Too few measurements to fit: no guess.
         assert_eq!(suggest(&explorer(&spread[..3], 9.0), &|_| true), None);
+    }
+
+    #[test]
+    fn a_measurement_without_a_finite_value_is_left_out_of_the_fit() {
+        let spread: Vec<Config> = SPREAD.iter().map(|c| c.to_vec()).collect();
+        for bad in [f64::NAN, f64::INFINITY, 0.0, -5.0] {
+            let mut e = explorer(&spread, 9.0);
+            let Outcome::Measured { mut evidence } = measured(&e.space, &vec![2, 0], 9.0) else {
+                unreachable!()
+            };
+            evidence.primary = Some(Estimate {
+                value: bad,
+                lo: None,
+                hi: None,
+            });
+            evidence.slo[0].estimate = evidence.primary;
+            e.record(
+                vec![2, 0],
+                super::super::Purpose::Screen,
+                24,
+                Outcome::Measured { evidence },
+            );
+            assert_eq!(suggest(&e, &|_| true), Some(vec![3, 1]), "{bad}");
+        }
     }
 
     #[test]
