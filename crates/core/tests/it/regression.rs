@@ -554,3 +554,27 @@ fn a_capacity_that_fell_is_a_regression() {
         sloscope_core::show::comparison::headline(&c)
     );
 }
+
+/// A verdict that changed is named in the headline whatever the outcome, not only beside a
+/// regression (a better collection can change the recommendation too).
+#[test]
+fn the_headline_names_a_changed_recommendation_without_a_regression() {
+    let mut c = compare(
+        &collection(&shape(1), "b1"),
+        &collection(&shape(2), "b2"),
+        &CompareOptions::default(),
+    );
+    assert_ne!(c.outcome, sloscope_core::comparison::Outcome::Regression);
+    let head = sloscope_core::show::comparison::headline(&c);
+    assert!(!head.contains("the verdict changed"), "{head}");
+    let v = c.verdicts.first_mut().expect("a verdict row per profile");
+    v.flipped = true;
+    v.recommended_before = Some("np1".into());
+    v.recommended_after = Some("np4".into());
+    let profile = v.profile.clone();
+    let head = sloscope_core::show::comparison::headline(&c);
+    assert!(
+        head.ends_with(&format!("; the verdict changed in {profile} (np1 → np4)")),
+        "{head}"
+    );
+}

@@ -44,6 +44,12 @@ fn what_got_worse(c: &Comparison) -> String {
             out.push_str(&format!(" and {more} more"));
         }
     }
+    out + &verdicts_changed(c)
+}
+
+/// `; the verdict changed in latency (np1 → np4)` for the profiles whose recommendation (or,
+/// with the same recommendation, decision) changed; empty when none did.
+fn verdicts_changed(c: &Comparison) -> String {
     let flips: Vec<String> = c
         .verdicts
         .iter()
@@ -59,10 +65,10 @@ fn what_got_worse(c: &Comparison) -> String {
             format!("{} ({a} → {b})", inert(&v.profile))
         })
         .collect();
-    if !flips.is_empty() {
-        out.push_str(&format!("; the verdict changed in {}", flips.join(", ")));
+    if flips.is_empty() {
+        return String::new();
     }
-    out
+    format!("; the verdict changed in {}", flips.join(", "))
 }
 
 /// Whether a metric's row leads (is listed first): a change shown past or near its threshold,
@@ -115,20 +121,22 @@ pub fn headline(c: &Comparison) -> String {
             s + &what_got_worse(c)
         }
         Outcome::NoRegression => format!(
-            "no regression in {} compared cells ({} inconclusive)",
+            "no regression in {} compared cells ({} inconclusive){}",
             c.cells.len(),
             c.cells
                 .iter()
                 .filter(|x| x.label == Label::Inconclusive)
-                .count()
+                .count(),
+            verdicts_changed(c)
         ),
         Outcome::NothingComparable => {
             "nothing comparable: no cell has the same profile, candidate and workload on both sides"
                 .into()
         }
         Outcome::Incomplete => format!(
-            "incomplete: no compared cell regressed, but {} (each below)",
-            incomplete_because(c)
+            "incomplete: no compared cell regressed, but {} (each below){}",
+            incomplete_because(c),
+            verdicts_changed(c)
         ),
         Outcome::Inconclusive => format!(
             "inconclusive: {} cell(s) compared, but no metric of any could be decided (every \
