@@ -141,8 +141,9 @@ pub fn headline(c: &Comparison) -> String {
         Outcome::Inconclusive => format!(
             "inconclusive: {} cell(s) compared, but no metric of any could be decided (every \
              interval is too wide for its threshold; each row says how many requests a side \
-             would be): nothing was shown unchanged",
-            c.cells.len()
+             would be): nothing was shown unchanged{}",
+            c.cells.len(),
+            verdicts_changed(c)
         ),
         Outcome::Refused => format!(
             "not compared: {}",
