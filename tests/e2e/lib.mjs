@@ -32,7 +32,7 @@ export async function checkAgainstCli(page, expected) {
     assert.equal(v.profile, p.profile);
     const card = page.locator(`.verdict[data-profile="${p.profile}"]`);
     assert.equal(await card.locator('.decision').getAttribute('data-decision'), p.summaries_only ? 'none' : p.decision, `${p.profile} decision`);
-    assert.equal(await text(card.locator('.recommended')), p.recommended_name ?? 'none', `${p.profile} recommended`);
+    assert.equal(await text(card.locator('.recommended')), p.recommended_name ?? 'no pick', `${p.profile} recommended`);
     assert.equal(await text(card.locator('.reason')), v.reason, `${p.profile} reason`);
     // Absence said as absence: each planned cell not measured, and the provisional answer.
     const missing = (await card.locator('ul.missing li').allTextContents()).map((m) => m.trim());

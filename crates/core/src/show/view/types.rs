@@ -120,7 +120,7 @@ pub struct ProfileView {
     pub decision: Decision,
     /// `ACCEPT`, `TUNE` or `REJECT`.
     pub decision_label: Shown,
-    /// The recommended candidate, or `none`.
+    /// The recommended candidate, or `no pick` (none meets every SLO).
     pub recommended: Shown,
     /// `(knob = value)` of the recommended candidate, empty when none.
     pub recommended_setting: Shown,
