@@ -326,7 +326,10 @@ pub(crate) fn decision_label(p: &ProfileReport) -> String {
 fn profile_view(p: &ProfileReport, shared: &[&str]) -> ProfileView {
     let chosen = p.candidates.iter().find(|c| c.chosen);
     let decision_label = decision_label(p);
-    let recommended = p.recommended_name.clone().unwrap_or_else(|| "no pick".into());
+    let recommended = p
+        .recommended_name
+        .clone()
+        .unwrap_or_else(|| "no pick".into());
     let verdict_line = format!(
         "Verdict: {decision_label} {}— {}",
         p.recommended_name
