@@ -68,13 +68,11 @@ fn solve(mut a: Vec<Vec<f64>>) -> Option<Vec<f64>> {
             return None;
         }
         a.swap(col, pivot);
-        for r in 0..p {
-            if r != col {
-                let f = a[r][col] / a[col][col];
-                let pivot_row = a[col].clone();
-                for (x, y) in a[r].iter_mut().zip(&pivot_row).skip(col) {
-                    *x -= f * y;
-                }
+        let pivot_row = a[col].clone();
+        for (_, row) in a.iter_mut().enumerate().filter(|(r, _)| *r != col) {
+            let f = row[col] / pivot_row[col];
+            for (x, y) in row.iter_mut().zip(&pivot_row).skip(col) {
+                *x -= f * y;
             }
         }
     }
