@@ -37,6 +37,7 @@ fn strip_worker_names() {
     let keep = std::env::var_os("SLOSCOPE_KEEP_NAMES").is_some();
     if wasm && !keep && std::env::var("PROFILE").is_ok_and(|p| p == "release") {
         println!("cargo:rustc-link-arg-bin=sloscope-worker=--strip-all");
+        println!("cargo:rustc-link-arg-bin=sloscope-lean-worker=--strip-all");
     }
 }
 

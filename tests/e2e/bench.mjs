@@ -29,7 +29,8 @@ const gz = (f) => zlib.gzipSync(fs.readFileSync(f), { level: 9 }).length;
 const dist = path.join(root, 'dist');
 const assets = fs.readdirSync(dist).filter((f) => f.endsWith('.wasm') || f.endsWith('.js')).map((f) => path.join(dist, f));
 const part = (prefix) => assets.filter((f) => path.basename(f).startsWith(prefix)).reduce((s, f) => s + gz(f), 0);
-console.log(`page payload, wasm + JS gzipped: page ${(part('sloscope-web') / 1e6).toFixed(3)} MB + reader worker ${(part('sloscope-worker') / 1e6).toFixed(3)} MB = ${((part('sloscope-web') + part('sloscope-worker')) / 1e6).toFixed(3)} MB`);
+const [page, lean, full] = ['sloscope-web', 'sloscope-lean-worker', 'sloscope-worker'].map((p) => part(p) / 1e6);
+console.log(`page payload, wasm + JS gzipped: first load ${(page + lean).toFixed(3)} MB (page ${page.toFixed(3)} + lean reader ${lean.toFixed(3)}); on demand, for other tools' files or Compare: full reader ${full.toFixed(3)} MB (${(page + lean + full).toFixed(3)} MB fetched in all then)`);
 
 const server = await serve(dist);
 const url = `http://127.0.0.1:${server.address().port}/`;

@@ -89,6 +89,29 @@ test('Compare mode: before and after collections dropped on the page read as slo
   await page.waitForSelector('#share-status');
   const md = await page.evaluate(() => navigator.clipboard.readText());
   assert.ok(md.startsWith('## sloscope compare: regression'), md.slice(0, 80));
+  // Download report carries the comparison: opened offline from disk, the same headline, rows
+  // and charts, each side's files listed, nothing fetched.
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download-report')]);
+  const saved = path.join(os.tmpdir(), `sloscope-comparison-${process.pid}.html`);
+  await download.saveAs(saved);
+  assert.equal(download.suggestedFilename(), 'sloscope-comparison.html');
+  assert.deepEqual(errors, []);
+  const offline = await browser.newContext({ viewport: { width: 1280, height: 900 }, offline: true });
+  const { page: rp, errors: rerrors } = await newPage(offline, url);
+  const requests = [];
+  rp.on('request', (r) => { if (!/^(file|data|blob):/.test(r.url())) requests.push(r.url()); });
+  await rp.goto(`file://${saved}`);
+  await rp.waitForSelector('#compare[data-outcome="regression"]');
+  assert.equal((await rp.textContent('#compare-headline')).trim(), headline);
+  assert.equal(await rp.locator('#compare details table.changes tbody tr').count(), rows.length);
+  assert.equal(await rp.locator('#file-list li[data-side="before"]').count(), n);
+  assert.equal(await rp.locator('#file-list li[data-side="after"]').count(), n);
+  assert.equal(await chartsDrew(rp), drew);
+  assert.match(await rp.locator('#report-data').textContent(), new RegExp(`carries the comparison .* these ${2 * n} files \\(${n} before, ${n} after\\)`));
+  assert.equal(await rp.locator('#drop-after').count(), 0, 'a saved report takes no files');
+  assert.deepEqual(requests, []);
+  assert.deepEqual(rerrors.filter((e) => !e.startsWith('external request file:')), []);
+  await offline.close();
   assert.deepEqual(errors, []);
   await ctx.close();
   fs.rmSync(slower, { recursive: true, force: true });

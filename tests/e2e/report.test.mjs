@@ -152,6 +152,83 @@ test('other tools\' files dropped as they are: the same summaries as sloscope an
   await ctx.close();
 });
 
+test('the full reader (importers, Compare) is fetched only when needed: sloscope\'s own files are read by the lean one; another tool\'s file then starts the full one, which reads every file again', async () => {
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const { page, errors } = await newPage(ctx);
+  const fetched = [];
+  page.on('request', (r) => fetched.push(path.basename(new URL(r.url()).pathname)));
+  const readers = () => page.workers().map((w) => path.basename(new URL(w.url()).pathname));
+  await page.goto(url);
+  await page.click('#load-example');
+  await waitLoaded(page, exampleFiles().length);
+  const alone = await page.locator('.verdict .decision').allTextContents();
+  assert.deepEqual(readers(), ['sloscope-lean-worker_loader.js']);
+  assert.ok(fetched.includes('sloscope-lean-worker_bg.wasm'), fetched.join(' '));
+  assert.ok(!fetched.some((f) => f.startsWith('sloscope-worker')), fetched.join(' '));
+  const peer = path.join(root, 'tests/fixtures/peers/guidellm/benchmarks.json');
+  await dropFiles(page, [{ name: 'benchmarks.json', text: fs.readFileSync(peer, 'utf8') }]);
+  await waitLoaded(page, exampleFiles().length + 1);
+  for (let i = 0; i < 50 && readers().join() !== 'sloscope-worker_loader.js'; i++) await page.waitForTimeout(100);
+  assert.deepEqual(readers(), ['sloscope-worker_loader.js']);
+  assert.ok(fetched.includes('sloscope-worker_bg.wasm'), fetched.join(' '));
+  assert.equal(await page.locator('#file-list li.bad').count(), 0, (await page.locator('#file-list li.bad').allTextContents()).join('\n'));
+  assert.ok((await page.locator('#file-list li.ok').allTextContents()).join('\n').includes('GuideLLM result (2 runs)'));
+  // the example's verdicts, now from the full reader, are what the lean one gave
+  assert.deepEqual((await page.locator('.verdict .decision').allTextContents()).slice(0, alone.length), alone);
+  assert.deepEqual(errors, []);
+  await ctx.close();
+});
+
+test('chart values on hover and keyboard: each point says its figures in words beside it', async () => {
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const { page, errors } = await newPage(ctx);
+  await page.goto(url);
+  await page.click('#load-example');
+  await waitLoaded(page, exampleFiles().length);
+  const latency = analyze().profiles.find((p) => p.profile === 'latency');
+  const names = latency.candidates.map((c) => c.name);
+  await page.locator('#more-charts-latency summary').click();
+  const chart = page.locator('#chart-latency-tradeoff');
+  await page.waitForSelector('#chart-latency-tradeoff[data-drawn="true"]');
+  assert.equal(Number(await chart.getAttribute('data-marks')), names.length);
+  const value = page.locator('#chart-latency-tradeoff-value');
+  const ring = page.locator('figure:has(#chart-latency-tradeoff) .chart-ring');
+  // keyboard: focus, then the arrows step through the points
+  await chart.focus();
+  await page.keyboard.press('ArrowRight');
+  const first = (await value.textContent()).trim();
+  assert.match(first, /^\S+: TTFT p95 [\d.,]+ ms, output throughput [\d.,]+ tokens\/s/);
+  assert.ok(names.some((n) => first.startsWith(`${n}:`)), first);
+  await page.keyboard.press('ArrowRight');
+  const second = (await value.textContent()).trim();
+  assert.notEqual(second, first);
+  await page.keyboard.press('ArrowLeft');
+  assert.equal((await value.textContent()).trim(), first);
+  const at = await ring.boundingBox();
+  assert.ok(at, 'a ring marks the point read');
+  await page.keyboard.press('Escape');
+  assert.equal((await value.textContent()).trim(), '');
+  assert.equal(await ring.count(), 0);
+  // the pointer on that point reads the same words; away from every point, nothing
+  await page.mouse.move(at.x + at.width / 2, at.y + at.height / 2);
+  await page.waitForFunction(() => document.querySelector('#chart-latency-tradeoff-value').textContent.trim() !== '');
+  assert.equal((await value.textContent()).trim(), first);
+  const box = await chart.boundingBox();
+  await page.mouse.move(box.x + 3, box.y + 3);
+  await page.waitForFunction(() => document.querySelector('#chart-latency-tradeoff-value').textContent.trim() === '');
+  // the SLO chart, first on the card: one value per row, with its interval where bounded
+  const slo = page.locator('#chart-latency-slo');
+  assert.ok(Number(await slo.getAttribute('data-marks')) >= names.length);
+  await slo.focus();
+  await page.keyboard.press('Home');
+  assert.match((await page.locator('#chart-latency-slo-value').textContent()).trim(), /×/);
+  // every drawn chart of the page says something at its points
+  const silent = await page.$$eval('canvas[data-drawn="true"]', (cs) => cs.filter((c) => c.dataset.marks === '0').map((c) => c.id));
+  assert.deepEqual(silent, []);
+  assert.deepEqual(errors, []);
+  await ctx.close();
+});
+
 test('reruns: a conflict until "Pool reruns" is checked, then the same pooled verdict as analyze --pool-reruns, kept in the downloaded report', async () => {
   // A rerun of np1 in the latency profile: another run of the same candidate and workload.
   const flat = fs.mkdtempSync(path.join(os.tmpdir(), 'sloscope-rerun-'));

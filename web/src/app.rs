@@ -124,14 +124,17 @@ pub fn app() -> Html {
     let dragging = use_state(|| false);
     let status = use_state(|| None::<String>);
     let embedded = use_memo((), |_| report::embedded());
-    // A downloaded report with its raw files carries the reader worker inlined; one with the
-    // analysis reads nothing and starts none.
+    // A downloaded report with its raw files carries the full reader worker inlined; one with
+    // the analysis reads nothing and starts none. The page starts the lean reader first.
     let engine = {
         let dispatch = state.dispatcher();
         let url = match embedded.as_ref() {
             Some(e) if e.analysis.is_some() => None,
-            Some(e) => e.worker_url(),
-            None => Some(crate::engine::WORKER_URL.to_string()),
+            Some(e) => e.worker_url().map(|full| (full, None)),
+            None => Some((
+                crate::engine::LEAN_WORKER_URL.to_string(),
+                Some(crate::engine::WORKER_URL.to_string()),
+            )),
         };
         (*use_memo((), move |_| Engine::new(dispatch, url))).clone()
     };
@@ -141,6 +144,10 @@ pub fn app() -> Html {
         let engine = engine.clone();
         let status_for_sources = status.clone();
         use_effect_with((), move |_| match (*embedded).clone() {
+            Some(Embedded {
+                comparison: Some(c),
+                ..
+            }) => show_carried_comparison(&dispatch, c),
             Some(Embedded {
                 pool_reruns,
                 files,
@@ -262,7 +269,7 @@ pub fn app() -> Html {
             }
         </header>
         <Toolbar on_files={on_files} on_example={on_example} on_download={on_download} on_copy={on_copy} on_clear={on_clear}
-            has_report={analysis.is_some()} can_copy={analysis.is_some() || state.comparison.is_some()} side={state.side} on_side={on_side.clone()} embedded={embedded.is_some()} status={(*status).clone()}
+            has_report={analysis.is_some() || state.compared_posted.is_some()} can_copy={analysis.is_some() || state.comparison.is_some()} side={state.side} on_side={on_side.clone()} embedded={embedded.is_some()} status={(*status).clone()}
             pool={pool} on_pool={on_pool} raw={*raw} on_raw={on_raw} />
         if *dragging {
             <div class="drop-overlay" id="drop-overlay" aria-hidden="true"><div>{ "Drop result files to analyse them" }</div></div>
@@ -278,13 +285,15 @@ pub fn app() -> Html {
                 { overview(&a, &v, generation) }
             }
             if let Some(side) = state.side {
-                { sides(state.side_counts(), side, &on_side) }
+                if embedded.is_none() {
+                    { sides(state.side_counts(), side, &on_side) }
+                }
                 <Compare comparison={state.comparison.clone()} counts={state.side_counts()} generation={generation} />
             }
             if let Some(n) = &state.notice {
                 <p class="warn" id="notice">{ n.clone() }</p>
             }
-            if let Some(e) = (*embedded).as_ref().filter(|e| e.analysis.is_some()) {
+            if let Some(e) = (*embedded).as_ref().filter(|e| e.analysis.is_some() || e.comparison.is_some()) {
                 <p class="small" id="report-data">{ e.describe() }</p>
             }
             <FileList entries={state.entries.clone()} on_cancel={on_cancel} analysing={state.analysing} />
@@ -443,6 +452,10 @@ fn download_report(
     status: UseStateHandle<Option<String>>,
 ) -> Callback<()> {
     Callback::from(move |_| {
+        if state.side.is_some() {
+            download_comparison(&state, status.clone());
+            return;
+        }
         let Some(posted) = state.posted.clone() else {
             return;
         };
@@ -481,6 +494,62 @@ fn download_report(
             }
         });
     })
+}
+
+/// A downloaded comparison, shown as its author's page showed it: the files of each side
+/// listed, the comparison as its reader made it; nothing is read again.
+fn show_carried_comparison(
+    dispatch: &yew::UseReducerDispatcher<State>,
+    c: crate::report::CarriedComparison,
+) {
+    dispatch.dispatch(Action::SetSide(Some(crate::protocol::Side::Before)));
+    for (i, (name, kind, side)) in c.listing.into_iter().enumerate() {
+        let id = i as u32 + 1;
+        dispatch.dispatch(Action::Loading {
+            id,
+            name,
+            size: 0.0,
+            side: Some(side),
+        });
+        dispatch.dispatch(Action::Done {
+            id,
+            result: Ok(kind),
+        });
+    }
+    dispatch.dispatch(Action::Compared(Some(Rc::new(c.compared)), Some(c.posted)));
+}
+
+/// "Download report" in Compare mode: the comparison as the reader made it and the files of
+/// each side (named after the after side's subject).
+fn download_comparison(state: &State, status: UseStateHandle<Option<String>>) {
+    let Some(posted) = state.compared_posted.clone() else {
+        return;
+    };
+    let listing: Vec<(String, String, crate::protocol::Side)> = state
+        .entries
+        .iter()
+        .filter_map(|e| match (&e.status, e.side) {
+            (crate::state::Status::Loaded(kind), Some(s)) => {
+                Some((e.name.clone(), kind.clone(), s))
+            }
+            _ => None,
+        })
+        .collect();
+    let pool = state.pool_reruns;
+    spawn_local(async move {
+        status.set(Some("Building the report…".into()));
+        let name = "sloscope-comparison.html";
+        match report::build_compared(&posted, &listing, "sloscope comparison", pool).await {
+            Ok(html) => match report::download_text(&html, name, "text/html") {
+                Ok(()) => status.set(Some(format!(
+                    "Saved {name} ({:.1} MB, the comparison and its distributions)",
+                    html.len() as f64 / 1e6
+                ))),
+                Err(e) => status.set(Some(format!("Could not save the report: {e}"))),
+            },
+            Err(e) => status.set(Some(format!("Could not build the report: {e}"))),
+        }
+    });
 }
 
 /// The verdict cards and the cross-profile chart.

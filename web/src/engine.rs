@@ -1,6 +1,9 @@
-//! The page's end of the reader: starts the reader worker (`sloscope-worker_loader.js`, built
-//! by Trunk beside the page, or a downloaded report's inlined copy), hands it each file by
-//! reference, and turns what it says into [`Action`]s. The page itself never parses a file, so
+//! The page's end of the reader: starts the reader worker (the lean one first,
+//! `sloscope-lean-worker_loader.js`, built by Trunk beside the page, or a downloaded report's
+//! inlined copy of the full one), hands it each file by reference, and turns what it says into
+//! [`Action`]s. When the lean reader meets what only the full one reads (another tool's file,
+//! Compare mode), the page starts the full reader (`sloscope-worker_loader.js`) in its place and
+//! hands it every file again: the importers and the comparison are fetched only when used. The page itself never parses a file, so
 //! its wasm holds no parser. If the worker cannot start (a page opened from disk: browsers start
 //! no worker there) the files are refused with that reason; if it dies (out of memory: wasm32
 //! has 4 GiB), the file it was reading is refused with that reason, a fresh worker starts and
@@ -17,8 +20,10 @@ use yew::UseReducerDispatcher;
 use crate::protocol::{FromReader, Side, ToReader};
 use crate::state::{Action, State};
 
-/// The worker's script, next to the page.
+/// The full reader's script, next to the page.
 pub const WORKER_URL: &str = "./sloscope-worker_loader.js";
+/// The lean reader's script (sloscope's own files only), the one the page starts first.
+pub const LEAN_WORKER_URL: &str = "./sloscope-lean-worker_loader.js";
 
 /// A file given to the page.
 #[derive(Clone)]
@@ -66,7 +71,12 @@ pub struct Engine {
     /// Files being read (not yet loaded, refused or cancelled).
     reading: RefCell<HashSet<u32>>,
     mode: RefCell<Option<Mode>>,
-    url: String,
+    /// The running reader's script.
+    url: RefCell<String>,
+    /// The full reader's script, while the lean one runs.
+    full_url: RefCell<Option<String>>,
+    /// Bumped by each start of a reader: what an older one still says is not heard.
+    generation: Cell<u32>,
     next_id: Cell<u32>,
     pool: Cell<bool>,
     /// In Compare mode, the collection new files join.
@@ -79,14 +89,24 @@ pub struct Engine {
 }
 
 impl Engine {
-    /// Starts the reader worker from `url` (none: this page reads no file).
-    pub fn new(dispatch: UseReducerDispatcher<State>, url: Option<String>) -> Rc<Self> {
+    /// Starts the reader worker from the first of `urls`, the second being the full reader's
+    /// that it may ask for (none: this page reads no file).
+    pub fn new(
+        dispatch: UseReducerDispatcher<State>,
+        urls: Option<(String, Option<String>)>,
+    ) -> Rc<Self> {
+        let (url, full_url) = match urls {
+            Some((first, full)) => (Some(first), full),
+            None => (None, None),
+        };
         let e = Rc::new(Engine {
             dispatch,
             kept: RefCell::default(),
             reading: RefCell::default(),
             mode: RefCell::new(None),
-            url: url.clone().unwrap_or_default(),
+            url: RefCell::new(url.clone().unwrap_or_default()),
+            full_url: RefCell::new(full_url),
+            generation: Cell::new(0),
             next_id: Cell::new(1),
             pool: Cell::new(false),
             side: Cell::new(None),
@@ -114,21 +134,28 @@ impl Engine {
     fn spawn(&self) -> Mode {
         let opts = web_sys::WorkerOptions::new();
         opts.set_name("sloscope-reader");
-        let worker = match web_sys::Worker::new_with_options(&self.url, &opts) {
+        let worker = match web_sys::Worker::new_with_options(&self.url.borrow(), &opts) {
             Ok(w) => w,
             Err(e) => return Self::unavailable(&crate::load::js_message(&e)),
         };
+        let generation = self.generation.get() + 1;
+        self.generation.set(generation);
         let me = self.me.borrow().clone();
         let on_message =
             Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |ev: web_sys::MessageEvent| {
-                let Some(e) = me.upgrade() else {
+                let Some(e) = me.upgrade().filter(|e| e.generation.get() == generation) else {
                     return;
                 };
                 let data = ev.data();
-                // An analysis as the reader posted it, kept for a downloaded report.
-                let posted = js_sys::Reflect::get(&data, &JsValue::from_str("analysis"))
-                    .ok()
-                    .filter(JsValue::is_object);
+                // An analysis or a comparison as the reader posted it, kept for a downloaded
+                // report.
+                let field = |o: &JsValue, k: &str| {
+                    js_sys::Reflect::get(o, &JsValue::from_str(k))
+                        .ok()
+                        .filter(JsValue::is_object)
+                };
+                let posted = field(&data, "analysis")
+                    .or_else(|| field(&data, "comparison").and_then(|c| field(&c, "comparison")));
                 match serde_wasm_bindgen::from_value::<FromReader>(data) {
                     Ok(m) => e.heard(m, posted),
                     Err(err) => e.heard(
@@ -143,7 +170,7 @@ impl Engine {
         let on_error =
             Closure::<dyn FnMut(web_sys::ErrorEvent)>::new(move |ev: web_sys::ErrorEvent| {
                 ev.prevent_default();
-                if let Some(e) = me.upgrade() {
+                if let Some(e) = me.upgrade().filter(|e| e.generation.get() == generation) {
                     e.died(ev.message())
                 }
             });
@@ -362,9 +389,10 @@ impl Engine {
                 self.dispatch.dispatch(Action::Cancelled { id });
             }
             FromReader::Notice { message } => self.dispatch.dispatch(Action::Notice(message)),
+            FromReader::Upgrade { why } => self.upgrade(why),
             FromReader::Comparison { comparison } => self
                 .dispatch
-                .dispatch(Action::Compared(comparison.map(|c| Rc::new(*c)))),
+                .dispatch(Action::Compared(comparison.map(|c| Rc::new(*c)), posted)),
             FromReader::Analysis {
                 analysis,
                 view,
@@ -388,10 +416,7 @@ impl Engine {
     /// most likely): refuse what it was reading with the reason, and start again with the rest.
     fn died(&self, message: String) {
         let started = matches!(*self.mode.borrow(), Some(Mode::Worker(_)));
-        let taken = self.mode.borrow_mut().take();
-        if let Some(Mode::Worker(w) | Mode::Starting(w, _)) = taken {
-            w.terminate();
-        }
+        self.stop_reader();
         if started {
             // Files are read in order: the first still being read is the one it died on.
             let lost = {
@@ -424,6 +449,33 @@ impl Engine {
         } else {
             Self::unavailable(&message)
         };
+        self.hand_all_to(mode);
+    }
+
+    fn stop_reader(&self) {
+        let taken = self.mode.borrow_mut().take();
+        if let Some(Mode::Worker(w) | Mode::Starting(w, _)) = taken {
+            w.terminate();
+        }
+    }
+
+    /// The lean reader met what only the full one reads: start the full one in its place and
+    /// hand it every file again (the full reader asking is a fault: shown, not looped on).
+    fn upgrade(&self, why: String) {
+        let Some(full) = self.full_url.borrow_mut().take() else {
+            self.dispatch.dispatch(Action::Notice(format!(
+                "the page's reader cannot read what it was given: {why}"
+            )));
+            return;
+        };
+        self.stop_reader();
+        *self.url.borrow_mut() = full;
+        let mode = self.spawn();
+        self.hand_all_to(mode);
+    }
+
+    /// Makes `mode` the reader and hands it every kept file again, in order.
+    fn hand_all_to(&self, mode: Mode) {
         *self.mode.borrow_mut() = Some(mode);
         if self.pool.get() {
             self.send(ToReader::Pool { on: true }, None);

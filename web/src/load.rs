@@ -3,9 +3,9 @@
 //! CLI), the example set, and what a document is called in the file list. This runs in the
 //! reader worker, or on the page where no worker can start.
 
-use sloscope_core::input::LoadError;
+use sloscope_core::input::{read_document_with, Importer, LoadError, LoadErrorKind};
 use sloscope_core::input::{Next, Reader};
-use sloscope_core::{read_document, Document};
+use sloscope_core::Document;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
@@ -31,12 +31,28 @@ pub enum ReadError {
     Cancelled,
     /// The file is refused: the specific error.
     Failed(String),
+    /// Another tool's result file, and this reader has no importer: the one that has must
+    /// read it.
+    NoImporter(String),
+}
+
+impl From<LoadError> for ReadError {
+    fn from(e: LoadError) -> Self {
+        match e.kind {
+            LoadErrorKind::NoImporter => ReadError::NoImporter(e.to_string()),
+            _ => ReadError::Failed(e.to_string()),
+        }
+    }
 }
 
 /// Parses one file held in memory; the error names the file, the JSON path and what was
 /// expected.
-pub fn parse(name: &str, bytes: Vec<u8>) -> Result<Document, String> {
-    read_document(name, bytes).map_err(|e| e.to_string())
+pub fn parse(
+    name: &str,
+    bytes: Vec<u8>,
+    importer: Option<Importer>,
+) -> Result<Document, ReadError> {
+    Ok(read_document_with(name, bytes, importer)?)
 }
 
 /// Where a read's bytes come from, one chunk at a time.
@@ -159,14 +175,14 @@ pub fn js_message(e: &wasm_bindgen::JsValue) -> String {
 /// requests parsed reported every [`PROGRESS_BYTES`] and at the end, stopping when `cancelled`
 /// says so (asked before each chunk).
 pub async fn read_blob(
-    name: &str,
+    (name, importer): (&str, Option<Importer>),
     blob: &web_sys::Blob,
     mut progress: impl FnMut(f64, f64, u64),
     cancelled: impl Fn() -> bool,
 ) -> Result<Document, ReadError> {
     let size = blob.size();
-    let failed = |e: LoadError| ReadError::Failed(e.to_string());
-    let mut reader = Reader::new(name, size as u64, Some(MAX_WHOLE_READ_BYTES));
+    let failed = ReadError::from;
+    let mut reader = Reader::with_importer(name, size as u64, Some(MAX_WHOLE_READ_BYTES), importer);
     // At most two passes: the reader asks for the bytes again, whole, only from a stream.
     let mut chunk = Vec::new();
     loop {

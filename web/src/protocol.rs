@@ -96,6 +96,12 @@ pub enum FromReader {
         /// Which.
         id: u32,
     },
+    /// This reader cannot read what it was given (another tool's file, two collections to
+    /// compare): the page starts the full reader and hands it every file again.
+    Upgrade {
+        /// What needs it.
+        why: String,
+    },
     /// Something the page must show that belongs to no file.
     Notice {
         /// In words.

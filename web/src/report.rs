@@ -6,6 +6,7 @@ use sloscope_core::view::ReportView;
 use sloscope_core::Analysis;
 
 use crate::engine::Source;
+use crate::protocol::{Compared, Side};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
@@ -34,6 +35,20 @@ pub struct Embedded {
     /// The reader worker's script with its wasm inlined, when the raw files are carried (the
     /// report reads them again when opened).
     pub worker: Option<String>,
+    /// A comparison of two collections, when that is what it carries.
+    pub comparison: Option<CarriedComparison>,
+}
+
+/// What a report made in Compare mode carries: the comparison its author's page showed, as its
+/// reader made it, and the files of each side.
+#[derive(Debug, Clone)]
+pub struct CarriedComparison {
+    /// The files it was computed from (name, kind, side).
+    pub listing: Vec<(String, String, Side)>,
+    /// The comparison, its view and Markdown.
+    pub compared: Compared,
+    /// The same as the JS object read (what a report downloaded from this one carries).
+    pub posted: JsValue,
 }
 
 impl Embedded {
@@ -52,6 +67,18 @@ impl Embedded {
 impl Embedded {
     /// What the report carries, in words.
     pub fn describe(&self) -> String {
+        if let Some(c) = &self.comparison {
+            let n = |s: Side| c.listing.iter().filter(|f| f.2 == s).count();
+            return format!(
+                "This report carries the comparison sloscope {} computed from these {} files \
+                 ({} before, {} after) when it was made (cells, intervals, distributions), not \
+                 their per-request data.",
+                c.compared.comparison.sloscope_version,
+                c.listing.len(),
+                n(Side::Before),
+                n(Side::After)
+            );
+        }
         match &self.analysis {
             Some(Carried {
                 listing, analysis, ..
@@ -112,11 +139,31 @@ pub fn embedded() -> Option<Embedded> {
         }),
         _ => None,
     };
+    let comparison = v.get("compared").and_then(|_| {
+        let posted = js_sys::Reflect::get(&exact, &JsValue::from_str("compared")).ok()?;
+        Some(CarriedComparison {
+            listing: v["listing"]
+                .as_array()?
+                .iter()
+                .filter_map(|f| {
+                    let side = serde_json::from_value::<Side>(f["side"].clone()).ok()?;
+                    Some((
+                        f["name"].as_str()?.to_string(),
+                        f["kind"].as_str()?.to_string(),
+                        side,
+                    ))
+                })
+                .collect(),
+            compared: serde_wasm_bindgen::from_value::<Compared>(posted.clone()).ok()?,
+            posted,
+        })
+    });
     Some(Embedded {
         pool_reruns: v["options"]["pool_reruns"] == serde_json::Value::Bool(true),
         files: files_of(&v),
         analysis,
         worker: v["worker"].as_str().map(str::to_string),
+        comparison,
     })
 }
 
@@ -266,8 +313,38 @@ pub async fn build(
             )
         }
     };
+    Ok(page(&data, &script, &style, title))
+}
+
+/// Builds the self-contained report of a comparison: the comparison as the reader posted it
+/// and the files of each side it came from.
+pub async fn build_compared(
+    posted: &JsValue,
+    listing: &[(String, String, Side)],
+    title: &str,
+    pool_reruns: bool,
+) -> Result<String, String> {
+    let (script, style) = assets().await?;
+    let carried = js_sys::JSON::stringify(posted)
+        .ok()
+        .and_then(|s| s.as_string())
+        .ok_or("the comparison could not be written out")?;
+    let listing: Vec<serde_json::Value> = listing
+        .iter()
+        .map(|(n, k, s)| serde_json::json!({"name": n, "kind": k, "side": s}))
+        .collect();
+    let data = format!(
+        "{{\"compared\":{carried},\"listing\":{},\"options\":{}}}",
+        serde_json::Value::Array(listing),
+        serde_json::json!({"pool_reruns": pool_reruns})
+    );
+    Ok(page(&data, &script, &style, title))
+}
+
+/// The report's HTML around its data, the app's script and its style.
+fn page(data: &str, script: &str, style: &str, title: &str) -> String {
     let csp = "default-src 'none'; script-src 'unsafe-inline' 'wasm-unsafe-eval'; worker-src blob:; style-src 'unsafe-inline'; img-src data: blob:; connect-src 'none'; base-uri 'none'; form-action 'none'";
-    Ok(format!(
+    format!(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
          <meta http-equiv=\"Content-Security-Policy\" content=\"{csp}\">\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
@@ -276,9 +353,9 @@ pub async fn build(
          <script type=\"application/json\" id=\"{EMBEDDED_ID}\">{}</script>\
          <script type=\"module\" id=\"{APP_SCRIPT_ID}\">{}</script></body></html>\n",
         style.replace("</", "<\\/"),
-        script_safe(&data),
+        script_safe(data),
         script.replace("</", "<\\/"),
-    ))
+    )
 }
 
 /// Starts a download of `url` as `name`.

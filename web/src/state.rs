@@ -87,6 +87,8 @@ pub struct State {
     pub side: Option<Side>,
     /// In Compare mode, the comparison of the two collections.
     pub comparison: Option<Rc<Compared>>,
+    /// The comparison as the JS object the reader posted (what a downloaded report carries).
+    pub compared_posted: Option<JsValue>,
 }
 
 impl State {
@@ -177,8 +179,8 @@ pub enum Action {
     SetPool(bool),
     /// Compare mode: the collection new files join, or off.
     SetSide(Option<Side>),
-    /// The reader's comparison (Compare mode).
-    Compared(Option<Rc<Compared>>),
+    /// The reader's comparison (Compare mode), and the JS object it was posted as.
+    Compared(Option<Rc<Compared>>, Option<JsValue>),
     /// A message for the reader.
     Notice(String),
     /// Forget every file.
@@ -254,7 +256,10 @@ impl Reducible for State {
             }
             Action::Notice(n) => s.notice = Some(n),
             Action::SetSide(side) => s.side = side,
-            Action::Compared(c) => s.comparison = c,
+            Action::Compared(c, posted) => {
+                s.compared_posted = posted.filter(|_| c.is_some());
+                s.comparison = c;
+            }
             Action::Clear => {
                 s = State {
                     generation: s.generation + 1,

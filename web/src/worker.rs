@@ -11,6 +11,7 @@ use std::collections::{HashSet, VecDeque};
 use std::rc::Rc;
 
 use sloscope_core::comparison::{compare, comparison_view, CompareOptions};
+use sloscope_core::input::Importer;
 use sloscope_core::view::report_view;
 use sloscope_core::{analyze_all, AnalyzeOptions, LoadedFile};
 use wasm_bindgen::prelude::*;
@@ -18,6 +19,55 @@ use wasm_bindgen::JsCast;
 
 use crate::load::{self, ReadError};
 use crate::protocol::{Compared, FromReader, Side, ToReader};
+
+/// The comparison of the before and after files (pooling reruns or not), with its view and
+/// Markdown.
+pub type Comparer = fn(&[&LoadedFile], &[&LoadedFile], bool) -> Box<Compared>;
+
+/// What a reader can do beyond analysing sloscope's own files. The page starts a reader
+/// without these first (the `sloscope-lean-worker` binary, which holds none of their code, so
+/// it is less to fetch); a file or a mode that needs them makes it ask for the full reader
+/// (`sloscope-worker`), which the page then starts and hands every file again.
+#[derive(Clone, Copy)]
+pub struct Abilities {
+    /// Reads other tools' result files.
+    pub importer: Option<Importer>,
+    /// Compares two collections.
+    pub comparer: Option<Comparer>,
+}
+
+impl Abilities {
+    /// Everything: the full reader.
+    pub fn full() -> Self {
+        Self {
+            importer: Some(sloscope_core::input::importer()),
+            comparer: Some(compared),
+        }
+    }
+
+    /// sloscope's own files, analysed: the page's first reader.
+    pub fn lean() -> Self {
+        Self {
+            importer: None,
+            comparer: None,
+        }
+    }
+}
+
+fn compared(before: &[&LoadedFile], after: &[&LoadedFile], pool: bool) -> Box<Compared> {
+    let options = CompareOptions {
+        pool_reruns: pool,
+        ..CompareOptions::default()
+    };
+    let comparison = compare(before, after, &options);
+    let view = comparison_view(&comparison);
+    let markdown = sloscope_core::comparison::markdown(&comparison);
+    Box::new(Compared {
+        comparison,
+        view,
+        markdown,
+    })
+}
 
 /// A file's content as the page sent it.
 pub enum Payload {
@@ -45,6 +95,18 @@ struct Reader {
     pool: bool,
     /// Bumped by Clear: a read that started before it is dropped when it ends.
     epoch: u64,
+    abilities: Abilities,
+    /// Asked the page for the full reader: takes nothing more.
+    upgrading: bool,
+}
+
+/// Asks the page for the full reader (once), and takes nothing more.
+fn upgrade(r: &mut Reader, why: String) {
+    if !r.upgrading {
+        r.upgrading = true;
+        r.queue.clear();
+        (r.sink)(FromReader::Upgrade { why });
+    }
 }
 
 fn scope() -> web_sys::DedicatedWorkerGlobalScope {
@@ -89,20 +151,10 @@ fn post_comparison(r: &Reader) -> bool {
             .collect()
     };
     let (before, after) = (side(Side::Before), side(Side::After));
-    let comparison = (!before.is_empty() && !after.is_empty()).then(|| {
-        let options = CompareOptions {
-            pool_reruns: r.pool,
-            ..CompareOptions::default()
-        };
-        let comparison = compare(&before, &after, &options);
-        let view = comparison_view(&comparison);
-        let markdown = sloscope_core::comparison::markdown(&comparison);
-        Box::new(Compared {
-            comparison,
-            view,
-            markdown,
-        })
-    });
+    let comparison = match r.abilities.comparer {
+        Some(f) if !before.is_empty() && !after.is_empty() => Some(f(&before, &after, r.pool)),
+        _ => None,
+    };
     (r.sink)(FromReader::Comparison { comparison });
     (r.sink)(FromReader::Analysis {
         analysis: None,
@@ -151,7 +203,7 @@ pub struct ReaderHandle(Rc<RefCell<Reader>>);
 
 impl ReaderHandle {
     /// A reader with nothing kept.
-    pub fn new(sink: Rc<dyn Fn(FromReader)>) -> Self {
+    pub fn new(sink: Rc<dyn Fn(FromReader)>, abilities: Abilities) -> Self {
         Self(Rc::new(RefCell::new(Reader {
             sink,
             docs: Vec::new(),
@@ -161,6 +213,8 @@ impl ReaderHandle {
             cancelled: HashSet::new(),
             pool: false,
             epoch: 0,
+            abilities,
+            upgrading: false,
         })))
     }
 
@@ -170,9 +224,10 @@ impl ReaderHandle {
     }
 }
 
-/// Starts the reader in this worker: installs the message handler and says it is ready.
-pub fn start() {
-    let reader = ReaderHandle::new(Rc::new(post_to_page));
+/// Starts the reader in this worker, with what it can do: installs the message handler and
+/// says it is ready.
+pub fn start(abilities: Abilities) {
+    let reader = ReaderHandle::new(Rc::new(post_to_page), abilities);
     let on_message =
         Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
             let data = js_sys::Array::from(&e.data());
@@ -197,7 +252,13 @@ pub fn start() {
 
 fn handle(reader: &Rc<RefCell<Reader>>, msg: ToReader, payload: Option<Payload>) {
     let mut r = reader.borrow_mut();
+    if r.upgrading {
+        return;
+    }
     match msg {
+        ToReader::Load { side: Some(_), .. } if r.abilities.comparer.is_none() => {
+            upgrade(&mut r, "comparing two collections".into())
+        }
         ToReader::Load { id, name, side } => {
             let Some(payload) = payload else {
                 (r.sink)(FromReader::Failed {
@@ -270,15 +331,16 @@ async fn drain(reader: Rc<RefCell<Reader>>) {
             }
         };
         let id = job.id;
-        let sink = reader.borrow().sink.clone();
+        let (sink, importer) = {
+            let r = reader.borrow();
+            (r.sink.clone(), r.abilities.importer)
+        };
         let result = match &job.payload {
-            Payload::Text(t) => {
-                load::parse(&job.name, t.clone().into_bytes()).map_err(ReadError::Failed)
-            }
+            Payload::Text(t) => load::parse(&job.name, t.clone().into_bytes(), importer),
             Payload::Blob(b) => {
                 let rd = reader.clone();
                 load::read_blob(
-                    &job.name,
+                    (&job.name, importer),
                     b,
                     |bytes, total, requests| {
                         sink(FromReader::Progress {
@@ -297,6 +359,9 @@ async fn drain(reader: Rc<RefCell<Reader>>) {
             }
         };
         let mut r = reader.borrow_mut();
+        if r.upgrading {
+            return;
+        }
         // A Cancel that arrived after the reader's last look (while the last bytes were parsed)
         // still cancels: the user asked before the file was shown.
         let asked = r.cancelled.remove(&id);
@@ -323,6 +388,10 @@ async fn drain(reader: Rc<RefCell<Reader>>) {
             Err(ReadError::Failed(error)) => {
                 r.refused.push((id, error.clone()));
                 sink(FromReader::Failed { id, error });
+            }
+            Err(ReadError::NoImporter(why)) => {
+                upgrade(&mut r, why);
+                return;
             }
         }
     }

@@ -86,6 +86,7 @@ pub fn baseline_ratios<DB: DrawingBackend>(
         } else {
             Pos::new(HPos::Right, VPos::Center)
         });
+        crate::marks::add(&chart, &(*r, y + 0.5), format!("{text}: quantized / float"));
         chart.draw_series(std::iter::once(
             EmptyElement::at((anchor, y + 0.5)) + Text::new(text, (dx, 0), style),
         ))?;

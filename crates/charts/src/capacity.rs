@@ -87,10 +87,7 @@ pub fn capacity<DB: DrawingBackend + 'static>(
     let root = &plot;
     let mut chart =
         frame(root, &title, Frame::Roomy)?.build_cartesian_2d(0f64..xmax, 0f64..ymax)?;
-    let y_desc = match y {
-        CapacityY::Slo => y_name.name(),
-        CapacityY::Throughput => "output throughput (tokens/s)".to_string(),
-    };
+    let y_desc = y_words(y, y_name);
     chart
         .configure_mesh()
         .x_desc(format!("{} ({unit})", cap.over.as_str()))
@@ -173,6 +170,20 @@ fn candidates<DB: DrawingBackend + 'static>(
         let line: Vec<(f64, f64)> = pts.iter().map(|p| (p.0, p.1)).collect();
         chart.draw_series(LineSeries::new(line, color.stroke_width(2)))?;
         chart.draw_series(pts.iter().map(|p| marker(shape, (p.0, p.1), color)))?;
+        for p in pts.iter() {
+            let outcome = match (p.2, p.3) {
+                (true, _) => "meets every SLO".to_string(),
+                (false, Some(m)) => format!("fails {m}"),
+                (false, None) => "fails".to_string(),
+            };
+            let text = format!(
+                "{name}: load {}, {} {}: {outcome}",
+                tick(&p.0),
+                y_words(y, y_name),
+                tick(&p.1)
+            );
+            crate::marks::add(chart, &(p.0, p.1), text);
+        }
         // A failing trial: a red ring around its marker (shape keeps the series, the ring the
         // outcome, so neither rests on colour alone).
         chart.draw_series(
@@ -211,4 +222,12 @@ fn candidates<DB: DrawingBackend + 'static>(
         ))?;
     }
     Ok(())
+}
+
+/// What the vertical axis shows.
+fn y_words(y: CapacityY, y_name: Metric) -> String {
+    match y {
+        CapacityY::Slo => y_name.name(),
+        CapacityY::Throughput => "output throughput (tokens/s)".to_string(),
+    }
 }

@@ -105,6 +105,12 @@ pub fn cdf<DB: DrawingBackend + 'static>(
             .map(|(k, v)| (*v, k as f64 / 100.0))
             .collect();
         chart.draw_series(LineSeries::new(pts, color.stroke_width(2)))?;
+        for k in [50, 90, 95, 99] {
+            if let Some(v) = vals.get(k) {
+                let text = format!("{}: p{k} {} {} ms", lines[i].0, q.label(), crate::tick(v));
+                crate::marks::add(&chart, &(*v, k as f64 / 100.0), text);
+            }
+        }
     }
     for (_, limit, level) in &marks {
         let style = crate::SLO.stroke_width(2);

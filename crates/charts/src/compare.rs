@@ -54,6 +54,16 @@ pub fn tradeoff_shift<DB: DrawingBackend + 'static>(
     let mut chart =
         frame(root, &title, Frame::Roomy)?.build_cartesian_2d(0f64..xmax, 0f64..ymax)?;
     axes(&mut chart, "output throughput (tokens/s)", "TTFT p95 (ms)")?;
+    for (name, b, a) in &pts {
+        let text = format!(
+            "{name}: TTFT p95 {} → {} ms, output throughput {} → {} tokens/s",
+            crate::tick(&b.1),
+            crate::tick(&a.1),
+            crate::tick(&b.0),
+            crate::tick(&a.0)
+        );
+        crate::marks::add(&chart, a, text);
+    }
     for (i, (_, b, a)) in pts.iter().enumerate() {
         let color = looks[i].1;
         chart.draw_series(LineSeries::new([*b, *a], color.stroke_width(2)))?;
@@ -115,6 +125,14 @@ pub fn cdf_pair<DB: DrawingBackend + 'static>(
         cb.stroke_width(2),
     ))?;
     chart.draw_series(LineSeries::new(line(after), ca.stroke_width(2)))?;
+    for (side, v) in [("before", before), ("after", after)] {
+        for k in [50, 90, 95, 99] {
+            if let Some(x) = v.get(k) {
+                let text = format!("{side}: p{k} {} {} ms", q.label(), crate::tick(x));
+                crate::marks::add(&chart, &(*x, k as f64 / 100.0), text);
+            }
+        }
+    }
     legend(&side, &entries)?;
     root.present()
 }

@@ -79,8 +79,15 @@ pub fn tpot_by_concurrency<DB: DrawingBackend + 'static>(
             BLACK.mix(0.15).stroke_width(1),
         ))?;
     }
-    for (i, (_, pts)) in series.iter().enumerate() {
+    for (i, (name, pts)) in series.iter().enumerate() {
         let (shape, color) = looks[i];
+        for (x, y) in pts {
+            crate::marks::add(
+                &chart,
+                &(*x, *y),
+                format!("{name}: concurrency {}, TPOT p95 {} ms", tick(x), tick(y)),
+            );
+        }
         chart.draw_series(pts.iter().map(|&at| marker::<DB, _>(shape, at, color)))?;
     }
     legend(&side, &entries)?;

@@ -11,6 +11,7 @@ mod capacity;
 mod cdf;
 mod compare;
 mod concurrency;
+pub mod marks;
 mod search;
 mod slo;
 mod tradeoff;
@@ -60,6 +61,7 @@ pub fn frame<'a, 'b, DB: DrawingBackend>(
     f: Frame,
 ) -> Result<ChartBuilder<'a, 'b, DB>, DrawingAreaErrorKind<DB::ErrorType>> {
     root.fill(&WHITE)?;
+    marks::clear();
     let (margin, x, y) = match f {
         Frame::Small => (10, 36, 48),
         Frame::LongTicks => (10, 36, 56),
@@ -344,7 +346,7 @@ const SLO: RGBColor = RGBColor(200, 30, 30);
 const FONT: &str = "sans-serif";
 
 /// A tick label as the tables write numbers: `20`, `2500`, `0.25` — never `20.0`.
-fn tick(v: &f64) -> String {
+pub fn tick(v: &f64) -> String {
     sloscope_core::measure::format_number(*v)
 }
 
@@ -442,6 +444,7 @@ fn upper(values: impl Iterator<Item = f64>) -> f64 {
 
 fn empty<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, title: &str) -> Drawn<DB> {
     root.fill(&WHITE)?;
+    marks::clear();
     let text = if title.contains(": no ") {
         title.to_string()
     } else {

@@ -91,6 +91,12 @@ fn trial<DB: DrawingBackend + 'static>(
     let x = f64::from(t.index) + 1.0;
     let Some(e) = t.primary else {
         let at = (x, ymax * 0.02);
+        let why = t.infeasible.as_deref().unwrap_or("no measurement");
+        crate::marks::add(
+            chart,
+            &at,
+            format!("trial {}: {}: infeasible: {why}", t.index + 1, t.name),
+        );
         chart.draw_series(std::iter::once(Cross::new(
             at,
             6,
@@ -114,7 +120,26 @@ fn trial<DB: DrawingBackend + 'static>(
         color.filled()
     };
     chart.draw_series(std::iter::once(Circle::new((x, e.value), 5, style)))?;
+    let text = format!(
+        "trial {}: {}{}: {}{}",
+        t.index + 1,
+        t.name,
+        if picked { " (the pick)" } else { "" },
+        tick(&e.value),
+        interval_words(e.lo, e.hi)
+    );
+    crate::marks::add(chart, &(x, e.value), text);
     Ok(())
+}
+
+/// A 95 % interval in words, where the data bound it.
+fn interval_words(lo: Option<f64>, hi: Option<f64>) -> String {
+    match (lo, hi) {
+        (Some(lo), Some(hi)) => format!(" (95 % interval {}–{})", tick(&lo), tick(&hi)),
+        (Some(lo), None) => format!(" (95 % interval from {}, no upper bound)", tick(&lo)),
+        (None, Some(hi)) => format!(" (95 % interval up to {})", tick(&hi)),
+        (None, None) => String::new(),
+    }
 }
 
 /// The explored space: each configuration measured, its primary metric (pooled, with its 95 %
@@ -200,6 +225,14 @@ pub fn search_space<DB: DrawingBackend + 'static>(
             5,
             color.filled(),
         )))?;
+        let text = format!(
+            "{}: {} MB peak memory, {}{}",
+            f.name,
+            tick(&x),
+            tick(&f.primary.value),
+            interval_words(f.primary.lo, f.primary.hi)
+        );
+        crate::marks::add(&chart, &(x, f.primary.value), text);
     }
     legend(&side, &entries)?;
     plot.present()
@@ -239,6 +272,7 @@ pub fn search_knobs<DB: DrawingBackend + 'static>(
     let limit = cv.search_slo.as_ref().map(|l| l.limit);
     let ymax = upper(points.iter().map(|(_, e)| e.value).chain(limit));
     root.fill(&WHITE)?;
+    crate::marks::clear();
     let panels = root.split_evenly((1, s.knobs.len()));
     for (i, (knob, panel)) in s.knobs.iter().zip(&panels).enumerate() {
         let values = knob_values(&s.trials, knob);
@@ -287,6 +321,16 @@ pub fn search_knobs<DB: DrawingBackend + 'static>(
                 4,
                 color.filled(),
             )))?;
+            crate::marks::add(
+                &chart,
+                &(x, e.value),
+                format!(
+                    "{knob} {}: {}: {}",
+                    label_at(&values, x),
+                    t.name,
+                    tick(&e.value)
+                ),
+            );
         }
         for t in s.trials.iter().filter(|t| t.infeasible.is_some()) {
             if let Some(x) = at(t) {

@@ -173,6 +173,12 @@ fn draw_row<DB: DrawingBackend>(
         r.metric,
         tick(&r.at)
     );
+    let iv = match (r.sampled, r.low, r.high) {
+        (true, Some(lo), Some(hi)) => format!("; 95 % interval {}–{}×", tick(&lo), tick(&hi)),
+        (true, Some(lo), None) => format!("; 95 % interval from {}×, no upper bound", tick(&lo)),
+        _ => String::new(),
+    };
+    crate::marks::add(chart, &(edge(r.at), mid), format!("{label}{iv}"));
     let style = TextStyle::from((FONT, 13).into_font()).pos(Pos::new(HPos::Left, VPos::Bottom));
     chart.draw_series(std::iter::once(
         EmptyElement::at((0.0, y + 1.0)) + Text::new(label, (4, 15), style),

@@ -84,6 +84,28 @@ pub fn tradeoff<DB: DrawingBackend + 'static>(
             EmptyElement::at((*x, *y)) + Text::new(name.clone(), offset, (FONT, 13)),
         ))?;
     }
+    for c in &p.candidates {
+        if let (Some(x), Some(y)) = (c.metric(tps), c.metric(ttft)) {
+            let iv = c.primary_interval.as_ref().and_then(|i| i.ends()).map_or(
+                String::new(),
+                |(lo, hi)| {
+                    format!(
+                        "; {} 95 % interval {}–{}",
+                        primary.map_or(String::new(), |m| m.name()),
+                        tick(&lo),
+                        tick(&hi)
+                    )
+                },
+            );
+            let text = format!(
+                "{}: TTFT p95 {} ms, output throughput {} tokens/s{iv}",
+                shown(&c.name),
+                tick(&y),
+                tick(&x)
+            );
+            crate::marks::add(&chart, &(x, y), text);
+        }
+    }
     legend(&side, &entries)?;
     root.present()
 }

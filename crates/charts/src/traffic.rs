@@ -132,6 +132,21 @@ pub fn histogram<DB: DrawingBackend + 'static>(
     let slot = width * 0.8 / k;
     for (i, shares) in bars.iter().enumerate() {
         let (_, color) = looks[i];
+        for (b, share) in shares.iter().enumerate().filter(|(_, s)| **s > 0.0) {
+            let (from, x0) = (
+                lo + width * b as f64,
+                lo + width * (b as f64 + 0.1) + slot * i as f64,
+            );
+            let text = format!(
+                "{}: {} {}–{}: {} % of requests",
+                lines[i].0,
+                which.label(),
+                tick(&from),
+                tick(&(from + width)),
+                tick(share)
+            );
+            crate::marks::add(&chart, &(x0 + slot / 2.0, *share), text);
+        }
         chart.draw_series(
             shares
                 .iter()
@@ -199,6 +214,16 @@ pub fn prefill<DB: DrawingBackend + 'static>(
             .collect();
         chart.draw_series(LineSeries::new(p50.clone(), color.stroke_width(2)))?;
         chart.draw_series(DashedLineSeries::new(p90, 6, 4, color.stroke_width(1)))?;
+        for (b, at) in c.ttft_by_prompt.iter().zip(&p50) {
+            let text = format!(
+                "{}: prompts of about {} tokens: TTFT p50 {} ms, p90 {} ms",
+                lines[i].0,
+                tick(&b.prompt_tokens),
+                tick(&b.ttft_p50_ms),
+                tick(&b.ttft_p90_ms)
+            );
+            crate::marks::add(&chart, at, text);
+        }
         chart.draw_series(p50.into_iter().map(|at| marker(shape, at, color)))?;
     }
     legend(&side, &entries)?;

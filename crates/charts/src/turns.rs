@@ -78,8 +78,15 @@ pub fn ttft_by_turn<DB: DrawingBackend + 'static>(
             SLO.stroke_width(2),
         ))?;
     }
-    for (i, (_, pts)) in series.iter().enumerate() {
+    for (i, (name, pts)) in series.iter().enumerate() {
         let (shape, color) = looks[i];
+        for (x, y) in pts {
+            crate::marks::add(
+                &chart,
+                &(*x, *y),
+                format!("{name}: turn {}, TTFT p95 {} ms", tick(x), tick(y)),
+            );
+        }
         chart.draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))?;
         chart.draw_series(pts.iter().map(|&at| marker::<DB, _>(shape, at, color)))?;
     }

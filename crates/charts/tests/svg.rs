@@ -433,3 +433,53 @@ fn a_configuration_searchs_path_and_space() {
 fn charts_points(s: &sloscope_core::search::SearchReport) -> usize {
     sloscope_core::search::measured(&s.trials).len()
 }
+
+/// Each value a chart says on hover sits where the chart drew it: every candidate's point of
+/// the trade-off is a mark at the centre of its drawn circle, saying its TTFT p95 and
+/// throughput as the analysis has them; each CDF says its p95 where its curve passes it.
+#[test]
+fn the_values_shown_on_hover_are_where_the_points_are_drawn() {
+    use sloscope_core::measure::Metric;
+    let a = example_analysis();
+    let view = sloscope_core::view::report_view(&a);
+    for (p, v) in a.profiles.iter().zip(&view.profiles) {
+        let drawn = svg((900, 340), |r| charts::tradeoff(r, p, &v.charts).unwrap());
+        let marks = charts::marks::take();
+        let with_both: Vec<_> = p
+            .candidates
+            .iter()
+            .filter(|c| {
+                c.metric(Metric::TTFT_P95).is_some() && c.metric(Metric::THROUGHPUT).is_some()
+            })
+            .collect();
+        assert_eq!(marks.len(), with_both.len(), "{}", p.profile);
+        for c in with_both {
+            let ttft = charts::tick(&c.metric(Metric::TTFT_P95).unwrap());
+            let m = marks
+                .iter()
+                .find(|m| m.text.starts_with(&format!("{}: ", c.name)))
+                .unwrap_or_else(|| panic!("{}: no mark for {}", p.profile, c.name));
+            assert!(
+                m.text.contains(&format!("TTFT p95 {ttft} ms")),
+                "{}",
+                m.text
+            );
+            let circle = format!(r#"<circle cx="{}" cy="{}" r="6" fill="#, m.x, m.y);
+            assert!(drawn.contains(&circle), "{}: {circle} not drawn", m.text);
+        }
+        svg((900, 260), |r| {
+            charts::cdf(r, p, charts::Quantity::Ttft).unwrap()
+        });
+        let cdf = charts::marks::take();
+        assert!(
+            cdf.iter().any(|m| m.text.contains("p95 TTFT")),
+            "{}",
+            p.profile
+        );
+        // A chart starts its own list: nothing of the last one is left over.
+        svg((900, 260), |r| charts::tradeoff(r, p, &v.charts).unwrap());
+        assert!(charts::marks::take()
+            .iter()
+            .all(|m| m.text.contains("TTFT p95")));
+    }
+}

@@ -10,4 +10,6 @@ pub use crate::read::replay::{
     DatasetRecord, Prompt, Trace, TraceEntry, TraceFormat,
 };
 pub use crate::read::strict::value as strict_value;
-pub use crate::read::{read_document, Document, LoadedFile};
+pub use crate::read::{
+    importer, read_document, read_document_with, Document, Importer, LoadedFile,
+};

@@ -1,7 +1,12 @@
 //! A canvas that a chart function draws on (through a `NodeRef`, never a global id), redrawn
-//! when its data or the window width changes, with a PNG download button.
+//! when its data or the window width changes, with a PNG download button. Each value the chart
+//! draws is shown in words beside its point on hover, and on keyboard focus (the arrow keys go
+//! from one to the next; an `aria-live` output reads it out).
 
+use std::cell::RefCell;
 use std::rc::Rc;
+
+use sloscope_charts::marks::Mark;
 
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
@@ -41,11 +46,83 @@ fn window_width() -> u32 {
         .unwrap_or(1024.0) as u32
 }
 
+/// What the last draw said at its points, and the CSS width it drew at.
+type Drawn = Rc<RefCell<(Vec<Mark>, u32)>>;
+
+/// How far from a point (in the chart's pixels) the pointer still reads it.
+const NEAR_PX: f64 = 28.0;
+
+/// Canvas pixels per chart pixel as the canvas is laid out now.
+fn shown_scale(el: &HtmlCanvasElement, css_w: u32) -> f64 {
+    match (el.client_width(), css_w) {
+        (w, c) if w > 0 && c > 0 => f64::from(w) / f64::from(c),
+        _ => 1.0,
+    }
+}
+
+/// The mark nearest the pointer, within [`NEAR_PX`].
+fn nearest(drawn: &Drawn, el: &HtmlCanvasElement, e: &PointerEvent) -> Option<usize> {
+    let d = drawn.borrow();
+    let scale = shown_scale(el, d.1);
+    let (x, y) = (
+        f64::from(e.offset_x()) / scale,
+        f64::from(e.offset_y()) / scale,
+    );
+    d.0.iter()
+        .enumerate()
+        .map(|(i, m)| (i, (f64::from(m.x) - x).hypot(f64::from(m.y) - y)))
+        .filter(|(_, dist)| *dist <= NEAR_PX)
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(i, _)| i)
+}
+
+/// The selected mark after a key: the arrows step, Home and End jump, Escape clears.
+fn stepped(key: &str, at: Option<usize>, n: usize) -> Option<Option<usize>> {
+    if n == 0 {
+        return None;
+    }
+    Some(match key {
+        "ArrowRight" | "ArrowDown" => Some(at.map_or(0, |i| (i + 1) % n)),
+        "ArrowLeft" | "ArrowUp" => Some(at.map_or(n - 1, |i| (i + n - 1) % n)),
+        "Home" => Some(0),
+        "End" => Some(n - 1),
+        "Escape" => None,
+        _ => return None,
+    })
+}
+
+/// The selected value beside its point: a ring on the point and its words, kept inside the
+/// figure (to the left of the point on the right half).
+fn value_at(drawn: &Drawn, canvas: &NodeRef, at: Option<usize>, id: &str) -> Html {
+    let d = drawn.borrow();
+    let (Some(m), Some(el)) = (
+        at.and_then(|i| d.0.get(i)),
+        canvas.cast::<HtmlCanvasElement>(),
+    ) else {
+        return html! { <output class="chart-value" id={format!("{id}-value")} aria-live="polite"></output> };
+    };
+    let scale = shown_scale(&el, d.1);
+    let (x, y) = (
+        f64::from(el.offset_left()) + f64::from(m.x) * scale,
+        f64::from(el.offset_top()) + f64::from(m.y) * scale,
+    );
+    let right = f64::from(m.x) > f64::from(d.1) * 0.55;
+    html! {
+        <>
+            <span class="chart-ring" style={format!("left:{x:.0}px;top:{y:.0}px")}></span>
+            <output class={classes!("chart-value", "shown", right.then_some("right"))} id={format!("{id}-value")} aria-live="polite"
+                style={format!("left:{x:.0}px;top:{y:.0}px")}>{ m.text.clone() }</output>
+        </>
+    }
+}
+
 /// A chart on a canvas.
 #[function_component(Chart)]
 pub fn chart(props: &Props) -> Html {
     let canvas = use_node_ref();
     let width = use_state(window_width);
+    let drawn: Drawn = use_mut_ref(Default::default).clone();
+    let at = use_state(|| None::<usize>);
     {
         let width = width.clone();
         use_effect_with((), move |_| {
@@ -60,13 +137,15 @@ pub fn chart(props: &Props) -> Html {
         let canvas = canvas.clone();
         let draw = props.draw.clone();
         let height = props.height;
+        let (drawn, at) = (drawn.clone(), at.clone());
         // Each chart draws in its own task (a zero-delay timeout), not in the render pass:
         // a report's twenty charts would otherwise block the main thread as one long task.
         // A newer render cancels a draw not yet made.
         use_effect_with((props.generation, *width), move |(_, w)| {
             let w = *w;
             let pending = gloo::timers::callback::Timeout::new(0, move || {
-                draw_into(&canvas, &draw, height, w);
+                draw_into(&canvas, &draw, height, w, &drawn);
+                at.set(None);
             });
             move || drop(pending)
         });
@@ -82,9 +161,42 @@ pub fn chart(props: &Props) -> Html {
             }
         })
     };
+    let onpointermove = {
+        let (drawn, canvas, at) = (drawn.clone(), canvas.clone(), at.clone());
+        Callback::from(move |e: PointerEvent| {
+            if let Some(el) = canvas.cast::<HtmlCanvasElement>() {
+                let near = nearest(&drawn, &el, &e);
+                if near != *at {
+                    at.set(near);
+                }
+            }
+        })
+    };
+    let onpointerleave = {
+        let at = at.clone();
+        Callback::from(move |_: PointerEvent| at.set(None))
+    };
+    let onkeydown = {
+        let (drawn, at) = (drawn.clone(), at.clone());
+        Callback::from(move |e: KeyboardEvent| {
+            if let Some(next) = stepped(&e.key(), *at, drawn.borrow().0.len()) {
+                e.prevent_default();
+                at.set(next);
+            }
+        })
+    };
+    let onblur = {
+        let at = at.clone();
+        Callback::from(move |_: FocusEvent| at.set(None))
+    };
+    let value = value_at(&drawn, &canvas, *at, &props.id);
     html! {
         <figure class="chart">
-            <canvas id={props.id.clone()} ref={canvas} role="img" aria-label={props.label.clone()}></canvas>
+            <canvas id={props.id.clone()} ref={canvas} role="img" tabindex="0"
+                aria-label={format!("{} (arrow keys read its values)", props.label)}
+                aria-describedby={format!("{}-value", props.id)}
+                {onpointermove} {onpointerleave} {onkeydown} {onblur}></canvas>
+            { value }
             <figcaption>
                 <span>{ props.label.clone() }</span>
                 <button class="small" onclick={download} aria-label={format!("Download {} as PNG", props.label)}>{ "PNG" }</button>
@@ -95,7 +207,7 @@ pub fn chart(props: &Props) -> Html {
 
 /// Sizes the canvas to the room it has (its bitmap at the screen's density) and draws, recording the draw time (for the page benchmark,
 /// tests/e2e/bench.mjs) and whether it drew.
-fn draw_into(canvas: &NodeRef, draw: &DrawFn, height: u32, window_w: u32) {
+fn draw_into(canvas: &NodeRef, draw: &DrawFn, height: u32, window_w: u32, drawn: &Drawn) {
     let Some(el) = canvas.cast::<HtmlCanvasElement>() else {
         return;
     };
@@ -125,6 +237,8 @@ fn draw_into(canvas: &NodeRef, draw: &DrawFn, height: u32, window_w: u32) {
         let t0 = now();
         match draw(&root) {
             Ok(()) => {
+                *drawn.borrow_mut() = (sloscope_charts::marks::take(), css_w);
+                let _ = el.set_attribute("data-marks", &drawn.borrow().0.len().to_string());
                 let _ = el.set_attribute("data-draw-ms", &format!("{:.1}", now() - t0));
                 let _ = el.set_attribute("data-drawn", "true");
             }

@@ -14,6 +14,8 @@ pub enum LoadErrorKind {
     Field,
     /// Well-typed but impossible (negative durations, mismatched columns …).
     Invalid,
+    /// Another tool's result file, given to a reader built without the importer.
+    NoImporter,
 }
 
 /// A file that could not be read, with where and why.

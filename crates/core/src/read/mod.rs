@@ -201,20 +201,52 @@ fn aside(shape: Shape, bytes: &[u8]) -> Option<String> {
     }
 }
 
+/// What makes another tool's result file into runs ([`import::standalone_runs`]). It is passed
+/// in, not called by name, so a reader built without it (the page's first reader, which loads
+/// the importer on demand) holds none of the importers' code.
+pub type Importer = fn(&str, &[u8]) -> Result<Vec<(String, crate::schema::Run)>, LoadError>;
+
+/// The importer of every tool sloscope reads.
+pub fn importer() -> Importer {
+    import::standalone_runs
+}
+
 /// Reads one file: recognises its format by content, parses and validates it. Another tool's
 /// result file is imported (one run per benchmark, summaries only until a plan assigns it).
 pub fn read_document(file: &str, bytes: Vec<u8>) -> Result<Document, LoadError> {
-    read_any(file, bytes).and_then(|doc| normal::finish(file, doc))
+    read_document_with(file, bytes, Some(importer()))
 }
 
-fn read_any(file: &str, bytes: Vec<u8>) -> Result<Document, LoadError> {
+/// [`read_document`] with the importer given: without one, another tool's result file is
+/// refused with [`LoadErrorKind::NoImporter`] (the reader's caller then loads the importer).
+pub fn read_document_with(
+    file: &str,
+    bytes: Vec<u8>,
+    importer: Option<Importer>,
+) -> Result<Document, LoadError> {
+    read_any(file, bytes, importer).and_then(|doc| normal::finish(file, doc))
+}
+
+fn read_any(file: &str, bytes: Vec<u8>, importer: Option<Importer>) -> Result<Document, LoadError> {
     let shape = sniff(&bytes);
     if let Some(what) = aside(shape, &bytes) {
         return Ok(Document::Aside(what));
     }
     if let Some(f) = foreign_file(shape, &bytes) {
         if crate::read::import::importable_format(f.format) {
-            let runs = crate::read::import::standalone_runs(file, &bytes)?;
+            let Some(import) = importer else {
+                return Err(LoadError::new(
+                    file,
+                    "$",
+                    format!(
+                        "this is {}'s result file, and this reader was built without the \
+                         importer of other tools' files",
+                        f.tool
+                    ),
+                    LoadErrorKind::NoImporter,
+                ));
+            };
+            let runs = import(file, &bytes)?;
             for (name, run) in &runs {
                 checked_run(name, run)?;
             }

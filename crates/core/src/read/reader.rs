@@ -6,6 +6,7 @@
 
 use crate::read::error::{LoadError, LoadErrorKind};
 use crate::read::json::{assemble_run, is_run_prefix, Document};
+use crate::read::Importer;
 use crate::schema::GapStream;
 
 /// Files smaller than this are read whole: as fast, and simpler.
@@ -37,6 +38,7 @@ pub struct Reader {
     name: String,
     size: u64,
     max_whole: Option<u64>,
+    importer: Option<Importer>,
     mode: Mode,
 }
 
@@ -44,6 +46,17 @@ impl Reader {
     /// A reader of `name`, `size` bytes long. `max_whole` bounds a file read whole (the page's
     /// memory); a run file streams whatever its size.
     pub fn new(name: &str, size: u64, max_whole: Option<u64>) -> Reader {
+        Self::with_importer(name, size, max_whole, Some(crate::read::importer()))
+    }
+
+    /// [`Reader::new`] with the importer of other tools' files given (none: such a file is
+    /// refused with [`LoadErrorKind::NoImporter`]).
+    pub fn with_importer(
+        name: &str,
+        size: u64,
+        max_whole: Option<u64>,
+        importer: Option<Importer>,
+    ) -> Reader {
         let mode = if size >= STREAM_MIN_BYTES {
             Mode::Head(Vec::with_capacity(HEAD_BYTES))
         } else {
@@ -53,6 +66,7 @@ impl Reader {
             name: name.to_string(),
             size,
             max_whole,
+            importer,
             mode,
         }
     }
@@ -129,7 +143,7 @@ impl Reader {
     pub fn end(&mut self) -> Result<Option<Document>, LoadError> {
         match std::mem::replace(&mut self.mode, Mode::Whole(Vec::new())) {
             Mode::Head(bytes) | Mode::Whole(bytes) => {
-                crate::read::read_document(&self.name, bytes).map(Some)
+                crate::read::read_document_with(&self.name, bytes, self.importer).map(Some)
             }
             Mode::Stream(s) => match s.finish() {
                 Ok((rest, found)) => assemble_run(&self.name, rest, found).map(Some),

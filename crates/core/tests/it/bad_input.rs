@@ -300,3 +300,46 @@ fn large_file_errors_keep_their_paths() {
         "{e}"
     );
 }
+
+/// A reader built without the importer (the page's lean reader) refuses every other tool's
+/// file with `NoImporter`, naming the file and the tool, and reads sloscope's own files exactly
+/// as the full reader does; the full reader imports them.
+#[test]
+fn a_reader_without_the_importer_says_so_for_every_peer_file() {
+    use sloscope_core::input::{importer, read_document_with, Reader};
+    let peers = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/peers");
+    let mut seen = 0;
+    for dir in std::fs::read_dir(&peers).unwrap().flatten() {
+        for f in std::fs::read_dir(dir.path())
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            if !f.path().is_file() {
+                continue;
+            }
+            let bytes = std::fs::read(f.path()).unwrap();
+            let name = f.file_name().to_string_lossy().into_owned();
+            if !matches!(
+                read_document_with(&name, bytes.clone(), Some(importer())),
+                Ok(sloscope_core::Document::Imported(_))
+            ) {
+                continue;
+            }
+            seen += 1;
+            let e = read_document_with(&name, bytes.clone(), None).unwrap_err();
+            assert_eq!(e.kind, LoadErrorKind::NoImporter, "{e}");
+            assert_eq!(e.file, name);
+            assert!(e.message.contains("result file"), "{e}");
+            let mut r = Reader::with_importer(&name, bytes.len() as u64, None, None);
+            r.feed(&bytes).unwrap();
+            assert_eq!(r.end().unwrap_err().kind, LoadErrorKind::NoImporter);
+        }
+    }
+    assert!(seen >= 8, "{seen} peer files imported");
+    let own = serde_json::to_vec(&valid_run()).unwrap();
+    assert_eq!(
+        read_document_with("run.json", own.clone(), None).unwrap(),
+        read_document("run.json", own).unwrap()
+    );
+}
