@@ -75,6 +75,15 @@ test('a planned run that cannot be read is named where its cell is missing', asy
   await absent(page, 'latency');
   assert.match(await page.locator('.verdict[data-profile="latency"] ul.missing').textContent(), /could not be read \(runs\/latency--np4\.json/);
   await checkAgainstCli(page, expected);
+  // Another tool's file then makes the page start its full reader, which is handed every file
+  // again — the unreadable one too: the cell stays missing and named, never a clean verdict.
+  const peer = path.join(root, 'tests/fixtures/peers/guidellm/benchmarks.json');
+  await dropFiles(page, [{ name: 'benchmarks.json', text: fs.readFileSync(peer, 'utf8') }]);
+  for (let i = 0; i < 50 && !page.workers().some((w) => w.url().endsWith('sloscope-worker_loader.js')); i++) await page.waitForTimeout(100);
+  await waitLoaded(page, files(dir).length + 1);
+  await absent(page, 'latency');
+  assert.match(await page.locator('.verdict[data-profile="latency"] ul.missing').textContent(), /could not be read \(runs\/latency--np4\.json/);
+  assert.equal(await page.locator('#file-list li.bad').count(), 1);
   assert.deepEqual(errors, []);
   await ctx.close();
 });

@@ -60,6 +60,18 @@ test('a reload restores the example set and dropped files; Clear forgets them', 
   await reloaded(page);
   await waitLoaded(page, n);
   await checkAgainstCli(page, expected);
+
+  // A refused file comes back refused: the reload does not turn "could not be read" into
+  // "no run file was loaded".
+  await page.click('#clear');
+  const broken = exampleFiles().map((f) => (f.name.endsWith('latency--np4.json') ? { ...f, text: '{"kind": "run", "schema_ver' } : f));
+  await dropFiles(page, broken);
+  await waitLoaded(page, n);
+  assert.equal(await page.locator('#file-list li.bad').count(), 1);
+  await reloaded(page);
+  await waitLoaded(page, n);
+  assert.equal(await page.locator('#file-list li.bad').count(), 1);
+  assert.match(await page.locator('.verdict[data-profile="latency"] ul.missing').textContent(), /could not be read/);
   assert.deepEqual(errors, []);
   await ctx.close();
 });

@@ -68,6 +68,9 @@ pub struct Engine {
     dispatch: UseReducerDispatcher<State>,
     /// Files handed to the reader and not refused, cancelled or cleared, in order.
     kept: RefCell<Vec<(u32, String, Source)>>,
+    /// Files the reader refused: a reader started in its place is handed them again, so its
+    /// analysis names a planned cell left without a run by the file that could not be read.
+    refused: RefCell<Vec<(u32, String, Source)>>,
     /// Files being read (not yet loaded, refused or cancelled).
     reading: RefCell<HashSet<u32>>,
     mode: RefCell<Option<Mode>>,
@@ -102,6 +105,7 @@ impl Engine {
         let e = Rc::new(Engine {
             dispatch,
             kept: RefCell::default(),
+            refused: RefCell::default(),
             reading: RefCell::default(),
             mode: RefCell::new(None),
             url: RefCell::new(url.clone().unwrap_or_default()),
@@ -182,9 +186,7 @@ impl Engine {
     }
 
     fn send(&self, msg: ToReader, id: Option<u32>) {
-        let kept = self.kept.borrow();
-        let source = id.and_then(|id| kept.iter().find(|k| k.0 == id).map(|k| k.2.clone()));
-        drop(kept);
+        let source = id.and_then(|id| self.file(id)).map(|f| f.2);
         let refused = match (&*self.mode.borrow(), id, &msg) {
             (Some(Mode::Unavailable(why)), Some(id), ToReader::Load { name, .. }) => {
                 Some((id, format!("{name}: {why}")))
@@ -211,12 +213,19 @@ impl Engine {
         }
     }
 
+    /// A file given to the reader, kept or refused.
+    fn file(&self, id: u32) -> Option<(u32, String, Source)> {
+        let find = |v: &RefCell<Vec<(u32, String, Source)>>| {
+            v.borrow().iter().find(|k| k.0 == id).cloned()
+        };
+        find(&self.kept).or_else(|| find(&self.refused))
+    }
+
     fn load_msg(&self, id: u32) -> Option<ToReader> {
-        let kept = self.kept.borrow();
-        let (_, name, _) = kept.iter().find(|k| k.0 == id)?;
+        let (_, name, _) = self.file(id)?;
         Some(ToReader::Load {
             id,
-            name: name.clone(),
+            name,
             side: self.sides.borrow().get(&id).copied(),
         })
     }
@@ -250,15 +259,17 @@ impl Engine {
         self.keep.set(true);
     }
 
-    /// Saves what a reload restores, when this page keeps it.
+    /// Saves what a reload restores, when this page keeps it: the files read and those
+    /// refused (read again, refused again: a planned cell stays named by its unreadable file).
     fn persist(&self) {
         if !self.keep.get() {
             return;
         }
         let sides = self.sides.borrow();
-        let files = self
-            .kept
-            .borrow()
+        let mut all: Vec<(u32, String, Source)> = self.kept.borrow().clone();
+        all.extend(self.refused.borrow().iter().cloned());
+        all.sort_by_key(|f| f.0);
+        let files = all
             .iter()
             .map(|(id, n, s)| {
                 let content = match s {
@@ -310,6 +321,7 @@ impl Engine {
     pub fn clear(&self) {
         self.sides.borrow_mut().clear();
         self.kept.borrow_mut().clear();
+        self.refused.borrow_mut().clear();
         self.reading.borrow_mut().clear();
         if let Some(Mode::Starting(_, queue)) = self.mode.borrow_mut().as_mut() {
             queue.clear();
@@ -378,6 +390,10 @@ impl Engine {
                 });
             }
             FromReader::Failed { id, error } => {
+                let file = self.kept.borrow().iter().find(|k| k.0 == id).cloned();
+                if let Some(f) = file {
+                    self.refused.borrow_mut().push(f);
+                }
                 self.forget(id);
                 self.dispatch.dispatch(Action::Done {
                     id,
@@ -386,6 +402,7 @@ impl Engine {
             }
             FromReader::Cancelled { id } => {
                 self.forget(id);
+                self.refused.borrow_mut().retain(|k| k.0 != id);
                 self.dispatch.dispatch(Action::Cancelled { id });
             }
             FromReader::Notice { message } => self.dispatch.dispatch(Action::Notice(message)),
@@ -480,7 +497,10 @@ impl Engine {
         if self.pool.get() {
             self.send(ToReader::Pool { on: true }, None);
         }
-        let ids: Vec<u32> = self.kept.borrow().iter().map(|k| k.0).collect();
+        let mut ids: Vec<u32> = self.kept.borrow().iter().map(|k| k.0).collect();
+        ids.extend(self.refused.borrow().iter().map(|k| k.0));
+        ids.sort_unstable();
+        ids.dedup();
         for id in ids {
             self.reading.borrow_mut().insert(id);
             if let Some(m) = self.load_msg(id) {
