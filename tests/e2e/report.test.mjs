@@ -190,7 +190,8 @@ test('chart values on hover and keyboard: each point says its figures in words b
   await page.locator('#more-charts-latency summary').click();
   const chart = page.locator('#chart-latency-tradeoff');
   await page.waitForSelector('#chart-latency-tradeoff[data-drawn="true"]');
-  assert.equal(Number(await chart.getAttribute('data-marks')), names.length);
+  // one value per candidate, and one legend entry per candidate that shows or hides it
+  assert.equal(Number(await chart.getAttribute('data-marks')), 2 * names.length);
   const value = page.locator('#chart-latency-tradeoff-value');
   const ring = page.locator('figure:has(#chart-latency-tradeoff) .chart-ring');
   // keyboard: focus, then the arrows step through the points
@@ -216,6 +217,24 @@ test('chart values on hover and keyboard: each point says its figures in words b
   const box = await chart.boundingBox();
   await page.mouse.move(box.x + 3, box.y + 3);
   await page.waitForFunction(() => document.querySelector('#chart-latency-tradeoff-value').textContent.trim() === '');
+  // the legend: the last entry read with the keyboard hides its candidate (Enter), and shows
+  // it again; a click on the entry does the same
+  await chart.focus();
+  await page.keyboard.press('End');
+  const entry = (await value.textContent()).trim();
+  const hid = names.find((n) => entry.startsWith(`legend: ${n}, shown`));
+  assert.ok(hid, entry);
+  const entryAt = await ring.boundingBox();
+  await page.keyboard.press('Enter');
+  await page.waitForFunction((n) => document.querySelector('#chart-latency-tradeoff').dataset.marks === String(n), 2 * names.length - 1);
+  assert.equal((await value.textContent()).trim(), `legend: ${hid}, hidden: click or Enter shows it`);
+  await page.keyboard.press('Enter');
+  await page.waitForFunction((n) => document.querySelector('#chart-latency-tradeoff').dataset.marks === String(n), 2 * names.length);
+  await page.keyboard.press('Escape');
+  await page.mouse.click(entryAt.x + entryAt.width / 2, entryAt.y + entryAt.height / 2);
+  await page.waitForFunction((n) => document.querySelector('#chart-latency-tradeoff').dataset.marks === String(n), 2 * names.length - 1);
+  await page.mouse.click(entryAt.x + entryAt.width / 2, entryAt.y + entryAt.height / 2);
+  await page.waitForFunction((n) => document.querySelector('#chart-latency-tradeoff').dataset.marks === String(n), 2 * names.length);
   // the SLO chart, first on the card: one value per row, with its interval where bounded
   const slo = page.locator('#chart-latency-slo');
   assert.ok(Number(await slo.getAttribute('data-marks')) >= names.length);

@@ -166,6 +166,9 @@ fn candidates<DB: DrawingBackend + 'static>(
     let bounds = Some((px.start, py.start, px.end, py.end));
     let looks = crate::looks(&series.iter().map(|s| s.0.as_str()).collect::<Vec<_>>());
     for (i, (name, knee, pts)) in series.iter().enumerate() {
+        if !crate::marks::visible(name) {
+            continue;
+        }
         let (shape, color) = looks[i];
         let line: Vec<(f64, f64)> = pts.iter().map(|p| (p.0, p.1)).collect();
         chart.draw_series(LineSeries::new(line, color.stroke_width(2)))?;

@@ -97,7 +97,10 @@ pub fn cdf<DB: DrawingBackend + 'static>(
         &format!("{} (ms)", q.label()),
         "fraction of requests",
     )?;
-    for (i, (_, vals)) in lines.iter().enumerate() {
+    for (i, (name, vals)) in lines.iter().enumerate() {
+        if !crate::marks::visible(name) {
+            continue;
+        }
         let color = looks[i].1;
         let pts: Vec<(f64, f64)> = vals
             .iter()

@@ -80,6 +80,9 @@ pub fn tpot_by_concurrency<DB: DrawingBackend + 'static>(
         ))?;
     }
     for (i, (name, pts)) in series.iter().enumerate() {
+        if !crate::marks::visible(name) {
+            continue;
+        }
         let (shape, color) = looks[i];
         for (x, y) in pts {
             crate::marks::add(

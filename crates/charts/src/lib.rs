@@ -248,14 +248,58 @@ pub fn legend<DB: DrawingBackend + 'static>(
     side.fill(&WHITE)?;
     let (w, _) = side.dim_in_pixel();
     let (placed, _) = layout(side, entries, w, w <= LEGEND_W);
-    for ((x, y, lines), (_, swatch)) in placed.into_iter().zip(entries) {
-        draw_swatch(side, *swatch, (x, y))?;
+    let base = side.get_base_pixel();
+    for ((x, y, lines), (name, swatch)) in placed.into_iter().zip(entries) {
+        // A series' entry toggles it; a hidden one is drawn grey and says so.
+        let hidden = marks::series(name);
+        let swatch = match hidden {
+            Some(true) => greyed(*swatch),
+            _ => *swatch,
+        };
+        draw_swatch(side, swatch, (x, y))?;
+        let ink = if hidden == Some(true) {
+            RGBColor(150, 150, 150)
+        } else {
+            BLACK
+        };
+        let n = lines.len();
         for (k, line) in lines.into_iter().enumerate() {
             let at = (x + LEGEND_TEXT_X, y - 7 + k as i32 * LEGEND_LINE_H);
-            side.draw(&Text::new(line, at, (FONT, 13)))?;
+            let line = match hidden {
+                Some(true) if k + 1 == n => format!("{line} (hidden)"),
+                _ => line,
+            };
+            side.draw(&Text::new(line, at, (FONT, 13).into_font().color(&ink)))?;
+        }
+        if let Some(h) = hidden {
+            let how = if h {
+                "hidden: click or Enter shows it"
+            } else {
+                "shown: click or Enter hides it"
+            };
+            marks::push(marks::Mark {
+                x: base.0 + x + 12,
+                y: base.1 + y,
+                text: format!("legend: {name}, {how}"),
+                toggles: Some(name.clone()),
+            });
         }
     }
     Ok(())
+}
+
+/// A hidden series' swatch: its shape in grey.
+fn greyed(s: Swatch) -> Swatch {
+    let g = RGBColor(190, 190, 190);
+    match s {
+        Swatch::Line(_) => Swatch::Line(g),
+        Swatch::Marker(k, _) => Swatch::Marker(k, g),
+        Swatch::Dot(_) => Swatch::Dot(g),
+        Swatch::Dashed(_) => Swatch::Dashed(g),
+        Swatch::Ring(_) => Swatch::Ring(g),
+        Swatch::Bar(_) => Swatch::Bar(g),
+        Swatch::Block(_) => Swatch::Block(g),
+    }
 }
 
 fn draw_swatch<DB: DrawingBackend + 'static>(

@@ -43,11 +43,15 @@ pub fn tradeoff<DB: DrawingBackend + 'static>(
     };
     let xmax = upper(pts.iter().map(|p| p.1).chain(slo_x).chain(highs(tps)));
     let ymax = upper(pts.iter().map(|p| p.2).chain(slo_y).chain(highs(ttft)));
-    // Pareto front: no other candidate has both more throughput and a lower TTFT.
-    let mut front: Vec<(f64, f64)> = pts
+    // The candidates drawn (a legend entry hides one); the axes stay those of all of them.
+    let shown_pts: Vec<&(String, f64, f64)> =
+        pts.iter().filter(|p| crate::marks::visible(&p.0)).collect();
+    // Pareto front: no other candidate drawn has both more throughput and a lower TTFT.
+    let mut front: Vec<(f64, f64)> = shown_pts
         .iter()
         .filter(|a| {
-            !pts.iter()
+            !shown_pts
+                .iter()
                 .any(|b| b.1 >= a.1 && b.2 <= a.2 && (b.1 > a.1 || b.2 < a.2))
         })
         .map(|a| (a.1, a.2))
@@ -75,6 +79,9 @@ pub fn tradeoff<DB: DrawingBackend + 'static>(
     let mut placed: Vec<Rect> = Vec::new();
     let looks = crate::looks(&pts.iter().map(|p| p.0.as_str()).collect::<Vec<_>>());
     for (i, (name, x, y)) in pts.iter().enumerate() {
+        if crate::marks::series(name) == Some(true) {
+            continue;
+        }
         let color = looks[i].1;
         chart.draw_series(std::iter::once(Circle::new((*x, *y), 6, color.filled())))?;
         // The name beside its marker, on the first side where it covers no marker and no
@@ -85,6 +92,9 @@ pub fn tradeoff<DB: DrawingBackend + 'static>(
         ))?;
     }
     for c in &p.candidates {
+        if crate::marks::series(&shown(&c.name)) == Some(true) {
+            continue;
+        }
         if let (Some(x), Some(y)) = (c.metric(tps), c.metric(ttft)) {
             let iv = c.primary_interval.as_ref().and_then(|i| i.ends()).map_or(
                 String::new(),
@@ -188,6 +198,7 @@ fn draw_intervals<DB: DrawingBackend>(chart: &mut Plane<'_, DB>, p: &ProfileRepo
     let bars: Vec<[(f64, f64); 2]> = p
         .candidates
         .iter()
+        .filter(|c| crate::marks::series(&shown(&c.name)) != Some(true))
         .filter_map(|c| {
             let (x, y, iv) = (
                 c.metric(tps)?,

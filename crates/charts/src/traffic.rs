@@ -131,6 +131,9 @@ pub fn histogram<DB: DrawingBackend + 'static>(
     let k = bars.len() as f64;
     let slot = width * 0.8 / k;
     for (i, shares) in bars.iter().enumerate() {
+        if !crate::marks::visible(&lines[i].0) {
+            continue;
+        }
         let (_, color) = looks[i];
         for (b, share) in shares.iter().enumerate().filter(|(_, s)| **s > 0.0) {
             let (from, x0) = (
@@ -200,7 +203,10 @@ pub fn prefill<DB: DrawingBackend + 'static>(
         .x_label_formatter(&tick)
         .y_label_formatter(&tick)
         .draw()?;
-    for (i, (_, c)) in lines.iter().enumerate() {
+    for (i, (name, c)) in lines.iter().enumerate() {
+        if !crate::marks::visible(name) {
+            continue;
+        }
         let (shape, color) = looks[i];
         let p50: Vec<(f64, f64)> = c
             .ttft_by_prompt

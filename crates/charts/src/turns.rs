@@ -79,6 +79,9 @@ pub fn ttft_by_turn<DB: DrawingBackend + 'static>(
         ))?;
     }
     for (i, (name, pts)) in series.iter().enumerate() {
+        if !crate::marks::visible(name) {
+            continue;
+        }
         let (shape, color) = looks[i];
         for (x, y) in pts {
             crate::marks::add(

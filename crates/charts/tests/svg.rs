@@ -444,7 +444,9 @@ fn the_values_shown_on_hover_are_where_the_points_are_drawn() {
     let view = sloscope_core::view::report_view(&a);
     for (p, v) in a.profiles.iter().zip(&view.profiles) {
         let drawn = svg((900, 340), |r| charts::tradeoff(r, p, &v.charts).unwrap());
-        let marks = charts::marks::take();
+        let (legend, marks): (Vec<_>, Vec<_>) = charts::marks::take()
+            .into_iter()
+            .partition(|m| m.toggles.is_some());
         let with_both: Vec<_> = p
             .candidates
             .iter()
@@ -453,6 +455,8 @@ fn the_values_shown_on_hover_are_where_the_points_are_drawn() {
             })
             .collect();
         assert_eq!(marks.len(), with_both.len(), "{}", p.profile);
+        // Each candidate's legend entry toggles it.
+        assert_eq!(legend.len(), with_both.len(), "{}", p.profile);
         for c in with_both {
             let ttft = charts::tick(&c.metric(Metric::TTFT_P95).unwrap());
             let m = marks
@@ -480,6 +484,44 @@ fn the_values_shown_on_hover_are_where_the_points_are_drawn() {
         svg((900, 260), |r| charts::tradeoff(r, p, &v.charts).unwrap());
         assert!(charts::marks::take()
             .iter()
+            .filter(|m| m.toggles.is_none())
             .all(|m| m.text.contains("TTFT p95")));
     }
+}
+
+/// A series hidden from its legend entry is not drawn and says nothing on hover; its entry
+/// stays, greyed and marked "(hidden)", so it can be shown again; the axes do not move.
+#[test]
+fn a_series_hidden_from_the_legend_is_not_drawn_and_its_entry_stays() {
+    let a = example_analysis();
+    let view = sloscope_core::view::report_view(&a);
+    let (p, v) = (&a.profiles[0], &view.profiles[0]);
+    let all = svg((900, 340), |r| charts::tradeoff(r, p, &v.charts).unwrap());
+    charts::marks::take();
+    let gone = p.candidates[0].name.clone();
+    charts::marks::set_hidden(std::slice::from_ref(&gone));
+    let less = svg((900, 340), |r| charts::tradeoff(r, p, &v.charts).unwrap());
+    let marks = charts::marks::take();
+    charts::marks::set_hidden(&[]);
+    let circles = |s: &str| s.matches(r#" r="6" fill="#).count();
+    assert_eq!(circles(&less), circles(&all) - 1);
+    assert!(
+        less.contains(&format!("{gone} (hidden)")),
+        "the entry stays, marked hidden"
+    );
+    assert!(marks
+        .iter()
+        .filter(|m| m.toggles.is_none())
+        .all(|m| !m.text.starts_with(&format!("{gone}:"))));
+    let entry = marks
+        .iter()
+        .find(|m| m.toggles.as_deref() == Some(gone.as_str()));
+    assert!(entry.is_some_and(|m| m.text.contains("hidden: click or Enter shows it")));
+    // the axes are those of every candidate: the tick labels are the same
+    let ticks = |s: &str| {
+        s.lines()
+            .filter(|l| l.contains("<text") && !l.contains(&gone))
+            .count()
+    };
+    assert_eq!(ticks(&less), ticks(&all));
 }

@@ -1,7 +1,8 @@
 //! A canvas that a chart function draws on (through a `NodeRef`, never a global id), redrawn
 //! when its data or the window width changes, with a PNG download button. Each value the chart
 //! draws is shown in words beside its point on hover, and on keyboard focus (the arrow keys go
-//! from one to the next; an `aria-live` output reads it out).
+//! from one to the next; an `aria-live` output reads it out). A series' legend entry shows or
+//! hides it (a click, or Enter or Space on the entry read with the keyboard).
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -61,7 +62,7 @@ fn shown_scale(el: &HtmlCanvasElement, css_w: u32) -> f64 {
 }
 
 /// The mark nearest the pointer, within [`NEAR_PX`].
-fn nearest(drawn: &Drawn, el: &HtmlCanvasElement, e: &PointerEvent) -> Option<usize> {
+fn nearest(drawn: &Drawn, el: &HtmlCanvasElement, e: &MouseEvent) -> Option<usize> {
     let d = drawn.borrow();
     let scale = shown_scale(el, d.1);
     let (x, y) = (
@@ -74,6 +75,15 @@ fn nearest(drawn: &Drawn, el: &HtmlCanvasElement, e: &PointerEvent) -> Option<us
         .filter(|(_, dist)| *dist <= NEAR_PX)
         .min_by(|a, b| a.1.total_cmp(&b.1))
         .map(|(i, _)| i)
+}
+
+/// Hides `name` if shown, shows it if hidden.
+fn toggled(hidden: &[String], name: &str) -> Vec<String> {
+    let mut out: Vec<String> = hidden.iter().filter(|n| *n != name).cloned().collect();
+    if out.len() == hidden.len() {
+        out.push(name.to_string());
+    }
+    out
 }
 
 /// The selected mark after a key: the arrows step, Home and End jump, Escape clears.
@@ -91,8 +101,8 @@ fn stepped(key: &str, at: Option<usize>, n: usize) -> Option<Option<usize>> {
     })
 }
 
-/// The selected value beside its point: a ring on the point and its words, kept inside the
-/// figure (to the left of the point on the right half).
+/// The selected value at its point: a ring on the point and its words above it (below, near
+/// the top), centred on it but kept inside the figure, whatever its width.
 fn value_at(drawn: &Drawn, canvas: &NodeRef, at: Option<usize>, id: &str) -> Html {
     let d = drawn.borrow();
     let (Some(m), Some(el)) = (
@@ -106,12 +116,17 @@ fn value_at(drawn: &Drawn, canvas: &NodeRef, at: Option<usize>, id: &str) -> Htm
         f64::from(el.offset_left()) + f64::from(m.x) * scale,
         f64::from(el.offset_top()) + f64::from(m.y) * scale,
     );
-    let right = f64::from(m.x) > f64::from(d.1) * 0.55;
+    let fig = el
+        .parent_element()
+        .map_or(f64::from(el.client_width()), |p| f64::from(p.client_width()));
+    let w = (fig - 12.0).clamp(0.0, 360.0);
+    let left = (x - w / 2.0).min(fig - w - 6.0).max(6.0);
+    let below = y < 90.0;
     html! {
         <>
             <span class="chart-ring" style={format!("left:{x:.0}px;top:{y:.0}px")}></span>
-            <output class={classes!("chart-value", "shown", right.then_some("right"))} id={format!("{id}-value")} aria-live="polite"
-                style={format!("left:{x:.0}px;top:{y:.0}px")}>{ m.text.clone() }</output>
+            <output class={classes!("chart-value", "shown", below.then_some("below"))} id={format!("{id}-value")} aria-live="polite"
+                style={format!("left:{left:.0}px;top:{y:.0}px;max-width:{w:.0}px")}>{ m.text.clone() }</output>
         </>
     }
 }
@@ -123,6 +138,9 @@ pub fn chart(props: &Props) -> Html {
     let width = use_state(window_width);
     let drawn: Drawn = use_mut_ref(Default::default).clone();
     let at = use_state(|| None::<usize>);
+    // The series hidden from the legend, and the legend entry to read again after the redraw.
+    let hidden = use_state(Vec::<String>::new);
+    let refocus: Rc<RefCell<Option<String>>> = use_mut_ref(|| None).clone();
     {
         let width = width.clone();
         use_effect_with((), move |_| {
@@ -137,18 +155,26 @@ pub fn chart(props: &Props) -> Html {
         let canvas = canvas.clone();
         let draw = props.draw.clone();
         let height = props.height;
-        let (drawn, at) = (drawn.clone(), at.clone());
+        let (drawn, at, refocus) = (drawn.clone(), at.clone(), refocus.clone());
         // Each chart draws in its own task (a zero-delay timeout), not in the render pass:
         // a report's twenty charts would otherwise block the main thread as one long task.
         // A newer render cancels a draw not yet made.
-        use_effect_with((props.generation, *width), move |(_, w)| {
-            let w = *w;
-            let pending = gloo::timers::callback::Timeout::new(0, move || {
-                draw_into(&canvas, &draw, height, w, &drawn);
-                at.set(None);
-            });
-            move || drop(pending)
-        });
+        use_effect_with(
+            (props.generation, *width, (*hidden).clone()),
+            move |(_, w, hid)| {
+                let (w, hid) = (*w, hid.clone());
+                let pending = gloo::timers::callback::Timeout::new(0, move || {
+                    sloscope_charts::marks::set_hidden(&hid);
+                    draw_into(&canvas, &draw, height, w, &drawn);
+                    let again = refocus.borrow_mut().take();
+                    let d = drawn.borrow();
+                    at.set(
+                        again.and_then(|n| d.0.iter().position(|m| m.toggles.as_ref() == Some(&n))),
+                    );
+                });
+                move || drop(pending)
+            },
+        );
     }
     let download = {
         let canvas = canvas.clone();
@@ -176,9 +202,37 @@ pub fn chart(props: &Props) -> Html {
         let at = at.clone();
         Callback::from(move |_: PointerEvent| at.set(None))
     };
+    let toggle = {
+        let (hidden, refocus) = (hidden.clone(), refocus.clone());
+        move |name: String| {
+            hidden.set(toggled(&hidden, &name));
+            *refocus.borrow_mut() = Some(name);
+        }
+    };
+    let onclick = {
+        let (drawn, canvas, toggle) = (drawn.clone(), canvas.clone(), toggle.clone());
+        Callback::from(move |e: MouseEvent| {
+            let Some(el) = canvas.cast::<HtmlCanvasElement>() else {
+                return;
+            };
+            let name = nearest(&drawn, &el, &e)
+                .and_then(|i| drawn.borrow().0.get(i).and_then(|m| m.toggles.clone()));
+            if let Some(name) = name {
+                toggle(name);
+            }
+        })
+    };
     let onkeydown = {
         let (drawn, at) = (drawn.clone(), at.clone());
         Callback::from(move |e: KeyboardEvent| {
+            let entry = at
+                .and_then(|i| drawn.borrow().0.get(i).and_then(|m| m.toggles.clone()))
+                .filter(|_| matches!(e.key().as_str(), "Enter" | " "));
+            if let Some(name) = entry {
+                e.prevent_default();
+                toggle(name);
+                return;
+            }
             if let Some(next) = stepped(&e.key(), *at, drawn.borrow().0.len()) {
                 e.prevent_default();
                 at.set(next);
@@ -195,7 +249,7 @@ pub fn chart(props: &Props) -> Html {
             <canvas id={props.id.clone()} ref={canvas} role="img" tabindex="0"
                 aria-label={format!("{} (arrow keys read its values)", props.label)}
                 aria-describedby={format!("{}-value", props.id)}
-                {onpointermove} {onpointerleave} {onkeydown} {onblur}></canvas>
+                {onpointermove} {onpointerleave} {onkeydown} {onblur} {onclick}></canvas>
             { value }
             <figcaption>
                 <span>{ props.label.clone() }</span>
