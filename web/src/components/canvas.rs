@@ -118,7 +118,9 @@ fn value_at(drawn: &Drawn, canvas: &NodeRef, at: Option<usize>, id: &str) -> Htm
     );
     let fig = el
         .parent_element()
-        .map_or(f64::from(el.client_width()), |p| f64::from(p.client_width()));
+        .map_or(f64::from(el.client_width()), |p| {
+            f64::from(p.client_width())
+        });
     let w = (fig - 12.0).clamp(0.0, 360.0);
     let left = (x - w / 2.0).min(fig - w - 6.0).max(6.0);
     let below = y < 90.0;
