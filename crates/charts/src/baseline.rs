@@ -1,4 +1,6 @@
-//! The quantized artifact against its float baseline: one ratio bar per metric.
+//! The quantized artifact against its float baseline: one ratio bar per metric, with the 95 %
+//! interval of the difference drawn on the ratio's axis (the difference's ends over the float
+//! value: `1 + lo / float` to `1 + hi / float`), only the ends the data give.
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -9,17 +11,30 @@ use sloscope_core::measure::Metric;
 
 use crate::{empty, frame, tick, Drawn, Frame, FONT, PALETTE};
 
-/// The quantized / float ratios to draw (metric, ratio), or why there are none (the page says
-/// it in words instead of drawing an empty chart).
-pub fn baseline_bars(p: &ProfileReport) -> Result<Vec<(String, f64)>, &'static str> {
+/// One bar: the metric, quantized / float, and the 95 % interval's ends on the ratio's axis
+/// (each `None` where the data give none, or where it would not be above 0 on the log axis).
+pub type RatioBar = (String, f64, (Option<f64>, Option<f64>));
+
+/// The quantized / float ratios to draw, or why there are none (the page says it in words
+/// instead of drawing an empty chart).
+pub fn baseline_bars(p: &ProfileReport) -> Result<Vec<RatioBar>, &'static str> {
     let Some(b) = &p.baseline else {
         return Err("no float baseline run");
     };
-    let bars: Vec<(String, f64)> = b
+    let bars: Vec<RatioBar> = b
         .rows
         .iter()
-        .filter_map(|r| Some((r.metric.name(), r.ratio?)))
-        .filter(|(_, r)| r.is_finite() && *r > 0.0)
+        .filter_map(|r| {
+            let (ratio, float) = (r.ratio?, r.baseline?);
+            let end = |d: Option<f64>| {
+                d.map(|d| 1.0 + d / float)
+                    .filter(|x| x.is_finite() && *x > 0.0)
+            };
+            let iv = r.difference_interval.as_ref();
+            let ends = (end(iv.and_then(|i| i.low)), end(iv.and_then(|i| i.high)));
+            Some((r.metric.name(), ratio, ends))
+        })
+        .filter(|(_, r, _)| r.is_finite() && *r > 0.0)
         .collect();
     match (bars.is_empty(), &b.compared_with) {
         (false, _) => Ok(bars),
@@ -47,7 +62,9 @@ pub fn baseline_ratios<DB: DrawingBackend>(
     };
     let far = bars
         .iter()
-        .map(|(_, r)| r.ln().abs())
+        .flat_map(|(_, r, (lo, hi))| [Some(*r), *lo, *hi])
+        .flatten()
+        .map(|r| r.ln().abs())
         .fold(0.0f64, f64::max)
         .max(2f64.ln())
         * 1.25;
@@ -62,7 +79,7 @@ pub fn baseline_ratios<DB: DrawingBackend>(
         .x_desc("quantized / float")
         .x_label_formatter(&|x| format!("×{}", tick(x)))
         .draw()?;
-    for (i, (metric, r)) in bars.iter().enumerate() {
+    for (i, (metric, r, ends)) in bars.iter().enumerate() {
         let y = (n - 1 - i) as f64;
         let better = Metric::parse(metric).map(|m| match m.direction() {
             sloscope_core::measure::Direction::LowerIsBetter => *r < 1.0,
@@ -78,15 +95,34 @@ pub fn baseline_ratios<DB: DrawingBackend>(
             [(1.0f64.min(*r), y + 0.2), (1.0f64.max(*r), y + 0.8)],
             color.filled(),
         )))?;
+        // The interval: a whisker through the bar's middle, only the ends the data give.
+        let mid = y + 0.5;
+        let (from, to) = (ends.0.unwrap_or(*r), ends.1.unwrap_or(*r));
+        if to > from {
+            chart.draw_series(std::iter::once(PathElement::new(
+                [(from, mid), (to, mid)],
+                BLACK.mix(0.75).stroke_width(2),
+            )))?;
+        }
         // The label sits on the side of 1.0 away from the bar.
         let (anchor, dx) = if *r >= 1.0 { (lo, 4) } else { (hi, -4) };
         let text = format!("{metric} ×{} {word}", tick(r));
+        let iv = match ends {
+            (Some(a), Some(b)) => format!("; 95 % ×{}–×{}", tick(a), tick(b)),
+            (Some(a), None) => format!("; 95 % from ×{}, no upper end", tick(a)),
+            (None, Some(b)) => format!("; 95 % up to ×{}, no lower end", tick(b)),
+            (None, None) => "; no 95 % interval from these data".to_string(),
+        };
         let style = TextStyle::from((FONT, 13).into_font()).pos(if dx > 0 {
             Pos::new(HPos::Left, VPos::Center)
         } else {
             Pos::new(HPos::Right, VPos::Center)
         });
-        crate::marks::add(&chart, &(*r, y + 0.5), format!("{text}: quantized / float"));
+        crate::marks::add(
+            &chart,
+            &(*r, y + 0.5),
+            format!("{text}: quantized / float{iv}"),
+        );
         chart.draw_series(std::iter::once(
             EmptyElement::at((anchor, y + 0.5)) + Text::new(text, (dx, 0), style),
         ))?;

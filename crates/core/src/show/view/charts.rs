@@ -93,7 +93,7 @@ pub(crate) fn charts(p: &ProfileReport) -> ChartsView {
         },
         baseline_caption: p.baseline.as_ref().map(|_| {
             Shown::new(format!(
-                "{}: quantized / float ratio per metric, point values (1 = the float model's); no interval is drawn",
+                "{}: quantized / float ratio per metric (1 = the float model's), the line through each bar the 95% interval of the difference over the float value, only the ends the data give",
                 p.profile
             ))
         }),
