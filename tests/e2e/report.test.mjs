@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { chromium } from 'playwright-core';
 import { serve } from './serve.mjs';
 import { ARGS, newPage as openPage, checkAgainstCli, chartsDrew, dropFiles, waitLoaded, stretch } from './lib.mjs';
@@ -235,6 +235,13 @@ test('chart values on hover and keyboard: each point says its figures in words b
   await page.waitForFunction((n) => document.querySelector('#chart-latency-tradeoff').dataset.marks === String(n), 2 * names.length - 1);
   await page.mouse.click(entryAt.x + entryAt.width / 2, entryAt.y + entryAt.height / 2);
   await page.waitForFunction((n) => document.querySelector('#chart-latency-tradeoff').dataset.marks === String(n), 2 * names.length);
+  // the entry's words are part of it, and the pointer says it can be clicked
+  await page.mouse.move(entryAt.x + entryAt.width / 2 + 28, entryAt.y + entryAt.height / 2);
+  assert.equal(await chart.evaluate((c) => c.style.cursor), 'pointer');
+  await page.mouse.click(entryAt.x + entryAt.width / 2 + 28, entryAt.y + entryAt.height / 2);
+  await page.waitForFunction((n) => document.querySelector('#chart-latency-tradeoff').dataset.marks === String(n), 2 * names.length - 1);
+  await page.mouse.click(entryAt.x + entryAt.width / 2 + 28, entryAt.y + entryAt.height / 2);
+  await page.waitForFunction((n) => document.querySelector('#chart-latency-tradeoff').dataset.marks === String(n), 2 * names.length);
   // the SLO chart, first on the card: one value per row, with its interval where bounded
   const slo = page.locator('#chart-latency-slo');
   assert.ok(Number(await slo.getAttribute('data-marks')) >= names.length);
@@ -246,6 +253,68 @@ test('chart values on hover and keyboard: each point says its figures in words b
   assert.deepEqual(silent, []);
   assert.deepEqual(errors, []);
   await ctx.close();
+  // On a phone a tap (no pointer moves first) shows the value tapped.
+  const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
+  const { page: pp, errors: perrors } = await newPage(phone);
+  await pp.goto(url);
+  await pp.click('#load-example');
+  await waitLoaded(pp, exampleFiles().length);
+  const slo2 = pp.locator('#chart-latency-slo');
+  await pp.waitForSelector('#chart-latency-slo[data-drawn="true"]');
+  await slo2.focus();
+  await pp.keyboard.press('Home');
+  const said = (await pp.locator('#chart-latency-slo-value').textContent()).trim();
+  const at2 = await pp.locator('figure:has(#chart-latency-slo) .chart-ring').boundingBox();
+  await pp.keyboard.press('Escape');
+  await pp.touchscreen.tap(at2.x + at2.width / 2, at2.y + at2.height / 2);
+  await pp.waitForFunction(() => document.querySelector('#chart-latency-slo-value').textContent.trim() !== '');
+  assert.equal((await pp.locator('#chart-latency-slo-value').textContent()).trim(), said);
+  assert.ok(await pp.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), 'no sideways scroll with a value shown');
+  assert.deepEqual(perrors, []);
+  await phone.close();
+});
+
+test('another tool\'s file placed in the plan on the page gives the verdict sloscope import --plan then analyze gives', async () => {
+  // The example set without its latency np4 run, and vLLM's result file in its place.
+  const set = exampleFiles().filter((f) => !f.endsWith('runs/latency--np4.json'));
+  const vllm = path.join(root, 'tests/fixtures/peers/vllm/save-result.json');
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'sloscope-place-'));
+  const named = set.map((f) => ({ name: path.relative(examples, f), text: fs.readFileSync(f, 'utf8') }));
+  for (const f of named) { fs.mkdirSync(path.dirname(path.join(tmp, f.name)), { recursive: true }); fs.writeFileSync(path.join(tmp, f.name), f.text); }
+  // What the command line makes of it: import into the plan's latency np4, then analyze.
+  const pl = path.join(tmp, '_plan');
+  fs.mkdirSync(pl);
+  fs.copyFileSync(path.join(root, 'examples/llama-cpu/plan.toml'), path.join(pl, 'plan.toml'));
+  fs.cpSync(path.join(examples, 'lineage'), path.join(pl, 'lineage'), { recursive: true });
+  const env = { ...process.env, LLAMA_SERVER: '/bin/true', SLOSCOPE_Q8_0_GGUF: '/nonexistent', SLOSCOPE_F16_GGUF: '/nonexistent' };
+  execFileSync(sloscope, ['import', vllm, '--out', path.join(tmp, '_out'), '--plan', path.join(pl, 'plan.toml'), '--profile', 'latency', '--candidate', 'np4'], { env });
+  fs.copyFileSync(path.join(tmp, '_out/runs/latency--np4.json'), path.join(tmp, 'save-result.json'));
+  const names = [...named.map((f) => f.name), 'save-result.json'];
+  const cli = spawnSync(sloscope, ['analyze', '--format', 'json', ...names], { cwd: tmp });
+  const expected = JSON.parse(cli.stdout.toString());
+
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const { page, errors } = await newPage(ctx);
+  await page.goto(url);
+  await page.waitForSelector('#load-example');
+  await dropFiles(page, [...named, { name: 'save-result.json', text: fs.readFileSync(vllm, 'utf8') }]);
+  await waitLoaded(page, names.length);
+  const row = page.locator('#placing-table tbody tr');
+  assert.equal(await row.count(), 1);
+  assert.equal((await row.locator('td').first().textContent()).trim(), 'save-result.json');
+  assert.equal((await row.locator('td.placed').textContent()).trim(), 'summaries only');
+  await row.locator('select[id$="-profile"]').selectOption('latency');
+  await row.locator('select[id$="-candidate"]').selectOption('np4');
+  await page.waitForFunction(() => document.querySelector('#placing-table td.placed')?.textContent.startsWith('placed: latency · np4'));
+  await waitLoaded(page, names.length);
+  await checkAgainstCli(page, expected);
+  // Taken out again: summaries only, as read
+  await row.locator('select[id$="-profile"]').selectOption('');
+  await row.locator('select[id$="-candidate"]').selectOption('');
+  await page.waitForFunction(() => document.querySelector('#placing-table td.placed')?.textContent.startsWith('summaries only'));
+  assert.deepEqual(errors, []);
+  await ctx.close();
+  fs.rmSync(tmp, { recursive: true, force: true });
 });
 
 test('reruns: a conflict until "Pool reruns" is checked, then the same pooled verdict as analyze --pool-reruns, kept in the downloaded report', async () => {

@@ -14,6 +14,7 @@ use crate::components::canvas::{drawn, Chart, DrawFn};
 use crate::components::compare::{sides, Compare};
 use crate::components::file_list::FileList;
 use crate::components::lineage::Lineage;
+use crate::components::placing::Placing;
 use crate::components::profile::Profile;
 use crate::components::shards::Shards;
 use crate::components::toolbar::Toolbar;
@@ -248,6 +249,10 @@ pub fn app() -> Html {
         let engine = engine.clone();
         Callback::from(move |s| engine.set_side(s))
     };
+    let on_place = {
+        let engine = engine.clone();
+        Callback::from(move |(id, p, c): (u32, String, String)| engine.place(id, p, c))
+    };
     let pool = (state.has_reruns() || state.pool_reruns).then_some(state.pool_reruns);
     let on_copy = copy_summary(state.clone(), status.clone());
     let raw = use_state(|| false);
@@ -283,6 +288,9 @@ pub fn app() -> Html {
             }
             if let (Some(a), Some(v)) = (analysis.clone(), state.view.clone()) {
                 { overview(&a, &v, generation) }
+            }
+            if let Some(a) = state.assignable.clone().filter(|_| embedded.is_none()) {
+                <Placing assignable={a} on_place={on_place} />
             }
             if let Some(side) = state.side {
                 if embedded.is_none() {

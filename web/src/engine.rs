@@ -80,6 +80,9 @@ pub struct Engine {
     full_url: RefCell<Option<String>>,
     /// Bumped by each start of a reader: what an older one still says is not heard.
     generation: Cell<u32>,
+    /// Where the page placed other tools' files in the plan (file id → profile, candidate):
+    /// said again to a reader started in the running one's place.
+    places: RefCell<HashMap<u32, (String, String)>>,
     next_id: Cell<u32>,
     pool: Cell<bool>,
     /// In Compare mode, the collection new files join.
@@ -111,6 +114,7 @@ impl Engine {
             url: RefCell::new(url.clone().unwrap_or_default()),
             full_url: RefCell::new(full_url),
             generation: Cell::new(0),
+            places: RefCell::default(),
             next_id: Cell::new(1),
             pool: Cell::new(false),
             side: Cell::new(None),
@@ -282,6 +286,26 @@ impl Engine {
         crate::keep::save(files, self.pool.get());
     }
 
+    /// Places another tool's file in the plan's `profile` and `candidate` (both empty: takes
+    /// it out again), as `sloscope import --plan --profile --candidate` does.
+    pub fn place(&self, id: u32, profile: String, candidate: String) {
+        if profile.is_empty() || candidate.is_empty() {
+            self.places.borrow_mut().remove(&id);
+        } else {
+            self.places
+                .borrow_mut()
+                .insert(id, (profile.clone(), candidate.clone()));
+        }
+        self.send(
+            ToReader::Assign {
+                id,
+                profile,
+                candidate,
+            },
+            None,
+        );
+    }
+
     /// Stops reading one file.
     pub fn cancel(&self, id: u32) {
         let waiting = match self.mode.borrow_mut().as_mut() {
@@ -322,6 +346,7 @@ impl Engine {
         self.sides.borrow_mut().clear();
         self.kept.borrow_mut().clear();
         self.refused.borrow_mut().clear();
+        self.places.borrow_mut().clear();
         self.reading.borrow_mut().clear();
         if let Some(Mode::Starting(_, queue)) = self.mode.borrow_mut().as_mut() {
             queue.clear();
@@ -341,6 +366,7 @@ impl Engine {
     }
 
     fn forget(&self, id: u32) {
+        self.places.borrow_mut().remove(&id);
         self.kept.borrow_mut().retain(|k| k.0 != id);
         self.reading.borrow_mut().remove(&id);
         self.persist();
@@ -369,6 +395,17 @@ impl Engine {
                     if let Some(m) = self.load_msg(id) {
                         self.send(m, Some(id));
                     }
+                }
+                let places: Vec<_> = self.places.borrow().clone().into_iter().collect();
+                for (id, (profile, candidate)) in places {
+                    self.send(
+                        ToReader::Assign {
+                            id,
+                            profile,
+                            candidate,
+                        },
+                        None,
+                    );
                 }
             }
             FromReader::Progress {
@@ -416,7 +453,10 @@ impl Engine {
                 markdown,
                 memory_bytes,
                 analysis_ms,
+                assignable,
             } => {
+                self.dispatch
+                    .dispatch(Action::Assignable(assignable.map(|a| Rc::new(*a))));
                 self.dispatch.dispatch(Action::Analyzed(
                     analysis.map(|a| Rc::new(*a)),
                     view.map(|v| Rc::new(*v)),

@@ -13,6 +13,7 @@ pub mod engine;
 pub mod examples;
 pub mod keep;
 pub mod load;
+pub mod placing;
 pub mod protocol;
 pub mod report;
 pub mod state;

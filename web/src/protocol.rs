@@ -56,8 +56,43 @@ pub enum ToReader {
         /// On or off.
         on: bool,
     },
+    /// Give another tool's file a place in the loaded plan (as `sloscope import --plan
+    /// --profile --candidate`), or none (`profile` and `candidate` empty); analyses again.
+    Assign {
+        /// The file's id.
+        id: u32,
+        /// A profile of the plan.
+        profile: String,
+        /// A candidate of the plan.
+        candidate: String,
+    },
     /// Forget every file.
     Clear,
+}
+
+/// Other tools' files the page can place in the loaded plan, and where each is.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Assignable {
+    /// The plan's profiles (none: no plan loaded).
+    pub profiles: Vec<String>,
+    /// The plan's candidates.
+    pub candidates: Vec<String>,
+    /// Each such file: id, name, its profile and candidate when placed, and what the placing
+    /// said (a benchmark left out, or why it could not be placed).
+    pub files: Vec<AssignableFile>,
+}
+
+/// One of [`Assignable::files`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AssignableFile {
+    /// The page's id.
+    pub id: u32,
+    /// Its name.
+    pub name: String,
+    /// Profile and candidate, when placed.
+    pub placed: Option<(String, String)>,
+    /// What placing it said.
+    pub said: Vec<String>,
 }
 
 /// Reader → page.
@@ -125,6 +160,9 @@ pub enum FromReader {
         memory_bytes: f64,
         /// How long the analysis took in the reader, ms (the benchmark's breakdown).
         analysis_ms: f64,
+        /// Other tools' files the page can place in the plan (none when there are none).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        assignable: Option<Box<Assignable>>,
     },
 }
 

@@ -89,6 +89,8 @@ pub struct State {
     pub comparison: Option<Rc<Compared>>,
     /// The comparison as the JS object the reader posted (what a downloaded report carries).
     pub compared_posted: Option<JsValue>,
+    /// Other tools' files the page can place in the loaded plan.
+    pub assignable: Option<Rc<crate::protocol::Assignable>>,
 }
 
 impl State {
@@ -179,6 +181,8 @@ pub enum Action {
     SetPool(bool),
     /// Compare mode: the collection new files join, or off.
     SetSide(Option<Side>),
+    /// Other tools' files the page can place in the plan (with the analysis).
+    Assignable(Option<Rc<crate::protocol::Assignable>>),
     /// The reader's comparison (Compare mode), and the JS object it was posted as.
     Compared(Option<Rc<Compared>>, Option<JsValue>),
     /// A message for the reader.
@@ -255,6 +259,7 @@ impl Reducible for State {
                 s.pool_reruns = on;
             }
             Action::Notice(n) => s.notice = Some(n),
+            Action::Assignable(a) => s.assignable = a,
             Action::SetSide(side) => s.side = side,
             Action::Compared(c, posted) => {
                 s.compared_posted = posted.filter(|_| c.is_some());

@@ -96,6 +96,8 @@ struct Reader {
     /// Bumped by Clear: a read that started before it is dropped when it ends.
     epoch: u64,
     abilities: Abilities,
+    /// Where the page placed other tools' files in the plan.
+    places: crate::placing::Places,
     /// Asked the page for the full reader: takes nothing more.
     upgrading: bool,
 }
@@ -162,6 +164,7 @@ fn post_comparison(r: &Reader) -> bool {
         markdown: None,
         memory_bytes: memory_bytes(),
         analysis_ms: 0.0,
+        assignable: None,
     });
     true
 }
@@ -171,8 +174,8 @@ fn post_analysis(r: &Reader) {
         return;
     }
     let started = js_sys::Date::now();
-    let analysis = (!r.docs.is_empty()).then(|| {
-        let docs: Vec<&Rc<LoadedFile>> = r.docs.iter().map(|(_, _, d)| d).collect();
+    let (docs, assignable) = crate::placing::placed(&r.docs, &r.places);
+    let analysis = (!docs.is_empty()).then(|| {
         let files: Vec<&LoadedFile> = docs.iter().map(|d| d.as_ref()).collect();
         let refused: Vec<String> = r.refused.iter().map(|(_, e)| e.clone()).collect();
         let a = analyze_all(
@@ -194,6 +197,7 @@ fn post_analysis(r: &Reader) {
         markdown,
         memory_bytes: memory_bytes(),
         analysis_ms: js_sys::Date::now() - started,
+        assignable,
     });
 }
 
@@ -214,6 +218,7 @@ impl ReaderHandle {
             pool: false,
             epoch: 0,
             abilities,
+            places: Default::default(),
             upgrading: false,
         })))
     }
@@ -285,7 +290,22 @@ fn handle(reader: &Rc<RefCell<Reader>>, msg: ToReader, payload: Option<Payload>)
                 post_analysis(&r);
             }
         }
+        ToReader::Assign {
+            id,
+            profile,
+            candidate,
+        } => {
+            if profile.is_empty() || candidate.is_empty() {
+                r.places.remove(&id);
+            } else {
+                r.places.insert(id, (profile, candidate));
+            }
+            if !r.busy {
+                post_analysis(&r);
+            }
+        }
         ToReader::Clear => {
+            r.places.clear();
             r.docs.clear();
             r.refused.clear();
             r.queue.clear();
@@ -304,6 +324,7 @@ fn cancel(r: &mut Reader, id: u32) {
     r.queue.retain(|j| j.id != id);
     r.docs.retain(|d| d.0 != id);
     r.refused.retain(|d| d.0 != id);
+    r.places.remove(&id);
     if r.queue.len() < queued {
         (r.sink)(FromReader::Cancelled { id });
     } else if r.docs.len() + r.refused.len() < kept {

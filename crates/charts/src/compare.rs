@@ -55,14 +55,21 @@ pub fn tradeoff_shift<DB: DrawingBackend + 'static>(
         frame(root, &title, Frame::Roomy)?.build_cartesian_2d(0f64..xmax, 0f64..ymax)?;
     axes(&mut chart, "output throughput (tokens/s)", "TTFT p95 (ms)")?;
     for (name, b, a) in &pts {
-        let text = format!(
-            "{name}: TTFT p95 {} → {} ms, output throughput {} → {} tokens/s",
-            crate::tick(&b.1),
-            crate::tick(&a.1),
-            crate::tick(&b.0),
-            crate::tick(&a.0)
+        let t = crate::tick;
+        let after = format!(
+            "{name}, after: TTFT p95 {} ms (before {}), output throughput {} tokens/s (before {})",
+            t(&a.1),
+            t(&b.1),
+            t(&a.0),
+            t(&b.0)
         );
-        crate::marks::add(&chart, a, text);
+        crate::marks::add(&chart, a, after);
+        let before = format!(
+            "{name}, before: TTFT p95 {} ms, output throughput {} tokens/s",
+            t(&b.1),
+            t(&b.0)
+        );
+        crate::marks::add(&chart, b, before);
     }
     for (i, (_, b, a)) in pts.iter().enumerate() {
         let color = looks[i].1;

@@ -257,12 +257,19 @@ pub fn legend<DB: DrawingBackend + 'static>(
             _ => *swatch,
         };
         draw_swatch(side, swatch, (x, y))?;
+        // Grey enough to tell, dark enough to read (5.9:1 on white).
         let ink = if hidden == Some(true) {
-            RGBColor(150, 150, 150)
+            RGBColor(105, 105, 105)
         } else {
             BLACK
         };
         let n = lines.len();
+        let widest = lines
+            .iter()
+            .filter_map(|l| side.estimate_text_size(l, &(FONT, 13).into()).ok())
+            .map(|(w, _)| w as i32)
+            .max()
+            .unwrap_or(0);
         for (k, line) in lines.into_iter().enumerate() {
             let at = (x + LEGEND_TEXT_X, y - 7 + k as i32 * LEGEND_LINE_H);
             let line = match hidden {
@@ -282,6 +289,12 @@ pub fn legend<DB: DrawingBackend + 'static>(
                 y: base.1 + y,
                 text: format!("legend: {name}, {how}"),
                 toggles: Some(name.clone()),
+                area: Some([
+                    base.0 + x,
+                    base.1 + y - LEGEND_ROW_H / 2,
+                    base.0 + x + LEGEND_TEXT_X + widest + 4,
+                    base.1 + y + LEGEND_ROW_H / 2 + LEGEND_LINE_H * (n as i32 - 1),
+                ]),
             });
         }
     }
@@ -290,7 +303,7 @@ pub fn legend<DB: DrawingBackend + 'static>(
 
 /// A hidden series' swatch: its shape in grey.
 fn greyed(s: Swatch) -> Swatch {
-    let g = RGBColor(190, 190, 190);
+    let g = RGBColor(150, 150, 150);
     match s {
         Swatch::Line(_) => Swatch::Line(g),
         Swatch::Marker(k, _) => Swatch::Marker(k, g),

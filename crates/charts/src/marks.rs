@@ -24,6 +24,9 @@ pub struct Mark {
     pub text: String,
     /// For a legend entry of a series: the series it shows or hides.
     pub toggles: Option<String>,
+    /// For a legend entry: the box it takes (left, top, right, bottom), swatch and words, all
+    /// of which a click may land on.
+    pub area: Option<[i32; 4]>,
 }
 
 thread_local! {
@@ -75,6 +78,7 @@ pub(crate) fn add<DB: DrawingBackend, X: Ranged, Y: Ranged>(
         y,
         text,
         toggles: None,
+        area: None,
     });
 }
 

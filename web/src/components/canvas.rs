@@ -69,6 +69,13 @@ fn nearest(drawn: &Drawn, el: &HtmlCanvasElement, e: &MouseEvent) -> Option<usiz
         f64::from(e.offset_x()) / scale,
         f64::from(e.offset_y()) / scale,
     );
+    // A legend entry anywhere on its box, swatch or words.
+    let inside = |a: &[i32; 4]| {
+        x >= f64::from(a[0]) && x <= f64::from(a[2]) && y >= f64::from(a[1]) && y <= f64::from(a[3])
+    };
+    if let Some(i) = d.0.iter().position(|m| m.area.as_ref().is_some_and(inside)) {
+        return Some(i);
+    }
     d.0.iter()
         .enumerate()
         .map(|(i, m)| (i, (f64::from(m.x) - x).hypot(f64::from(m.y) - y)))
@@ -122,13 +129,20 @@ fn value_at(drawn: &Drawn, canvas: &NodeRef, at: Option<usize>, id: &str) -> Htm
             f64::from(p.client_width())
         });
     let w = (fig - 12.0).clamp(0.0, 360.0);
-    let left = (x - w / 2.0).min(fig - w - 6.0).max(6.0);
+    // Centred on the point where the widest box fits; else held by its edge near the point.
+    let place = if x - w / 2.0 < 6.0 {
+        format!("left:{:.0}px", (x - 24.0).max(6.0))
+    } else if x + w / 2.0 > fig - 6.0 {
+        format!("right:{:.0}px", (fig - x - 24.0).max(6.0))
+    } else {
+        format!("left:{x:.0}px;--centre:-50%")
+    };
     let below = y < 90.0;
     html! {
         <>
             <span class="chart-ring" style={format!("left:{x:.0}px;top:{y:.0}px")}></span>
             <output class={classes!("chart-value", "shown", below.then_some("below"))} id={format!("{id}-value")} aria-live="polite"
-                style={format!("left:{left:.0}px;top:{y:.0}px;max-width:{w:.0}px")}>{ m.text.clone() }</output>
+                style={format!("{place};top:{y:.0}px;max-width:{w:.0}px")}>{ m.text.clone() }</output>
         </>
     }
 }
@@ -194,6 +208,11 @@ pub fn chart(props: &Props) -> Html {
         Callback::from(move |e: PointerEvent| {
             if let Some(el) = canvas.cast::<HtmlCanvasElement>() {
                 let near = nearest(&drawn, &el, &e);
+                let toggle = near
+                    .is_some_and(|i| drawn.borrow().0.get(i).is_some_and(|m| m.toggles.is_some()));
+                let _ = el
+                    .style()
+                    .set_property("cursor", if toggle { "pointer" } else { "" });
                 if near != *at {
                     at.set(near);
                 }
@@ -211,16 +230,20 @@ pub fn chart(props: &Props) -> Html {
             *refocus.borrow_mut() = Some(name);
         }
     };
+    // A click (a tap on a phone, which moves no pointer first) on a legend entry toggles its
+    // series; on a point it shows the point's value.
     let onclick = {
-        let (drawn, canvas, toggle) = (drawn.clone(), canvas.clone(), toggle.clone());
+        let (drawn, canvas, toggle, at) =
+            (drawn.clone(), canvas.clone(), toggle.clone(), at.clone());
         Callback::from(move |e: MouseEvent| {
             let Some(el) = canvas.cast::<HtmlCanvasElement>() else {
                 return;
             };
-            let name = nearest(&drawn, &el, &e)
-                .and_then(|i| drawn.borrow().0.get(i).and_then(|m| m.toggles.clone()));
-            if let Some(name) = name {
-                toggle(name);
+            let near = nearest(&drawn, &el, &e);
+            let name = near.and_then(|i| drawn.borrow().0.get(i).and_then(|m| m.toggles.clone()));
+            match name {
+                Some(name) => toggle(name),
+                None => at.set(near),
             }
         })
     };
@@ -248,7 +271,7 @@ pub fn chart(props: &Props) -> Html {
     let value = value_at(&drawn, &canvas, *at, &props.id);
     html! {
         <figure class="chart">
-            <canvas id={props.id.clone()} ref={canvas} role="img" tabindex="0"
+            <canvas id={props.id.clone()} ref={canvas} role="application" aria-roledescription="chart" tabindex="0"
                 aria-label={format!("{} (arrow keys read its values)", props.label)}
                 aria-describedby={format!("{}-value", props.id)}
                 {onpointermove} {onpointerleave} {onkeydown} {onblur} {onclick}></canvas>

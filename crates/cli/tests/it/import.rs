@@ -333,3 +333,76 @@ fn a_plan_with_several_candidates_needs_the_candidate_said() {
     );
     assert!(!d.join("out").join("runs").exists(), "nothing written");
 }
+
+/// The page's assignment of a dropped file (core `input::assign`, from the run the file reads
+/// as without a plan) makes the run `sloscope import --plan --profile --candidate` writes: the
+/// same profile, workload, candidate, lineage and measurement, field by field.
+#[test]
+fn assigning_a_read_file_makes_the_run_import_writes() {
+    use sloscope_core::input::{assign, standalone_runs};
+    let d = scratch("import-assign");
+    let p = plan(&d);
+    let out = d.join("out");
+    let file = peer("guidellm/benchmarks.json");
+    let o = sloscope(
+        &[
+            "import",
+            file.to_str().unwrap(),
+            "--plan",
+            p.to_str().unwrap(),
+            "--profile",
+            "balanced",
+            "--candidate",
+            "slots4",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &[("SLOSCOPE_SCRIPTED_SERVER", &env())],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let written: Vec<serde_json::Value> = std::fs::read_dir(out.join("runs"))
+        .unwrap()
+        .map(|e| serde_json::from_slice(&std::fs::read(e.unwrap().path()).unwrap()).unwrap())
+        .collect();
+    let plan_doc: sloscope_core::schema::Plan =
+        serde_json::from_slice(&std::fs::read(out.join("plan.json")).unwrap()).unwrap();
+    let dep: sloscope_core::schema::Deployment =
+        serde_json::from_slice(&std::fs::read(out.join("lineage/deployment.json")).unwrap())
+            .unwrap();
+    let name = file.display().to_string();
+    let runs = standalone_runs(&name, &std::fs::read(&file).unwrap()).unwrap();
+    let made = assign(&name, &runs, &plan_doc, Some(&dep), ("balanced", "slots4")).unwrap();
+    assert_eq!(made.runs.len(), written.len(), "{:?}", made.skipped);
+    assert_eq!(made.skipped.len(), runs.len() - written.len());
+    assert!(
+        made.skipped[0].contains("ran another workload: concurrency 1"),
+        "{:?}",
+        made.skipped
+    );
+    let mut ours = serde_json::to_value(&made.runs[0].1).unwrap();
+    let mut theirs = written[0].clone();
+    // Where the tool's version is written (the same build: equal), and nothing else, may differ.
+    for v in [&mut ours, &mut theirs] {
+        v.as_object_mut().unwrap().remove("tool");
+    }
+    let keys: std::collections::BTreeSet<&String> = ours
+        .as_object()
+        .unwrap()
+        .keys()
+        .chain(theirs.as_object().unwrap().keys())
+        .collect();
+    for k in keys {
+        assert_eq!(ours.get(k), theirs.get(k), "field {k}");
+    }
+    // What the plan lacks is said.
+    let e = assign(&name, &runs, &plan_doc, None, ("chatty", "slots4")).unwrap_err();
+    assert!(
+        e.contains("\"chatty\" is not a profile of the plan (its profiles: latency, balanced"),
+        "{e}"
+    );
+    let e = assign(&name, &runs, &plan_doc, None, ("balanced", "slots9")).unwrap_err();
+    assert!(
+        e.contains("\"slots9\" is not a candidate of the plan"),
+        "{e}"
+    );
+}

@@ -11,6 +11,7 @@
 
 mod aiperf;
 pub mod artifact;
+pub mod assign;
 mod columns;
 pub mod detect;
 mod guidellm;
@@ -284,6 +285,9 @@ pub fn fill(run: &mut Run, file: &str, im: &Imported, index: usize) {
     }
 }
 
+/// What the note of a run read without a plan says after the tool's name.
+pub(crate) const UNPLANNED: &str = " file read without a plan: ";
+
 /// Runs for a foreign file read without a plan (`analyze` and the page): one per benchmark,
 /// named `FILE` or `FILE#N`, under a guessed profile, with the tool's model as the artifact.
 /// They get summaries; a verdict needs the plan and lineage records (`sloscope import`).
@@ -330,7 +334,7 @@ pub fn standalone_runs(file: &str, bytes: &[u8]) -> Result<Vec<(String, Run)>, L
             finished_at: None,
             server: None,
             notes: vec![format!(
-                "{} file read without a plan: shown under the {profile} profile (guessed from its workload) with summaries only; for a verdict, import it into a plan's profile with `sloscope import FILE --out DIR --plan PLAN --profile NAME --candidate NAME` and analyse it with the lineage records",
+                "{}{UNPLANNED}shown under the {profile} profile (guessed from its workload) with summaries only; for a verdict, import it into a plan's profile with `sloscope import FILE --out DIR --plan PLAN --profile NAME --candidate NAME` and analyse it with the lineage records",
                 im.tool
             )],
             repeats: Vec::new(),
