@@ -132,7 +132,10 @@ async fn the_reader_reads_blobs_and_sends_one_analysis() {
     use std::rc::Rc;
     let heard: Rc<RefCell<Vec<FromReader>>> = Rc::default();
     let h = heard.clone();
-    let reader = ReaderHandle::new(Rc::new(move |m| h.borrow_mut().push(m)));
+    let reader = ReaderHandle::new(
+        Rc::new(move |m| h.borrow_mut().push(m)),
+        sloscope_web::worker::Abilities::full(),
+    );
     let blob = |text: &str| {
         let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(text));
         web_sys::Blob::new_with_str_sequence(&parts).unwrap()
@@ -204,7 +207,10 @@ async fn a_cancel_after_the_read_forgets_the_file() {
     use std::rc::Rc;
     let heard: Rc<RefCell<Vec<FromReader>>> = Rc::default();
     let h = heard.clone();
-    let reader = ReaderHandle::new(Rc::new(move |m| h.borrow_mut().push(m)));
+    let reader = ReaderHandle::new(
+        Rc::new(move |m| h.borrow_mut().push(m)),
+        sloscope_web::worker::Abilities::full(),
+    );
     for (id, (name, text)) in (1..).zip(EXAMPLES) {
         let load = ToReader::Load {
             id,
@@ -290,7 +296,10 @@ async fn the_reader_compares_the_two_sides() {
     use std::rc::Rc;
     let heard: Rc<RefCell<Vec<FromReader>>> = Rc::default();
     let h = heard.clone();
-    let reader = ReaderHandle::new(Rc::new(move |m| h.borrow_mut().push(m)));
+    let reader = ReaderHandle::new(
+        Rc::new(move |m| h.borrow_mut().push(m)),
+        sloscope_web::worker::Abilities::full(),
+    );
     let slower: Vec<(String, String)> = EXAMPLES
         .iter()
         .map(|(n, t)| {
@@ -416,7 +425,12 @@ fn the_analysis_crosses_to_the_page_and_into_a_report_unchanged() {
             .iter()
             .map(|(n, t)| LoadedFile {
                 name: n.to_string(),
-                doc: load::parse(n, t.as_bytes().to_vec()).unwrap(),
+                doc: load::parse(
+                    n,
+                    t.as_bytes().to_vec(),
+                    Some(sloscope_core::input::importer()),
+                )
+                .unwrap(),
             })
             .collect();
         let a = sloscope_core::analyze_with(&files, sloscope_core::AnalyzeOptions { pool_reruns });
@@ -426,6 +440,7 @@ fn the_analysis_crosses_to_the_page_and_into_a_report_unchanged() {
             markdown: Some(sloscope_core::view::summary_markdown(&a)),
             memory_bytes: 1.0,
             analysis_ms: 2.0,
+            assignable: None,
         };
         let posted = to_js(&msg).unwrap();
         let back: FromReader = serde_wasm_bindgen::from_value(posted.clone()).unwrap();
@@ -459,11 +474,23 @@ fn traffic_shares_add_up_to_every_request_and_follow_the_grid() {
 fn guidellm_yaml_is_refused_on_the_page_with_its_json_named() {
     // The page leaves YAML out (its payload); the same invocation's JSON is read.
     let yaml = include_str!("../../tests/fixtures/peers/guidellm/small-benchmarks.yaml");
-    let err = load::parse("small-benchmarks.yaml", yaml.as_bytes().to_vec()).unwrap_err();
+    let err = match load::parse(
+        "small-benchmarks.yaml",
+        yaml.as_bytes().to_vec(),
+        Some(sloscope_core::input::importer()),
+    ) {
+        Err(load::ReadError::Failed(e)) => e,
+        other => panic!("{other:?}"),
+    };
     assert!(err.contains("small-benchmarks.yaml"), "{err}");
     assert!(err.contains("the page reads GuideLLM's JSON"), "{err}");
     let json = include_str!("../../tests/fixtures/peers/guidellm/small-benchmarks.json");
-    assert!(load::parse("small-benchmarks.json", json.as_bytes().to_vec()).is_ok());
+    assert!(load::parse(
+        "small-benchmarks.json",
+        json.as_bytes().to_vec(),
+        Some(sloscope_core::input::importer())
+    )
+    .is_ok());
 }
 
 /// A run file several chunks long (an example run with whitespace after every comma of its gap
@@ -501,9 +528,9 @@ fn padded_run() -> (String, web_sys::Blob) {
 #[wasm_bindgen_test]
 async fn a_file_reads_the_same_through_its_byte_stream_and_through_slices() {
     let (text, blob) = padded_run();
-    let whole = load::parse("run.json", text.into_bytes()).unwrap();
+    let whole = load::parse("run.json", text.into_bytes(), None).unwrap();
     let told = std::cell::Cell::new(0.0);
-    let read = || load::read_blob("run.json", &blob, |at, _, _| told.set(at), || false);
+    let read = || load::read_blob(("run.json", None), &blob, |at, _, _| told.set(at), || false);
     let streamed = read().await.unwrap();
     assert_eq!(told.replace(0.0), blob.size(), "every byte read once");
     let global = js_sys::global();
@@ -543,15 +570,97 @@ async fn files_at_chunk_boundaries_read_as_their_whole_text_parses() {
         let refused = text.contains("[[-1,");
         let parts = js_sys::Array::of1(&text.clone().into());
         let blob = web_sys::Blob::new_with_str_sequence(&parts).unwrap();
-        let read = load::read_blob("f.json", &blob, |_, _, _| {}, || false)
+        let read = load::read_blob(("f.json", None), &blob, |_, _, _| {}, || false)
             .await
             .map_err(|e| format!("{e:?}"));
-        let whole = load::parse("f.json", text.into_bytes())
-            .map_err(|e| format!("{:?}", load::ReadError::Failed(e)));
+        let whole = load::parse("f.json", text.into_bytes(), None).map_err(|e| format!("{e:?}"));
         assert_eq!(read, whole);
         if refused {
             let e = read.unwrap_err();
             assert!(e.contains("f.json") && e.contains("itl_us"), "{e}");
+        }
+    }
+}
+
+/// The lean reader (the page's first) reads sloscope's own files, and for another tool's file
+/// or a Compare side asks once for the full reader and takes nothing more: no file is refused
+/// or analysed by it in the meantime.
+#[wasm_bindgen_test]
+async fn the_lean_reader_asks_for_the_full_one_and_refuses_nothing() {
+    use sloscope_web::protocol::{FromReader, Side, ToReader};
+    use sloscope_web::worker::{Abilities, Payload, ReaderHandle};
+    use std::cell::RefCell;
+    use std::rc::Rc;
+    let peer = include_str!("../../tests/fixtures/peers/guidellm/benchmarks.json");
+    let (own_name, own) = EXAMPLES
+        .iter()
+        .find(|(n, _)| n.starts_with("runs/"))
+        .unwrap();
+    for side in [None, Some(Side::After)] {
+        let heard: Rc<RefCell<Vec<FromReader>>> = Rc::default();
+        let h = heard.clone();
+        let reader = ReaderHandle::new(Rc::new(move |m| h.borrow_mut().push(m)), Abilities::lean());
+        let load = |id: u32, name: &str, text: &str, side| {
+            reader.handle(
+                ToReader::Load {
+                    id,
+                    name: name.into(),
+                    side,
+                },
+                Some(Payload::Text(text.into())),
+            )
+        };
+        load(1, own_name, own, None);
+        // the first file is read before the next message is taken
+        for _ in 0..100 {
+            if heard
+                .borrow()
+                .iter()
+                .any(|m| matches!(m, FromReader::Analysis { .. }))
+            {
+                break;
+            }
+            gloo::timers::future::TimeoutFuture::new(20).await;
+        }
+        match side {
+            None => load(2, "benchmarks.json", peer, None),
+            Some(s) => load(2, own_name, own, Some(s)),
+        }
+        load(3, own_name, own, None);
+        for _ in 0..100 {
+            if heard
+                .borrow()
+                .iter()
+                .any(|m| matches!(m, FromReader::Upgrade { .. }))
+            {
+                break;
+            }
+            gloo::timers::future::TimeoutFuture::new(20).await;
+        }
+        gloo::timers::future::TimeoutFuture::new(100).await;
+        let heard = heard.borrow();
+        let upgrades: Vec<&FromReader> = heard
+            .iter()
+            .filter(|m| matches!(m, FromReader::Upgrade { .. }))
+            .collect();
+        assert_eq!(upgrades.len(), 1, "{heard:?}");
+        let after = heard
+            .iter()
+            .skip_while(|m| !matches!(m, FromReader::Upgrade { .. }))
+            .skip(1)
+            .count();
+        assert_eq!(after, 0, "nothing after asking: {heard:?}");
+        assert!(
+            !heard.iter().any(|m| matches!(m, FromReader::Failed { .. })),
+            "{heard:?}"
+        );
+        if let FromReader::Upgrade { why } = upgrades[0] {
+            let want = if side.is_none() {
+                "GuideLLM"
+            } else {
+                "comparing"
+            };
+            assert!(why.contains(want), "{why}");
         }
     }
 }

@@ -13,7 +13,12 @@ pub fn example_analysis() -> sloscope_core::Analysis {
         .iter()
         .map(|(n, t)| LoadedFile {
             name: n.to_string(),
-            doc: load::parse(n, t.as_bytes().to_vec()).unwrap(),
+            doc: load::parse(
+                n,
+                t.as_bytes().to_vec(),
+                Some(sloscope_core::input::importer()),
+            )
+            .unwrap(),
         })
         .collect();
     analyze(&files)
