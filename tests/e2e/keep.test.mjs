@@ -76,6 +76,29 @@ test('a reload restores the example set and dropped files; Clear forgets them', 
   await ctx.close();
 });
 
+test('another tool\'s file placed in the plan comes back placed', async () => {
+  const ctx = await it.browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const { page, errors } = await newPage(ctx, it.url);
+  await page.goto(it.url);
+  const set = exampleFiles().filter((f) => !f.name.endsWith('latency--np4.json'));
+  const vllm = { name: 'save-result.json', text: fs.readFileSync(path.join(root, 'tests/fixtures/peers/vllm/save-result.json'), 'utf8') };
+  await dropFiles(page, [...set, vllm]);
+  await waitLoaded(page, set.length + 1);
+  await page.selectOption('#placing-table select[id$="-profile"]', 'latency');
+  await page.selectOption('#placing-table select[id$="-candidate"]', 'np4');
+  await page.waitForFunction(() => document.querySelector('#placing-table td.placed')?.textContent.startsWith('placed: latency · np4'));
+  const missing = await page.locator('.verdict[data-profile="latency"] ul.missing').count();
+  await page.waitForTimeout(300);
+  await reloaded(page);
+  await waitLoaded(page, set.length + 1);
+  await page.waitForFunction(() => document.querySelector('#placing-table td.placed')?.textContent.startsWith('placed: latency · np4'), null, { timeout: 30000 });
+  assert.equal(await page.inputValue('#placing-table select[id$="-profile"]'), 'latency');
+  assert.equal(await page.inputValue('#placing-table select[id$="-candidate"]'), 'np4');
+  assert.equal(await page.locator('.verdict[data-profile="latency"] ul.missing').count(), missing);
+  assert.deepEqual(errors, []);
+  await ctx.close();
+});
+
 test('Compare mode: each file comes back on its side; pooling comes back as chosen', async () => {
   const ctx = await it.browser.newContext({ viewport: { width: 1280, height: 900 } });
   const { page, errors } = await newPage(ctx, it.url);

@@ -88,6 +88,8 @@ fn restore_kept(engine: Rc<Engine>) {
             if set.pool {
                 engine.set_pool(true);
             }
+            let places = set.places.clone();
+            let mut ids = Vec::new();
             for (side, files) in set.groups() {
                 if side.is_some() {
                     engine.set_side(side);
@@ -99,7 +101,12 @@ fn restore_kept(engine: Rc<Engine>) {
                     };
                     (name, size, source)
                 });
-                engine.load(files.collect());
+                ids.extend(engine.load(files.collect()));
+            }
+            for (i, p, c) in places {
+                if let Some(&id) = ids.get(i) {
+                    engine.place(id, p, c);
+                }
             }
         }
         engine.keep_across_reloads();

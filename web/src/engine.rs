@@ -234,10 +234,12 @@ impl Engine {
         })
     }
 
-    /// Hands files to the reader.
-    pub fn load(&self, files: Vec<(String, f64, Source)>) {
+    /// Hands files to the reader; their ids, in order.
+    pub fn load(&self, files: Vec<(String, f64, Source)>) -> Vec<u32> {
+        let mut ids = Vec::with_capacity(files.len());
         for (name, size, source) in files {
             let id = self.next_id.get();
+            ids.push(id);
             self.next_id.set(id + 1);
             let side = self.side.get();
             self.dispatch.dispatch(Action::Loading {
@@ -256,6 +258,7 @@ impl Engine {
             }
         }
         self.persist();
+        ids
     }
 
     /// From now on, keeps the loaded set for the next load of the page (and keeps it now).
@@ -273,6 +276,13 @@ impl Engine {
         let mut all: Vec<(u32, String, Source)> = self.kept.borrow().clone();
         all.extend(self.refused.borrow().iter().cloned());
         all.sort_by_key(|f| f.0);
+        let places: Vec<(usize, String, String)> = {
+            let placed = self.places.borrow();
+            all.iter()
+                .enumerate()
+                .filter_map(|(i, f)| placed.get(&f.0).map(|(p, c)| (i, p.clone(), c.clone())))
+                .collect()
+        };
         let files = all
             .iter()
             .map(|(id, n, s)| {
@@ -283,7 +293,7 @@ impl Engine {
                 (n.clone(), sides.get(id).copied(), content)
             })
             .collect();
-        crate::keep::save(files, self.pool.get());
+        crate::keep::save(files, self.pool.get(), &places);
     }
 
     /// Places another tool's file in the plan's `profile` and `candidate` (both empty: takes
@@ -304,6 +314,7 @@ impl Engine {
             },
             None,
         );
+        self.persist();
     }
 
     /// Stops reading one file.

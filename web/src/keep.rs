@@ -40,6 +40,8 @@ pub struct Set {
     pub files: Vec<Kept>,
     /// Whether reruns were pooled.
     pub pool: bool,
+    /// Other tools' files placed in the plan: position in `files`, profile, candidate.
+    pub places: Vec<(usize, String, String)>,
 }
 
 /// Files of one compare side (or none), as the engine loads them: name, size, content.
@@ -115,8 +117,13 @@ fn side_word(side: Option<Side>) -> JsValue {
     side.map_or(JsValue::NULL, |s| JsValue::from_str(s.as_str()))
 }
 
-/// Keeps `files` and `pool` as what the next load of the page restores.
-pub fn save(files: Vec<(String, Option<Side>, Content)>, pool: bool) {
+/// Keeps `files`, `pool` and the files' places in the plan (position in `files`, profile,
+/// candidate) as what the next load of the page restores.
+pub fn save(
+    files: Vec<(String, Option<Side>, Content)>,
+    pool: bool,
+    places: &[(usize, String, String)],
+) {
     let list = Array::new();
     for (name, side, source) in files {
         let o = Object::new();
@@ -136,6 +143,15 @@ pub fn save(files: Vec<(String, Option<Side>, Content)>, pool: bool) {
     let set = Object::new();
     let _ = Reflect::set(&set, &"files".into(), &list);
     let _ = Reflect::set(&set, &"pool".into(), &JsValue::from_bool(pool));
+    let kept_places = Array::new();
+    for (i, p, c) in places {
+        kept_places.push(&Array::of3(
+            &JsValue::from_f64(*i as f64),
+            &JsValue::from_str(p),
+            &JsValue::from_str(c),
+        ));
+    }
+    let _ = Reflect::set(&set, &"places".into(), &kept_places);
     wasm_bindgen_futures::spawn_local(async move {
         // A browser without storage keeps nothing; the page works the same.
         if let Ok(s) = store(web_sys::IdbTransactionMode::Readwrite).await {
@@ -179,8 +195,24 @@ pub async fn restore() -> Option<Set> {
             })
         })
         .collect();
+    let places = get(&value, "places");
+    let places = match Array::is_array(&places) {
+        true => Array::from(&places)
+            .iter()
+            .filter_map(|p| {
+                let p = Array::from(&p);
+                Some((
+                    p.get(0).as_f64()? as usize,
+                    p.get(1).as_string()?,
+                    p.get(2).as_string()?,
+                ))
+            })
+            .collect(),
+        false => Vec::new(),
+    };
     (!files.is_empty()).then(|| Set {
         files,
         pool: get(&value, "pool").as_bool().unwrap_or(false),
+        places,
     })
 }
