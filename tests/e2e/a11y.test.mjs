@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { serve } from './serve.mjs';
-import { servedPage, newPage, waitLoaded } from './lib.mjs';
+import { servedPage, newPage, waitLoaded, dropFiles } from './lib.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 const axe = path.join(root, 'node_modules/axe-core/axe.min.js');
@@ -72,6 +72,31 @@ for (const scheme of ['light', 'dark']) {
     await waitLoaded(page, 2 * n);
     await page.waitForSelector('#compare[data-outcome]');
     await openEverything(page);
+    const v = await violations(page);
+    assert.deepEqual(v, [], v.join('\n'));
+    assert.deepEqual(errors, []);
+    await ctx.close();
+  });
+}
+
+for (const [scheme, width] of [['light', 1280], ['dark', 390]]) {
+  test(`other tools' files placed in the plan, and a chart value shown, have no accessibility violations (${scheme}, ${width} px)`, async () => {
+    const ctx = await it.browser.newContext({ viewport: { width, height: 900 }, colorScheme: scheme, bypassCSP: true });
+    const { page, errors } = await newPage(ctx, it.url);
+    await page.goto(it.url);
+    await page.waitForSelector('#load-example');
+    const ex = path.join(root, 'static/examples');
+    const files = [];
+    const walk = (d) => { for (const e of fs.readdirSync(d, { withFileTypes: true })) { const p = path.join(d, e.name); if (e.isDirectory()) walk(p); else if (p.endsWith('.json')) files.push({ name: path.relative(ex, p), text: fs.readFileSync(p, 'utf8') }); } };
+    walk(ex);
+    files.push({ name: 'save-result.json', text: fs.readFileSync(path.join(root, 'tests/fixtures/peers/vllm/save-result.json'), 'utf8') });
+    await dropFiles(page, files);
+    await waitLoaded(page, files.length);
+    await page.selectOption('#placing-table select[id$="-profile"]', 'latency');
+    await page.selectOption('#placing-table select[id$="-candidate"]', 'np4');
+    await page.waitForFunction(() => document.querySelector('#placing-table td.placed')?.textContent.startsWith('placed'));
+    await page.locator('#chart-latency-slo').focus();
+    await page.keyboard.press('Home');
     const v = await violations(page);
     assert.deepEqual(v, [], v.join('\n'));
     assert.deepEqual(errors, []);

@@ -69,10 +69,10 @@ fn row(a: &Assignable, f: &AssignableFile, on_place: &Callback<(u32, String, Str
     let placed = f.placed.as_ref();
     html! {
         <tr data-file={f.id.to_string()}>
-            <td>{ name.clone() }</td>
-            <td>{ select(pid, format!("profile {name} measured"), &a.profiles, placed.map(|p| p.0.as_str()), on.clone()) }</td>
-            <td>{ select(cid, format!("candidate {name} measured"), &a.candidates, placed.map(|p| p.1.as_str()), on) }</td>
-            <td class="placed">
+            <td data-label="file">{ name.clone() }</td>
+            <td data-label="profile">{ select(pid, format!("profile {name} measured"), &a.profiles, placed.map(|p| p.0.as_str()), on.clone()) }</td>
+            <td data-label="candidate">{ select(cid, format!("candidate {name} measured"), &a.candidates, placed.map(|p| p.1.as_str()), on) }</td>
+            <td class="placed" data-label="now">
                 { match placed {
                     Some((p, c)) => format!("placed: {} · {}", Shown::new(p), Shown::new(c)),
                     None => "summaries only".to_string(),
