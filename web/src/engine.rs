@@ -387,38 +387,7 @@ impl Engine {
     /// a downloaded report carries, written out by the browser).
     fn heard(&self, msg: FromReader, posted: Option<JsValue>) {
         match msg {
-            FromReader::Ready => {
-                let taken = self.mode.borrow_mut().take();
-                let queued = match taken {
-                    Some(Mode::Starting(w, queue)) => {
-                        *self.mode.borrow_mut() = Some(Mode::Worker(w));
-                        queue
-                    }
-                    other => {
-                        *self.mode.borrow_mut() = other;
-                        Vec::new()
-                    }
-                };
-                if self.pool.get() {
-                    self.send(ToReader::Pool { on: true }, None);
-                }
-                for id in queued {
-                    if let Some(m) = self.load_msg(id) {
-                        self.send(m, Some(id));
-                    }
-                }
-                let places: Vec<_> = self.places.borrow().clone().into_iter().collect();
-                for (id, (profile, candidate)) in places {
-                    self.send(
-                        ToReader::Assign {
-                            id,
-                            profile,
-                            candidate,
-                        },
-                        None,
-                    );
-                }
-            }
+            FromReader::Ready => self.ready(),
             FromReader::Progress {
                 id,
                 bytes,
@@ -477,6 +446,41 @@ impl Engine {
                     analysis_ms,
                 ));
             }
+        }
+    }
+
+    /// The reader's wasm runs: the files waiting are handed to it, then the pooling and the
+    /// places in the plan.
+    fn ready(&self) {
+        let taken = self.mode.borrow_mut().take();
+        let queued = match taken {
+            Some(Mode::Starting(w, queue)) => {
+                *self.mode.borrow_mut() = Some(Mode::Worker(w));
+                queue
+            }
+            other => {
+                *self.mode.borrow_mut() = other;
+                Vec::new()
+            }
+        };
+        if self.pool.get() {
+            self.send(ToReader::Pool { on: true }, None);
+        }
+        for id in queued {
+            if let Some(m) = self.load_msg(id) {
+                self.send(m, Some(id));
+            }
+        }
+        let places: Vec<_> = self.places.borrow().clone().into_iter().collect();
+        for (id, (profile, candidate)) in places {
+            self.send(
+                ToReader::Assign {
+                    id,
+                    profile,
+                    candidate,
+                },
+                None,
+            );
         }
     }
 

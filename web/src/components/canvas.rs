@@ -147,16 +147,78 @@ fn value_at(drawn: &Drawn, canvas: &NodeRef, at: Option<usize>, id: &str) -> Htm
     }
 }
 
-/// A chart on a canvas.
-#[function_component(Chart)]
-pub fn chart(props: &Props) -> Html {
-    let canvas = use_node_ref();
+/// What a chart's canvas keeps between renders: what the last draw said, the value read, the
+/// series hidden from the legend and the legend entry to read again after the redraw.
+#[derive(Clone)]
+struct Looking {
+    canvas: NodeRef,
+    drawn: Drawn,
+    at: UseStateHandle<Option<usize>>,
+    hidden: UseStateHandle<Vec<String>>,
+    refocus: Rc<RefCell<Option<String>>>,
+}
+
+impl Looking {
+    /// The legend entry's series the mark `i` toggles, if it is one.
+    fn toggles(&self, i: Option<usize>) -> Option<String> {
+        i.and_then(|i| self.drawn.borrow().0.get(i).and_then(|m| m.toggles.clone()))
+    }
+
+    /// Hides the series if shown, shows it if hidden; its entry is read again after the redraw.
+    fn toggle(&self, name: String) {
+        self.hidden.set(toggled(&self.hidden, &name));
+        *self.refocus.borrow_mut() = Some(name);
+    }
+
+    /// The pointer over the canvas: the value near it shown, a hand over a legend entry.
+    fn moved(&self, e: &PointerEvent) {
+        let Some(el) = self.canvas.cast::<HtmlCanvasElement>() else {
+            return;
+        };
+        let near = nearest(&self.drawn, &el, e);
+        let hand = self.toggles(near).is_some();
+        let _ = el
+            .style()
+            .set_property("cursor", if hand { "pointer" } else { "" });
+        if near != *self.at {
+            self.at.set(near);
+        }
+    }
+
+    /// A click (a tap on a phone, which moves no pointer first): on a legend entry it toggles
+    /// its series; on a point it shows the point's value.
+    fn clicked(&self, e: &MouseEvent) {
+        let Some(el) = self.canvas.cast::<HtmlCanvasElement>() else {
+            return;
+        };
+        let near = nearest(&self.drawn, &el, e);
+        match self.toggles(near) {
+            Some(name) => self.toggle(name),
+            None => self.at.set(near),
+        }
+    }
+
+    /// A key: Enter or Space on a legend entry toggles it; the others step ([`stepped`]).
+    fn key(&self, e: &KeyboardEvent) {
+        let entry = self
+            .toggles(*self.at)
+            .filter(|_| matches!(e.key().as_str(), "Enter" | " "));
+        if let Some(name) = entry {
+            e.prevent_default();
+            self.toggle(name);
+            return;
+        }
+        if let Some(next) = stepped(&e.key(), *self.at, self.drawn.borrow().0.len()) {
+            e.prevent_default();
+            self.at.set(next);
+        }
+    }
+}
+
+/// The window's width, kept current.
+#[hook]
+fn use_window_width() -> u32 {
     let width = use_state(window_width);
-    let drawn: Drawn = use_mut_ref(Default::default).clone();
-    let at = use_state(|| None::<usize>);
-    // The series hidden from the legend, and the legend entry to read again after the redraw.
-    let hidden = use_state(Vec::<String>::new);
-    let refocus: Rc<RefCell<Option<String>>> = use_mut_ref(|| None).clone();
     {
         let width = width.clone();
         use_effect_with((), move |_| {
@@ -167,118 +229,84 @@ pub fn chart(props: &Props) -> Html {
             move || drop(listener)
         });
     }
-    {
-        let canvas = canvas.clone();
-        let draw = props.draw.clone();
-        let height = props.height;
-        let (drawn, at, refocus) = (drawn.clone(), at.clone(), refocus.clone());
-        // Each chart draws in its own task (a zero-delay timeout), not in the render pass:
-        // a report's twenty charts would otherwise block the main thread as one long task.
-        // A newer render cancels a draw not yet made.
-        use_effect_with(
-            (props.generation, *width, (*hidden).clone()),
-            move |(_, w, hid)| {
-                let (w, hid) = (*w, hid.clone());
-                let pending = gloo::timers::callback::Timeout::new(0, move || {
-                    sloscope_charts::marks::set_hidden(&hid);
-                    draw_into(&canvas, &draw, height, w, &drawn);
-                    let again = refocus.borrow_mut().take();
-                    let d = drawn.borrow();
-                    at.set(
-                        again.and_then(|n| d.0.iter().position(|m| m.toggles.as_ref() == Some(&n))),
-                    );
-                });
-                move || drop(pending)
-            },
-        );
-    }
-    let download = {
-        let canvas = canvas.clone();
-        let id = props.id.clone();
-        Callback::from(move |_| {
-            if let Some(el) = canvas.cast::<HtmlCanvasElement>() {
-                if let Ok(url) = el.to_data_url_with_type("image/png") {
-                    crate::report::download_url(&url, &format!("sloscope-{id}.png"));
-                }
+    *width
+}
+
+/// Draws the chart whenever its data, the window's width or the hidden series change. Each
+/// chart draws in its own task (a zero-delay timeout), not in the render pass: a report's
+/// twenty charts would otherwise block the main thread as one long task. A newer render cancels
+/// a draw not yet made.
+#[hook]
+fn use_draw(props: &Props, l: &Looking, width: u32) {
+    let (draw, height, l) = (props.draw.clone(), props.height, l.clone());
+    let key = (props.generation, width, (*l.hidden).clone());
+    use_effect_with(key, move |(_, w, hid)| {
+        let (w, hid) = (*w, hid.clone());
+        let pending = gloo::timers::callback::Timeout::new(0, move || {
+            sloscope_charts::marks::set_hidden(&hid);
+            draw_into(&l.canvas, &draw, height, w, &l.drawn);
+            let again = l.refocus.borrow_mut().take();
+            let d = l.drawn.borrow();
+            l.at.set(again.and_then(|n| d.0.iter().position(|m| m.toggles.as_ref() == Some(&n))));
+        });
+        move || drop(pending)
+    });
+}
+
+fn png_download(canvas: &NodeRef, id: &AttrValue) -> Callback<MouseEvent> {
+    let (canvas, id) = (canvas.clone(), id.clone());
+    Callback::from(move |_| {
+        if let Some(el) = canvas.cast::<HtmlCanvasElement>() {
+            if let Ok(url) = el.to_data_url_with_type("image/png") {
+                crate::report::download_url(&url, &format!("sloscope-{id}.png"));
             }
-        })
+        }
+    })
+}
+
+/// A chart on a canvas.
+#[function_component(Chart)]
+pub fn chart(props: &Props) -> Html {
+    let l = Looking {
+        canvas: use_node_ref(),
+        drawn: use_mut_ref(Default::default).clone(),
+        at: use_state(|| None::<usize>),
+        hidden: use_state(Vec::<String>::new),
+        refocus: use_mut_ref(|| None).clone(),
     };
+    let width = use_window_width();
+    use_draw(props, &l, width);
     let onpointermove = {
-        let (drawn, canvas, at) = (drawn.clone(), canvas.clone(), at.clone());
-        Callback::from(move |e: PointerEvent| {
-            if let Some(el) = canvas.cast::<HtmlCanvasElement>() {
-                let near = nearest(&drawn, &el, &e);
-                let toggle = near
-                    .is_some_and(|i| drawn.borrow().0.get(i).is_some_and(|m| m.toggles.is_some()));
-                let _ = el
-                    .style()
-                    .set_property("cursor", if toggle { "pointer" } else { "" });
-                if near != *at {
-                    at.set(near);
-                }
-            }
-        })
+        let l = l.clone();
+        Callback::from(move |e: PointerEvent| l.moved(&e))
     };
     let onpointerleave = {
-        let at = at.clone();
+        let at = l.at.clone();
         Callback::from(move |_: PointerEvent| at.set(None))
     };
-    let toggle = {
-        let (hidden, refocus) = (hidden.clone(), refocus.clone());
-        move |name: String| {
-            hidden.set(toggled(&hidden, &name));
-            *refocus.borrow_mut() = Some(name);
-        }
-    };
-    // A click (a tap on a phone, which moves no pointer first) on a legend entry toggles its
-    // series; on a point it shows the point's value.
     let onclick = {
-        let (drawn, canvas, toggle, at) =
-            (drawn.clone(), canvas.clone(), toggle.clone(), at.clone());
-        Callback::from(move |e: MouseEvent| {
-            let Some(el) = canvas.cast::<HtmlCanvasElement>() else {
-                return;
-            };
-            let near = nearest(&drawn, &el, &e);
-            let name = near.and_then(|i| drawn.borrow().0.get(i).and_then(|m| m.toggles.clone()));
-            match name {
-                Some(name) => toggle(name),
-                None => at.set(near),
-            }
-        })
+        let l = l.clone();
+        Callback::from(move |e: MouseEvent| l.clicked(&e))
     };
     let onkeydown = {
-        let (drawn, at) = (drawn.clone(), at.clone());
-        Callback::from(move |e: KeyboardEvent| {
-            let entry = at
-                .and_then(|i| drawn.borrow().0.get(i).and_then(|m| m.toggles.clone()))
-                .filter(|_| matches!(e.key().as_str(), "Enter" | " "));
-            if let Some(name) = entry {
-                e.prevent_default();
-                toggle(name);
-                return;
-            }
-            if let Some(next) = stepped(&e.key(), *at, drawn.borrow().0.len()) {
-                e.prevent_default();
-                at.set(next);
-            }
-        })
+        let l = l.clone();
+        Callback::from(move |e: KeyboardEvent| l.key(&e))
     };
     let onblur = {
-        let at = at.clone();
+        let at = l.at.clone();
         Callback::from(move |_: FocusEvent| at.set(None))
     };
-    let value = value_at(&drawn, &canvas, *at, &props.id);
+    let value = value_at(&l.drawn, &l.canvas, *l.at, &props.id);
     html! {
         <figure class="chart">
-            <canvas id={props.id.clone()} ref={canvas} role="application" aria-roledescription="chart" tabindex="0"
+            <canvas id={props.id.clone()} ref={l.canvas.clone()} role="application" aria-roledescription="chart" tabindex="0"
                 aria-label={format!("{} (arrow keys read its values)", props.label)}
                 aria-describedby={format!("{}-value", props.id)}
                 {onpointermove} {onpointerleave} {onkeydown} {onblur} {onclick}></canvas>
             { value }
             <figcaption>
                 <span>{ props.label.clone() }</span>
-                <button class="small" onclick={download} aria-label={format!("Download {} as PNG", props.label)}>{ "PNG" }</button>
+                <button class="small" onclick={png_download(&l.canvas, &props.id)} aria-label={format!("Download {} as PNG", props.label)}>{ "PNG" }</button>
             </figcaption>
         </figure>
     }
