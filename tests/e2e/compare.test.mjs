@@ -116,3 +116,29 @@ test('Compare mode: before and after collections dropped on the page read as slo
   await ctx.close();
   fs.rmSync(slower, { recursive: true, force: true });
 });
+
+test('Compare switched on with files loaded: they become the before collection, nothing is lost', async () => {
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const { page, errors } = await newPage(ctx, url);
+  await page.goto(url);
+  await page.click('#load-example');
+  const n = files(examples).length;
+  await waitLoaded(page, n);
+  await page.check('#compare-mode');
+  await page.waitForFunction((n) => document.querySelectorAll('#file-list li[data-side="before"]').length === n, n);
+  assert.equal(await page.locator('#file-list li').count(), n);
+  assert.equal((await page.textContent('#drop-before')).trim(), `before · ${n} file(s): drop here`);
+  // The after collection: the comparison comes once both sides hold files.
+  await page.click('#drop-after');
+  await page.click('#load-example');
+  await waitLoaded(page, 2 * n);
+  await page.waitForSelector('#compare[data-outcome]');
+  assert.equal(await page.locator('#file-list li[data-side="before"]').count(), n);
+  assert.equal(await page.locator('#file-list li[data-side="after"]').count(), n);
+  assert.equal(await page.locator('#file-list li.bad').count(), 0);
+  // Off again: one analysis cannot hold two collections, so the files are forgotten.
+  await page.uncheck('#compare-mode');
+  await page.waitForFunction(() => document.querySelectorAll('#file-list li').length === 0);
+  assert.deepEqual(errors, []);
+  await ctx.close();
+});

@@ -317,6 +317,26 @@ test('another tool\'s file placed in the plan on the page gives the verdict slos
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
+test('a file whose benchmarks all ran another workload says it is placed with nothing used, and changes no verdict', async () => {
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const { page, errors } = await newPage(ctx);
+  await page.goto(url);
+  await page.click('#load-example');
+  await waitLoaded(page, exampleFiles().length);
+  const alone = await page.locator('.verdict .decision').allTextContents();
+  const peer = path.join(root, 'tests/fixtures/peers/guidellm/benchmarks.json');
+  await dropFiles(page, [{ name: 'benchmarks.json', text: fs.readFileSync(peer, 'utf8') }]);
+  await waitLoaded(page, exampleFiles().length + 1);
+  await page.selectOption('#placing-table select[id$="-profile"]', 'balanced');
+  await page.selectOption('#placing-table select[id$="-candidate"]', 'np1');
+  await page.waitForFunction(() => document.querySelector('#placing-table td.placed')?.textContent.startsWith('placed'));
+  assert.match(await page.locator('#placing-table td.placed').textContent(), /^placed: balanced · np1 — nothing used: none of its 2 benchmarks ran the profile's workload/);
+  await waitLoaded(page, exampleFiles().length + 1);
+  assert.deepEqual(await page.locator('.verdict .decision').allTextContents(), alone);
+  assert.deepEqual(errors, []);
+  await ctx.close();
+});
+
 test('reruns: a conflict until "Pool reruns" is checked, then the same pooled verdict as analyze --pool-reruns, kept in the downloaded report', async () => {
   // A rerun of np1 in the latency profile: another run of the same candidate and workload.
   const flat = fs.mkdtempSync(path.join(os.tmpdir(), 'sloscope-rerun-'));

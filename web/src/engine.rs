@@ -342,14 +342,50 @@ impl Engine {
         self.persist();
     }
 
-    /// Compare mode on (new files join `side`) or off (`None`); switching it on or off forgets
-    /// every file, since one analysis and one comparison cannot share files.
+    /// Compare mode on (new files join `side`) or off (`None`). Switched on with files
+    /// loaded, they become the before collection; switched off, every file is forgotten (one
+    /// analysis cannot hold two collections).
     pub fn set_side(&self, side: Option<Side>) {
-        if side.is_some() != self.side.get().is_some() {
+        let (was, now) = (self.side.get().is_some(), side.is_some());
+        let keep = !was && now && !self.kept.borrow().is_empty();
+        if was != now && !keep {
             self.clear();
         }
         self.side.set(side);
         self.dispatch.dispatch(Action::SetSide(side));
+        if keep {
+            self.all_before();
+        }
+    }
+
+    /// The files loaded become the before collection, read again with that side.
+    fn all_before(&self) {
+        let mut ids: Vec<u32> = self.kept.borrow().iter().map(|k| k.0).collect();
+        ids.extend(self.refused.borrow().iter().map(|k| k.0));
+        ids.sort_unstable();
+        ids.dedup();
+        for id in &ids {
+            self.sides.borrow_mut().insert(*id, Side::Before);
+        }
+        self.places.borrow_mut().clear();
+        self.dispatch.dispatch(Action::AllOnSide(Side::Before));
+        let starting = match self.mode.borrow_mut().as_mut() {
+            Some(Mode::Starting(_, queue)) => {
+                queue.clear();
+                true
+            }
+            _ => false,
+        };
+        if !starting {
+            self.send(ToReader::Clear, None);
+        }
+        for id in ids {
+            self.reading.borrow_mut().insert(id);
+            if let Some(m) = self.load_msg(id) {
+                self.send(m, Some(id));
+            }
+        }
+        self.persist();
     }
 
     /// Forgets every file.

@@ -40,6 +40,8 @@ pub fn placed(
             id: *id,
             name: f.name.clone(),
             placed: None,
+            benchmarks: runs.len() as u32,
+            used: 0,
             said: Vec::new(),
         };
         let made = places.get(id).map(|(p, c)| match plan {
@@ -49,6 +51,7 @@ pub fn placed(
         match made {
             Some(Ok((a, p, c))) => {
                 row.placed = Some((p.clone(), c.clone()));
+                row.used = a.runs.len() as u32;
                 row.said = a.skipped;
                 files.extend(a.runs.into_iter().map(|(name, run)| {
                     Rc::new(LoadedFile {

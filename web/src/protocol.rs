@@ -91,6 +91,10 @@ pub struct AssignableFile {
     pub name: String,
     /// Profile and candidate, when placed.
     pub placed: Option<(String, String)>,
+    /// Benchmarks the file holds.
+    pub benchmarks: u32,
+    /// Of them, those the placing used (those that ran the profile's workload).
+    pub used: u32,
     /// What placing it said.
     pub said: Vec<String>,
 }

@@ -181,6 +181,8 @@ pub enum Action {
     SetPool(bool),
     /// Compare mode: the collection new files join, or off.
     SetSide(Option<Side>),
+    /// Every file joins this collection (Compare mode switched on with files loaded).
+    AllOnSide(Side),
     /// Other tools' files the page can place in the plan (with the analysis).
     Assignable(Option<Rc<crate::protocol::Assignable>>),
     /// The reader's comparison (Compare mode), and the JS object it was posted as.
@@ -261,6 +263,19 @@ impl Reducible for State {
             Action::Notice(n) => s.notice = Some(n),
             Action::Assignable(a) => s.assignable = a,
             Action::SetSide(side) => s.side = side,
+            Action::AllOnSide(side) => {
+                for e in &mut s.entries {
+                    e.side = Some(side);
+                }
+                s.analysis = None;
+                s.view = None;
+                s.markdown = None;
+                s.posted = None;
+                s.profiles = Rc::default();
+                s.assignable = None;
+                s.analysing = true;
+                s.generation += 1;
+            }
             Action::Compared(c, posted) => {
                 s.compared_posted = posted.filter(|_| c.is_some());
                 s.comparison = c;

@@ -51,6 +51,18 @@ fn select(
     }
 }
 
+/// How much of a placed file is used, where it is not simply all of it.
+fn used(f: &AssignableFile) -> String {
+    match (f.used, f.benchmarks) {
+        (0, n) => format!(
+            " — nothing used: none of its {n} benchmark{} ran the profile's workload",
+            if n == 1 { "" } else { "s" }
+        ),
+        (u, n) if u < n || n > 1 => format!(" — {u} of its {n} benchmarks used"),
+        _ => String::new(),
+    }
+}
+
 fn row(a: &Assignable, f: &AssignableFile, on_place: &Callback<(u32, String, String)>) -> Html {
     let (pid, cid) = (
         format!("place-{}-profile", f.id),
@@ -74,7 +86,7 @@ fn row(a: &Assignable, f: &AssignableFile, on_place: &Callback<(u32, String, Str
             <td data-label="candidate">{ select(cid, format!("candidate {name} measured"), &a.candidates, placed.map(|p| p.1.as_str()), on) }</td>
             <td class="placed" data-label="now">
                 { match placed {
-                    Some((p, c)) => format!("placed: {} · {}", Shown::new(p), Shown::new(c)),
+                    Some((p, c)) => format!("placed: {} · {}{}", Shown::new(p), Shown::new(c), used(f)),
                     None => "summaries only".to_string(),
                 } }
                 { for f.said.iter().map(|s| html! { <div class="small">{ Shown::new(s).to_string() }</div> }) }

@@ -98,7 +98,7 @@ pub fn toolbar(props: &Props) -> Html {
             }
             <button id="copy-summary" onclick={cp} disabled={!props.can_copy}>{ "Copy summary" }</button>
             if !props.embedded {
-                <label class="compare-mode" title="Compare two collections, before and after a change (sloscope compare): files join the side chosen here">
+                <label class="compare-mode" title="Compare two collections, before and after a change (sloscope compare): files join the side chosen here; the files already loaded become the before collection, and switching Compare off forgets every file">
                     <input type="checkbox" id="compare-mode" checked={props.side.is_some()} onchange={compare_changed} />{ " Compare" }
                 </label>
                 if let Some(side) = props.side {
