@@ -54,7 +54,12 @@ pub fn tradeoff_shift<DB: DrawingBackend + 'static>(
     let mut chart =
         frame(root, &title, Frame::Roomy)?.build_cartesian_2d(0f64..xmax, 0f64..ymax)?;
     axes(&mut chart, "output throughput (tokens/s)", "TTFT p95 (ms)")?;
-    for (name, b, a) in &pts {
+    // Each candidate's legend entry shows or hides its before → after pair.
+    let shown: Vec<bool> = pts
+        .iter()
+        .map(|p| crate::marks::visible(&format!("{}: before ○ → after ●", p.0)))
+        .collect();
+    for ((name, b, a), _) in pts.iter().zip(&shown).filter(|(_, s)| **s) {
         let t = crate::tick;
         let after = format!(
             "{name}, after: TTFT p95 {} ms (before {}), output throughput {} tokens/s (before {})",
@@ -71,7 +76,7 @@ pub fn tradeoff_shift<DB: DrawingBackend + 'static>(
         );
         crate::marks::add(&chart, b, before);
     }
-    for (i, (_, b, a)) in pts.iter().enumerate() {
+    for (i, (_, b, a)) in pts.iter().enumerate().filter(|(i, _)| shown[*i]) {
         let color = looks[i].1;
         chart.draw_series(LineSeries::new([*b, *a], color.stroke_width(2)))?;
         chart.draw_series([Circle::new(*b, 5, color.stroke_width(2))])?;
@@ -125,14 +130,28 @@ pub fn cdf_pair<DB: DrawingBackend + 'static>(
             .map(|(k, x)| (*x, k as f64 / 100.0))
             .collect()
     };
-    chart.draw_series(DashedLineSeries::new(
-        line(before),
-        6,
-        4,
-        cb.stroke_width(2),
-    ))?;
-    chart.draw_series(LineSeries::new(line(after), ca.stroke_width(2)))?;
-    for (side, v) in [("before", before), ("after", after)] {
+    // The legend's two entries show or hide their curve.
+    let drawn = [
+        crate::marks::visible("before (dashed)"),
+        crate::marks::visible("after (solid)"),
+    ];
+    if drawn[0] {
+        chart.draw_series(DashedLineSeries::new(
+            line(before),
+            6,
+            4,
+            cb.stroke_width(2),
+        ))?;
+    }
+    if drawn[1] {
+        chart.draw_series(LineSeries::new(line(after), ca.stroke_width(2)))?;
+    }
+    for (side, v) in [("before", before), ("after", after)]
+        .into_iter()
+        .zip(drawn)
+        .filter(|(_, d)| *d)
+        .map(|(s, _)| s)
+    {
         for k in [50, 90, 95, 99] {
             if let Some(x) = v.get(k) {
                 let text = format!("{side}: p{k} {} {} ms", q.label(), crate::tick(x));
