@@ -306,15 +306,28 @@ impl Engine {
                 .borrow_mut()
                 .insert(id, (profile.clone(), candidate.clone()));
         }
-        self.send(
-            ToReader::Assign {
-                id,
-                profile,
-                candidate,
-            },
-            None,
-        );
+        self.say_place(id, profile, candidate);
         self.persist();
+    }
+
+    /// Tells the reader where file `id` is placed (both empty: nowhere).
+    fn say_place(&self, id: u32, profile: String, candidate: String) {
+        let msg = ToReader::Assign {
+            id,
+            profile,
+            candidate,
+        };
+        self.send(msg, None);
+    }
+
+    /// Every file given to the reader and not cancelled or cleared (read or refused), in the
+    /// order given.
+    fn given_ids(&self) -> Vec<u32> {
+        let mut ids: Vec<u32> = self.kept.borrow().iter().map(|k| k.0).collect();
+        ids.extend(self.refused.borrow().iter().map(|k| k.0));
+        ids.sort_unstable();
+        ids.dedup();
+        ids
     }
 
     /// Stops reading one file.
@@ -360,10 +373,7 @@ impl Engine {
 
     /// The files loaded become the before collection, read again with that side.
     fn all_before(&self) {
-        let mut ids: Vec<u32> = self.kept.borrow().iter().map(|k| k.0).collect();
-        ids.extend(self.refused.borrow().iter().map(|k| k.0));
-        ids.sort_unstable();
-        ids.dedup();
+        let ids = self.given_ids();
         for id in &ids {
             self.sides.borrow_mut().insert(*id, Side::Before);
         }
@@ -509,14 +519,7 @@ impl Engine {
         }
         let places: Vec<_> = self.places.borrow().clone().into_iter().collect();
         for (id, (profile, candidate)) in places {
-            self.send(
-                ToReader::Assign {
-                    id,
-                    profile,
-                    candidate,
-                },
-                None,
-            );
+            self.say_place(id, profile, candidate);
         }
     }
 
@@ -588,10 +591,7 @@ impl Engine {
         if self.pool.get() {
             self.send(ToReader::Pool { on: true }, None);
         }
-        let mut ids: Vec<u32> = self.kept.borrow().iter().map(|k| k.0).collect();
-        ids.extend(self.refused.borrow().iter().map(|k| k.0));
-        ids.sort_unstable();
-        ids.dedup();
+        let ids = self.given_ids();
         for id in ids {
             self.reading.borrow_mut().insert(id);
             if let Some(m) = self.load_msg(id) {

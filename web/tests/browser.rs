@@ -610,33 +610,27 @@ async fn the_lean_reader_asks_for_the_full_one_and_refuses_nothing() {
                 Some(Payload::Text(text.into())),
             )
         };
+        // Waits (at most 2 s) until the reader has said something `said` matches.
+        let until = |said: fn(&FromReader) -> bool| {
+            let heard = heard.clone();
+            async move {
+                for _ in 0..100 {
+                    if heard.borrow().iter().any(said) {
+                        break;
+                    }
+                    gloo::timers::future::TimeoutFuture::new(20).await;
+                }
+            }
+        };
         load(1, own_name, own, None);
         // the first file is read before the next message is taken
-        for _ in 0..100 {
-            if heard
-                .borrow()
-                .iter()
-                .any(|m| matches!(m, FromReader::Analysis { .. }))
-            {
-                break;
-            }
-            gloo::timers::future::TimeoutFuture::new(20).await;
-        }
+        until(|m| matches!(m, FromReader::Analysis { .. })).await;
         match side {
             None => load(2, "benchmarks.json", peer, None),
             Some(s) => load(2, own_name, own, Some(s)),
         }
         load(3, own_name, own, None);
-        for _ in 0..100 {
-            if heard
-                .borrow()
-                .iter()
-                .any(|m| matches!(m, FromReader::Upgrade { .. }))
-            {
-                break;
-            }
-            gloo::timers::future::TimeoutFuture::new(20).await;
-        }
+        until(|m| matches!(m, FromReader::Upgrade { .. })).await;
         gloo::timers::future::TimeoutFuture::new(100).await;
         let heard = heard.borrow();
         let upgrades: Vec<&FromReader> = heard
