@@ -6,7 +6,9 @@
 //! optimum, a configuration statistically tied with it (its true p95 within what a measurement
 //! of the search's largest size resolves), or one within 5 %; how often the pick truly misses
 //! the SLO; and what each spends. `--misses` also says, for each landscape the search missed,
-//! what became of the optimum.
+//! what became of the optimum. A last row measures the full grid with every configuration at
+//! the search's largest size: what measurements of that size can tell at all, the ceiling of
+//! the hit rate under this definition of a tie.
 
 use sloscope_core::schema::SpaceBudget;
 use sloscope_core::search::{Settings, Space, WALK};
@@ -40,10 +42,14 @@ impl Tally {
     }
 }
 
+/// The search's largest measurement of one configuration (requests).
+fn largest(space: &Space) -> u64 {
+    Settings::new(space, &SpaceBudget::default(), REPEAT, 0).max_requests_per_config
+}
+
 /// The resolution the search's largest measurement of one configuration gives.
 fn tie(space: &Space) -> f64 {
-    let s = Settings::new(space, &SpaceBudget::default(), REPEAT, 0);
-    Landscape::resolution(s.max_requests_per_config)
+    Landscape::resolution(largest(space))
 }
 
 /// Where the search missed on landscape `seed`, one line: the space, the launches, the
@@ -110,6 +116,7 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
         None => 100,
     };
     let (mut s, mut g, mut r) = (Tally::default(), Tally::default(), Tally::default());
+    let (mut ceiling, mut big) = (Tally::default(), 0);
     let mut w1 = Tally::default();
     let (mut grid_launches, mut ties) = (0u64, 0.0);
     for seed in 0..n {
@@ -127,6 +134,8 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
             t,
         );
         g.add(&l, &drive::grid(&l, REPEAT), t);
+        big = largest(&l.space);
+        ceiling.add(&l, &drive::grid(&l, big), t);
         r.add(&l, &drive::random(&l, searched.launches, REPEAT, seed), t);
         grid_launches += l.space.configs.len() as u64;
     }
@@ -142,6 +151,10 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
         (&*format!("search (walk {WALK})"), &s),
         ("search, walk 1 (no response surface)", &w1),
         ("full grid", &g),
+        (
+            &*format!("full grid, each at the search's largest size ({big} requests)"),
+            &ceiling,
+        ),
         ("random, same launches", &r),
     ] {
         println!(

@@ -151,8 +151,11 @@ fn walks_are_checked(out: &Path) {
     for (file, value, want) in [
         (
             0,
-            3,
-            format!("search.walk: 3: expected a walk revision from 1 to {walk}"),
+            walk + 1,
+            format!(
+                "search.walk: {}: expected a walk revision from 1 to {walk}",
+                walk + 1
+            ),
         ),
         (
             files.len() - 1,

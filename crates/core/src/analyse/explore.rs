@@ -96,8 +96,10 @@ pub struct Settings {
 /// The revision of the search's walk this build runs: 1, the refinement walks to the best
 /// survivors' neighbours (downhill first) and then to the unexplored configuration farthest
 /// from the measured ones; 2, a response surface fitted to the measured configurations ranks
-/// both (the best predicted within the SLOs first).
-pub const WALK: u32 = 2;
+/// both (the best predicted within the SLOs first); 3, with fewer than 12 launches none is kept
+/// for the contenders' further requests while refining (they still get any left over): the
+/// configurations explored matter more there, and the confirmation measures the pick afresh.
+pub const WALK: u32 = 3;
 
 /// Requests of a confirmation launch: two repeats, and at least as many as bound a p95 from
 /// above on the fresh launch alone (59), so that the verdict drawn on the fresh measurement can

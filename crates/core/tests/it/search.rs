@@ -199,10 +199,21 @@ fn drive(space: &Space, stop_after: Option<usize>) -> Explorer {
 
 /// [`drive`] with walk revision `walk`.
 fn drive_walk(space: &Space, stop_after: Option<usize>, walk: u32) -> Explorer {
+    drive_budget(space, stop_after, walk, 12, 1.0)
+}
+
+/// [`drive_walk`] with a budget of `launches` and intervals of ±`w` ms.
+fn drive_budget(
+    space: &Space,
+    stop_after: Option<usize>,
+    walk: u32,
+    launches: u32,
+    w: f64,
+) -> Explorer {
     let mut settings = Settings::new(
         space,
         &SpaceBudget {
-            launches: Some(12),
+            launches: Some(launches),
             ..SpaceBudget::default()
         },
         24,
@@ -236,7 +247,7 @@ fn drive_walk(space: &Space, stop_after: Option<usize>, walk: u32) -> Explorer {
             } else {
                 50.0
             };
-            measured(p, 1.0, slo, requests)
+            measured(p, w, slo, requests)
         };
         e.record(config, purpose, requests, outcome);
         assert!(k < 100);
@@ -256,6 +267,42 @@ fn the_walk_revision_decides_the_refinement() {
     let (one, two) = (walk(1), walk(2));
     assert_ne!(configs(&one), configs(&two));
     assert_eq!(one.result().chosen_name, two.result().chosen_name);
+}
+
+/// From walk revision 3, a search of fewer than 12 launches keeps none for more requests while
+/// it refines: it explores more configurations before it confirms; with 12 it still keeps them
+/// (intervals of ±20 ms: the contenders cannot be told apart on their first trial).
+#[test]
+fn a_small_budget_explores_rather_than_adds_requests() {
+    let space = Space::new(&spec(&[])).unwrap();
+    let before_confirming = |e: &Explorer| -> Vec<Purpose> {
+        e.trials()
+            .iter()
+            .map(|t| t.purpose)
+            .take_while(|p| *p != Purpose::Confirm)
+            .collect()
+    };
+    let distinct = |e: &Explorer| {
+        let mut c: Vec<&Vec<usize>> = e.trials().iter().map(|t| &t.config).collect();
+        c.sort();
+        c.dedup();
+        c.len()
+    };
+    let (two, three) = (
+        drive_budget(&space, None, 2, 10, 20.0),
+        drive_budget(&space, None, 3, 10, 20.0),
+    );
+    assert!(
+        before_confirming(&two).contains(&Purpose::More),
+        "{:?}",
+        two.trials()
+    );
+    assert!(!before_confirming(&three).contains(&Purpose::More));
+    assert!(distinct(&three) > distinct(&two));
+    assert!(three.trials().len() <= 10);
+    assert_eq!(three.result().confirmed, Some(true));
+    let twelve = drive_budget(&space, None, 3, 12, 20.0);
+    assert!(before_confirming(&twelve).contains(&Purpose::More));
 }
 
 #[test]

@@ -12,6 +12,8 @@ const MAX_DESIGN: usize = 48;
 const REFINE_AROUND: usize = 3;
 /// How many contenders may get more requests.
 const CONTENDERS: usize = 4;
+/// Fewer launches than this keep none for the contenders while refining (walk 3).
+const FEW_LAUNCHES: u32 = 12;
 
 /// The screening design: the configuration nearest the centre of the space, then each time the
 /// one farthest from those already taken (ties broken by the seed); about a third of the
@@ -313,8 +315,7 @@ pub(super) fn next(e: &Explorer) -> Step {
                 return launch(c.clone(), screen, Purpose::Screen);
             }
         }
-        // Keep about a sixth of the launches for the contenders' further requests.
-        let more_room = (e.settings.launches / 6).max(1);
+        let more_room = more_room(&e.settings);
         if let Some(c) = refine(e).filter(|_| fits(screen, reserve.max(2) + more_room)) {
             return launch(c, screen, Purpose::Refine);
         }
@@ -332,6 +333,18 @@ pub(super) fn next(e: &Explorer) -> Step {
         }
     }
     confirm_step(e, chosen, rival)
+}
+
+/// Launches kept for the contenders' further requests while refining: about a sixth of them;
+/// from walk revision 3, none when the launches are fewer than [`FEW_LAUNCHES`] (the
+/// confirmation measures the pick afresh with enough requests to decide its SLOs, and a
+/// launch spent on more requests is one fewer configuration explored).
+fn more_room(s: &Settings) -> u32 {
+    if s.walk >= 3 && s.launches < FEW_LAUNCHES {
+        0
+    } else {
+        (s.launches / 6).max(1)
+    }
 }
 
 /// The confirmation launches: the chosen configuration afresh, then its rival. The pick is
