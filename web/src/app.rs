@@ -7,7 +7,7 @@ use std::rc::Rc;
 use gloo::events::{EventListener, EventListenerOptions};
 use sloscope_core::view::ReportView;
 use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::{spawn_local, JsFuture};
+use wasm_bindgen_futures::spawn_local;
 use yew::prelude::*;
 
 use crate::components::canvas::{drawn, Chart, DrawFn};
@@ -18,112 +18,16 @@ use crate::components::placing::Placing;
 use crate::components::profile::Profile;
 use crate::components::shards::Shards;
 use crate::components::toolbar::Toolbar;
-use crate::engine::{Engine, Source};
-use crate::report::{self, Carried, Embedded};
-use crate::state::{Action, State};
+use crate::engine::Engine;
+use crate::report;
+use crate::state::State;
 use sloscope_core::Analysis;
 
-/// Hands dropped or browsed files to the reader (by reference: nothing is read here). Files of
-/// a chosen directory are named by their path in it, and only its `*.json` and `*.jsonl` files
-/// are read, as `sloscope analyze DIR` reads a directory; the CSV and YAML files it passes
-/// over (other tools' summaries, read when given by name) are said.
-fn load_files(files: web_sys::FileList, engine: &Engine) -> Option<String> {
-    let mut passed_over = Vec::new();
-    let list = (0..files.length())
-        .filter_map(|i| files.get(i))
-        .filter_map(|f| {
-            let path = js_sys::Reflect::get(&f, &"webkitRelativePath".into())
-                .ok()
-                .and_then(|v| v.as_string())
-                .unwrap_or_default();
-            if path.is_empty() {
-                return Some((f.name(), f.size(), Source::File(f)));
-            }
-            let wanted = path.ends_with(".json") || path.ends_with(".jsonl");
-            if !wanted && [".csv", ".yaml", ".yml"].iter().any(|x| path.ends_with(x)) {
-                passed_over.push(path.clone());
-            }
-            wanted.then(|| (path, f.size(), Source::File(f)))
-        })
-        .collect();
-    engine.load(list);
-    passed_over.first()?;
-    let named: Vec<String> = passed_over
-        .iter()
-        .take(10)
-        .map(|n| sloscope_core::view::Shown::input(n).to_string())
-        .collect();
-    Some(format!(
-        "{}{}: not read (a folder is read for *.json and *.jsonl; the CSV and YAML summaries other tools write beside their JSON are read when chosen by name)",
-        named.join(", "),
-        match passed_over.len() {
-            n if n > 10 => format!(" and {} more", n - 10),
-            _ => String::new(),
-        }
-    ))
-}
+mod share;
+mod start;
 
-/// Opens the files the address names (`?src=` / `#src=`), if any (false: none named); a file
-/// that cannot be opened is said on the status line, by name.
-fn open_sources(engine: Rc<Engine>, status: UseStateHandle<Option<String>>) -> bool {
-    let sources = crate::address::sources();
-    if sources.is_empty() {
-        return false;
-    }
-    spawn_local(async move {
-        match crate::address::fetch(&sources).await {
-            Ok(files) => load_texts(files, &engine),
-            Err(e) => status.set(Some(e)),
-        }
-    });
-    true
-}
-
-/// Loads what the last visit kept (files, their compare sides, pooling), then keeps the set
-/// from now on. Only a page that neither preloads files nor names them in its address keeps
-/// its set: those bring theirs on every load.
-fn restore_kept(engine: Rc<Engine>) {
-    spawn_local(async move {
-        if let Some(set) = crate::keep::restore().await {
-            if set.pool {
-                engine.set_pool(true);
-            }
-            let places = set.places.clone();
-            let mut ids = Vec::new();
-            for (side, files) in set.groups() {
-                if side.is_some() {
-                    engine.set_side(side);
-                }
-                let files = files.into_iter().map(|(name, size, content)| {
-                    let source = match content {
-                        crate::keep::Content::File(f) => Source::File(f),
-                        crate::keep::Content::Text(t) => Source::Text(t),
-                    };
-                    (name, size, source)
-                });
-                ids.extend(engine.load(files.collect()));
-            }
-            for (i, p, c) in places {
-                if let Some(&id) = ids.get(i) {
-                    engine.place(id, p, c);
-                }
-            }
-        }
-        engine.keep_across_reloads();
-    });
-}
-
-fn load_texts(files: Vec<(String, String)>, engine: &Engine) {
-    engine.load(
-        files
-            .into_iter()
-            .map(|(n, t)| {
-                let size = t.len() as f64;
-                (n, size, Source::Text(t))
-            })
-            .collect(),
-    );
-}
+use share::{copy_summary, download_report};
+use start::{load_files, load_texts, use_start};
 
 /// The report page.
 #[function_component(App)]
@@ -146,120 +50,23 @@ pub fn app() -> Html {
         };
         (*use_memo((), move |_| Engine::new(dispatch, url))).clone()
     };
-    {
-        let dispatch = state.dispatcher();
-        let embedded = embedded.clone();
-        let engine = engine.clone();
-        let status_for_sources = status.clone();
-        use_effect_with((), move |_| match (*embedded).clone() {
-            Some(Embedded {
-                comparison: Some(c),
-                ..
-            }) => show_carried_comparison(&dispatch, c),
-            Some(Embedded {
-                pool_reruns,
-                files,
-                analysis,
-                ..
-            }) => {
-                match analysis {
-                    Some(Carried {
-                        listing,
-                        analysis,
-                        view,
-                        markdown,
-                        posted,
-                    }) => {
-                        for (i, (name, kind)) in listing.into_iter().enumerate() {
-                            let id = i as u32 + 1;
-                            dispatch.dispatch(Action::Loading {
-                                id,
-                                name,
-                                size: 0.0,
-                                side: None,
-                            });
-                            dispatch.dispatch(Action::Done {
-                                id,
-                                result: Ok(kind),
-                            });
-                        }
-                        // What its author saw; nothing is read again, so the reader stays idle.
-                        dispatch.dispatch(Action::SetPool(pool_reruns));
-                        dispatch.dispatch(Action::Analyzed(
-                            Some(Rc::new(analysis)),
-                            Some(Rc::new(view)),
-                            Some(Rc::from(markdown)),
-                            Some(posted),
-                            0.0,
-                            0.0,
-                        ));
-                    }
-                    None => {
-                        if pool_reruns {
-                            engine.set_pool(true);
-                        }
-                        load_texts(files, &engine)
-                    }
-                }
-            }
-            None => {
-                if let Some(files) = report::preloaded_files() {
-                    load_texts(files, &engine);
-                } else if !open_sources(engine.clone(), status_for_sources) {
-                    restore_kept(engine);
-                }
-            }
-        });
-    }
+    use_start(
+        state.dispatcher(),
+        embedded.clone(),
+        engine.clone(),
+        status.clone(),
+    );
     use_window_drop(engine.clone(), dragging.clone(), embedded.is_some());
     use_print_opens_details();
-    let on_files = {
-        let engine = engine.clone();
-        let status = status.clone();
-        Callback::from(move |files: web_sys::FileList| {
-            if let Some(said) = load_files(files, &engine) {
-                status.set(Some(said));
-            }
-        })
-    };
-    let on_example = {
-        let engine = engine.clone();
-        let status = status.clone();
-        Callback::from(move |_| {
-            let engine = engine.clone();
-            let status = status.clone();
-            spawn_local(async move {
-                match crate::examples::fetch().await {
-                    Ok(files) => load_texts(files, &engine),
-                    Err(e) => status.set(Some(e)),
-                }
-            })
-        })
-    };
-    let on_clear = {
-        let engine = engine.clone();
-        let status = status.clone();
-        Callback::from(move |_| {
-            status.set(None);
-            engine.clear()
-        })
-    };
-    let on_cancel = {
-        let engine = engine.clone();
-        Callback::from(move |id: u32| engine.cancel(id))
-    };
-    let on_pool = {
-        let engine = engine.clone();
-        Callback::from(move |on: bool| engine.set_pool(on))
-    };
-    let on_side = {
-        let engine = engine.clone();
-        Callback::from(move |s| engine.set_side(s))
-    };
-    let on_place = {
-        let engine = engine.clone();
-        Callback::from(move |(id, p, c): (u32, String, String)| engine.place(id, p, c))
-    };
+    let Handlers {
+        on_files,
+        on_example,
+        on_clear,
+        on_cancel,
+        on_pool,
+        on_side,
+        on_place,
+    } = handlers(&engine, &status);
     let pool = (state.has_reruns() || state.pool_reruns).then_some(state.pool_reruns);
     let on_copy = copy_summary(state.clone(), status.clone());
     let raw = use_state(|| false);
@@ -324,6 +131,76 @@ pub fn app() -> Html {
         </main>
         <footer>{ format!("sloscope {} · numbers recomputed in your browser from the raw per-request data", env!("CARGO_PKG_VERSION")) }</footer>
         </>
+    }
+}
+
+/// What the page's controls do, each handed to the reader.
+struct Handlers {
+    on_files: Callback<web_sys::FileList>,
+    on_example: Callback<()>,
+    on_clear: Callback<()>,
+    on_cancel: Callback<u32>,
+    on_pool: Callback<bool>,
+    on_side: Callback<Option<crate::protocol::Side>>,
+    on_place: Callback<(u32, String, String)>,
+}
+
+fn handlers(engine: &Rc<Engine>, status: &UseStateHandle<Option<String>>) -> Handlers {
+    let on_files = {
+        let engine = engine.clone();
+        let status = status.clone();
+        Callback::from(move |files: web_sys::FileList| {
+            if let Some(said) = load_files(files, &engine) {
+                status.set(Some(said));
+            }
+        })
+    };
+    let on_example = {
+        let engine = engine.clone();
+        let status = status.clone();
+        Callback::from(move |_| {
+            let engine = engine.clone();
+            let status = status.clone();
+            spawn_local(async move {
+                match crate::examples::fetch().await {
+                    Ok(files) => load_texts(files, &engine),
+                    Err(e) => status.set(Some(e)),
+                }
+            })
+        })
+    };
+    let on_clear = {
+        let engine = engine.clone();
+        let status = status.clone();
+        Callback::from(move |_| {
+            status.set(None);
+            engine.clear()
+        })
+    };
+    let on_cancel = {
+        let engine = engine.clone();
+        Callback::from(move |id: u32| engine.cancel(id))
+    };
+    let on_pool = {
+        let engine = engine.clone();
+        Callback::from(move |on: bool| engine.set_pool(on))
+    };
+    let on_side = {
+        let engine = engine.clone();
+        Callback::from(move |s| engine.set_side(s))
+    };
+    let on_place = {
+        let engine = engine.clone();
+        Callback::from(move |(id, p, c): (u32, String, String)| engine.place(id, p, c))
+    };
+    Handlers {
+        on_files,
+        on_example,
+        on_clear,
+        on_cancel,
+        on_pool,
+        on_side,
+        on_place,
     }
 }
 
@@ -431,139 +308,6 @@ fn use_window_drop(engine: Rc<Engine>, dragging: UseStateHandle<bool>, is_report
             let _ = root.set_attribute("data-drop-ready", "true");
         }
         move || drop_all(vec![enter, leave, over, drop])
-    });
-}
-
-/// "Copy summary": the Markdown report, from the same view-model as the page.
-fn copy_summary(
-    state: UseReducerHandle<State>,
-    status: UseStateHandle<Option<String>>,
-) -> Callback<()> {
-    Callback::from(move |_| {
-        let md = match (&state.comparison, &state.markdown) {
-            (Some(c), _) => c.markdown.clone(),
-            (None, Some(m)) => m.to_string(),
-            (None, None) => return,
-        };
-        let status = status.clone();
-        spawn_local(async move {
-            let clip = gloo::utils::window().navigator().clipboard();
-            match JsFuture::from(clip.write_text(&md)).await {
-                Ok(_) => status.set(Some("Copied the Markdown summary".into())),
-                Err(e) => status.set(Some(format!(
-                    "Clipboard unavailable ({e:?}); use Download report"
-                ))),
-            }
-        });
-    })
-}
-
-/// "Download report": one self-contained HTML file with the analysis and chart data, or (when
-/// asked) the raw files, re-analysed when it opens.
-fn download_report(
-    state: UseReducerHandle<State>,
-    engine: Rc<Engine>,
-    raw: bool,
-    status: UseStateHandle<Option<String>>,
-) -> Callback<()> {
-    Callback::from(move |_| {
-        if state.side.is_some() {
-            download_comparison(&state, status.clone());
-            return;
-        }
-        let Some(posted) = state.posted.clone() else {
-            return;
-        };
-        let listing: Vec<(String, String)> = state
-            .entries
-            .iter()
-            .filter_map(|e| match &e.status {
-                crate::state::Status::Loaded(kind) => Some((e.name.clone(), kind.clone())),
-                _ => None,
-            })
-            .collect();
-        let sources = raw.then(|| engine.sources());
-        let pool = state.pool_reruns;
-        let name = state.analysis.as_ref().map_or_else(
-            || "sloscope-report.html".to_string(),
-            |a| format!("{}.html", a.subject.file_stem()),
-        );
-        let status = status.clone();
-        spawn_local(async move {
-            status.set(Some("Building the report…".into()));
-            let built = report::build(&posted, &listing, sources, "sloscope report", pool).await;
-            match built {
-                Ok(html) => match report::download_text(&html, &name, "text/html") {
-                    Ok(()) => status.set(Some(format!(
-                        "Saved {name} ({:.1} MB, {})",
-                        html.len() as f64 / 1e6,
-                        if raw {
-                            "with the raw files"
-                        } else {
-                            "analysis and chart data only"
-                        }
-                    ))),
-                    Err(e) => status.set(Some(format!("Could not save the report: {e}"))),
-                },
-                Err(e) => status.set(Some(format!("Could not build the report: {e}"))),
-            }
-        });
-    })
-}
-
-/// A downloaded comparison, shown as its author's page showed it: the files of each side
-/// listed, the comparison as its reader made it; nothing is read again.
-fn show_carried_comparison(
-    dispatch: &yew::UseReducerDispatcher<State>,
-    c: crate::report::CarriedComparison,
-) {
-    dispatch.dispatch(Action::SetSide(Some(crate::protocol::Side::Before)));
-    for (i, (name, kind, side)) in c.listing.into_iter().enumerate() {
-        let id = i as u32 + 1;
-        dispatch.dispatch(Action::Loading {
-            id,
-            name,
-            size: 0.0,
-            side: Some(side),
-        });
-        dispatch.dispatch(Action::Done {
-            id,
-            result: Ok(kind),
-        });
-    }
-    dispatch.dispatch(Action::Compared(Some(Rc::new(c.compared)), Some(c.posted)));
-}
-
-/// "Download report" in Compare mode: the comparison as the reader made it and the files of
-/// each side (named after the after side's subject).
-fn download_comparison(state: &State, status: UseStateHandle<Option<String>>) {
-    let Some(posted) = state.compared_posted.clone() else {
-        return;
-    };
-    let listing: Vec<(String, String, crate::protocol::Side)> = state
-        .entries
-        .iter()
-        .filter_map(|e| match (&e.status, e.side) {
-            (crate::state::Status::Loaded(kind), Some(s)) => {
-                Some((e.name.clone(), kind.clone(), s))
-            }
-            _ => None,
-        })
-        .collect();
-    let pool = state.pool_reruns;
-    spawn_local(async move {
-        status.set(Some("Building the report…".into()));
-        let name = "sloscope-comparison.html";
-        match report::build_compared(&posted, &listing, "sloscope comparison", pool).await {
-            Ok(html) => match report::download_text(&html, name, "text/html") {
-                Ok(()) => status.set(Some(format!(
-                    "Saved {name} ({:.1} MB, the comparison and its distributions)",
-                    html.len() as f64 / 1e6
-                ))),
-                Err(e) => status.set(Some(format!("Could not save the report: {e}"))),
-            },
-            Err(e) => status.set(Some(format!("Could not build the report: {e}"))),
-        }
     });
 }
 
