@@ -140,6 +140,40 @@ fn a_searched_plan_runs_confirms_its_pick_and_is_recomputed_by_analyze() {
     assert_eq!(v["profiles"][0]["decision"], "incomplete");
 }
 
+/// A trial file that a check leaves out (its timing edited: requests overlapping deeper than
+/// its streams) is named as left out, with why, where the search stops — not "missing" — and
+/// the next step says to complete the search (the edit undone, the search is whole again).
+fn a_left_out_trial_is_named(out: &Path) {
+    let file = &trial_files(out)[2];
+    let original = std::fs::read(file).unwrap();
+    let mut t: Value = serde_json::from_slice(&original).unwrap();
+    for r in t["repeats"].as_array_mut().unwrap() {
+        for col in ["ttft_us", "e2e_us"] {
+            for v in r["requests"][col].as_array_mut().unwrap() {
+                if let Some(x) = v.as_u64() {
+                    *v = (x * 20).into();
+                }
+            }
+        }
+    }
+    std::fs::write(file, serde_json::to_vec(&t).unwrap()).unwrap();
+    let v = analysis(out);
+    let p = &v["profiles"][0];
+    assert_eq!(p["search"]["status"], "incomplete", "{:#}", p["search"]);
+    let why = p["search"]["problem"].as_str().unwrap();
+    let name = file.file_name().unwrap().to_string_lossy();
+    assert!(
+        why.starts_with("trial 2 (") && why.contains(&*name) && why.contains("was left out: "),
+        "{why}"
+    );
+    assert!(!why.contains("missing"), "{why}");
+    let next = v["view"]["profiles"][0]["next_step"].as_str().unwrap();
+    assert!(next.contains("complete the configuration search"), "{next}");
+    assert!(!next.contains("measure search"), "{next}");
+    std::fs::write(file, original).unwrap();
+    assert_eq!(analysis(out)["profiles"][0]["search"]["status"], "complete");
+}
+
 /// Each trial names the walk revision that chose it; a search replays with its trials' walk, and
 /// refuses a revision this build does not know or trials of two revisions (each edit undone).
 fn walks_are_checked(out: &Path) {
@@ -206,6 +240,7 @@ fn an_interrupted_search_resumes_from_its_trials_and_a_contradicting_trial_is_re
         trial_files(&out).len()
     );
     walks_are_checked(&out);
+    a_left_out_trial_is_named(&out);
     // A trial edited to another purpose: the replay asks for something else there.
     let first = &trial_files(&out)[0];
     let mut t: Value = serde_json::from_slice(&std::fs::read(first).unwrap()).unwrap();

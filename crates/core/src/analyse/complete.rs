@@ -63,6 +63,7 @@ pub(crate) fn missing(ctx: &Context<'_>, report: &ProfileReport) -> Vec<MissingC
 
 /// The configuration search's cell, when its search did not run to its end (or has no trial).
 fn search_cell(report: &ProfileReport) -> Option<MissingCell> {
+    // Named after its profile: "configuration search of throughput".
     use crate::analyse::explore::replay::SearchStatus;
     let reason = match &report.search {
         None => "no trial file of the search was loaded".to_string(),
@@ -74,7 +75,7 @@ fn search_cell(report: &ProfileReport) -> Option<MissingCell> {
     };
     Some(MissingCell {
         kind: CellKind::Search,
-        name: "search".into(),
+        name: report.profile.clone(),
         reason,
     })
 }
@@ -242,12 +243,15 @@ pub(crate) fn hold(report: &mut ProfileReport, missing: Vec<MissingCell>) {
     report.missing = missing;
 }
 
+/// What the measured cells alone give, kept as provisional — none when nothing was measured
+/// (a verdict over no run is no verdict, not a provisional reject).
 fn provisional(report: &mut ProfileReport) {
-    report.provisional = Some(Provisional {
+    let given = Provisional {
         decision: report.decision,
         recommended: report.recommended_name.take(),
         reason: std::mem::take(&mut report.reason),
-    });
+    };
+    report.provisional = (!report.candidates.is_empty()).then_some(given);
     report.decision = ProfileDecision::Incomplete;
     for c in &mut report.candidates {
         c.chosen = false;

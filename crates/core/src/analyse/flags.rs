@@ -47,6 +47,63 @@ pub(crate) fn repeat_artefact(c: &CandidateReport, flags: &mut Vec<Flag>) {
     }
 }
 
+/// The plan's SLOs against those each run was collected under (its `profile_spec.slo`): one
+/// flag naming each limit that differs, with how many runs carry the other value — the runs
+/// are judged by the plan's limits, which is legitimate (the SLOs are the reviewer's) but is
+/// not what the collection was planned for.
+pub(crate) fn slo_changed<'a>(
+    spec: &crate::schema::ProfileSpec,
+    runs: impl Iterator<Item = (&'a str, &'a crate::schema::Run)>,
+) -> Option<Flag> {
+    use std::collections::BTreeMap;
+    let planned = spec.slo.clone().unwrap_or_default();
+    // Limit name → (the runs' value, how many runs).
+    let mut differ: BTreeMap<String, BTreeMap<String, usize>> = BTreeMap::new();
+    let mut runs_differing = 0usize;
+    for (_, run) in runs {
+        let Some(theirs) = run.profile_spec.as_ref().and_then(|p| p.slo.as_ref()) else {
+            continue;
+        };
+        let mut any = false;
+        let names = planned.keys().chain(theirs.keys());
+        for name in names.collect::<std::collections::BTreeSet<_>>() {
+            let (a, b) = (planned.get(name), theirs.get(name));
+            if a != b {
+                any = true;
+                let v = b.map_or("unset".into(), |v| format_number(*v));
+                *differ
+                    .entry(name.clone())
+                    .or_default()
+                    .entry(v)
+                    .or_default() += 1;
+            }
+        }
+        runs_differing += usize::from(any);
+    }
+    if differ.is_empty() {
+        return None;
+    }
+    let said: Vec<String> = differ
+        .iter()
+        .map(|(name, theirs)| {
+            let now = planned
+                .get(name)
+                .map_or("unset".into(), |v| format_number(*v));
+            let then: Vec<String> = theirs.keys().cloned().collect();
+            format!("{name} {now} (collected under {})", then.join(" or "))
+        })
+        .collect();
+    Some(Flag {
+        code: Code::SloChanged,
+        candidate: None,
+        message: format!(
+            "the plan's SLOs are not those {runs_differing} run(s) were collected under: {} — \
+             the runs are judged by the plan's",
+            said.join(", ")
+        ),
+    })
+}
+
 /// Flags that depend on the verdict: a cheaper equivalent of the winner, and after a `tune`
 /// the pressure the data shows and what to retest.
 pub(crate) fn after_verdict(report: &mut ProfileReport) {

@@ -90,6 +90,11 @@ pub(super) fn analyze_profile(ctx: &Ctx<'_>, name: ProfileName) -> ProfileReport
         search: profile.and_then(|p| p.search.as_ref()),
         formats: [ctx.formats[0].as_deref(), ctx.formats[1].as_deref()],
     };
+    let loaded_trials: Vec<(&str, &Run)> = runs
+        .iter()
+        .copied()
+        .filter(|(_, r)| r.search.is_some())
+        .collect();
     let runs = apart(ctx.lineage, runs, &mut report.excluded);
     let runs = screen(&runs, &expect, &mut report.excluded, &mut report.flags);
     let (search_runs, mut runs): (Vec<_>, Vec<_>) =
@@ -98,7 +103,7 @@ pub(super) fn analyze_profile(ctx: &Ctx<'_>, name: ProfileName) -> ProfileReport
     runs.extend(crate::analyse::searched::search(
         plan,
         profile,
-        &search_runs,
+        [&search_runs, &loaded_trials],
         &mut report,
     ));
     let (trial_runs, runs): (Vec<_>, Vec<_>) = runs
@@ -108,6 +113,15 @@ pub(super) fn analyze_profile(ctx: &Ctx<'_>, name: ProfileName) -> ProfileReport
         .into_iter()
         .partition(|(_, r)| r.role == Role::Baseline);
     let used = candidates(ctx, &expect, profile, &candidate_runs, &mut report);
+    if let (Some(s), Some(_)) = (spec.as_ref(), ctx.plan) {
+        let all = candidate_runs
+            .iter()
+            .chain(&baseline_runs)
+            .chain(&trial_runs);
+        report
+            .flags
+            .extend(crate::analyse::flags::slo_changed(s, all.copied()));
+    }
     order_like_plan(ctx.plan.map(|p| p.1), &mut report.candidates);
     decide_profile(ctx, profile, &mut report);
     if spec.is_none() && ctx.no_records {
@@ -162,8 +176,8 @@ fn apart<'a>(
 
 /// A profile whose planned cells are not all measured (or whose sharded tree did not finish)
 /// gets no verdict over the rest: `incomplete`, naming each missing cell, the verdict over the
-/// measured ones kept as provisional. Two plans or an invalid profile stay the rejection they
-/// are, and so does a broken lineage — unless the tree is a sharded run that does not stand
+/// measured ones kept as provisional. Two plans or an invalid profile are already incomplete
+/// (no verdict over anything), and a broken lineage stays the rejection it is — unless the tree is a sharded run that does not stand
 /// for its plan, whose missing pieces may be what breaks it.
 fn completeness(ctx: &Ctx<'_>, valid: bool, report: &mut ProfileReport) {
     if ctx.plan_conflict.is_some() || !valid || report.summaries_only {
@@ -342,7 +356,7 @@ fn order_like_plan(plan: Option<&Plan>, cands: &mut [CandidateReport]) {
 
 fn decide_profile(ctx: &Ctx<'_>, profile: Option<&Profile>, report: &mut ProfileReport) {
     if let Some(why) = &ctx.plan_conflict {
-        report.reason = why.clone();
+        cannot_judge(report, why);
         return;
     }
     if !ctx.lineage.ready && gate_unsure(ctx.lineage) {
@@ -390,7 +404,7 @@ fn decide_profile(ctx: &Ctx<'_>, profile: Option<&Profile>, report: &mut Profile
         return;
     }
     let Some(profile) = profile else {
-        report.reason = format!(
+        let why = format!(
             "the profile definition is invalid: {}",
             report
                 .contract_issues
@@ -399,9 +413,20 @@ fn decide_profile(ctx: &Ctx<'_>, profile: Option<&Profile>, report: &mut Profile
                 .collect::<Vec<_>>()
                 .join("; ")
         );
+        cannot_judge(report, &why);
         return;
     };
     decide_candidates(profile, report);
+}
+
+/// No verdict can be given (two plans, or a profile the plan does not define well enough to
+/// judge by): `incomplete` with why, never a reject of the runs — the runs were not judged.
+fn cannot_judge(report: &mut ProfileReport, why: &str) {
+    report.decision = crate::analyse::verdict::ProfileDecision::Incomplete;
+    report.reason = format!("incomplete: {why}");
+    for c in &mut report.candidates {
+        c.chosen = false;
+    }
 }
 
 /// The seed's verdict over the profile's candidates.

@@ -159,6 +159,9 @@ codes! {
     SearchContradicted = "search_contradicted";
     /// A trial passed above a failing load of the same candidate: the search is not monotone.
     NonMonotoneTrials = "non_monotone_trials";
+    /// The plan's SLOs are not the ones the runs were collected under (edited since): the runs
+    /// are judged by the plan's, and the verdict says so.
+    SloChanged = "slo_changed";
 }
 
 impl Code {

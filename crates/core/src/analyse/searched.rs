@@ -16,13 +16,14 @@ pub(crate) fn serves(plan: Option<&Plan>, name: &str) -> bool {
         .is_some_and(|s| s.profiles.iter().any(|p| p == name))
 }
 
-/// Replays the search from `search_runs` into `report.search`; returns the confirmation runs
-/// the verdict is to weigh (none when the search is refused, or the space does not serve the
-/// profile: its trials are then left out with why).
+/// Replays the search from `search_runs` (the trials left after the checks; `loaded`, every
+/// trial file loaded) into `report.search`; returns the confirmation runs the verdict is to
+/// weigh (none when the search is refused, or the space does not serve the profile: its trials
+/// are then left out with why).
 pub(crate) fn search<'a>(
     plan: Option<&Plan>,
     profile: Option<&Profile>,
-    search_runs: &[(&'a str, &'a Run)],
+    [search_runs, loaded]: [&[(&'a str, &'a Run)]; 2],
     report: &mut ProfileReport,
 ) -> Vec<(&'a str, &'a Run)> {
     let spec = plan.and_then(|p| p.space.as_ref());
@@ -35,7 +36,7 @@ pub(crate) fn search<'a>(
         );
         return Vec::new();
     };
-    let (_, r) = match replay(spec, profile, search_runs) {
+    let (_, mut r) = match replay(spec, profile, search_runs) {
         Ok(x) => x,
         Err(why) => {
             leave_out(
@@ -46,6 +47,11 @@ pub(crate) fn search<'a>(
             return Vec::new();
         }
     };
+    if r.status == SearchStatus::Incomplete {
+        if let Some(why) = hole_left_out(r.trials.len(), loaded, report) {
+            r.problem = Some(why);
+        }
+    }
     if r.status == SearchStatus::Refused {
         let why = r.problem.clone().unwrap_or_default();
         leave_out(
@@ -90,6 +96,20 @@ pub(crate) fn search<'a>(
         .collect();
     report.search = Some(r);
     confirms
+}
+
+/// Where the replay stopped at a hole (trial `i` not among the trials used), the loaded file
+/// of that trial that a check left out, said as such: "trial 5 (runs/….json) was left out:
+/// why", not "missing".
+fn hole_left_out(i: usize, loaded: &[(&str, &Run)], report: &ProfileReport) -> Option<String> {
+    let (file, _) = loaded
+        .iter()
+        .find(|(_, r)| r.search.as_ref().is_some_and(|s| s.index as usize == i))?;
+    let e = report.excluded.iter().find(|e| e.file == *file)?;
+    Some(format!(
+        "trial {i} ({file}) was left out: {} — the trials after it cannot be replayed without it",
+        e.reason
+    ))
 }
 
 fn leave_out(runs: &[(&str, &Run)], why: &str, report: &mut ProfileReport) {

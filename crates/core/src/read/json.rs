@@ -323,7 +323,10 @@ fn envelope_fields(file: &str, bytes: &[u8]) -> Result<Envelope, LoadError> {
 fn syntax_error(file: &str, e: &serde_json::Error, bytes: &[u8]) -> LoadError {
     use serde_json::error::Category;
     let message = match e.classify() {
-        Category::Eof => format!("truncated JSON: {e}"),
+        Category::Eof => format!(
+            "truncated JSON: the file ends after {} bytes, inside the document ({e})",
+            bytes.len()
+        ),
         Category::Syntax if non_finite_at(bytes, e.line(), e.column()) => {
             format!("malformed JSON (NaN and Infinity are not JSON numbers; write null): {e}")
         }

@@ -29,9 +29,14 @@ pub(crate) fn path_at(bytes: &[u8], offset: usize) -> String {
             }
             b'"' => {
                 let (text, next) = string_at(bytes, i, end);
+                // A string cut by the end of what was read (a truncated file) is the value
+                // being read, not a key: the key before it stays the path's last step.
+                let closed = next > i && bytes.get(next - 1) == Some(&b'"') && next <= end;
                 i = next;
                 match stack.last_mut() {
-                    Some(Frame::Object(key)) if expects_key(bytes, i, end) => *key = Some(text),
+                    Some(Frame::Object(key)) if closed && expects_key(bytes, i, end) => {
+                        *key = Some(text)
+                    }
                     Some(Frame::Array(index)) => *index = Some(index.map_or(0, |n| n + 1)),
                     _ => {}
                 }
@@ -121,14 +126,31 @@ fn scalar_end(bytes: &[u8], start: usize, end: usize) -> usize {
     start + n
 }
 
+/// Longest key said whole in a path; a longer one is cut (a key is the file's text).
+const MAX_KEY: usize = 40;
+
+/// `.key` for a plain key; anything else (long, spaces, control characters, quotes) quoted and
+/// escaped, cut at [`MAX_KEY`] characters: `["2.38 I slot print_timing: id  0 | task 92…"]`.
+fn step(path: &mut String, k: &str) {
+    let plain = !k.is_empty()
+        && k.len() <= MAX_KEY
+        && k.chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '-');
+    if plain {
+        path.push('.');
+        path.push_str(k);
+        return;
+    }
+    let cut: String = k.chars().take(MAX_KEY).collect();
+    let more = if cut.len() < k.len() { "…" } else { "" };
+    path.push_str(&format!("[\"{}{more}\"]", cut.escape_debug()));
+}
+
 fn render(stack: &[Frame]) -> String {
     let mut path = String::from("$");
     for f in stack {
         match f {
-            Frame::Object(Some(k)) => {
-                path.push('.');
-                path.push_str(k);
-            }
+            Frame::Object(Some(k)) => step(&mut path, k),
             Frame::Array(Some(i)) => path.push_str(&format!("[{i}]")),
             Frame::Object(None) | Frame::Array(None) => {}
         }
@@ -187,6 +209,25 @@ mod tests {
         assert_eq!(at::<Doc>(top), "$");
         let escaped = r#"{"name": "a\"b]", "requests": [{"tokens": 1, "t\u00e9": 2}]}"#;
         assert_eq!(at::<Doc>(escaped), "$.requests[0].té");
+    }
+
+    /// A file cut inside a string value names the key whose value it is, not the string; a
+    /// key that is not a plain name is quoted, escaped and cut (it is the file's own text).
+    #[test]
+    fn a_truncated_value_and_a_hostile_key_stay_short() {
+        let log = format!("line one\\nline two {}", "x".repeat(200));
+        let text = format!(r#"{{"server": {{"name": "llama", "log_tail": "{log}"#);
+        let e = serde_json::from_str::<serde_json::Value>(&text).expect_err("truncated");
+        assert!(e.is_eof());
+        assert_eq!(path_at(text.as_bytes(), text.len()), "$.server.log_tail");
+        let key = format!("a key\\n{}", "y".repeat(100));
+        let text = format!(r#"{{"{key}": 1, "b": 2}}"#);
+        let at = text.find(": 1").unwrap();
+        let p = path_at(text.as_bytes(), at);
+        assert!(p.starts_with(r#"$["a key\n"#) && p.ends_with("…\"]"), "{p}");
+        assert!(p.chars().count() < 60, "{p}");
+        // Control: a plain key is said as it is.
+        assert_eq!(path_at(br#"{"ttft_ms": 1}"#, 12), "$.ttft_ms");
     }
 
     #[test]

@@ -170,7 +170,100 @@ fn a_missing_cell_is_the_next_thing_to_measure() {
     let v = report_view(&analyze(&files));
     let latency = v.profiles.iter().find(|p| p.profile.as_str() == "latency");
     let next = latency.unwrap().next_step.clone().unwrap().to_string();
-    assert!(next.starts_with("measure np4 (planned"), "{next}");
+    assert!(next.starts_with("measure candidate np4 (planned"), "{next}");
+}
+
+/// Absence is never a verdict: a profile whose runs are all missing gets no provisional
+/// answer (a verdict over no run), and each kind of missing cell is said once with its names.
+#[test]
+fn a_profile_with_nothing_measured_has_no_provisional_answer() {
+    let files: Vec<_> = example_files()
+        .into_iter()
+        .filter(|f| !(f.name.contains("runs/latency--") && f.name.ends_with(".json")))
+        .collect();
+    let a = analyze(&files);
+    let latency = a.profiles.iter().find(|p| p.profile == "latency").unwrap();
+    assert_eq!(latency.decision.label(), "INCOMPLETE");
+    assert!(latency.candidates.is_empty());
+    assert_eq!(latency.provisional, None, "{:?}", latency.provisional);
+    let v = report_view(&a);
+    let p = v.profiles.iter().find(|p| p.profile.as_str() == "latency");
+    let next = p.unwrap().next_step.clone().unwrap().to_string();
+    assert!(
+        next.starts_with("measure candidates np1, np4 and the float baseline f16"),
+        "{next}"
+    );
+    assert!(p.unwrap().provisional_line.is_none());
+    assert!(!p.unwrap().card_line.to_string().contains("provisional"));
+    // Control: one run left, and the provisional answer over it is kept.
+    let one: Vec<_> = example_files()
+        .into_iter()
+        .filter(|f| !f.name.ends_with("runs/latency--np4.json"))
+        .collect();
+    let a = analyze(&one);
+    let latency = a.profiles.iter().find(|p| p.profile == "latency").unwrap();
+    assert!(latency.provisional.is_some());
+}
+
+/// Runs under a profile the loaded plan does not define (runs of another plan) are not
+/// judged: `incomplete`, never a reject, with what to load; the same for two plans.
+#[test]
+fn a_profile_the_plan_does_not_define_is_not_judged() {
+    use sloscope_core::Document;
+    let mut files = example_files();
+    for f in &mut files {
+        if let Document::Plan(p) = &mut f.doc {
+            p.profiles.retain(|x| x.name.as_deref() != Some("balanced"));
+        }
+    }
+    let a = analyze(&files);
+    let balanced = a.profiles.iter().find(|p| p.profile == "balanced").unwrap();
+    assert_eq!(
+        balanced.decision.label(),
+        "INCOMPLETE",
+        "{}",
+        balanced.reason
+    );
+    assert!(balanced
+        .reason
+        .contains("the profile definition is invalid"));
+    assert!(balanced.recommended_name.is_none());
+    assert!(balanced.candidates.iter().all(|c| !c.chosen));
+    let v = report_view(&a);
+    let p = v.profiles.iter().find(|p| p.profile.as_str() == "balanced");
+    let next = p.unwrap().next_step.clone().unwrap().to_string();
+    assert!(
+        next.starts_with("load the plan the runs were collected under"),
+        "{next}"
+    );
+    // Control: latency, which the plan still defines, keeps its verdict.
+    let latency = a.profiles.iter().find(|p| p.profile == "latency").unwrap();
+    assert_eq!(latency.decision.label(), "ACCEPT");
+    // Two different plans: no verdict anywhere, and one plan to load.
+    let mut two = example_files();
+    let mut other = two
+        .iter()
+        .find(|f| f.name.ends_with("plan.json"))
+        .unwrap()
+        .clone();
+    if let Document::Plan(p) = &mut other.doc {
+        p.name = Some("another plan".into());
+    }
+    other.name = "other/plan.json".into();
+    two.push(other);
+    let a = analyze(&two);
+    for p in &a.profiles {
+        assert_eq!(
+            p.decision.label(),
+            "INCOMPLETE",
+            "{}: {}",
+            p.profile,
+            p.reason
+        );
+    }
+    let v = report_view(&a);
+    let next = v.profiles[0].next_step.clone().unwrap().to_string();
+    assert!(next.starts_with("load one plan"), "{next}");
 }
 
 /// A pull-request comment: what is judged and the answer per profile with its next step come
@@ -278,4 +371,47 @@ fn the_charts_shown_first_follow_the_deciding_metric() {
     let (kinds, why) = first(&tight, "latency");
     assert_eq!(kinds, [K::Slo, K::CdfTtft], "{why}");
     assert!(why.starts_with("decided by TTFT p95"), "{why}");
+}
+
+/// A plan whose SLOs were edited after the runs were collected re-judges them by the new
+/// limits, and says so on the card, naming each limit and what the runs were collected under.
+#[test]
+fn slos_edited_after_collection_are_said() {
+    use sloscope_core::analyse::report::Code;
+    use sloscope_core::Document;
+    let mut files = example_files();
+    for f in &mut files {
+        if let Document::Plan(p) = &mut f.doc {
+            for pr in &mut p.profiles {
+                if pr.name.as_deref() == Some("latency") {
+                    pr.slo.as_mut().unwrap().insert("ttft_p95_ms".into(), 100.0);
+                }
+            }
+        }
+    }
+    let a = analyze(&files);
+    let flag = |name: &str| {
+        let p = a.profiles.iter().find(|p| p.profile == name).unwrap();
+        p.flags.iter().find(|f| f.code == Code::SloChanged).cloned()
+    };
+    let f = flag("latency").expect("the edit is said");
+    assert!(
+        f.message.contains("ttft_p95_ms 100 (collected under 250)"),
+        "{}",
+        f.message
+    );
+    let v = report_view(&a);
+    let card = v.profiles.iter().find(|p| p.profile.as_str() == "latency");
+    assert!(card
+        .unwrap()
+        .caveats
+        .iter()
+        .any(|c| c.to_string().contains("collected under 250")));
+    // Control: the profiles left as planned say nothing, nor does the unedited example.
+    assert!(flag("balanced").is_none());
+    let a = example_analysis();
+    assert!(a
+        .profiles
+        .iter()
+        .all(|p| p.flags.iter().all(|f| f.code != Code::SloChanged)));
 }

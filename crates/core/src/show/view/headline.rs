@@ -229,18 +229,74 @@ pub(super) fn next_step(p: &ProfileReport) -> Option<String> {
             .find(|c| c.chosen)
             .map(|c| format!("deploy {} {} for this profile", c.name, setting(c))),
         D::Tune | D::Reject => advice(),
-        D::Incomplete if !p.missing.is_empty() => {
-            let cells: Vec<&str> = p.missing.iter().map(|m| m.name.as_str()).collect();
-            Some(format!(
-                "measure {} (planned, no usable run) and analyze again; nothing is decided before",
-                cells.join(", ")
-            ))
-        }
-        D::Incomplete => None,
+        D::Incomplete if !p.missing.is_empty() => Some(format!(
+            "{} and analyze again; nothing is decided before",
+            measure_missing(&p.missing)
+        )),
+        D::Incomplete => unjudged_remedy(&p.reason).map(|r| format!("{r}, and analyze again")),
         D::NotEnoughData => Some(match p.binding_slo.as_ref().and_then(|b| b.needed_requests) {
             Some(n) => format!("measure about {n} requests per candidate and analyze again"),
             None => "the value sits at its limit, where no number of requests decides it: change the configuration".into(),
         }),
+    }
+}
+
+/// What to measure for the missing cells, each kind said once with its names: `measure
+/// candidates np1, np4 and the float baseline f16; run the capacity searches of np1, np4`.
+fn measure_missing(missing: &[crate::analyse::report::MissingCell]) -> String {
+    use crate::analyse::report::CellKind as K;
+    let names = |k: K| -> Vec<&str> {
+        let mut v: Vec<&str> = missing
+            .iter()
+            .filter(|m| m.kind == k)
+            .map(|m| m.name.as_str())
+            .collect();
+        v.dedup();
+        v
+    };
+    let list = |v: &[&str]| v.join(", ");
+    let mut measure = Vec::new();
+    match names(K::Candidate).as_slice() {
+        [] => {}
+        [one] => measure.push(format!("candidate {one}")),
+        many => measure.push(format!("candidates {}", list(many))),
+    }
+    if let [b, ..] = names(K::Baseline).as_slice() {
+        measure.push(format!("the float baseline {b}"));
+    }
+    let mut parts = Vec::new();
+    if !measure.is_empty() {
+        parts.push(format!(
+            "measure {} (planned, no usable run)",
+            measure.join(" and ")
+        ));
+    }
+    match names(K::Trials).as_slice() {
+        [] => {}
+        [one] => parts.push(format!("run the capacity search of {one}")),
+        many => parts.push(format!("run the capacity searches of {}", list(many))),
+    }
+    if !names(K::Search).is_empty() {
+        parts.push(
+            "complete the configuration search (`sloscope run` with the same --out resumes it; \
+             a trial file left out must be the one the search wrote)"
+                .into(),
+        );
+    }
+    parts.join("; ")
+}
+
+/// What lets a profile that could not be judged be judged: one plan, a plan that defines the
+/// profile, the lineage records (`None` for a reason without a remedy here).
+fn unjudged_remedy(reason: &str) -> Option<&'static str> {
+    if reason.contains("different plans loaded") {
+        Some("load one plan, the one the runs were collected under")
+    } else if reason.contains("the profile definition is invalid") {
+        Some("load the plan the runs were collected under (or define this profile in it)")
+    } else if reason.contains("the lineage is not complete") {
+        Some("load the quality-gate, float-baseline and deployment records beside the runs")
+    } else {
+        None
     }
 }
 
@@ -328,6 +384,7 @@ pub(super) fn caveats(p: &ProfileReport) -> Vec<String> {
                     | Code::LaterRepeatsFaster
                     | Code::PooledRuns
                     | Code::EquivalentCheaper
+                    | Code::SloChanged
             )
         })
         .collect();
