@@ -123,11 +123,7 @@ pub(crate) fn distinct_runs<'a>(
         let mut kept: Vec<(&str, &Run)> = Vec::new();
         for &(file, run) in runs.iter().filter(|(_, r)| r.candidate.name == name) {
             match kept.iter().find(|(_, k)| *k == run) {
-                Some((first, _)) => flags.push(Flag {
-                    code: Code::DuplicateRun,
-                    candidate: Some(name.to_string()),
-                    message: format!("{file} is an identical copy of {first}: counted once"),
-                }),
+                Some((first, _)) => flags.push(crate::analyse::flags::duplicate(file, first, name)),
                 None => kept.push((file, run)),
             }
         }

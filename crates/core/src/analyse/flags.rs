@@ -104,6 +104,19 @@ pub(crate) fn slo_changed<'a>(
     })
 }
 
+/// `file` is an identical copy of `first` (or the same file given twice): counted once.
+pub(crate) fn duplicate(file: &str, first: &str, candidate: &str) -> Flag {
+    flag(
+        Code::DuplicateRun,
+        candidate,
+        if file == first {
+            format!("{file} was given twice: counted once")
+        } else {
+            format!("{file} is an identical copy of {first}: counted once")
+        },
+    )
+}
+
 /// Flags that depend on the verdict: a cheaper equivalent of the winner, and after a `tune`
 /// the pressure the data shows and what to retest.
 pub(crate) fn after_verdict(report: &mut ProfileReport) {

@@ -166,11 +166,11 @@ fn one_trial_per_load<'a>(
             .collect();
         if against.iter().all(|a| matches!(a.1, None | Some(None))) {
             match runs[..i].iter().find(|(_, r)| *r == run) {
-                Some((first, _)) => flags.push(Flag {
-                    code: Code::DuplicateRun,
-                    candidate: Some(run.candidate.name.clone()),
-                    message: format!("{file} is an identical copy of {first}: counted once"),
-                }),
+                Some((first, _)) => flags.push(crate::analyse::flags::duplicate(
+                    file,
+                    first,
+                    &run.candidate.name,
+                )),
                 None => kept.push((file, run)),
             }
             continue;

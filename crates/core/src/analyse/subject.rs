@@ -38,7 +38,7 @@ pub struct Subject {
     pub collected_from: Option<String>,
     /// Latest end of a run.
     pub collected_to: Option<String>,
-    /// Run files analysed (trials and baselines included).
+    /// Runs analysed (trials and baselines included; identical copies counted once).
     pub runs: usize,
 }
 
@@ -86,7 +86,12 @@ pub fn subject(inputs: &LineageInputs<'_>, plan: Option<(&str, &Plan)>) -> Subje
         plan_content_sha256: plan.and_then(|(_, p)| content_sha256(p)),
         collected_from: runs.iter().filter_map(|r| r.started_at.clone()).min(),
         collected_to: runs.iter().filter_map(|r| r.finished_at.clone()).max(),
-        runs: runs.len(),
+        // A file given twice, or a byte-identical copy, is one run (the verdicts count it once).
+        runs: runs
+            .iter()
+            .enumerate()
+            .filter(|(i, r)| !runs[..*i].contains(r))
+            .count(),
     }
 }
 

@@ -415,3 +415,81 @@ fn slos_edited_after_collection_are_said() {
         .iter()
         .all(|p| p.flags.iter().all(|f| f.code != Code::SloChanged)));
 }
+
+/// The lineage records of another artifact beside the example's runs: every run is left out,
+/// and the report says so above the verdicts, so the header's artifact (the records') is not
+/// read as what the runs measured.
+#[test]
+fn runs_of_another_lineage_than_the_records_are_said_above_the_verdicts() {
+    use sloscope_core::read_document;
+    let fixtures =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/scripted");
+    let mut files: Vec<_> = example_files()
+        .into_iter()
+        .filter(|f| !f.name.contains("/lineage/"))
+        .collect();
+    for name in ["gate.json", "baseline.json", "deployment.json"] {
+        let bytes = std::fs::read(fixtures.join(name)).unwrap();
+        let name = format!("scripted/{name}");
+        let doc = read_document(&name, bytes).unwrap();
+        files.push(sloscope_core::LoadedFile { name, doc });
+    }
+    let a = analyze(&files);
+    let v = report_view(&a);
+    let said: Vec<String> = v.caveats.iter().map(|c| c.to_string()).collect();
+    let n = a.subject.runs;
+    let want = format!("{n} of the {n} run(s) are of another lineage than the records");
+    assert!(
+        said.iter()
+            .any(|c| c.starts_with(&want) && c.contains("nothing below was judged")),
+        "{said:#?}"
+    );
+    // Control: the example as collected says nothing of the kind.
+    let v = report_view(&example_analysis());
+    assert!(!v
+        .caveats
+        .iter()
+        .any(|c| c.to_string().contains("another lineage")));
+}
+
+/// The same file given twice (dropped again, or named twice on the command line) is one run:
+/// the header counts it once and the flag says it was given twice (not "a copy of itself").
+#[test]
+fn a_file_given_twice_is_one_run() {
+    use sloscope_core::analyse::report::Code;
+    let files = example_files();
+    let runs_before = analyze(&files).subject.runs;
+    let again = files
+        .iter()
+        .find(|f| f.name.ends_with("runs/throughput--np4.json"))
+        .unwrap()
+        .clone();
+    let mut twice = files.clone();
+    twice.push(again);
+    let a = analyze(&twice);
+    assert_eq!(a.subject.runs, runs_before);
+    let p = a
+        .profiles
+        .iter()
+        .find(|p| p.profile == "throughput")
+        .unwrap();
+    let f = p
+        .flags
+        .iter()
+        .find(|f| f.code == Code::DuplicateRun)
+        .unwrap();
+    assert!(
+        f.message
+            .ends_with("runs/throughput--np4.json was given twice: counted once"),
+        "{}",
+        f.message
+    );
+    // Control: the verdicts are the example's.
+    let once = analyze(&files);
+    for (x, y) in a.profiles.iter().zip(&once.profiles) {
+        assert_eq!(
+            (x.decision, &x.recommended_name),
+            (y.decision, &y.recommended_name)
+        );
+    }
+}

@@ -335,6 +335,7 @@ fn human(line: &str) -> String {
 pub(super) fn report_caveats(a: &Analysis) -> Vec<String> {
     use crate::base::problem::ProblemCode;
     let mut out: Vec<String> = a.completeness_unchecked.iter().cloned().collect();
+    out.extend(apart_caveat(a));
     let unchecked: Vec<&str> = a
         .lineage
         .warnings
@@ -356,6 +357,28 @@ pub(super) fn report_caveats(a: &Analysis) -> Vec<String> {
             .map(|w| format!("lineage: {}", w.message)),
     );
     out
+}
+
+/// Runs of another lineage than the records are left out of every verdict: said once above
+/// them, with how many of the runs that is — the header names the records, and a reader must
+/// not take it for what the runs measured.
+fn apart_caveat(a: &Analysis) -> Option<String> {
+    let apart = &a.lineage.runs_apart;
+    let first = apart.first()?;
+    let total = a.subject.runs;
+    Some(format!(
+        "{} of the {total} run(s) are of another lineage than the records and are left out of \
+         every verdict{} (the first, {}: {})",
+        apart.len(),
+        if apart.len() == total {
+            ": nothing below was judged on them, and the artifact above is the records', not \
+             the runs'"
+        } else {
+            ""
+        },
+        first.file,
+        first.problem.message
+    ))
 }
 
 /// What weakens one profile's verdict, one line each.
