@@ -42,6 +42,25 @@ pub struct Subject {
     pub runs: usize,
 }
 
+const NOT_RECORDED: &str = "not recorded";
+
+/// `s`, unless it is the placeholder an importer writes where the tool did not say (`unknown`,
+/// empty): a missing value is said as not recorded, never as a value.
+fn known(s: &str) -> Option<&str> {
+    let t = s.trim();
+    (!t.is_empty() && !t.eq_ignore_ascii_case("unknown")).then_some(t)
+}
+
+/// `llama.cpp b6100`; `openai (version not recorded)`; not recorded when neither is.
+fn backend(name: &str, version: &str) -> String {
+    match (known(name), known(version)) {
+        (Some(n), Some(v)) => format!("{n} {v}"),
+        (Some(n), None) => format!("{n} (version not recorded)"),
+        (None, Some(v)) => format!("backend not recorded, version {v}"),
+        (None, None) => NOT_RECORDED.into(),
+    }
+}
+
 /// What `inputs` and `plan` say is judged.
 pub fn subject(inputs: &LineageInputs<'_>, plan: Option<(&str, &Plan)>) -> Subject {
     let runs: Vec<&Run> = inputs.runs.iter().map(|(_, r)| *r).collect();
@@ -77,11 +96,13 @@ pub fn subject(inputs: &LineageInputs<'_>, plan: Option<(&str, &Plan)>) -> Subje
             )
         }),
         backend: record
-            .map(|a| format!("{} {}", a.backend, a.backend_version))
-            .or_else(|| runs_say(&|r| format!("{} {}", r.backend, r.backend_version))),
+            .map(|a| backend(&a.backend, &a.backend_version))
+            .or_else(|| runs_say(&|r| backend(&r.backend, &r.backend_version)))
+            .filter(|b| b != NOT_RECORDED),
         hardware: record
             .map(|a| a.hardware.clone())
-            .or_else(|| runs_say(&|r| r.hardware.clone())),
+            .or_else(|| runs_say(&|r| r.hardware.clone()))
+            .filter(|h| known(h).is_some()),
         plan: plan.map(|(file, p)| p.name.clone().unwrap_or_else(|| file.to_string())),
         plan_content_sha256: plan.and_then(|(_, p)| content_sha256(p)),
         collected_from: runs.iter().filter_map(|r| r.started_at.clone()).min(),

@@ -493,3 +493,49 @@ fn a_file_given_twice_is_one_run() {
         );
     }
 }
+
+/// Another tool's file that does not say its backend's version or the hardware: the header
+/// says "not recorded", never the importer's placeholder `unknown` as if it were a value.
+#[test]
+fn what_another_tool_did_not_say_is_not_recorded() {
+    use sloscope_core::read_document;
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/peers/vllm");
+    let mut files = Vec::new();
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "json") {
+            let name = p.display().to_string();
+            if let Ok(doc) = read_document(&name, std::fs::read(&p).unwrap()) {
+                files.push(sloscope_core::LoadedFile { name, doc });
+            }
+        }
+    }
+    assert!(!files.is_empty());
+    let v = report_view(&analyze(&files));
+    let lines: Vec<String> = v
+        .subject
+        .iter()
+        .map(|l| format!("{}: {}", l.label, l.value))
+        .collect();
+    assert!(lines.iter().all(|l| !l.contains("unknown")), "{lines:#?}");
+    assert!(
+        lines.contains(&"Hardware: not recorded".to_string()),
+        "{lines:#?}"
+    );
+    // Control: the example's own records are said as recorded.
+    let v = report_view(&example_analysis());
+    let backend = v
+        .subject
+        .iter()
+        .find(|l| l.label.as_str() == "Backend")
+        .unwrap();
+    assert!(
+        backend
+            .value
+            .to_string()
+            .starts_with("llama.cpp llama-server b"),
+        "{}",
+        backend.value
+    );
+}
