@@ -539,3 +539,37 @@ fn what_another_tool_did_not_say_is_not_recorded() {
         backend.value
     );
 }
+
+/// Runs not compared that share a name (trials of one configuration, two tools' files of one
+/// benchmark) are each named once with their count, not listed as identical labels.
+#[test]
+fn runs_not_compared_are_named_once_each() {
+    use sloscope_core::Document;
+    let mut files = example_files();
+    let base = files
+        .iter()
+        .find(|f| f.name.ends_with("runs/latency--np4.json"))
+        .unwrap()
+        .clone();
+    for (i, name) in ["a", "b"].iter().enumerate() {
+        let mut f = base.clone();
+        f.name = format!("other/latency--np4-{name}.json");
+        if let Document::Run(r) = &mut f.doc {
+            let w = r.profile_spec.as_mut().unwrap().workload.as_mut().unwrap();
+            w.prompt_tokens = Some(512 + i as i64);
+        }
+        files.push(f);
+    }
+    let v = report_view(&analyze(&files));
+    let latency = v
+        .profiles
+        .iter()
+        .find(|p| p.profile.as_str() == "latency")
+        .unwrap();
+    let said: Vec<String> = latency.caveats.iter().map(|c| c.to_string()).collect();
+    assert!(
+        said.iter()
+            .any(|c| c.starts_with("2 run(s) not compared (np4 ×2)")),
+        "{said:#?}"
+    );
+}

@@ -432,11 +432,26 @@ pub(super) fn caveats(p: &ProfileReport) -> Vec<String> {
         });
     }
     if !p.excluded.is_empty() {
-        let names: Vec<&str> = p.excluded.iter().map(|e| e.candidate.as_str()).collect();
+        // Each name once, with how many of its runs (several trials of one configuration, or
+        // two tools' files of one benchmark, share a name).
+        let mut names: Vec<(&str, usize)> = Vec::new();
+        for e in &p.excluded {
+            match names.iter_mut().find(|(n, _)| *n == e.candidate) {
+                Some((_, k)) => *k += 1,
+                None => names.push((&e.candidate, 1)),
+            }
+        }
+        let said: Vec<String> = names
+            .iter()
+            .map(|(n, k)| match k {
+                1 => n.to_string(),
+                k => format!("{n} ×{k}"),
+            })
+            .collect();
         out.push(format!(
             "{} run(s) not compared ({}): see below",
             p.excluded.len(),
-            names.join(", ")
+            said.join(", ")
         ));
     }
     out
