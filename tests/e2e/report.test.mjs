@@ -397,6 +397,12 @@ for (const [width, height] of [[1280, 900], [390, 844]]) {
     for (const p of expected.view.profiles) {
       const box = await page.locator(`.overview .card[data-profile="${p.profile}"] .headline`).boundingBox();
       assert.ok(box && box.y + box.height <= height, `${p.profile} headline ends at ${box && box.y + box.height} px, below the first ${height} px`);
+      // What to do about a verdict that is not an accept is on its card, on the first screen
+      // (a phone too); an accept's "deploy" is its card's configuration, in its section on a phone.
+      if (p.decision !== 'accept' && p.next_step) {
+        const next = await page.locator(`.overview .card[data-profile="${p.profile}"] .next`).boundingBox();
+        assert.ok(next && next.y + next.height <= height, `${p.profile}: its next step ends at ${next && next.y + next.height} px, below the first ${height} px`);
+      }
     }
     assert.equal((await page.locator('#files-status').textContent()).trim(), `Files: ${exampleFiles().length} loaded ✓`);
     assert.equal(await page.locator('section.files details').getAttribute('open'), null, 'the file list is folded when every file loaded');
