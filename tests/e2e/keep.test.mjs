@@ -135,3 +135,38 @@ test('an address that names its files brings those, not the kept set', async () 
   assert.equal(await count(page), 1);
   await ctx.close();
 });
+
+test('a series hidden from a chart\'s legend stays hidden after a reload; Clear shows it again', async () => {
+  const n = exampleFiles().length;
+  const ctx = await it.browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const { page, errors } = await newPage(ctx, it.url);
+  await page.goto(it.url);
+  await page.click('#load-example');
+  await waitLoaded(page, n);
+  const marks = () => page.locator('#chart-latency-tradeoff').evaluate((c) => Number(c.dataset.marks));
+  const opened = async () => {
+    await page.locator('#more-charts-latency summary').click();
+    await page.waitForSelector('#chart-latency-tradeoff[data-drawn="true"]');
+  };
+  await opened();
+  const shown = await marks();
+  // The last legend entry, read with the keyboard, hidden with Enter.
+  await page.locator('#chart-latency-tradeoff').focus();
+  await page.keyboard.press('End');
+  const entry = (await page.locator('#chart-latency-tradeoff-value').textContent()).trim();
+  assert.match(entry, /^legend: .*, shown/);
+  await page.keyboard.press('Enter');
+  await page.waitForFunction((k) => Number(document.querySelector('#chart-latency-tradeoff').dataset.marks) === k, shown - 1);
+  await reloaded(page);
+  await waitLoaded(page, n);
+  await opened();
+  await page.waitForFunction((k) => Number(document.querySelector('#chart-latency-tradeoff')?.dataset.marks) === k, shown - 1, { timeout: 30000 });
+  // Control: Clear forgets it; the same set loaded again shows every series.
+  await page.click('#clear');
+  await page.click('#load-example');
+  await waitLoaded(page, n);
+  await opened();
+  await page.waitForFunction((k) => Number(document.querySelector('#chart-latency-tradeoff')?.dataset.marks) === k, shown, { timeout: 30000 });
+  assert.deepEqual(errors, []);
+  await ctx.close();
+});

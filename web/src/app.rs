@@ -174,6 +174,7 @@ fn handlers(engine: &Rc<Engine>, status: &UseStateHandle<Option<String>>) -> Han
         let status = status.clone();
         Callback::from(move |_| {
             status.set(None);
+            crate::components::canvas::forget_hidden();
             engine.clear()
         })
     };

@@ -84,6 +84,43 @@ fn nearest(drawn: &Drawn, el: &HtmlCanvasElement, e: &MouseEvent) -> Option<usiz
         .map(|(i, _)| i)
 }
 
+/// Where a chart's hidden series are kept for this tab (`sessionStorage`): a reload shows the
+/// chart as it was left; Clear forgets every chart's ([`forget_hidden`]).
+const HIDDEN_KEY: &str = "sloscope-hidden:";
+
+fn session() -> Option<web_sys::Storage> {
+    web_sys::window()?.session_storage().ok()?
+}
+
+/// The series hidden on chart `id` when the page was last left (none if never, or unreadable).
+fn kept_hidden(id: &str) -> Vec<String> {
+    session()
+        .and_then(|s| s.get_item(&format!("{HIDDEN_KEY}{id}")).ok()?)
+        .and_then(|v| serde_json::from_str(&v).ok())
+        .unwrap_or_default()
+}
+
+fn keep_hidden(id: &str, hidden: &[String]) {
+    let Some(s) = session() else { return };
+    let key = format!("{HIDDEN_KEY}{id}");
+    let _ = match hidden {
+        [] => s.remove_item(&key),
+        h => s.set_item(&key, &serde_json::to_string(h).unwrap_or_default()),
+    };
+}
+
+/// Forgets every chart's hidden series (the loaded set was cleared).
+pub fn forget_hidden() {
+    let Some(s) = session() else { return };
+    let keys: Vec<String> = (0..s.length().unwrap_or(0))
+        .filter_map(|i| s.key(i).ok().flatten())
+        .filter(|k| k.starts_with(HIDDEN_KEY))
+        .collect();
+    for k in keys {
+        let _ = s.remove_item(&k);
+    }
+}
+
 /// Hides `name` if shown, shows it if hidden.
 fn toggled(hidden: &[String], name: &str) -> Vec<String> {
     let mut out: Vec<String> = hidden.iter().filter(|n| *n != name).cloned().collect();
@@ -156,6 +193,8 @@ struct Looking {
     at: UseStateHandle<Option<usize>>,
     hidden: UseStateHandle<Vec<String>>,
     refocus: Rc<RefCell<Option<String>>>,
+    /// The chart's id, the key its hidden series are kept under.
+    id: AttrValue,
 }
 
 impl Looking {
@@ -166,7 +205,9 @@ impl Looking {
 
     /// Hides the series if shown, shows it if hidden; its entry is read again after the redraw.
     fn toggle(&self, name: String) {
-        self.hidden.set(toggled(&self.hidden, &name));
+        let hidden = toggled(&self.hidden, &name);
+        keep_hidden(&self.id, &hidden);
+        self.hidden.set(hidden);
         *self.refocus.borrow_mut() = Some(name);
     }
 
@@ -271,8 +312,12 @@ pub fn chart(props: &Props) -> Html {
         canvas: use_node_ref(),
         drawn: use_mut_ref(Default::default).clone(),
         at: use_state(|| None::<usize>),
-        hidden: use_state(Vec::<String>::new),
+        hidden: {
+            let id = props.id.clone();
+            use_state(move || kept_hidden(&id))
+        },
         refocus: use_mut_ref(|| None).clone(),
+        id: props.id.clone(),
     };
     let width = use_window_width();
     use_draw(props, &l, width);
