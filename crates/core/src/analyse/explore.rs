@@ -279,7 +279,9 @@ pub struct SearchResult {
     pub confirmed: Option<bool>,
     /// What the confirmation showed, in words.
     pub confirmation: Option<String>,
-    /// Every measured configuration out of the running, with why.
+    /// Every measured configuration but the pick, with why: out of the running (infeasible,
+    /// an SLO missed or beaten with confidence), or still in it but not the pick (its reason
+    /// begins `not chosen:`, with both intervals).
     pub dropped: Vec<Dropped>,
     /// Launches used.
     pub launches: u32,

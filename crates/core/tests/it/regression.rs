@@ -578,3 +578,79 @@ fn the_headline_names_a_changed_recommendation_without_a_regression() {
         "{head}"
     );
 }
+
+/// A run left out of one side (partial there) is an absence: the comparison is incomplete,
+/// the profile's verdict is not said to have changed (its after side gave none), and its
+/// candidates are not said to have changed either — the plan's candidates are the same.
+#[test]
+fn a_run_left_out_of_one_side_is_no_verdict_flip() {
+    use sloscope_core::schema::RunStatus;
+    use sloscope_core::Document;
+    let before = crate::snapshots::example_files();
+    // The after side measured afresh: every time 2 % longer, sends and gaps included (the
+    // same collection twice is refused as one measurement).
+    let nudged = |files: &[LoadedFile]| -> Vec<LoadedFile> {
+        let mut out = files.to_vec();
+        let scale = |t: u64| t * 102 / 100;
+        for f in &mut out {
+            let Document::Run(r) = &mut f.doc else {
+                continue;
+            };
+            for rep in &mut r.repeats {
+                let q = &mut rep.requests;
+                q.send_offset_us.iter_mut().for_each(|t| *t = scale(*t));
+                q.ttft_us.iter_mut().flatten().for_each(|t| *t = scale(*t));
+                q.e2e_us.iter_mut().flatten().for_each(|t| *t = scale(*t));
+                let mut gaps = sloscope_core::schema::Gaps::new();
+                for g in q.itl_us.iter() {
+                    let moved: Vec<u32> = g.iter().map(|&x| scale(u64::from(x)) as u32).collect();
+                    gaps.push(&moved);
+                }
+                q.itl_us = gaps;
+            }
+        }
+        out
+    };
+    let mut after = nudged(&before);
+    for f in &mut after {
+        if let Document::Run(r) = &mut f.doc {
+            if f.name.ends_with("runs/latency--np4.json") {
+                r.status = RunStatus::Partial;
+            }
+        }
+    }
+    let c = compare(&before, &after, &CompareOptions::default());
+    assert_eq!(c.outcome, Outcome::Incomplete, "{:?}", c.refused);
+    let v = c.verdicts.iter().find(|v| v.profile == "latency").unwrap();
+    assert!(!v.flipped, "{v:?}");
+    assert_eq!(
+        v.incomplete_side,
+        Some(sloscope_core::analyse::regression::types::WhichSide::After)
+    );
+    let view = sloscope_core::show::comparison::view::comparison_view(&c);
+    assert!(
+        !view.headline.contains("the verdict changed"),
+        "{}",
+        view.headline
+    );
+    assert!(
+        !c.changed.iter().any(|x| x.what == "latency candidates"),
+        "{:?}",
+        c.changed
+    );
+    // Control: a verdict that truly changes (the latency SLO tightened past np1's TTFT) is
+    // still a flip.
+    let mut slower = nudged(&before);
+    for f in &mut slower {
+        if let Document::Plan(p) = &mut f.doc {
+            for pr in &mut p.profiles {
+                if pr.name.as_deref() == Some("latency") {
+                    pr.slo.as_mut().unwrap().insert("ttft_p95_ms".into(), 100.0);
+                }
+            }
+        }
+    }
+    let c = compare(&before, &slower, &CompareOptions::default());
+    let v = c.verdicts.iter().find(|v| v.profile == "latency").unwrap();
+    assert!(v.flipped && v.incomplete_side.is_none(), "{v:?}");
+}

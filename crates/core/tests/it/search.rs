@@ -305,6 +305,35 @@ fn a_small_budget_explores_rather_than_adds_requests() {
     assert!(before_confirming(&twelve).contains(&Purpose::More));
 }
 
+/// Where the measurements cannot tell the best few apart (intervals of ±20 ms), each measured
+/// configuration still in the running but not the pick says so, with both intervals.
+#[test]
+fn a_configuration_in_the_running_says_why_it_is_not_the_pick() {
+    let space = Space::new(&spec(&[])).unwrap();
+    let e = drive_budget(&space, None, 3, 12, 20.0);
+    let r = e.result();
+    let measured: std::collections::BTreeSet<String> =
+        e.trials().iter().map(|t| space.name(&t.config)).collect();
+    let said: std::collections::BTreeSet<String> =
+        r.dropped.iter().map(|d| d.name.clone()).collect();
+    let mut want = measured.clone();
+    want.remove(r.chosen_name.as_deref().unwrap());
+    assert_eq!(said, want);
+    let not_chosen: Vec<&str> = r
+        .dropped
+        .iter()
+        .filter(|d| d.reason.starts_with("not chosen: "))
+        .map(|d| d.reason.as_str())
+        .collect();
+    assert!(!not_chosen.is_empty(), "{:?}", r.dropped);
+    assert!(
+        not_chosen
+            .iter()
+            .all(|d| d.contains("against the pick's") && d.contains("95 % interval")),
+        "{not_chosen:?}"
+    );
+}
+
 #[test]
 fn the_search_is_deterministic_survives_failed_launches_and_confirms_its_pick() {
     let space = Space::new(&spec(&[])).unwrap();
@@ -342,6 +371,23 @@ fn the_search_is_deterministic_survives_failed_launches_and_confirms_its_pick() 
             .starts_with("misses ttft_p95_ms 100 with confidence")),
         "{:?}",
         r.dropped
+    );
+    // Every measured configuration but the pick says why it is not the pick: out of the
+    // running, or (still in it) not chosen, with both intervals.
+    let measured: std::collections::BTreeSet<String> =
+        e.trials().iter().map(|t| space.name(&t.config)).collect();
+    let said: std::collections::BTreeSet<String> =
+        r.dropped.iter().map(|d| d.name.clone()).collect();
+    let mut want = measured.clone();
+    want.remove(r.chosen_name.as_deref().unwrap());
+    assert_eq!(said, want);
+    assert!(
+        r.confirmation
+            .as_deref()
+            .unwrap()
+            .starts_with("held on a fresh launch (72 requests, every SLO met with confidence"),
+        "{:?}",
+        r.confirmation
     );
     // Replayed from its trials (as from a journal or the trial files), the search asks for the
     // same next step at every point and ends with the same answer.

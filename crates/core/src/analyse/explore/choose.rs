@@ -407,6 +407,10 @@ pub(super) fn result(e: &Explorer) -> SearchResult {
                 name: e.space.name(c),
                 reason,
             }),
+            Standing::Alive if Some(c) != chosen.as_ref() => Some(Dropped {
+                name: e.space.name(c),
+                reason: not_chosen(e, c, chosen.as_ref()),
+            }),
             Standing::Alive => None,
         })
         .collect();
@@ -422,6 +426,33 @@ pub(super) fn result(e: &Explorer) -> SearchResult {
         requests: e.requests_spent(),
         configurations: e.space.configs.len(),
     }
+}
+
+/// Why a configuration still in the running is not the pick: `not chosen: tpot_p95_ms 33.1
+/// (95 % interval 31.9–35.2) against the pick's 32.9 (32.2–34.5): not apart with confidence,
+/// the pick's point estimate better`.
+fn not_chosen(e: &Explorer, c: &Config, chosen: Option<&Config>) -> String {
+    let est = |c: &Config| match e.known.get(c) {
+        Some(Outcome::Measured { evidence }) => evidence.primary,
+        _ => None,
+    };
+    let sure = |c: &Config| matches!(e.known.get(c), Some(Outcome::Measured { evidence }) if evidence.meets_all());
+    let (Some(mine), Some(pick)) = (est(c), chosen.and_then(est)) else {
+        return "not chosen: no pick to compare it with".into();
+    };
+    let why = match (chosen.is_some_and(sure), sure(c)) {
+        (true, false) => "the pick meets every SLO with confidence, it does not",
+        _ if mine.score(e.primary).0 == pick.score(e.primary).0 => {
+            "level with the pick (a tie goes to the first in the space's order)"
+        }
+        _ => "not apart with confidence, the pick's point estimate better",
+    };
+    format!(
+        "not chosen: {} {} against the pick's {}: {why}",
+        e.primary,
+        estimate_words(&mine),
+        estimate_words(&pick)
+    )
 }
 
 /// Whether the fresh launches upheld the pick: the chosen configuration served, missed no SLO
@@ -467,6 +498,22 @@ fn confirmation(
         }),
         _ => false,
     };
+    // A rival whose fresh launch measured better, though not with confidence: a tie, said.
+    let tied = match (evidence.primary, theirs) {
+        (Some(p), Some(Outcome::Measured { evidence: r })) => r
+            .primary
+            .filter(|q| q.score(e.primary).0 < p.score(e.primary).0)
+            .map(|q| {
+                format!(
+                    "; its rival's fresh launch measured {} {} against its {}, not apart with \
+                     confidence (a tie)",
+                    e.primary,
+                    estimate_words(&q),
+                    estimate_words(&p)
+                )
+            }),
+        _ => None,
+    };
     if beaten {
         return (
             Some(false),
@@ -479,8 +526,24 @@ fn confirmation(
     (
         Some(true),
         Some(format!(
-            "held on a fresh launch ({} requests)",
-            evidence.requests
+            "held on a fresh launch ({} requests, {}){}",
+            evidence.requests,
+            if evidence.meets_all() {
+                "every SLO met with confidence"
+            } else {
+                "no SLO missed with confidence, not every one decided"
+            },
+            tied.unwrap_or_default()
         )),
+    )
+}
+
+/// `32.94 (95 % interval 32.25–34.48)`.
+fn estimate_words(x: &super::Estimate) -> String {
+    format!(
+        "{} (95 % interval {}–{})",
+        format_number(x.value),
+        bound(x.lo),
+        bound(x.hi)
     )
 }

@@ -156,7 +156,7 @@ pub(crate) fn changed(before: &Side<'_>, after: &Side<'_>) -> Vec<Change> {
                 .clone()
         };
         let (vb, va) = (get(&b), get(&a));
-        if vb != va {
+        if vb != va && !only_absent(w, (before, &vb), (after, &va)) {
             out.push(Change {
                 what: w.clone(),
                 before: vb.into_iter().collect(),
@@ -165,6 +165,36 @@ pub(crate) fn changed(before: &Side<'_>, after: &Side<'_>) -> Vec<Change> {
         }
     }
     out
+}
+
+/// Whether a profile's candidates differ only by cells one side did not measure (a run missing
+/// or left out there): an absence, said as such elsewhere, not a change of the plan's
+/// candidates. Each side's candidates by name, with its missing candidate cells added.
+fn only_absent(
+    what: &str,
+    (before, vb): (&Side<'_>, &BTreeSet<String>),
+    (after, va): (&Side<'_>, &BTreeSet<String>),
+) -> bool {
+    let Some(profile) = what.strip_suffix(" candidates") else {
+        return false;
+    };
+    let named = |side: &Side<'_>, labels: &BTreeSet<String>| -> BTreeSet<String> {
+        let mut names: BTreeSet<String> = labels
+            .iter()
+            .map(|l| l.split(" (").next().unwrap_or(l).to_string())
+            .collect();
+        let missing = side
+            .analysis
+            .profiles
+            .iter()
+            .filter(|p| p.profile == profile)
+            .flat_map(|p| &p.missing)
+            .filter(|m| m.kind == crate::analyse::report::CellKind::Candidate)
+            .map(|m| m.name.clone());
+        names.extend(missing);
+        names
+    };
+    named(before, vb) == named(after, va)
 }
 
 /// The binding SLO of a profile: the chosen candidate's check with the least margin relative
@@ -231,8 +261,19 @@ pub(crate) fn verdicts(before: &Analysis, after: &Analysis) -> Vec<VerdictChange
             let config = |p: Option<&ProfileReport>| {
                 chosen(p).map(|c| c.value.as_ref().map_or(c.name.clone(), |v| format!("={v}")))
             };
+            // A side whose profile is incomplete (a planned run missing or left out there) gave
+            // no verdict: the difference is an absence, not a change of verdict.
+            let incomplete = |p: Option<&ProfileReport>| {
+                decision(p) == Some(crate::analyse::verdict::ProfileDecision::Incomplete)
+            };
+            let absent = match (incomplete(b), incomplete(a)) {
+                (false, true) => Some(crate::analyse::regression::types::WhichSide::After),
+                (true, false) => Some(crate::analyse::regression::types::WhichSide::Before),
+                _ => None,
+            };
             VerdictChange {
-                flipped: decision(b) != decision(a) || config(b) != config(a),
+                flipped: absent.is_none() && (decision(b) != decision(a) || config(b) != config(a)),
+                incomplete_side: absent,
                 before: decision(b),
                 after: decision(a),
                 recommended_before: rec(b),

@@ -102,6 +102,17 @@ pub struct Margin {
     pub margin_ratio: Option<f64>,
 }
 
+/// One side of a comparison.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum WhichSide {
+    /// The before collection.
+    Before,
+    /// The after collection.
+    After,
+}
+
 /// One profile's verdict before and after.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -116,8 +127,13 @@ pub struct VerdictChange {
     pub recommended_before: Option<String>,
     /// The recommended candidate after.
     pub recommended_after: Option<String>,
-    /// Whether the verdict or the recommendation differs.
+    /// Whether the verdict or the recommendation differs (never when one side is incomplete:
+    /// an absence is not a change of verdict).
     pub flipped: bool,
+    /// The side whose profile is incomplete while the other's is not (a planned run missing
+    /// or left out there): its "verdict" is none, so nothing is said to have changed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub incomplete_side: Option<WhichSide>,
     /// The binding SLO's margin before (the chosen candidate's tightest, else the missed one).
     pub binding_before: Option<Margin>,
     /// …and after.

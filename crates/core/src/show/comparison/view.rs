@@ -275,7 +275,18 @@ fn verdict_row(v: &crate::analyse::regression::types::VerdictChange) -> VerdictR
     VerdictRow {
         profile: inert(&v.profile),
         before: verdict(v.before, &v.recommended_before),
-        after: verdict(v.after, &v.recommended_after),
+        after: match v.incomplete_side {
+            Some(side) => format!(
+                "{} (not compared: the {} side is incomplete — a planned run is missing or left \
+                 out there)",
+                verdict(v.after, &v.recommended_after),
+                match side {
+                    crate::analyse::regression::types::WhichSide::Before => "before",
+                    crate::analyse::regression::types::WhichSide::After => "after",
+                }
+            ),
+            None => verdict(v.after, &v.recommended_after),
+        },
         flipped: v.flipped,
         binding_before: margin(&v.binding_before),
         binding_after: margin(&v.binding_after),

@@ -91,7 +91,7 @@ pub(super) fn lines(s: &SearchReport) -> Vec<String> {
             if r.chosen_meets_all {
                 ", meeting every SLO with confidence"
             } else {
-                ", meeting the SLOs by its point estimates only"
+                ", meeting the SLOs in the search by its point estimates only"
             },
             s.settings.walk
         ),
@@ -111,7 +111,10 @@ pub(super) fn lines(s: &SearchReport) -> Vec<String> {
     out.extend(
         r.dropped
             .iter()
-            .map(|d| format!("dropped {}: {}", d.name, d.reason)),
+            .map(|d| match d.reason.strip_prefix("not chosen: ") {
+                Some(why) => format!("not chosen {}: {why}", d.name),
+                None => format!("dropped {}: {}", d.name, d.reason),
+            }),
     );
     out
 }
