@@ -79,6 +79,17 @@ test('Compare mode: before and after collections dropped on the page read as slo
       assert.ok(cells[5] === '—' || / ms( \(|$)/.test(cells[5]), `${metric} change: ${cells[5]}`);
     }
   }
+  // The whole distributions' shifts, which back the percentile rows an interval alone cannot
+  // decide, as the CLI gives them (each with its label).
+  const shifts = expected.cells.flatMap((c) => (c.shifts || []).map((x) => [c.profile, c.candidate, x.label.replace('_', '-')]));
+  assert.ok(shifts.length > 0, 'a slower collection moves whole distributions');
+  const shiftRows = page.locator('#compare-shifts tbody tr');
+  assert.equal(await shiftRows.count(), shifts.length);
+  for (const [i, [profile, candidate]] of shifts.entries()) {
+    const cells = (await shiftRows.nth(i).locator('td').allTextContents()).map((t) => t.trim());
+    assert.deepEqual([cells[0], cells[1]], [profile, candidate]);
+    assert.ok(cells[3].endsWith(' ms'), `shift with its unit: ${cells[3]}`);
+  }
   // Overlaid charts: per profile the trade-off before → after, per cell TTFT and TPOT CDFs.
   const profiles = new Set(expected.cells.map((c) => c.profile)).size;
   const drew = await chartsDrew(page);

@@ -181,8 +181,36 @@ fn changes(c: &Rc<Compared>, generation: usize) -> Html {
             <summary>{ "All metrics" }</summary>
             { table(v, true) }
         </details>
+        <ul class="small" id="compare-by-shift">{ for v.by_shift.iter().map(|l| html! { <li>{ l.clone() }</li> }) }</ul>
+        { shifts(v) }
         <ul class="small">{ for v.requests.iter().map(|l| html! { <li>{ l.clone() }</li> }) }</ul>
         { charts(c, generation) }
+    </> }
+}
+
+/// Whole distributions: the shift of every request's TTFT, TPOT and end to end (what decides
+/// a percentile row whose own interval is unbounded), as the CLI and the Markdown show it.
+fn shifts(v: &ComparisonView) -> Html {
+    if v.shifts.is_empty() {
+        return html! {};
+    }
+    html! { <>
+        <h3>{ "Whole distributions (Hodges–Lehmann shift after − before, 95%, from every request)" }</h3>
+        <div class="scroll"><table class="changes" id="compare-shifts">
+            <thead><tr>
+                <th>{ "profile" }</th><th>{ "candidate" }</th><th>{ "quantity" }</th><th>{ "shift" }</th>
+                <th>{ "95% interval" }</th><th>{ "shape" }</th><th>{ "label" }</th>
+            </tr></thead>
+            <tbody>
+            { for v.shifts.iter().map(|r| html! {
+                <tr class="change" data-label={r.label.clone()}>
+                    <td>{ r.profile.clone() }</td><td>{ r.candidate.clone() }</td><td>{ r.quantity.clone() }</td>
+                    <td class="num">{ r.shift.clone() }</td><td class="num">{ r.interval.clone() }</td>
+                    <td>{ r.shape.clone() }</td><td class="label">{ r.label.clone() }</td>
+                </tr>
+            }) }
+            </tbody>
+        </table></div>
     </> }
 }
 
