@@ -274,6 +274,27 @@ fn upper(values: impl Iterator<Item = f64>) -> f64 {
     }
 }
 
+/// A value axis that spans the values given (and a limit drawn with them) with a margin, not
+/// from zero: points and their intervals a few per cent apart stay apart. From zero only when
+/// the values come within a third of their top to it.
+fn spanned(values: impl Iterator<Item = f64>) -> std::ops::Range<f64> {
+    let (lo, hi) = values
+        .filter(|v| v.is_finite())
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+            (a.min(v), b.max(v))
+        });
+    if hi.is_nan() || hi <= 0.0 {
+        return 0.0..1.0;
+    }
+    let pad = ((hi - lo) * 0.15).max(hi * 0.02);
+    let bottom = lo - pad;
+    if bottom < hi / 3.0 {
+        0.0..hi + pad
+    } else {
+        bottom..hi + pad
+    }
+}
+
 fn empty<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, title: &str) -> Drawn<DB> {
     root.fill(&WHITE)?;
     marks::clear();

@@ -29,10 +29,12 @@ pub fn search_path<DB: DrawingBackend + 'static>(
     }
     let chosen = s.result.chosen_name.as_deref();
     let limit = cv.search_slo.as_ref().map(|l| l.limit);
-    let ymax = upper(
+    let ys = crate::spanned(
         s.trials
             .iter()
-            .filter_map(|t| t.primary.map(|e| e.hi.unwrap_or(e.value)))
+            .filter_map(|t| t.primary)
+            .flat_map(|e| [Some(e.value), e.lo, e.hi])
+            .flatten()
             .chain(limit),
     );
     let xmax = s.trials.len() as f64 + 1.0;
@@ -53,7 +55,7 @@ pub fn search_path<DB: DrawingBackend + 'static>(
     pick_and_slo(&mut entries, chosen, cv);
     let (plot, side) = legend_room(root, &entries);
     let mut chart =
-        frame(&plot, &title, Frame::Roomy)?.build_cartesian_2d(0f64..xmax, 0f64..ymax)?;
+        frame(&plot, &title, Frame::Roomy)?.build_cartesian_2d(0f64..xmax, ys.clone())?;
     chart
         .configure_mesh()
         .x_desc("trial, in the order the search ran it")
@@ -70,7 +72,7 @@ pub fn search_path<DB: DrawingBackend + 'static>(
         ))?;
     }
     for t in &s.trials {
-        trial(&mut chart, t, chosen == Some(t.name.as_str()), ymax)?;
+        trial(&mut chart, t, chosen == Some(t.name.as_str()), &ys)?;
     }
     legend(&side, &entries)?;
     plot.present()
@@ -86,11 +88,12 @@ fn trial<DB: DrawingBackend + 'static>(
     chart: &mut Chart<'_, DB>,
     t: &TrialRow,
     picked: bool,
-    ymax: f64,
+    ys: &std::ops::Range<f64>,
 ) -> Drawn<DB> {
     let x = f64::from(t.index) + 1.0;
     let Some(e) = t.primary else {
-        let at = (x, ymax * 0.02);
+        // At the foot of the axis: an infeasible launch measured nothing.
+        let at = (x, ys.start + (ys.end - ys.start) * 0.02);
         let why = t.infeasible.as_deref().unwrap_or("no measurement");
         crate::marks::add(
             chart,
@@ -110,7 +113,7 @@ fn trial<DB: DrawingBackend + 'static>(
     let (lo, hi) = (e.lo.unwrap_or(e.value), e.hi.unwrap_or(e.value));
     if hi > lo {
         chart.draw_series(std::iter::once(PathElement::new(
-            [(x, lo), (x, hi.min(ymax))],
+            [(x, lo.max(ys.start)), (x, hi.min(ys.end))],
             color.stroke_width(2),
         )))?;
     }

@@ -28,6 +28,25 @@ fn estimate(t: &TrialRow) -> String {
     format!("{} [{}, {}]", format_number(e.value), b(e.lo), b(e.hi))
 }
 
+/// A failed launch's reason, short enough for a table cell: what happened and the server log's
+/// last line (where the cause usually is), at most 160 characters; the whole reason is in the
+/// lines under the table.
+fn first_words(why: &str) -> String {
+    let said = match why.split_once("; log tail: ") {
+        Some((head, tail)) => match tail.lines().rev().map(str::trim).find(|l| !l.is_empty()) {
+            Some(last) => format!("{head}; log's last line: {last}"),
+            None => head.to_string(),
+        },
+        None => why.lines().next().unwrap_or_default().to_string(),
+    };
+    let cut: String = said.chars().take(160).collect();
+    if cut.len() < said.len() || said.len() < why.trim_end().len() {
+        format!("{cut}… (in full below)")
+    } else {
+        cut
+    }
+}
+
 pub(super) fn table(s: &SearchReport) -> TableView {
     let columns = vec![
         column("#", false, true),
@@ -56,7 +75,7 @@ pub(super) fn table(s: &SearchReport) -> TableView {
                 Cell::text(t.requests.to_string()),
                 Cell::text(estimate(t)),
                 Cell::text(match (&t.infeasible, t.meets_all) {
-                    (Some(why), _) => format!("infeasible: {why}"),
+                    (Some(why), _) => format!("infeasible: {}", first_words(why)),
                     (None, Some(true)) => "yes".to_string(),
                     (None, _) => "no".to_string(),
                 }),
@@ -144,4 +163,25 @@ fn front_line(s: &SearchReport) -> Option<String> {
         s.primary.name(),
         points.join("; ")
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::first_words;
+
+    #[test]
+    fn a_failed_launch_is_said_short_with_the_logs_last_line() {
+        let log: String = (0..40)
+            .map(|i| format!("line {i} of the server's log\n"))
+            .collect();
+        let why = format!(
+            "server did not start: exited (exit code 1); log tail: {log}out of memory: KV cache"
+        );
+        let short = first_words(&why);
+        assert!(short.chars().count() < 200, "{short}");
+        assert!(short.contains("out of memory: KV cache"), "{short}");
+        assert!(short.ends_with("(in full below)"), "{short}");
+        // Control: a short reason is said whole.
+        assert_eq!(first_words("out of memory"), "out of memory");
+    }
 }
