@@ -72,6 +72,8 @@ test('Compare mode: before and after collections dropped on the page read as slo
     const row = all.nth(i);
     const cells = (await row.locator('td').allTextContents()).map((t) => t.trim());
     assert.deepEqual([cells[0], cells[1], cells[2]], [profile, candidate, metric]);
+    // The smallest change the interval could detect, as the CLI's table shows it.
+    assert.equal(cells.length, 10, cells.join(' | '));
     assert.equal(await row.getAttribute('data-label'), label, `${profile} ${candidate} ${metric}`);
     // Every number with its unit.
     if (metric.endsWith('_ms')) {

@@ -68,6 +68,7 @@ fn row(r: &ChangeRow) -> Html {
             <td class="num">{ r.after.clone() }</td>
             <td class="num">{ r.change.clone() }</td>
             <td class="num" title={r.method.clone()}>{ r.interval.clone() }</td>
+            <td class="num">{ r.detectable.clone() }</td>
             <td>{ r.threshold.clone() }</td>
             <td class="label">{ r.label.clone() }</td>
         </tr>
@@ -79,7 +80,9 @@ fn table(v: &ComparisonView, all: bool) -> Html {
         <table class="changes">
             <thead><tr>
                 <th>{ "profile" }</th><th>{ "candidate" }</th><th>{ "metric" }</th><th>{ "before" }</th>
-                <th>{ "after" }</th><th>{ "change" }</th><th>{ "95% interval" }</th><th>{ "threshold" }</th><th>{ "label" }</th>
+                <th>{ "after" }</th><th>{ "change" }</th><th>{ "95% interval" }</th>
+                <th title="the smallest change this interval detects 80 % of the time">{ "detectable" }</th>
+                <th>{ "threshold" }</th><th>{ "label" }</th>
             </tr></thead>
             <tbody>
             { for v.changes.iter().filter(|r| all || r.leads).map(row) }
