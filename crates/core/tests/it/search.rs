@@ -305,6 +305,18 @@ fn a_small_budget_explores_rather_than_adds_requests() {
     assert!(before_confirming(&twelve).contains(&Purpose::More));
 }
 
+/// Every measured configuration but the pick is in `dropped`, with its reason.
+fn every_other_says_why(space: &Space, e: &Explorer) {
+    let r = e.result();
+    let measured: std::collections::BTreeSet<String> =
+        e.trials().iter().map(|t| space.name(&t.config)).collect();
+    let said: std::collections::BTreeSet<String> =
+        r.dropped.iter().map(|d| d.name.clone()).collect();
+    let mut want = measured;
+    want.remove(r.chosen_name.as_deref().unwrap());
+    assert_eq!(said, want);
+}
+
 /// Where the measurements cannot tell the best few apart (intervals of ±20 ms), each measured
 /// configuration still in the running but not the pick says so, with both intervals.
 #[test]
@@ -312,13 +324,7 @@ fn a_configuration_in_the_running_says_why_it_is_not_the_pick() {
     let space = Space::new(&spec(&[])).unwrap();
     let e = drive_budget(&space, None, 3, 12, 20.0);
     let r = e.result();
-    let measured: std::collections::BTreeSet<String> =
-        e.trials().iter().map(|t| space.name(&t.config)).collect();
-    let said: std::collections::BTreeSet<String> =
-        r.dropped.iter().map(|d| d.name.clone()).collect();
-    let mut want = measured.clone();
-    want.remove(r.chosen_name.as_deref().unwrap());
-    assert_eq!(said, want);
+    every_other_says_why(&space, &e);
     let not_chosen: Vec<&str> = r
         .dropped
         .iter()
@@ -374,13 +380,7 @@ fn the_search_is_deterministic_survives_failed_launches_and_confirms_its_pick() 
     );
     // Every measured configuration but the pick says why it is not the pick: out of the
     // running, or (still in it) not chosen, with both intervals.
-    let measured: std::collections::BTreeSet<String> =
-        e.trials().iter().map(|t| space.name(&t.config)).collect();
-    let said: std::collections::BTreeSet<String> =
-        r.dropped.iter().map(|d| d.name.clone()).collect();
-    let mut want = measured.clone();
-    want.remove(r.chosen_name.as_deref().unwrap());
-    assert_eq!(said, want);
+    every_other_says_why(&space, &e);
     assert!(
         r.confirmation
             .as_deref()
