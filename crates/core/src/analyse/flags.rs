@@ -48,17 +48,17 @@ pub(crate) fn repeat_artefact(c: &CandidateReport, flags: &mut Vec<Flag>) {
 }
 
 /// The plan's SLOs against those each run was collected under (its `profile_spec.slo`): one
-/// flag naming each limit that differs, with how many runs carry the other value — the runs
+/// flag naming each limit that differs and the values the runs carry instead — the runs
 /// are judged by the plan's limits, which is legitimate (the SLOs are the reviewer's) but is
 /// not what the collection was planned for.
 pub(crate) fn slo_changed<'a>(
     spec: &crate::schema::ProfileSpec,
     runs: impl Iterator<Item = (&'a str, &'a crate::schema::Run)>,
 ) -> Option<Flag> {
-    use std::collections::BTreeMap;
+    use std::collections::{BTreeMap, BTreeSet};
     let planned = spec.slo.clone().unwrap_or_default();
-    // Limit name → (the runs' value, how many runs).
-    let mut differ: BTreeMap<String, BTreeMap<String, usize>> = BTreeMap::new();
+    // Limit name → the values the runs were collected under.
+    let mut differ: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     let mut runs_differing = 0usize;
     for (_, run) in runs {
         let Some(theirs) = run.profile_spec.as_ref().and_then(|p| p.slo.as_ref()) else {
@@ -66,16 +66,12 @@ pub(crate) fn slo_changed<'a>(
         };
         let mut any = false;
         let names = planned.keys().chain(theirs.keys());
-        for name in names.collect::<std::collections::BTreeSet<_>>() {
+        for name in names.collect::<BTreeSet<_>>() {
             let (a, b) = (planned.get(name), theirs.get(name));
             if a != b {
                 any = true;
                 let v = b.map_or("unset".into(), |v| format_number(*v));
-                *differ
-                    .entry(name.clone())
-                    .or_default()
-                    .entry(v)
-                    .or_default() += 1;
+                differ.entry(name.clone()).or_default().insert(v);
             }
         }
         runs_differing += usize::from(any);
@@ -89,7 +85,7 @@ pub(crate) fn slo_changed<'a>(
             let now = planned
                 .get(name)
                 .map_or("unset".into(), |v| format_number(*v));
-            let then: Vec<String> = theirs.keys().cloned().collect();
+            let then: Vec<&str> = theirs.iter().map(String::as_str).collect();
             format!("{name} {now} (collected under {})", then.join(" or "))
         })
         .collect();
