@@ -306,3 +306,37 @@ fn a_plan_space_is_checked_and_sized_against_its_budget() {
         assert!(err.contains(want), "{want:?} not in {err}");
     }
 }
+
+/// A capacity search on a profile the space serves would not be run per configuration (each
+/// trial measures the fixed workload), so the plan is refused, naming the field; the same
+/// capacity search on a profile the space does not serve is a valid plan (control).
+#[test]
+fn a_capacity_search_on_a_searched_profile_is_refused() {
+    let space = "\n[space]\nprofiles = [\"latency\"]\nbudget = { launches = 3 }\n[space.knobs]\nslots = { values = [1, 2] }\n";
+    let capacity = "search = { over = \"concurrency\", min = 1, max = 4 }\n";
+    for (profile, code) in [("latency", 2), ("balanced", 0)] {
+        let plan = plan_with_space(&format!("space-capacity-{profile}"), space);
+        let text = std::fs::read_to_string(&plan).unwrap().replace(
+            &format!("name = \"{profile}\"\n"),
+            &format!("name = \"{profile}\"\n{capacity}"),
+        );
+        std::fs::write(&plan, text).unwrap();
+        let out = plan.with_file_name("out");
+        let o = sloscope(
+            &[
+                "run",
+                "--plan",
+                plan.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+                "--dry-run",
+            ],
+            &[("SLOSCOPE_SCRIPTED_SERVER", "scripted-server")],
+        );
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(code), "{profile}: {err}");
+        let said = err.contains("profiles[0].search: \"latency\" is searched over the space")
+            && err.contains("a capacity search per configuration is not supported");
+        assert_eq!(said, code == 2, "{profile}: {err}");
+    }
+}

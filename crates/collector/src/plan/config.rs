@@ -319,6 +319,7 @@ pub fn space(
             ));
         }
     }
+    issues.extend(capacity_in_space(raw, spec));
     if let Some(cmd) = &raw.target.server_command {
         for knob in spec.knobs.keys() {
             if !cmd.contains(&format!("{{{knob}}}")) {
@@ -338,6 +339,26 @@ pub fn space(
         return Err(perr(path, issues.join("; ")));
     }
     Ok(space)
+}
+
+/// A searched profile's trials measure its fixed workload per configuration: a capacity search
+/// (`profiles[i].search`) on a profile the space serves would be silently not run, so it is a
+/// problem of the plan, named by its field.
+fn capacity_in_space(raw: &CollectorPlan, spec: &sloscope_core::schema::SpaceSpec) -> Vec<String> {
+    raw.plan
+        .profiles
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.search.is_some())
+        .filter(|(_, p)| p.name.as_ref().is_some_and(|n| spec.profiles.contains(n)))
+        .map(|(i, p)| {
+            format!(
+                "profiles[{i}].search: {:?} is searched over the space, whose trials measure its fixed workload per configuration; a capacity search per configuration is not supported: remove profiles[{i}].search, or {:?} from space.profiles",
+                p.name.as_deref().unwrap_or_default(),
+                p.name.as_deref().unwrap_or_default()
+            )
+        })
+        .collect()
 }
 
 fn profiles(path: &Path, raw: &CollectorPlan, o: &Overrides) -> Result<Vec<Profile>, PlanError> {
