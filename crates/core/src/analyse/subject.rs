@@ -19,6 +19,12 @@ pub struct Subject {
     /// The deployed artifact's id (the runs' when no record is loaded; several, comma-separated,
     /// when the runs disagree).
     pub artifact: Option<String>,
+    /// The candidate runs' own artifact ids, when some are not the record's `artifact` (a run of
+    /// another artifact): which, and how many of the candidate runs (`x (2 of 3 candidate
+    /// runs)`). `None` when every candidate run is of the record's artifact, or no record is
+    /// loaded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runs_artifact: Option<String>,
     /// Its quantization format (`Q4_1`, `AWQ`, …).
     pub format: Option<String>,
     /// The source model it was made from.
@@ -86,6 +92,7 @@ pub fn subject(inputs: &LineageInputs<'_>, plan: Option<(&str, &Plan)>) -> Subje
         artifact: record
             .map(|a| a.artifact_id.clone())
             .or_else(|| runs_say(&|r| r.artifact_id.clone())),
+        runs_artifact: record.and_then(|a| other_artifacts(&a.artifact_id, &candidates)),
         format: record.and_then(|a| a.format.clone()),
         model: record.and_then(|a| a.model.clone()),
         baseline: baseline.or_else(|| {
@@ -114,6 +121,20 @@ pub fn subject(inputs: &LineageInputs<'_>, plan: Option<(&str, &Plan)>) -> Subje
             .filter(|(i, r)| !runs[..*i].contains(r))
             .count(),
     }
+}
+
+/// The candidate runs not of `artifact`: their ids and how many of the candidate runs they are.
+fn other_artifacts(artifact: &str, candidates: &[&Run]) -> Option<String> {
+    let others: Vec<&&Run> = candidates
+        .iter()
+        .filter(|r| r.artifact_id != artifact)
+        .collect();
+    let ids = agreed(others.iter().map(|r| r.artifact_id.clone()))?;
+    Some(format!(
+        "{ids} ({} of {} candidate runs)",
+        others.len(),
+        candidates.len()
+    ))
 }
 
 /// The one value every item has, or each different one listed (sorted), or `None` for none.
@@ -172,6 +193,10 @@ impl Subject {
         };
         let artifact = match &self.model {
             Some(m) => format!("{artifact}, made from {m}"),
+            None => artifact,
+        };
+        let artifact = match &self.runs_artifact {
+            Some(o) => format!("{artifact}, as the records say; the runs measured another: {o}"),
             None => artifact,
         };
         let plan = match (&self.plan, &self.plan_content_sha256) {

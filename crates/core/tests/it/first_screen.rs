@@ -444,8 +444,22 @@ fn runs_of_another_lineage_than_the_records_are_said_above_the_verdicts() {
             .any(|c| c.starts_with(&want) && c.contains("nothing below was judged")),
         "{said:#?}"
     );
+    // The header names the records' artifact and what the runs measured beside it.
+    let artifact = &a.subject.lines()[0].1;
+    assert!(
+        artifact.starts_with("scripted-q4 (Q4_1), made from scripted, as the records say"),
+        "{artifact}"
+    );
+    let candidates = files
+        .iter()
+        .filter(|f| f.name.contains("/runs/") && !f.name.contains("baseline"))
+        .count();
+    let runs_own = format!("the runs measured another: smollm2-135m-instruct-q8_0 ({candidates} of {candidates} candidate runs)");
+    assert!(artifact.contains(&runs_own), "{artifact}");
     // Control: the example as collected says nothing of the kind.
-    let v = report_view(&example_analysis());
+    let a = example_analysis();
+    assert!(a.subject.runs_artifact.is_none(), "{:?}", a.subject);
+    let v = report_view(&a);
     assert!(!v
         .caveats
         .iter()

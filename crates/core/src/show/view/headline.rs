@@ -360,8 +360,8 @@ pub(super) fn report_caveats(a: &Analysis) -> Vec<String> {
 }
 
 /// Runs of another lineage than the records are left out of every verdict: said once above
-/// them, with how many of the runs that is — the header names the records, and a reader must
-/// not take it for what the runs measured.
+/// them, with how many of the runs that is (the header names the records' artifact and, beside
+/// it, the runs' own).
 fn apart_caveat(a: &Analysis) -> Option<String> {
     let apart = &a.lineage.runs_apart;
     let first = apart.first()?;
@@ -371,8 +371,7 @@ fn apart_caveat(a: &Analysis) -> Option<String> {
          every verdict{} (the first, {}: {})",
         apart.len(),
         if apart.len() == total {
-            ": nothing below was judged on them, and the artifact above is the records', not \
-             the runs'"
+            ": nothing below was judged on them"
         } else {
             ""
         },
