@@ -12,6 +12,7 @@ pub use crate::analyse::capacity::{
 pub use crate::analyse::evidence::SloOutcome;
 pub use crate::analyse::report::{Analysis, Code, ProfileReport};
 pub use crate::analyse::shard::assign::{assign as assign_shards, cells as shard_cells};
+pub use crate::analyse::subject::content_sha256 as plan_content_sha256;
 pub use crate::analyse::summary::Curves;
 pub use crate::analyse::verdict::ProfileDecision;
 pub use crate::analyse::{analyze, analyze_all, analyze_with, AnalyzeOptions};

@@ -184,6 +184,7 @@ pub fn run(
         trial: None,
         search: None,
         shard: None,
+        plan_content_sha256: None,
     }
 }
 

@@ -126,6 +126,53 @@ fn whole_plan_against_the_scripted_server() {
     );
     assert!(one["summary"]["queue_wait"]["p95_ms"].as_f64().unwrap() > 50.0);
     assert_eq!(tp["recommended_name"], "slots4");
+    runs_name_their_plan(&out, &v);
+}
+
+/// Every run records the content sha256 of the plan it was collected under, the one the
+/// analysis gives the `plan.json` copy; analysed under another plan (an SLO edited), the header
+/// says how many runs were collected under another.
+fn runs_name_their_plan(out: &Path, v: &serde_json::Value) {
+    let hash = v["subject"]["plan_content_sha256"].as_str().unwrap();
+    assert!(v["subject"]["runs_plan"].is_null(), "{}", v["subject"]);
+    let runs: Vec<PathBuf> = files_under(&out.join("runs"))
+        .into_iter()
+        .filter(|f| f.extension().is_some_and(|e| e == "json"))
+        .collect();
+    for f in &runs {
+        let run: serde_json::Value = serde_json::from_slice(&std::fs::read(f).unwrap()).unwrap();
+        assert_eq!(run["plan_content_sha256"], hash, "{}", f.display());
+    }
+    let edited = out.join("plan.json");
+    let text = std::fs::read_to_string(&edited).unwrap().replacen(
+        "\"ttft_p95_ms\": 200",
+        "\"ttft_p95_ms\": 150",
+        1,
+    );
+    let other = out.parent().unwrap().join("edited-plan.json");
+    std::fs::write(&other, text).unwrap();
+    let a = sloscope(
+        &[
+            "analyze",
+            out.join("runs").to_str().unwrap(),
+            out.join("lineage").to_str().unwrap(),
+            other.to_str().unwrap(),
+            "--format",
+            "json",
+        ],
+        &[],
+    );
+    let w: serde_json::Value = serde_json::from_slice(&a.stdout).unwrap();
+    assert_ne!(
+        w["subject"]["plan_content_sha256"], hash,
+        "the plan was edited"
+    );
+    let want = format!(
+        "{n} of the {n} runs were collected under another plan (content sha256 {})",
+        &hash[..12],
+        n = runs.len()
+    );
+    assert_eq!(w["subject"]["runs_plan"], want.as_str(), "{}", w["subject"]);
 }
 
 #[test]

@@ -3,7 +3,7 @@
 //! the plan and the lineage records. Requests are journaled as they finish; run files are
 //! written atomically; an interruption leaves every finished request on disk, marked partial.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use sloscope_core::analysis;
@@ -56,22 +56,34 @@ pub struct Outcome {
 }
 
 /// Writes the plan as run (only the selected profiles and candidates, credentials redacted)
-/// and the lineage copies.
+/// and the lineage copies; returns the copy's content sha256 as the analysis will hash it when
+/// the copy is loaded (each run records it).
 pub fn write_copies(
     plan: &RunPlan,
     layout: &Layout,
     redactor: &Redactor,
-) -> Result<(), CollectError> {
+) -> Result<Option<String>, CollectError> {
     layout.create()?;
     let path = layout.plan();
     let value = plan_copy(plan, redactor)
         .map_err(|e| CollectError::write(path.clone())(std::io::Error::other(e)))?;
-    write::json(&path, &value).map_err(CollectError::write(path))?;
+    write::json(&path, &value).map_err(CollectError::write(path.clone()))?;
     for ((_, bytes), kind) in plan.lineage_files.iter().zip(LINEAGE_COPIES) {
         let path = layout.lineage(kind);
         write::atomic(&path, bytes).map_err(CollectError::write(path))?;
     }
-    Ok(())
+    Ok(content_sha256(&path, &value))
+}
+
+/// The plan copy's content sha256, read back through the core's own reader (its checks and
+/// normal form), so that it is the hash the analysis gives the same file.
+fn content_sha256(path: &Path, value: &serde_json::Value) -> Option<String> {
+    let bytes = serde_json::to_vec(value).ok()?;
+    let name = path.file_name()?.to_string_lossy().into_owned();
+    match sloscope_core::read_document(&name, bytes).ok()? {
+        sloscope_core::Document::Plan(p) => sloscope_core::analysis::plan_content_sha256(&p),
+        _ => None,
+    }
 }
 
 /// The plan as run: only the selected profiles and candidates, credentials redacted. Every
@@ -177,9 +189,13 @@ pub fn searched(plan: &RunPlan, p: &Profile) -> bool {
 }
 
 /// Runs the plan. `cancel` is the whole collection's flag; each target gets a child of it.
-pub async fn run(plan: RunPlan, opts: Options, cancel: Cancel) -> Result<Outcome, CollectError> {
+pub async fn run(
+    mut plan: RunPlan,
+    opts: Options,
+    cancel: Cancel,
+) -> Result<Outcome, CollectError> {
     let layout = Layout::new(&opts.out);
-    write_copies(&plan, &layout, &opts.redactor)?;
+    plan.content_sha256 = write_copies(&plan, &layout, &opts.redactor)?;
     let targets = targets(&plan);
     let mut progress = Progress::new(opts.quiet, total_requests(&plan, targets.len()));
     let gpu = Gpu::init();
@@ -480,5 +496,6 @@ fn skeleton(plan: &RunPlan, t: &TargetSpec, p: &Profile, base: Option<&str>) -> 
         trial: None,
         search: t.search.as_ref().map(|s| s.step.clone()),
         shard: plan.shard.clone(),
+        plan_content_sha256: plan.content_sha256.clone(),
     }
 }

@@ -53,6 +53,9 @@ pub struct RunPlan {
     pub replays: BTreeMap<ProfileName, Arc<Replay>>,
     /// When this process runs one shard of the plan (`--shard`): which, stamped on every run.
     pub shard: Option<sloscope_core::schema::ShardRef>,
+    /// sha256 of the content of the plan as run (its `plan.json` copy, as the analysis hashes
+    /// a loaded plan), stamped on every run; set when the copy is written.
+    pub content_sha256: Option<String>,
     /// With a shard: the cells (role, name) it runs; the other targets belong to other shards.
     pub only: Option<Vec<(sloscope_core::schema::Role, String)>>,
     /// The plan's configuration search space, checked.
@@ -124,6 +127,7 @@ pub fn load_plan(path: &Path, o: &Overrides) -> Result<RunPlan, PlanError> {
         baseline,
         replays,
         shard: None,
+        content_sha256: None,
         only: None,
         space,
     })

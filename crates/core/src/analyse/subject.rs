@@ -40,6 +40,11 @@ pub struct Subject {
     /// sha256 of the plan's content (its canonical JSON, so a YAML, TOML or JSON copy of one
     /// plan hash the same), lower-case hex.
     pub plan_content_sha256: Option<String>,
+    /// With a plan loaded: the runs that record another plan's content (`plan_content_sha256`)
+    /// than the loaded one's — how many of the runs, and the other hashes' first 12 digits.
+    /// `None` when every run that records one names the loaded plan (older runs record none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runs_plan: Option<String>,
     /// Earliest start of a run, RFC 3339 as recorded.
     pub collected_from: Option<String>,
     /// Latest end of a run.
@@ -112,6 +117,9 @@ pub fn subject(inputs: &LineageInputs<'_>, plan: Option<(&str, &Plan)>) -> Subje
             .filter(|h| known(h).is_some()),
         plan: plan.map(|(file, p)| p.name.clone().unwrap_or_else(|| file.to_string())),
         plan_content_sha256: plan.and_then(|(_, p)| content_sha256(p)),
+        runs_plan: plan
+            .and_then(|(_, p)| content_sha256(p))
+            .and_then(|h| other_plans(&h, &runs)),
         collected_from: runs.iter().filter_map(|r| r.started_at.clone()).min(),
         collected_to: runs.iter().filter_map(|r| r.finished_at.clone()).max(),
         // A file given twice, or a byte-identical copy, is one run (the verdicts count it once).
@@ -145,7 +153,30 @@ fn agreed(items: impl Iterator<Item = String>) -> Option<String> {
     (!all.is_empty()).then(|| all.join(", "))
 }
 
-fn content_sha256(p: &Plan) -> Option<String> {
+/// The runs that record a plan content other than `loaded`: how many, and which.
+fn other_plans(loaded: &str, runs: &[&Run]) -> Option<String> {
+    let runs: Vec<&&Run> = runs
+        .iter()
+        .enumerate()
+        .filter(|(i, r)| !runs[..*i].contains(r))
+        .map(|(_, r)| r)
+        .collect();
+    let others: Vec<&str> = runs
+        .iter()
+        .filter_map(|r| r.plan_content_sha256.as_deref())
+        .filter(|h| *h != loaded)
+        .collect();
+    let hashes = agreed(others.iter().map(|h| h[..12.min(h.len())].to_string()))?;
+    Some(format!(
+        "{} of the {} runs were collected under another plan (content sha256 {hashes})",
+        others.len(),
+        runs.len()
+    ))
+}
+
+/// sha256 of a plan's content: its canonical JSON (so a YAML, TOML or JSON copy of one plan
+/// hash the same), lower-case hex — what a run records of the plan it was collected under.
+pub fn content_sha256(p: &Plan) -> Option<String> {
     let bytes = serde_json::to_vec(p).ok()?;
     let digest = Sha256::digest(bytes);
     Some(digest.iter().map(|b| format!("{b:02x}")).collect())
@@ -203,6 +234,10 @@ impl Subject {
             (Some(p), Some(h)) => format!("{p} (content sha256 {})", &h[..12.min(h.len())]),
             (Some(p), None) => p.clone(),
             (None, _) => "none loaded".into(),
+        };
+        let plan = match &self.runs_plan {
+            Some(o) => format!("{plan}; {o}"),
+            None => plan,
         };
         let n = self.runs;
         let when = match (&self.collected_from, &self.collected_to) {

@@ -51,6 +51,7 @@ pub fn run(r: &mut Run) -> Result<(), Violation> {
             r.shard.as_ref().map(|s| &s.plan_sha256),
         ),
         ("$.shard.attempt", r.shard.as_ref().map(|s| &s.attempt)),
+        ("$.plan_content_sha256", r.plan_content_sha256.as_ref()),
     ] {
         if let Some(s) = s {
             name(path, s)?;

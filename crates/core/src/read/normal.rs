@@ -76,6 +76,9 @@ fn workload(w: &mut WorkloadSpec) {
 }
 
 fn run(r: &mut crate::schema::Run) {
+    if let Some(h) = r.plan_content_sha256.as_mut() {
+        h.make_ascii_lowercase();
+    }
     if let Some(s) = r.shard.as_mut() {
         s.plan_sha256.make_ascii_lowercase();
     }

@@ -366,6 +366,11 @@ pub struct Run {
     /// (`sloscope run --shard`): which plan, shard and attempt.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<ShardRef>,
+    /// sha256 of the content of the plan the run was collected under (its canonical JSON, as
+    /// the analysis hashes a loaded plan: `subject.plan_content_sha256`), lower-case hex. A run
+    /// whose plan is not the one loaded is said so in the header.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plan_content_sha256: Option<String>,
 }
 
 /// Where an imported run came from.

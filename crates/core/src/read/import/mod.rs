@@ -342,6 +342,7 @@ pub fn standalone_runs(file: &str, bytes: &[u8]) -> Result<Vec<(String, Run)>, L
             trial: None,
             search: None,
             shard: None,
+            plan_content_sha256: None,
         };
         fill(&mut run, file, &im, i);
         let name = if many {
