@@ -110,11 +110,13 @@ impl SloCheck {
         value: Option<f64>,
         d: Option<crate::analyse::evidence::Decided>,
     ) -> SloCheck {
+        // A figure the run does not hold (another tool's file that states no such percentile)
+        // is undecided, never a miss: a miss would let another candidate win by default.
         let d = d.unwrap_or_else(|| crate::analyse::evidence::Decided {
-            outcome: SloOutcome::Fail,
+            outcome: SloOutcome::NotEnoughData,
             bounds: [None, None],
             needed_requests: None,
-            basis: "not measured".into(),
+            basis: "not measured: the run holds no value for it".into(),
         });
         SloCheck {
             metric,
@@ -245,8 +247,11 @@ pub fn decide(profile: &Profile, contenders: &[Contender<'_>]) -> Verdict {
             return no_feasible(contenders);
         }
         return plain(
-            ProfileDecision::Tune,
-            format!("no candidate that may meet the SLOs has a value for the primary metric {pm}"),
+            ProfileDecision::NotEnoughData,
+            format!(
+                "no candidate that may meet the SLOs has a value for the primary metric {pm}: \
+                 which ranks first is not measured"
+            ),
         );
     }
     // Stable sort keeps plan order among ties.
@@ -281,6 +286,9 @@ pub fn decide(profile: &Profile, contenders: &[Contender<'_>]) -> Verdict {
     }
     if let Some(open) = open {
         return not_enough(profile, contenders, &ranked, open);
+    }
+    if let Some(v) = unranked(pm, contenders, winner, &missed) {
+        return v;
     }
     // Of the candidates the data cannot tell apart from the best, the cheaper is chosen.
     let (winner, best) = match cheaper_tie(profile, &ranked, contenders) {
@@ -451,6 +459,40 @@ fn decided_as_run(checks: &[SloCheck]) -> Vec<String> {
 
 /// `not enough data`: the best-ranked candidate that may meet the SLOs has one the data cannot
 /// decide.
+/// A candidate not shown to miss an SLO that has no value for the primary metric (another
+/// tool's file that states no such figure) may rank first: the leader among those measured on
+/// it does not win by default.
+fn unranked(
+    pm: Metric,
+    contenders: &[Contender<'_>],
+    leader: &Contender<'_>,
+    missed: &dyn Fn(&Contender<'_>) -> bool,
+) -> Option<Verdict> {
+    let open: Vec<&str> = contenders
+        .iter()
+        .filter(|c| !missed(c) && (c.value)(pm).is_none())
+        .map(|c| c.name)
+        .collect();
+    let first = open.first()?;
+    Some(plain(
+        ProfileDecision::NotEnoughData,
+        format!(
+            "{} {} no value for the primary metric {pm} (the file states none) and {} not shown \
+             to miss an SLO, so {} may rank first; {} ranks first among the candidates measured \
+             on it",
+            open.join(", "),
+            if open.len() == 1 { "has" } else { "have" },
+            if open.len() == 1 { "is" } else { "are" },
+            if open.len() == 1 {
+                *first
+            } else {
+                "one of them"
+            },
+            leader.name
+        ),
+    ))
+}
+
 fn not_enough(
     profile: &Profile,
     contenders: &[Contender<'_>],
@@ -490,10 +532,19 @@ pub(crate) fn open_words(k: &SloCheck) -> String {
         Direction::LowerIsBetter => "≤",
         Direction::HigherIsBetter => "≥",
     };
-    let needed = k.needed_requests.map_or_else(
-        || "; no number of requests decides a value this close to the limit".to_string(),
-        |n| format!("; about {n} requests would decide it"),
-    );
+    let needed = match (k.value, k.needed_requests) {
+        (None, _) => String::new(),
+        (_, Some(n)) => format!("; about {n} requests would decide it"),
+        (_, None) => "; no number of requests decides a value this close to the limit".into(),
+    };
+    if k.value.is_none() {
+        return format!(
+            "{} {side} {} cannot be decided: {}",
+            k.metric,
+            fmt_num(k.limit),
+            k.basis
+        );
+    }
     format!(
         "{} {side} {} cannot be decided from its data ({} measured; {}{needed})",
         k.metric,

@@ -587,3 +587,65 @@ fn runs_not_compared_are_named_once_each() {
         "{said:#?}"
     );
 }
+
+/// A rival whose run holds no value for the primary metric (another tool's summary that
+/// states no p95) and is not shown to miss an SLO may rank first: the leader among those
+/// measured does not win by default (NOT ENOUGH DATA, naming it), and its missing figures are
+/// undecided, never misses. Control: the same rival with its p95 stated is ranked as usual.
+#[test]
+fn a_rival_with_no_value_for_the_primary_metric_is_not_beaten_by_default() {
+    use sloscope_core::analyse::verdict::ProfileDecision;
+    use sloscope_core::analysis::SloOutcome;
+    let with = |reported: serde_json::Value| {
+        let mut files = example_files();
+        let f = files
+            .iter_mut()
+            .find(|f| f.name.ends_with("runs/latency--np4.json"))
+            .unwrap();
+        let sloscope_core::Document::Run(r) = &mut f.doc else {
+            panic!("a run")
+        };
+        r.repeats.clear();
+        r.source = sloscope_core::schema::RunSource::Imported;
+        r.reported = Some(serde_json::from_value(reported).unwrap());
+        analyze(&files)
+    };
+    let a = with(
+        serde_json::json!({"ttft_p50_ms": 54.8, "ttft_p99_ms": 56.1, "tpot_p99_ms": 13.4, "failure_rate": 0.0}),
+    );
+    let p = a.profiles.iter().find(|p| p.profile == "latency").unwrap();
+    assert_eq!(p.decision, ProfileDecision::NotEnoughData, "{}", p.reason);
+    assert!(
+        p.reason
+            .starts_with("np4 has no value for the primary metric ttft_p95_ms")
+            && p.reason
+                .ends_with("np1 ranks first among the candidates measured on it"),
+        "{}",
+        p.reason
+    );
+    assert_eq!(p.recommended_name, None);
+    let np4 = p.candidates.iter().find(|c| c.name == "np4").unwrap();
+    for k in np4.slo_checks.iter().filter(|k| k.value.is_none()) {
+        assert_eq!(k.outcome, SloOutcome::NotEnoughData, "{k:?}");
+    }
+    let v = report_view(&a);
+    let next = v
+        .profiles
+        .iter()
+        .find(|p| p.profile.as_str() == "latency")
+        .unwrap();
+    assert_eq!(
+        next.next_step.as_deref(),
+        Some("measure np4 with per-request data (sloscope run, or the tool's per-request file) and analyze again")
+    );
+    // Control: with its p95 stated (worse than np1's), np1 is judged as before.
+    let a =
+        with(serde_json::json!({"ttft_p95_ms": 400.0, "tpot_p95_ms": 13.4, "failure_rate": 0.0}));
+    let p = a.profiles.iter().find(|p| p.profile == "latency").unwrap();
+    assert_ne!(p.decision, ProfileDecision::NotEnoughData, "{}", p.reason);
+    assert!(
+        !p.reason.contains("no value for the primary metric"),
+        "{}",
+        p.reason
+    );
+}

@@ -130,14 +130,22 @@ fn unmeasured_failure_rate_is_not_assumed_zero() {
     r.as_object_mut().unwrap().remove("failure_rate");
     let a = analyze(&seed_files("real_backend_profile", r));
     let p = &a.profiles[0];
-    assert_eq!(p.decision, ProfileDecision::Tune);
+    // Not assumed zero, nor taken for a miss: undecided, and the next step is to measure it.
+    assert_eq!(p.decision, ProfileDecision::NotEnoughData);
     let b = p.binding_slo.as_ref().unwrap();
     assert_eq!(b.metric.name(), "failure_rate");
     assert_eq!(b.value, None);
     assert!(
-        p.reason.contains("failure_rate is not measured"),
+        p.reason
+            .contains("failure_rate ≤ 0 cannot be decided: not measured"),
         "{}",
         p.reason
+    );
+    let v = sloscope_core::view::report_view(&a);
+    let next = v.profiles[0].next_step.as_deref().unwrap();
+    assert!(
+        next.starts_with("measure c1 with per-request data") && next.contains("no failure_rate"),
+        "{next}"
     );
 }
 

@@ -234,10 +234,32 @@ pub(super) fn next_step(p: &ProfileReport) -> Option<String> {
             measure_missing(&p.missing)
         )),
         D::Incomplete => unjudged_remedy(&p.reason).map(|r| format!("{r}, and analyze again")),
-        D::NotEnoughData => Some(match p.binding_slo.as_ref().and_then(|b| b.needed_requests) {
-            Some(n) => format!("measure about {n} requests per candidate and analyze again"),
-            None => "the value sits at its limit, where no number of requests decides it: change the configuration".into(),
+        D::NotEnoughData => Some(match p.binding_slo.as_ref().map(|b| (b, b.needed_requests)) {
+            Some((b, _)) if b.value.is_none() => format!(
+                "measure {} with per-request data (sloscope run, or the tool's per-request file): its run holds no {}; analyze again",
+                b.candidate, b.metric
+            ),
+            Some((_, Some(n))) => format!("measure about {n} requests per candidate and analyze again"),
+            Some((_, None)) => "the value sits at its limit, where no number of requests decides it: change the configuration".into(),
+            None => format!(
+                "measure {} with per-request data (sloscope run, or the tool's per-request file) and analyze again",
+                unmeasured(p)
+            ),
         }),
+    }
+}
+
+/// The candidates with no value for the primary metric, listed.
+fn unmeasured(p: &ProfileReport) -> String {
+    let names: Vec<&str> = p
+        .candidates
+        .iter()
+        .filter(|c| c.primary_value.is_none())
+        .map(|c| c.name.as_str())
+        .collect();
+    match names.as_slice() {
+        [] => "the candidates".into(),
+        n => n.join(", "),
     }
 }
 
