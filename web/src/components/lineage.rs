@@ -24,7 +24,7 @@ pub fn lineage(props: &Props) -> Html {
                 { "Artifact lineage " }
                                 if v.ready { <span class="badge accept" id="lineage-status">{ "ready" }</span> }
                 else if v.absent { <span class="badge none" id="lineage-status">{ "none loaded — summaries only" }</span> }
-                else { <span class="badge reject" id="lineage-status">{ "broken — comparison stopped" }</span> }
+                else { <span class="badge reject" id="lineage-status">{ "broken — nothing accepted" }</span> }
                 if let Some(g) = &v.gate {
                     <span class={classes!("badge", if g.decision_label.to_string() == "ACCEPT" { "accept" } else { "reject" })} id="gate-status">{ format!("gate measured: {}", g.decision_label) }</span>
                 }

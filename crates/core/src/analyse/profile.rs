@@ -372,6 +372,26 @@ fn decide_profile(ctx: &Ctx<'_>, profile: Option<&Profile>, report: &mut Profile
         );
         return;
     }
+    if !ctx.lineage.ready && gate_unbelievable(ctx.lineage) {
+        if let Some(profile) = profile {
+            decide_candidates(profile, report);
+        }
+        let what: Vec<&str> = ctx
+            .lineage
+            .issues
+            .iter()
+            .filter(|p| p.code == ProblemCode::GateEvidenceContradicted)
+            .map(|p| p.message.as_str())
+            .collect();
+        crate::analyse::complete::hold_for(
+            report,
+            &format!(
+                "the quality gate record cannot be believed: {}",
+                what.join("; ")
+            ),
+        );
+        return;
+    }
     if !ctx.lineage.ready && lineage_missing(ctx.lineage) {
         if let Some(profile) = profile {
             decide_candidates(profile, report);
@@ -396,7 +416,11 @@ fn decide_profile(ctx: &Ctx<'_>, profile: Option<&Profile>, report: &mut Profile
             .map(|p| p.message.clone())
             .unwrap_or_default();
         let more = ctx.lineage.issues.len().saturating_sub(1);
-        report.reason = if more > 0 {
+        // The records' own decision is a judgement of the artifact, not a broken record.
+        let judged = ctx.lineage.issues.iter().all(|p| p.field == "decision");
+        report.reason = if judged {
+            format!("the artifact is not accepted by its own records: {first}")
+        } else if more > 0 {
             format!("lineage is broken: {first} (and {more} more)")
         } else {
             format!("lineage is broken: {first}")
@@ -479,6 +503,23 @@ fn lineage_missing(l: &crate::check::lineage::LineageReport) -> bool {
             matches!(
                 p.code,
                 ProblemCode::MissingRecord | ProblemCode::GateNotEnoughEvidence
+            )
+        })
+}
+
+/// Whether the lineage is blocked by a gate record that contradicts its own per-position data
+/// (and nothing that would reject on its own): a record that cannot be believed is no
+/// judgement of the artifact either way, so no verdict is given (incomplete), never a reject.
+fn gate_unbelievable(l: &crate::check::lineage::LineageReport) -> bool {
+    l.issues
+        .iter()
+        .any(|p| p.code == ProblemCode::GateEvidenceContradicted)
+        && l.issues.iter().all(|p| {
+            matches!(
+                p.code,
+                ProblemCode::GateEvidenceContradicted
+                    | ProblemCode::GateNotEnoughEvidence
+                    | ProblemCode::MissingRecord
             )
         })
 }

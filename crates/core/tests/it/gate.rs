@@ -228,6 +228,7 @@ fn a_gate_that_claims_more_than_it_holds_breaks_the_lineage() {
             ProblemCode::GateArtifactMismatch,
         ),
     ];
+    let mut held = 0;
     for (what, edit, code) in cases {
         let mut g = gate_record();
         edit(&mut g);
@@ -240,11 +241,66 @@ fn a_gate_that_claims_more_than_it_holds_breaks_the_lineage() {
                 .all(|p| p.decision != sloscope_core::analyse::verdict::ProfileDecision::Accept),
             "{what}"
         );
+        held += usize::from(held_if_unbelievable(what, &a));
     }
+    assert!(
+        held >= 9,
+        "{held} of the contradictions alone held as incomplete"
+    );
     // A rejecting measurement under an accept decision.
     let mut g = gate_record();
     g["evidence"]["decision"] = "reject".into();
     assert!(codes(&with_gate(&g)).contains(&ProblemCode::GateEvidenceContradicted));
+}
+
+/// A record that cannot be believed (every problem a contradiction of its own data) judges
+/// nothing: incomplete, never a reject. Whether it was such a record.
+fn held_if_unbelievable(what: &str, a: &Analysis) -> bool {
+    if !a
+        .lineage
+        .issues
+        .iter()
+        .all(|p| p.code == ProblemCode::GateEvidenceContradicted)
+    {
+        return false;
+    }
+    for p in &a.profiles {
+        assert_eq!(
+            p.decision,
+            sloscope_core::analyse::verdict::ProfileDecision::Incomplete,
+            "{what}: {}",
+            p.reason
+        );
+        assert!(
+            p.reason
+                .starts_with("incomplete: the quality gate record cannot be believed: "),
+            "{what}: {}",
+            p.reason
+        );
+    }
+    true
+}
+
+/// Control for the above: a gate that honestly rejects the artifact rejects it, said as a
+/// judgement of the artifact, not as a broken record.
+#[test]
+fn a_gate_that_rejects_the_artifact_rejects_it() {
+    let mut g = gate_record();
+    g.as_object_mut().unwrap().remove("evidence");
+    g["decision"] = "reject".into();
+    for p in &with_gate(&g).profiles {
+        assert_eq!(
+            p.decision,
+            sloscope_core::analyse::verdict::ProfileDecision::Reject
+        );
+        assert!(
+            p.reason.starts_with(
+                "the artifact is not accepted by its own records: gate decision is \"reject\""
+            ),
+            "{}",
+            p.reason
+        );
+    }
 }
 
 /// The example set's gate record with looser limits than the plan's (kld ≤ 0.05, top-1 ≥ 0.9,

@@ -315,6 +315,8 @@ fn unjudged_remedy(reason: &str) -> Option<&'static str> {
         Some("load one plan, the one the runs were collected under")
     } else if reason.contains("the profile definition is invalid") {
         Some("load the plan the runs were collected under (or define this profile in it)")
+    } else if reason.contains("the quality gate record cannot be believed") {
+        Some("measure the quality gate again (sloscope gate) and load its record beside the runs")
     } else if reason.contains("the lineage is not complete") {
         Some("load the quality-gate, float-baseline and deployment records beside the runs")
     } else {

@@ -32,7 +32,7 @@ pub(super) fn view(a: &Analysis) -> LineageView {
          float-baseline and deployment records"
             .to_string()
     } else {
-        "Lineage: BROKEN — the comparison stops here".to_string()
+        "Lineage: BROKEN — no profile is accepted on these records".to_string()
     };
     LineageView {
         ready: l.ready,
