@@ -113,7 +113,10 @@ fn analyze_inner<F: std::borrow::Borrow<LoadedFile>>(
     if let Some(why) = &plan_conflict {
         notes.push(why.clone());
     }
-    let subject = subject::subject(&inputs, plan);
+    let mut subject = subject::subject(&inputs, plan);
+    if plan_conflict.is_some() {
+        subject.plan = Some(conflicting_plans(&plans));
+    }
     let (names, unknown_profiles) = names::profile_names(plan, &inputs.runs);
     let quantized_artifact = inputs
         .deployments
@@ -154,17 +157,12 @@ fn analyze_inner<F: std::borrow::Borrow<LoadedFile>>(
                 .and_then(|b| b.1.artifact.format.clone()),
         ],
     };
-    let profiles = names
+    let profiles: Vec<_> = names
         .into_iter()
         .map(|n| profile::analyze_profile(&ctx, n))
         .collect();
-    let completeness_unchecked = (plan.is_none() && !ctx.no_records && !inputs.runs.is_empty())
-        .then(|| {
-            "no plan was loaded: which runs were planned is unknown, so a missing candidate or \
-             float baseline cannot be told from one never planned (load the plan.json the run \
-             wrote)"
-                .to_string()
-        });
+    subject.runs_left_out = subject::left_out(&inputs.runs, &profiles);
+    let completeness_unchecked = unchecked(&ctx, !inputs.runs.is_empty());
     Analysis {
         sloscope_version: env!("CARGO_PKG_VERSION").to_string(),
         subject,
@@ -175,6 +173,38 @@ fn analyze_inner<F: std::borrow::Borrow<LoadedFile>>(
         notes,
         shards,
     }
+}
+
+/// With runs and records but no plan (and not two plans, which the verdicts already say):
+/// which runs were planned is unknown.
+fn unchecked(ctx: &Ctx<'_>, any_run: bool) -> Option<String> {
+    (ctx.plan.is_none() && ctx.plan_conflict.is_none() && !ctx.no_records && any_run).then(|| {
+        "no plan was loaded: which runs were planned is unknown, so a missing candidate or \
+         float baseline cannot be told from one never planned (load the plan.json the run \
+         wrote)"
+            .to_string()
+    })
+}
+
+/// The header's plan when several different plans are loaded: each named, with its hash, and
+/// none used.
+fn conflicting_plans(plans: &[(&str, &Plan)]) -> String {
+    let names: Vec<String> = plans
+        .iter()
+        .map(|(f, p)| {
+            let hash = subject::content_sha256(p).unwrap_or_default();
+            format!(
+                "{}, content sha256 {}",
+                p.name.as_deref().unwrap_or(f),
+                &hash[..12.min(hash.len())]
+            )
+        })
+        .collect();
+    format!(
+        "{} different plans loaded ({}): none is used",
+        plans.len(),
+        names.join("; ")
+    )
 }
 
 /// Why a sharded results tree that does not stand for the whole plan gives no verdict.

@@ -147,9 +147,32 @@ pub(super) fn analyze_profile(ctx: &Ctx<'_>, name: ProfileName) -> ProfileReport
         &mut report,
     );
     cost(ctx.plan.map(|p| p.1), &mut report);
-    completeness(ctx, profile.is_some(), &mut report);
-    canonical_order(&mut report);
+    finish(ctx, profile.is_some(), &mut report);
     report
+}
+
+/// What the plan asked for and did not get, the flags of what was judged, a stable order.
+fn finish(ctx: &Ctx<'_>, valid: bool, report: &mut ProfileReport) {
+    completeness(ctx, valid, report);
+    flags_of_the_judged(report);
+    canonical_order(report);
+}
+
+/// A run left out of the comparison raises no flag on the verdict: the flags of a candidate
+/// that only left-out runs carry are dropped (its exclusion already says why it is not judged).
+fn flags_of_the_judged(report: &mut ProfileReport) {
+    let judged = |n: &str| report.candidates.iter().any(|c| c.name == n);
+    let only_left_out: Vec<String> = report
+        .excluded
+        .iter()
+        .map(|e| e.candidate.clone())
+        .filter(|n| !judged(n))
+        .collect();
+    report.flags.retain(|f| {
+        f.candidate
+            .as_ref()
+            .is_none_or(|n| !only_left_out.contains(n))
+    });
 }
 
 /// The runs of another lineage than the records' left out, each with what differs.

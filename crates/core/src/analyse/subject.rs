@@ -51,6 +51,10 @@ pub struct Subject {
     pub collected_to: Option<String>,
     /// Runs analysed (trials and baselines included; identical copies counted once).
     pub runs: usize,
+    /// Of them, the runs left out of every comparison (another artifact, refused by a check):
+    /// loaded, not judged.
+    #[serde(default)]
+    pub runs_left_out: usize,
 }
 
 const NOT_RECORDED: &str = "not recorded";
@@ -128,6 +132,7 @@ pub fn subject(inputs: &LineageInputs<'_>, plan: Option<(&str, &Plan)>) -> Subje
             .enumerate()
             .filter(|(i, r)| !runs[..*i].contains(r))
             .count(),
+        runs_left_out: 0,
     }
 }
 
@@ -143,6 +148,32 @@ fn other_artifacts(artifact: &str, candidates: &[&Run]) -> Option<String> {
         others.len(),
         candidates.len()
     ))
+}
+
+/// How many distinct runs (identical copies once) every profile left out: each run file that
+/// an exclusion names and no profile compares.
+pub(crate) fn left_out(
+    runs: &[(&str, &Run)],
+    profiles: &[crate::analyse::report::ProfileReport],
+) -> usize {
+    let compared: std::collections::BTreeSet<&str> = profiles
+        .iter()
+        .flat_map(|p| p.candidates.iter().map(|c| c.file.as_str()))
+        .collect();
+    let excluded: std::collections::BTreeSet<&str> = profiles
+        .iter()
+        .flat_map(|p| p.excluded.iter().map(|e| e.file.as_str()))
+        .filter(|f| !compared.contains(f))
+        .collect();
+    let out: Vec<&Run> = runs
+        .iter()
+        .filter(|(f, _)| excluded.contains(f))
+        .map(|(_, r)| *r)
+        .collect();
+    out.iter()
+        .enumerate()
+        .filter(|(i, r)| !out[..*i].contains(r))
+        .count()
 }
 
 /// The one value every item has, or each different one listed (sorted), or `None` for none.
@@ -239,20 +270,19 @@ impl Subject {
             Some(o) => format!("{plan}; {o}"),
             None => plan,
         };
-        let n = self.runs;
+        let n = match self.runs_left_out {
+            0 => format!("{} runs", self.runs),
+            k => format!("{} runs, {k} of them left out", self.runs),
+        };
         let when = match (&self.collected_from, &self.collected_to) {
             (Some(a), Some(b)) if date(a) == date(b) => {
-                format!("{} {} to {} ({n} runs)", date(a), clock(a), clock(b))
+                format!("{} {} to {} ({n})", date(a), clock(a), clock(b))
             }
-            (Some(a), Some(b)) => format!(
-                "{} {} to {} {} ({n} runs)",
-                date(a),
-                clock(a),
-                date(b),
-                clock(b)
-            ),
-            (Some(a), None) => format!("from {} {} ({n} runs)", date(a), clock(a)),
-            _ => format!("not recorded ({n} runs)"),
+            (Some(a), Some(b)) => {
+                format!("{} {} to {} {} ({n})", date(a), clock(a), date(b), clock(b))
+            }
+            (Some(a), None) => format!("from {} {} ({n})", date(a), clock(a)),
+            _ => format!("not recorded ({n})"),
         };
         vec![
             ("Artifact", artifact),

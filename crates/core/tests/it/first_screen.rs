@@ -649,3 +649,75 @@ fn a_rival_with_no_value_for_the_primary_metric_is_not_beaten_by_default() {
         p.reason
     );
 }
+
+/// A run left out of the comparison (another tool's run of another artifact, short of the
+/// plan's repeats) raises no flag on the verdict and is counted as left out in the header.
+/// Control: the example set leaves nothing out and its flags are its own.
+#[test]
+fn a_run_left_out_raises_no_flag_and_is_counted_as_left_out() {
+    let mut files = example_files();
+    let mut peer = files
+        .iter()
+        .find(|f| f.name.ends_with("runs/latency--np4.json"))
+        .unwrap()
+        .clone();
+    peer.name = "peer/other-tool.json".into();
+    let sloscope_core::Document::Run(r) = &mut peer.doc else {
+        panic!("a run")
+    };
+    r.repeats.truncate(1);
+    r.source = sloscope_core::schema::RunSource::Imported;
+    r.artifact_id = "another-q4".into();
+    r.candidate.name = "other tool c1".into();
+    files.push(peer);
+    let a = analyze(&files);
+    let p = a.profiles.iter().find(|p| p.profile == "latency").unwrap();
+    assert!(
+        p.excluded.iter().any(|e| e.candidate == "other tool c1"),
+        "{:?}",
+        p.excluded
+    );
+    assert!(
+        p.flags
+            .iter()
+            .all(|f| f.candidate.as_deref() != Some("other tool c1")),
+        "{:#?}",
+        p.flags
+    );
+    assert_eq!(a.subject.runs_left_out, 1);
+    let collected = &a.subject.lines()[5].1;
+    assert!(
+        collected.ends_with("runs, 1 of them left out)"),
+        "{collected}"
+    );
+    // Control.
+    let a = example_analysis();
+    assert_eq!(a.subject.runs_left_out, 0);
+    assert!(a.subject.lines()[5].1.ends_with(" runs)"));
+}
+
+/// Two different plans loaded: the header names both (with their hashes) and that none is
+/// used, rather than "none loaded"; and no "no plan was loaded" caveat contradicts it.
+#[test]
+fn two_plans_loaded_are_named_in_the_header() {
+    let mut files = example_files();
+    let mut other = files
+        .iter()
+        .find(|f| matches!(f.doc, sloscope_core::Document::Plan(_)))
+        .unwrap()
+        .clone();
+    other.name = "edited/plan.json".into();
+    let sloscope_core::Document::Plan(p) = &mut other.doc else {
+        panic!("a plan")
+    };
+    p.name = Some("edited".into());
+    files.push(other);
+    let a = analyze(&files);
+    let plan = a.subject.plan.as_deref().unwrap();
+    assert!(
+        plan.starts_with("2 different plans loaded (") && plan.ends_with("): none is used"),
+        "{plan}"
+    );
+    assert!(plan.contains("edited, content sha256 "), "{plan}");
+    assert_eq!(a.completeness_unchecked, None);
+}
