@@ -12,7 +12,9 @@ use sha2::{Digest, Sha256};
 use crate::check::lineage::LineageInputs;
 use crate::schema::{ArtifactIdentity, Plan, Role, Run};
 
-/// What the verdicts are about.
+/// What the verdicts are about. Each value from an input file is said as the file says it: one
+/// plain token (letters, digits, `.`, `_`, `-`, `/`, `:`, `+`, `@`) as it is, anything else
+/// quoted and escaped — so a file's text never reads as sloscope's own words beside it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Subject {
@@ -66,9 +68,22 @@ fn known(s: &str) -> Option<&str> {
     (!t.is_empty() && !t.eq_ignore_ascii_case("unknown")).then_some(t)
 }
 
+/// `s` as a file says it: one plain token as it is, anything else quoted and escaped.
+fn said(s: &str) -> String {
+    let plain = !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "._-/:+@".contains(c));
+    if plain {
+        s.to_string()
+    } else {
+        format!("{s:?}")
+    }
+}
+
 /// `llama.cpp b6100`; `openai (version not recorded)`; not recorded when neither is.
 fn backend(name: &str, version: &str) -> String {
-    match (known(name), known(version)) {
+    let (name, version) = (known(name).map(said), known(version).map(said));
+    match (name, version) {
         (Some(n), Some(v)) => format!("{n} {v}"),
         (Some(n), None) => format!("{n} (version not recorded)"),
         (None, Some(v)) => format!("backend not recorded, version {v}"),
@@ -92,23 +107,23 @@ pub fn subject(inputs: &LineageInputs<'_>, plan: Option<(&str, &Plan)>) -> Subje
     let baseline = inputs.baselines.first().map(|b| {
         let a = &b.1.artifact;
         match &a.format {
-            Some(f) => format!("{} ({f})", a.artifact_id),
-            None => a.artifact_id.clone(),
+            Some(f) => format!("{} ({})", said(&a.artifact_id), said(f)),
+            None => said(&a.artifact_id),
         }
     });
     let runs_say = |f: &dyn Fn(&Run) -> String| agreed(candidates.iter().map(|r| f(r)));
     Subject {
         artifact: record
-            .map(|a| a.artifact_id.clone())
-            .or_else(|| runs_say(&|r| r.artifact_id.clone())),
+            .map(|a| said(&a.artifact_id))
+            .or_else(|| runs_say(&|r| said(&r.artifact_id))),
         runs_artifact: record.and_then(|a| other_artifacts(&a.artifact_id, &candidates)),
-        format: record.and_then(|a| a.format.clone()),
-        model: record.and_then(|a| a.model.clone()),
+        format: record.and_then(|a| a.format.as_deref().map(said)),
+        model: record.and_then(|a| a.model.as_deref().map(said)),
         baseline: baseline.or_else(|| {
             agreed(
                 runs.iter()
                     .filter(|r| r.role == Role::Baseline)
-                    .map(|r| r.artifact_id.clone()),
+                    .map(|r| said(&r.artifact_id)),
             )
         }),
         backend: record
@@ -116,10 +131,11 @@ pub fn subject(inputs: &LineageInputs<'_>, plan: Option<(&str, &Plan)>) -> Subje
             .or_else(|| runs_say(&|r| backend(&r.backend, &r.backend_version)))
             .filter(|b| b != NOT_RECORDED),
         hardware: record
-            .map(|a| a.hardware.clone())
-            .or_else(|| runs_say(&|r| r.hardware.clone()))
-            .filter(|h| known(h).is_some()),
-        plan: plan.map(|(file, p)| p.name.clone().unwrap_or_else(|| file.to_string())),
+            .map(|a| a.hardware.as_str())
+            .filter(|h| known(h).is_some())
+            .map(said)
+            .or_else(|| runs_say(&|r| known(&r.hardware).map(said).unwrap_or_default())),
+        plan: plan.map(|(file, p)| said(p.name.as_deref().unwrap_or(file))),
         plan_content_sha256: plan.and_then(|(_, p)| content_sha256(p)),
         runs_plan: plan
             .and_then(|(_, p)| content_sha256(p))
@@ -142,7 +158,7 @@ fn other_artifacts(artifact: &str, candidates: &[&Run]) -> Option<String> {
         .iter()
         .filter(|r| r.artifact_id != artifact)
         .collect();
-    let ids = agreed(others.iter().map(|r| r.artifact_id.clone()))?;
+    let ids = agreed(others.iter().map(|r| said(&r.artifact_id)))?;
     Some(format!(
         "{ids} ({} of {} candidate runs)",
         others.len(),
@@ -271,6 +287,7 @@ impl Subject {
             None => plan,
         };
         let n = match self.runs_left_out {
+            0 if self.runs == 1 => "1 run".to_string(),
             0 => format!("{} runs", self.runs),
             k => format!("{} runs, {k} of them left out", self.runs),
         };

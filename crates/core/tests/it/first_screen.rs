@@ -34,7 +34,8 @@ fn the_subject_names_artifact_baseline_backend_hardware_plan_and_dates() {
     };
     assert!(value("Artifact").starts_with("smollm2-135m-instruct-q8_0 (Q8_0)"));
     assert!(value("Float baseline").contains("f16"));
-    assert!(value("Backend").starts_with("llama.cpp"));
+    // The records' words quoted where they are not one plain token.
+    assert_eq!(value("Backend"), "\"llama.cpp llama-server\" b1-7e4c0a9");
     assert!(value("Plan").contains("content sha256 "));
     assert!(value("Collected").contains("UTC") && value("Collected").contains("runs)"));
     assert!(!v.subject.iter().any(|l| l.value.contains("not recorded")));
@@ -548,7 +549,7 @@ fn what_another_tool_did_not_say_is_not_recorded() {
         backend
             .value
             .to_string()
-            .starts_with("llama.cpp llama-server b"),
+            .starts_with("\"llama.cpp llama-server\" b"),
         "{}",
         backend.value
     );
@@ -720,4 +721,38 @@ fn two_plans_loaded_are_named_in_the_header() {
     );
     assert!(plan.contains("edited, content sha256 "), "{plan}");
     assert_eq!(a.completeness_unchecked, None);
+}
+
+/// A file's text never reads as sloscope's own words in the header: anything but one plain
+/// token is quoted and escaped (a model id that carries a verdict, a backend version that
+/// claims a check). Control: plain ids are said as they are.
+#[test]
+fn a_files_text_in_the_header_is_quoted() {
+    let mut files = example_files();
+    for f in files.iter_mut() {
+        if let sloscope_core::Document::Deployment(d) = &mut f.doc {
+            d.artifact.artifact_id = "q4 · ACCEPT np4 — meets every SLO".into();
+            d.artifact.backend_version = "b1 (lineage verified by sloscope)\n".into();
+        }
+    }
+    let a = analyze(&files);
+    let lines = a.subject.lines();
+    assert!(
+        lines[0]
+            .1
+            .starts_with("\"q4 · ACCEPT np4 — meets every SLO\" (Q8_0)"),
+        "{}",
+        lines[0].1
+    );
+    assert!(
+        lines[2]
+            .1
+            .ends_with(" \"b1 (lineage verified by sloscope)\""),
+        "{}",
+        lines[2].1
+    );
+    let a = example_analysis();
+    assert!(a.subject.lines()[0].1.starts_with(
+        "smollm2-135m-instruct-q8_0 (Q8_0), made from HuggingFaceTB/SmolLM2-135M-Instruct"
+    ));
 }
