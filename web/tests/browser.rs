@@ -658,3 +658,34 @@ async fn the_lean_reader_asks_for_the_full_one_and_refuses_nothing() {
         }
     }
 }
+
+/// Every printed page names what is judged at its top, and no text of a file can leave the
+/// CSS string it is printed in (quotes, backslashes, newlines and non-ASCII escaped).
+#[wasm_bindgen_test]
+fn every_printed_page_names_what_is_judged_and_no_text_leaves_its_string() {
+    use sloscope_core::view::{Labelled, Shown};
+    let line = |label: &str, value: &str| Labelled {
+        label: Shown::new(label),
+        value: Shown::new(value),
+    };
+    let rule = sloscope_web::app::print::page_rule(
+        &[
+            line("Artifact", "\"q4\" } body { display: none } \\"),
+            line("Plan", "p\nq"),
+            line("Collected", "2026-12-04 (17 runs)"),
+        ],
+        "2026-12-07",
+    );
+    let head = "@page { @top-left { content: \"";
+    assert!(rule.starts_with(head), "{rule}");
+    assert!(rule.contains("Artifact: \\\"q4\\\" } body"), "{rule}");
+    assert!(rule.contains("Plan: p\\a q"), "{rule}");
+    assert!(rule.contains(" \\b7  printed 2026-12-07\""), "{rule}");
+    // One string: every quote inside it escaped.
+    let inside = &rule[head.len()..rule.rfind("\";").unwrap()];
+    let bare = inside
+        .char_indices()
+        .filter(|(i, c)| *c == '"' && !inside[..*i].ends_with('\\'))
+        .count();
+    assert_eq!(bare, 0, "{inside}");
+}

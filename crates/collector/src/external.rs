@@ -291,6 +291,13 @@ pub fn import_files(
             let mut run = skeleton_for(plan, cand, p);
             run.server = None;
             sloscope_core::input::fill(&mut run, &name, &im, i);
+            // Placed by hand: what the file names is kept beside the artifact it is judged as.
+            if let Some(s) = run.import.as_mut() {
+                s.stated_model = im.benchmarks[i]
+                    .model
+                    .clone()
+                    .filter(|m| !m.trim().is_empty());
+            }
             let tag = if files.len() == 1 && im.benchmarks.len() == 1 {
                 String::new()
             } else {

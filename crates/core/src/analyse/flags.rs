@@ -47,6 +47,38 @@ pub(crate) fn repeat_artefact(c: &CandidateReport, flags: &mut Vec<Flag>) {
     }
 }
 
+/// Another tool's runs placed in the plan by hand whose file names another model than the
+/// artifact they are judged as: one flag per candidate, with the file's words quoted — the
+/// placement is the user's claim, which the file does not bear out by name.
+pub(crate) fn placed_models<'a>(
+    runs: impl Iterator<Item = (&'a str, &'a crate::schema::Run)>,
+) -> Vec<Flag> {
+    let mut out: Vec<Flag> = Vec::new();
+    for (_, run) in runs {
+        let Some((im, model)) = run
+            .import
+            .as_ref()
+            .and_then(|i| i.stated_model.as_ref().map(|m| (i, m)))
+        else {
+            continue;
+        };
+        let c = &run.candidate.name;
+        if model == &run.artifact_id || out.iter().any(|f| f.candidate.as_ref() == Some(c)) {
+            continue;
+        }
+        out.push(Flag {
+            code: Code::PlacedModel,
+            candidate: Some(c.clone()),
+            message: format!(
+                "{c} is {}'s file {:?}, placed in the plan by hand: the file names the model \
+                 {model:?}, judged here as the deployed {:?} — check that it measured this artifact",
+                im.tool, im.file, run.artifact_id
+            ),
+        });
+    }
+    out
+}
+
 /// The plan's SLOs against those each run was collected under (its `profile_spec.slo`): one
 /// flag naming each limit that differs and the values the runs carry instead — the runs
 /// are judged by the plan's limits, which is legitimate (the SLOs are the reviewer's) but is

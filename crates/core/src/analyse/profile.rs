@@ -113,15 +113,12 @@ pub(super) fn analyze_profile(ctx: &Ctx<'_>, name: ProfileName) -> ProfileReport
         .into_iter()
         .partition(|(_, r)| r.role == Role::Baseline);
     let used = candidates(ctx, &expect, profile, &candidate_runs, &mut report);
-    if let (Some(s), Some(_)) = (spec.as_ref(), ctx.plan) {
-        let all = candidate_runs
-            .iter()
-            .chain(&baseline_runs)
-            .chain(&trial_runs);
-        report
-            .flags
-            .extend(crate::analyse::flags::slo_changed(s, all.copied()));
-    }
+    collected_under(
+        ctx,
+        spec.as_ref(),
+        [&candidate_runs, &baseline_runs, &trial_runs],
+        &mut report,
+    );
     order_like_plan(ctx.plan.map(|p| p.1), &mut report.candidates);
     decide_profile(ctx, profile, &mut report);
     if spec.is_none() && ctx.no_records {
@@ -149,6 +146,25 @@ pub(super) fn analyze_profile(ctx: &Ctx<'_>, name: ProfileName) -> ProfileReport
     cost(ctx.plan.map(|p| p.1), &mut report);
     finish(ctx, profile.is_some(), &mut report);
     report
+}
+
+/// What the runs were collected under that is not what they are judged by: the plan's SLOs
+/// edited since, another tool's file placed by hand that names another model.
+fn collected_under(
+    ctx: &Ctx<'_>,
+    spec: Option<&ProfileSpec>,
+    [candidates, baselines, trials]: [&[(&str, &Run)]; 3],
+    report: &mut ProfileReport,
+) {
+    if let (Some(s), Some(_)) = (spec, ctx.plan) {
+        let all = candidates.iter().chain(baselines).chain(trials);
+        report
+            .flags
+            .extend(crate::analyse::flags::slo_changed(s, all.copied()));
+    }
+    report.flags.extend(crate::analyse::flags::placed_models(
+        candidates.iter().copied(),
+    ));
 }
 
 /// What the plan asked for and did not get, the flags of what was judged, a stable order.

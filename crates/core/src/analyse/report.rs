@@ -162,6 +162,9 @@ codes! {
     /// The plan's SLOs are not the ones the runs were collected under (edited since): the runs
     /// are judged by the plan's, and the verdict says so.
     SloChanged = "slo_changed";
+    /// Another tool's file placed in the plan by hand names another model than the deployed
+    /// artifact it is judged as.
+    PlacedModel = "placed_model";
 }
 
 impl Code {

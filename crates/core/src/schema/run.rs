@@ -393,6 +393,11 @@ pub struct ImportSource {
     /// appended JSON Lines); absent when the file holds one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub benchmark: Option<u32>,
+    /// The model the file itself names, where it was given a place in a plan (`sloscope import
+    /// --plan`, or the page) and so judged as the deployment's artifact: kept, so the analysis
+    /// can say that the file names another.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stated_model: Option<String>,
     /// The workload as the tool described it.
     pub workload: ForeignWorkload,
 }

@@ -2,9 +2,9 @@
 //! profile shares said once, and sloscope's own sentences whole — on the committed example set,
 //! with a control for each (one profile alone shares nothing; a file's own long name is cut).
 
-use sloscope_core::analyze;
 use sloscope_core::show::render;
 use sloscope_core::show::view::{report_view, Shown};
+use sloscope_core::{analyze, Document};
 
 use crate::snapshots::{example_analysis, example_files};
 
@@ -755,4 +755,92 @@ fn a_files_text_in_the_header_is_quoted() {
     assert!(a.subject.lines()[0].1.starts_with(
         "smollm2-135m-instruct-q8_0 (Q8_0), made from HuggingFaceTB/SmolLM2-135M-Instruct"
     ));
+}
+
+/// Another tool's file placed in the plan by hand (the page's placing, `sloscope import
+/// --plan`) is judged as the deployed artifact; where the file names another model, the
+/// verdict's card says so, quoting it. Control: a file that names the deployed artifact
+/// raises nothing.
+#[test]
+fn a_placed_file_that_names_another_model_is_said_on_the_card() {
+    use sloscope_core::analyse::report::Code;
+    use sloscope_core::input::assign;
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/peers/vllm/save-result.json");
+    let read = |model: Option<&str>| {
+        let doc =
+            sloscope_core::read_document("save-result.json", std::fs::read(&fixture).unwrap())
+                .unwrap();
+        let Document::Imported(mut runs) = doc else {
+            panic!("an import")
+        };
+        if let Some(m) = model {
+            runs.iter_mut().for_each(|(_, r)| r.artifact_id = m.into());
+        }
+        runs
+    };
+    let placed = |runs: Vec<(String, sloscope_core::schema::Run)>| {
+        let mut files = example_files();
+        files.retain(|f| !f.name.ends_with("runs/latency--np4.json"));
+        let plan = files
+            .iter()
+            .find_map(|f| match &f.doc {
+                Document::Plan(p) => Some(p.clone()),
+                _ => None,
+            })
+            .unwrap();
+        let deployment = files
+            .iter()
+            .find_map(|f| match &f.doc {
+                Document::Deployment(d) => Some(d.clone()),
+                _ => None,
+            })
+            .unwrap();
+        let a = assign(
+            "save-result.json",
+            &runs,
+            &plan,
+            Some(&deployment),
+            ("latency", "np4"),
+        )
+        .unwrap();
+        for (name, run) in a.runs {
+            files.push(sloscope_core::LoadedFile {
+                name,
+                doc: Document::Run(Box::new(run)),
+            });
+        }
+        analyze(&files)
+    };
+    let a = placed(read(None));
+    let p = a.profiles.iter().find(|p| p.profile == "latency").unwrap();
+    let flag = p
+        .flags
+        .iter()
+        .find(|f| f.code == Code::PlacedModel)
+        .unwrap();
+    assert!(
+        flag.message.starts_with("np4 is vLLM's file \"save-result.json\", placed in the plan by hand: the file names the model \"smollm2-q4\""),
+        "{}",
+        flag.message
+    );
+    let v = report_view(&a);
+    let card = v
+        .profiles
+        .iter()
+        .find(|c| c.profile.as_str() == "latency")
+        .unwrap();
+    assert!(
+        card.caveats.iter().any(|c| c.to_string() == flag.message),
+        "{:#?}",
+        card.caveats
+    );
+    // Control: the file names the deployed artifact.
+    let a = placed(read(Some("smollm2-135m-instruct-q8_0")));
+    let p = a.profiles.iter().find(|p| p.profile == "latency").unwrap();
+    assert!(
+        p.flags.iter().all(|f| f.code != Code::PlacedModel),
+        "{:#?}",
+        p.flags
+    );
 }

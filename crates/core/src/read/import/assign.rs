@@ -18,6 +18,12 @@ pub struct Assigned {
     pub skipped: Vec<String>,
 }
 
+/// A name the file states (not the importer's `unknown` placeholder).
+fn known(s: &str) -> bool {
+    let t = s.trim();
+    !t.is_empty() && !t.eq_ignore_ascii_case("unknown")
+}
+
 /// Assigns `runs` (one file's, as read without a plan) to `profile` and `candidate` of `plan`.
 /// The error names what the plan lacks.
 pub fn assign(
@@ -86,6 +92,10 @@ pub fn assign(
         };
         if let Some(d) = deployment {
             let a = &d.artifact;
+            if let Some(i) = r.import.as_mut().filter(|_| known(&run.artifact_id)) {
+                i.stated_model
+                    .get_or_insert_with(|| run.artifact_id.clone());
+            }
             r.artifact_id = a.artifact_id.clone();
             r.backend = a.backend.clone();
             r.backend_version = a.backend_version.clone();

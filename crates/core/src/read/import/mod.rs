@@ -265,6 +265,7 @@ pub fn fill(run: &mut Run, file: &str, im: &Imported, index: usize) {
         file: base_name(file).to_string(),
         sha256: im.sha256.clone(),
         benchmark: (im.benchmarks.len() > 1).then_some(index as u32),
+        stated_model: None,
         workload: b.workload.clone(),
     });
     run.notes.extend(b.notes.iter().cloned());

@@ -431,6 +431,7 @@ pub(super) fn caveats(p: &ProfileReport) -> Vec<String> {
                     | Code::PooledRuns
                     | Code::EquivalentCheaper
                     | Code::SloChanged
+                    | Code::PlacedModel
             )
         })
         .collect();

@@ -1,0 +1,48 @@
+//! What every printed page says at its top: the artifact, the plan and when the runs were
+//! collected (the page's own header is on the first page only), and when it was printed — an
+//! `@page` rule made from the subject, its values escaped as CSS strings.
+
+use sloscope_core::view::Labelled;
+
+/// Most characters of the running header: a page's top margin holds one line.
+const MOST: usize = 150;
+
+/// The `@page` rule that prints `subject` (and `today`) at the top of every page.
+pub fn page_rule(subject: &[Labelled], today: &str) -> String {
+    let value = |label: &str| {
+        subject
+            .iter()
+            .find(|l| l.label.as_str() == label)
+            .map(|l| l.value.to_string())
+    };
+    let mut parts: Vec<String> = ["Artifact", "Plan", "Collected"]
+        .iter()
+        .filter_map(|l| value(l).map(|v| format!("{l}: {v}")))
+        .collect();
+    parts.push(format!("printed {today}"));
+    let mut line = parts.join(" · ");
+    if line.chars().count() > MOST {
+        line = line.chars().take(MOST - 1).collect::<String>() + "…";
+    }
+    format!(
+        "@page {{ @top-left {{ content: \"{}\"; font-size: 7.5pt; color: #444; }} }}",
+        css_string(&line)
+    )
+}
+
+/// `s` as the inside of a double-quoted CSS string: quotes, backslashes and every control or
+/// non-ASCII character escaped, so no text can end the string or the rule.
+fn css_string(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '"' | '\\' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if c.is_ascii_graphic() || c == ' ' => out.push(c),
+            c => out.push_str(&format!("\\{:x} ", c as u32)),
+        }
+    }
+    out
+}
