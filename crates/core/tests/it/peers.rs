@@ -506,3 +506,31 @@ fn an_sglang_line_that_contradicts_its_details_is_refused_or_left_out() {
         "{why:?}"
     );
 }
+
+/// The tool's statement of its workload is shown whole: a reviewer checks the run against the
+/// profile on it (concurrency, request count, lengths), so it is never cut mid-JSON.
+#[test]
+fn the_tools_stated_workload_is_shown_whole() {
+    for (rel, tail) in [
+        (
+            "aiperf/profile_export_aiperf.json",
+            "\"type\":\"synthetic\"}",
+        ),
+        (
+            "guidellm/benchmarks.json",
+            "\"type_\":\"concurrent\",\"worker_count\":",
+        ),
+    ] {
+        let c = &candidates(rel)[0];
+        let said = c
+            .notes
+            .iter()
+            .find(|n| n.contains("the tool's workload: "))
+            .unwrap_or_else(|| panic!("{rel}: {:?}", c.notes));
+        let workload = said.split("the tool's workload: ").nth(1).unwrap();
+        assert!(
+            workload.contains(tail) && !workload.contains('…'),
+            "{rel}: {said}"
+        );
+    }
+}

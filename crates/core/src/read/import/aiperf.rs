@@ -197,9 +197,9 @@ fn workload(cfg: Option<&Value>) -> ForeignWorkload {
         requests: phase.and_then(|p| count(p, "requests")).map(u64::from),
         description: Some(format!(
             "aiperf: phase {}, dataset {}",
-            phase.map_or("?".into(), columns::short),
+            phase.map_or("?".into(), columns::whole),
             cfg.pointer("/datasets/0")
-                .map_or("?".into(), columns::short)
+                .map_or("?".into(), columns::whole)
         )),
     }
 }

@@ -78,6 +78,19 @@ pub(crate) fn tokens(v: Option<&Value>, path: &str) -> Result<Option<u32>, Fail>
 }
 
 /// A value for an error message, cut short.
+/// A tool's statement of its workload as it wrote it: whole (a reviewer checks the run against
+/// the profile on it), cut only past [`WORKLOAD_CHARS`], a length no real configuration reaches.
+pub(crate) fn whole(v: &Value) -> String {
+    let s = v.to_string();
+    match s.char_indices().nth(WORKLOAD_CHARS) {
+        Some((at, _)) => format!("{}…", &s[..at]),
+        None => s,
+    }
+}
+
+/// Most characters of one stated workload part kept in a description.
+const WORKLOAD_CHARS: usize = 600;
+
 pub(crate) fn short(v: &Value) -> String {
     let s = v.to_string();
     if s.len() > 40 {

@@ -236,9 +236,9 @@ fn workload(b: &Value, data: Option<&Value>) -> ForeignWorkload {
         requests: None,
         description: Some(format!(
             "guidellm: strategy {}, data {}",
-            s.map_or("?".into(), columns::short),
+            s.map_or("?".into(), columns::whole),
             data.and_then(|d| d.get("kind"))
-                .map_or("?".into(), columns::short)
+                .map_or("?".into(), columns::whole)
         )),
     }
 }
