@@ -80,10 +80,17 @@ fn analyze_inner<F: std::borrow::Borrow<LoadedFile>>(
     let given: Vec<&LoadedFile> = files.iter().map(std::borrow::Borrow::borrow).collect();
     // Another tool's run written as several files is one run (an AIPerf artifact directory).
     let joined = crate::read::import::artifact::join(&given);
-    let mut files: Vec<&LoadedFile> = given
+    let files: Vec<&LoadedFile> = given
         .into_iter()
         .filter(|f| !joined.consumed.contains(&f.name))
         .chain(&joined.files)
+        .collect();
+    // Made names of other tools' runs that two files share, each told apart by its file.
+    let renamed = crate::read::import::distinct::distinct(&files);
+    let mut files: Vec<&LoadedFile> = files
+        .into_iter()
+        .filter(|f| !renamed.iter().any(|r| r.name == f.name))
+        .chain(&renamed)
         .collect();
     crate::base::order::sort_by(&mut files, |a, b| a.name.cmp(&b.name));
     let (files, shards) = shard::merge::merge(files);
@@ -161,7 +168,7 @@ fn analyze_inner<F: std::borrow::Borrow<LoadedFile>>(
         .into_iter()
         .map(|n| profile::analyze_profile(&ctx, n))
         .collect();
-    subject.runs_left_out = subject::left_out(&inputs.runs, &profiles);
+    subject.runs_left_out = left_out(&inputs.runs, &profiles);
     let completeness_unchecked = unchecked(&ctx, !inputs.runs.is_empty());
     Analysis {
         sloscope_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -173,6 +180,29 @@ fn analyze_inner<F: std::borrow::Borrow<LoadedFile>>(
         notes,
         shards,
     }
+}
+
+/// How many distinct runs (identical copies once) every profile left out: each run file that
+/// an exclusion names and no profile compares.
+fn left_out(runs: &[(&str, &Run)], profiles: &[report::ProfileReport]) -> usize {
+    let compared: std::collections::BTreeSet<&str> = profiles
+        .iter()
+        .flat_map(|p| p.candidates.iter().map(|c| c.file.as_str()))
+        .collect();
+    let excluded: std::collections::BTreeSet<&str> = profiles
+        .iter()
+        .flat_map(|p| p.excluded.iter().map(|e| e.file.as_str()))
+        .filter(|f| !compared.contains(f))
+        .collect();
+    let out: Vec<&Run> = runs
+        .iter()
+        .filter(|(f, _)| excluded.contains(f))
+        .map(|(_, r)| *r)
+        .collect();
+    out.iter()
+        .enumerate()
+        .filter(|(i, r)| !out[..*i].contains(r))
+        .count()
 }
 
 /// With runs and records but no plan (and not two plans, which the verdicts already say):

@@ -166,32 +166,6 @@ fn other_artifacts(artifact: &str, candidates: &[&Run]) -> Option<String> {
     ))
 }
 
-/// How many distinct runs (identical copies once) every profile left out: each run file that
-/// an exclusion names and no profile compares.
-pub(crate) fn left_out(
-    runs: &[(&str, &Run)],
-    profiles: &[crate::analyse::report::ProfileReport],
-) -> usize {
-    let compared: std::collections::BTreeSet<&str> = profiles
-        .iter()
-        .flat_map(|p| p.candidates.iter().map(|c| c.file.as_str()))
-        .collect();
-    let excluded: std::collections::BTreeSet<&str> = profiles
-        .iter()
-        .flat_map(|p| p.excluded.iter().map(|e| e.file.as_str()))
-        .filter(|f| !compared.contains(f))
-        .collect();
-    let out: Vec<&Run> = runs
-        .iter()
-        .filter(|(f, _)| excluded.contains(f))
-        .map(|(_, r)| *r)
-        .collect();
-    out.iter()
-        .enumerate()
-        .filter(|(i, r)| !out[..*i].contains(r))
-        .count()
-}
-
 /// The one value every item has, or each different one listed (sorted), or `None` for none.
 fn agreed(items: impl Iterator<Item = String>) -> Option<String> {
     let mut all: Vec<String> = items.filter(|s| !s.trim().is_empty()).collect();

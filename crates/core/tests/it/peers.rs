@@ -534,3 +534,40 @@ fn the_tools_stated_workload_is_shown_whole() {
         );
     }
 }
+
+/// Two files of one tool and workload (SGLang's Python and Rust clients) are two measurements:
+/// the names made for them carry their files, rather than one name that reads as reruns and
+/// leaves both out. Control: one file alone keeps the made name.
+#[test]
+fn made_names_never_merge_two_files() {
+    let files: Vec<LoadedFile> = [
+        "sglang/python-output-details.jsonl",
+        "sglang/rust-output-details.jsonl",
+    ]
+    .iter()
+    .map(|rel| {
+        let (name, bytes) = fixture(rel);
+        LoadedFile {
+            doc: read_document(&name, bytes).unwrap(),
+            name,
+        }
+    })
+    .collect();
+    let a = analyze(&files);
+    let names: Vec<&str> = a
+        .profiles
+        .iter()
+        .flat_map(|p| p.candidates.iter().map(|c| c.name.as_str()))
+        .filter(|n| n.starts_with("SGLang c4"))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "SGLang c4 64→32 (python-output-details.jsonl)",
+            "SGLang c4 64→32 (rust-output-details.jsonl)"
+        ]
+    );
+    assert!(a.profiles.iter().all(|p| p.excluded.is_empty()));
+    let one = candidates("sglang/rust-output-details.jsonl");
+    assert_eq!(one[0].name, "SGLang c4 64→32");
+}

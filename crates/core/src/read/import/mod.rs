@@ -14,6 +14,7 @@ pub mod artifact;
 pub mod assign;
 mod columns;
 pub mod detect;
+pub mod distinct;
 mod guidellm;
 mod llmperf;
 pub mod registry;
