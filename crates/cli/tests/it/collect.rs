@@ -135,6 +135,7 @@ fn whole_plan_against_the_scripted_server() {
 fn runs_name_their_plan(out: &Path, v: &serde_json::Value) {
     let hash = v["subject"]["plan_content_sha256"].as_str().unwrap();
     assert!(v["subject"]["runs_plan"].is_null(), "{}", v["subject"]);
+    assert!(v["subject"]["plan_left_out"].is_null(), "{}", v["subject"]);
     let runs: Vec<PathBuf> = files_under(&out.join("runs"))
         .into_iter()
         .filter(|f| f.extension().is_some_and(|e| e == "json"))
@@ -461,4 +462,45 @@ fn external_benchmark_per_profile_is_imported_and_failures_are_recorded() {
     );
     let p50 = original["median_ttft_ms"].as_f64().unwrap();
     assert!((c["summary"]["ttft"]["p50_ms"].as_f64().unwrap() - p50).abs() < 0.01);
+}
+
+/// A run narrowed with `--profiles`, `--candidates` or `--no-baseline` keeps in its plan copy
+/// what it left out, and the header says so (what was never measured is named, not hidden
+/// behind a smaller plan). The whole plan's run (above) says nothing of the kind.
+#[test]
+fn a_narrowed_run_names_what_it_left_out() {
+    let d = scratch("collect-narrowed");
+    let plan = repo().join("tests/fixtures/scripted/plan.toml");
+    let out = d.join("out");
+    let o = run(
+        &[
+            "run",
+            "--plan",
+            plan.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--profiles",
+            "latency",
+            "--candidates",
+            "slots1",
+            "--no-baseline",
+            "--quiet",
+        ],
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let a = sloscope(&["analyze", out.to_str().unwrap(), "--format", "json"], &[]);
+    let v: serde_json::Value = serde_json::from_slice(&a.stdout).unwrap();
+    assert_eq!(
+        v["subject"]["plan_left_out"],
+        "left out when run: profiles balanced, throughput; candidate slots4; the float baseline float",
+        "{}",
+        v["subject"]
+    );
+    let text = sloscope(&["analyze", out.to_str().unwrap()], &[]);
+    assert!(
+        String::from_utf8_lossy(&text.stdout).contains("; left out when run: profiles balanced"),
+        "{}",
+        String::from_utf8_lossy(&text.stdout)
+    );
 }

@@ -9,8 +9,8 @@ use std::time::Duration;
 use sloscope_core::analysis;
 use sloscope_core::checks::Profile;
 use sloscope_core::schema::{
-    CandidateRef, EndpointInfo, EvidenceLevel, Kind, Role, Run, RunSource, RunStatus, ToolInfo,
-    SCHEMA_VERSION,
+    CandidateRef, EndpointInfo, EvidenceLevel, Kind, LeftOut, Role, Run, RunSource, RunStatus,
+    ToolInfo, SCHEMA_VERSION,
 };
 
 use crate::cancel::Cancel;
@@ -91,6 +91,8 @@ fn content_sha256(path: &Path, value: &serde_json::Value) -> Option<String> {
 /// the split.
 pub fn plan_copy(plan: &RunPlan, redactor: &Redactor) -> Result<serde_json::Value, String> {
     let mut effective = plan.raw.clone();
+    let left = left_out(plan);
+    effective.plan.left_out = (left != LeftOut::default()).then(|| Box::new(left));
     effective.plan.profiles.retain(|s| {
         plan.profiles
             .iter()
@@ -104,6 +106,32 @@ pub fn plan_copy(plan: &RunPlan, redactor: &Redactor) -> Result<serde_json::Valu
         effective.baseline = None;
     }
     redactor.to_value(&effective).map_err(|e| e.to_string())
+}
+
+/// What `--profiles`, `--candidates` and `--no-baseline` left out of the plan.
+fn left_out(plan: &RunPlan) -> LeftOut {
+    let raw = &plan.raw;
+    LeftOut {
+        profiles: raw
+            .plan
+            .profiles
+            .iter()
+            .filter_map(|s| s.name.clone())
+            .filter(|n| !plan.profiles.iter().any(|p| p.name.as_str() == n))
+            .collect(),
+        candidates: raw
+            .plan
+            .candidates
+            .iter()
+            .filter(|c| !plan.candidates.iter().any(|k| k.name == c.name))
+            .map(|c| c.name.clone())
+            .collect(),
+        baseline: raw
+            .baseline
+            .as_ref()
+            .filter(|_| plan.baseline.is_none())
+            .map(|b| b.name.clone()),
+    }
 }
 
 /// The candidates, then the float baseline when it is run.

@@ -47,6 +47,10 @@ pub struct Subject {
     /// `None` when every run that records one names the loaded plan (older runs record none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub runs_plan: Option<String>,
+    /// What the run left out of the plan it was given (`--profiles`, `--candidates`,
+    /// `--no-baseline`), as its plan copy records: never measured, so never judged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plan_left_out: Option<String>,
     /// Earliest start of a run, RFC 3339 as recorded.
     pub collected_from: Option<String>,
     /// Latest end of a run.
@@ -140,6 +144,9 @@ pub fn subject(inputs: &LineageInputs<'_>, plan: Option<(&str, &Plan)>) -> Subje
         runs_plan: plan
             .and_then(|(_, p)| content_sha256(p))
             .and_then(|h| other_plans(&h, &runs)),
+        plan_left_out: plan
+            .and_then(|(_, p)| p.left_out.as_deref())
+            .and_then(left_out_words),
         collected_from: runs.iter().filter_map(|r| r.started_at.clone()).min(),
         collected_to: runs.iter().filter_map(|r| r.finished_at.clone()).max(),
         // A file given twice, or a byte-identical copy, is one run (the verdicts count it once).
@@ -172,6 +179,31 @@ fn agreed(items: impl Iterator<Item = String>) -> Option<String> {
     all.sort();
     all.dedup();
     (!all.is_empty()).then(|| all.join(", "))
+}
+
+/// `left out when run: profiles balanced, throughput; candidate np1; the float baseline f16`.
+fn left_out_words(l: &crate::schema::LeftOut) -> Option<String> {
+    let list = |what: &str, names: &[String]| {
+        (!names.is_empty()).then(|| {
+            let said: Vec<String> = names.iter().map(|n| said(n)).collect();
+            format!(
+                "{what}{} {}",
+                if names.len() == 1 { "" } else { "s" },
+                said.join(", ")
+            )
+        })
+    };
+    let parts: Vec<String> = [
+        list("profile", &l.profiles),
+        list("candidate", &l.candidates),
+        l.baseline
+            .as_ref()
+            .map(|b| format!("the float baseline {}", said(b))),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    (!parts.is_empty()).then(|| format!("left out when run: {}", parts.join("; ")))
 }
 
 /// The runs that record a plan content other than `loaded`: how many, and which.
@@ -256,10 +288,10 @@ impl Subject {
             (Some(p), None) => p.clone(),
             (None, _) => "none loaded".into(),
         };
-        let plan = match &self.runs_plan {
-            Some(o) => format!("{plan}; {o}"),
-            None => plan,
-        };
+        let plan = [&self.plan_left_out, &self.runs_plan]
+            .into_iter()
+            .flatten()
+            .fold(plan, |p, o| format!("{p}; {o}"));
         let n = match self.runs_left_out {
             0 if self.runs == 1 => "1 run".to_string(),
             0 => format!("{} runs", self.runs),

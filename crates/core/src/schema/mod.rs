@@ -29,7 +29,8 @@ pub use journal::{JournalLine, RequestRow, ServerCounts, SessionTurn, JOURNAL_KI
 pub use knob::KnobValue;
 pub use lineage::{ArtifactIdentity, Decision, Deployment, FloatBaseline, QualityGate};
 pub use plan::{
-    price, Candidate, FileStamp, Plan, PlanGateLimits, ProfileSpec, SearchSpec, WorkloadSpec,
+    price, Candidate, FileStamp, LeftOut, Plan, PlanGateLimits, ProfileSpec, SearchSpec,
+    WorkloadSpec,
 };
 pub use replay::{
     Dataset, DatasetFormat, Sessions, SharedPrefix, Trace, TraceEntry, TraceFormat,

@@ -179,7 +179,12 @@ pub struct Plan {
     /// A configuration search: the server knobs to search per profile instead of (or beside)
     /// the listed candidates.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub space: Option<super::space::SpaceSpec>,
+    pub space: Option<Box<super::space::SpaceSpec>>,
+    /// What the collector left out of this plan when it ran it (`--profiles`, `--candidates`,
+    /// `--no-baseline`): written into the copy the run keeps, so that the analysis says what
+    /// was never measured rather than show a smaller plan as the whole.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub left_out: Option<Box<LeftOut>>,
     /// The sha256 of the bytes the plan was read from (set by the reader): what a sharded
     /// run's references name.
     #[serde(skip)]
@@ -197,6 +202,22 @@ impl PartialEq for FileStamp {
     fn eq(&self, _: &FileStamp) -> bool {
         true
     }
+}
+
+/// The parts of a plan a run left out.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct LeftOut {
+    /// Profiles not run.
+    #[serde(default)]
+    pub profiles: Vec<String>,
+    /// Candidates not run.
+    #[serde(default)]
+    pub candidates: Vec<String>,
+    /// The float baseline, when it was not run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<String>,
 }
 
 /// The float baseline a plan runs.

@@ -106,6 +106,7 @@ mod tests {
             gate: None,
             baseline: None,
             space: None,
+            left_out: None,
             file_sha256: Default::default(),
             candidates: (0..n)
                 .map(|i| Candidate {
