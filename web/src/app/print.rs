@@ -4,8 +4,8 @@
 
 use sloscope_core::view::Labelled;
 
-/// Most characters of the running header: a page's top margin holds one line.
-const MOST: usize = 150;
+/// Most characters of the running header: a page's top margin holds two lines.
+const MOST: usize = 260;
 
 /// The `@page` rule that prints `subject` (and `today`) at the top of every page.
 pub fn page_rule(subject: &[Labelled], today: &str) -> String {
@@ -15,11 +15,20 @@ pub fn page_rule(subject: &[Labelled], today: &str) -> String {
             .find(|l| l.label.as_str() == label)
             .map(|l| l.value.to_string())
     };
-    let mut parts: Vec<String> = ["Artifact", "Plan", "Collected"]
-        .iter()
-        .filter_map(|l| value(l).map(|v| format!("{l}: {v}")))
-        .collect();
-    parts.push(format!("printed {today}"));
+    // The plan last: a long plan name is what gets cut, never the artifact or the dates.
+    let artifact = value("Artifact").map(|a| match a.split_once(", made from ") {
+        Some((head, _)) => head.to_string(),
+        None => a,
+    });
+    let parts: Vec<String> = [
+        artifact.map(|a| format!("Artifact: {a}")),
+        value("Collected").map(|c| format!("collected {c}")),
+        Some(format!("printed {today}")),
+        value("Plan").map(|p| format!("Plan: {p}")),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
     let mut line = parts.join(" · ");
     if line.chars().count() > MOST {
         line = line.chars().take(MOST - 1).collect::<String>() + "…";

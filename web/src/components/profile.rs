@@ -11,6 +11,13 @@ use crate::components::charts::Charts;
 /// ([`crate::components::charts::Props`]).
 pub use crate::components::charts::Props;
 
+/// A column title that may break after each `_` (`ttft_ p95_ ms`) where a narrow page or paper
+/// needs it, and nowhere inside a word (`cand / idat / e`); the text is unchanged.
+pub fn breakable(title: &str) -> Html {
+    let parts: Vec<&str> = title.split_inclusive('_').collect();
+    html! { <>{ for parts.iter().map(|p| html! { <>{ p.to_string() }<wbr/></> }) }</> }
+}
+
 /// A table of the view-model: `data-metric` on metric cells, SLO marks as classes, the
 /// highlighted row marked `chosen`.
 pub fn table(t: &TableView, id: String, class: &'static str) -> Html {
@@ -21,7 +28,7 @@ pub fn table(t: &TableView, id: String, class: &'static str) -> Html {
             <thead><tr>
                 { for t.columns.iter().map(|c| html! {
                     <th class={classes!(c.numeric.then_some("num"), (!c.decisive).then_some("extra"))}
-                        title={(!c.help.is_empty()).then(|| c.help.to_string())}>{ c.title.to_string() }</th>
+                        title={(!c.help.is_empty()).then(|| c.help.to_string())}>{ breakable(c.title.as_str()) }</th>
                 }) }
             </tr></thead>
             <tbody>
@@ -36,7 +43,8 @@ pub fn table(t: &TableView, id: String, class: &'static str) -> Html {
                         if i == 0 {
                             html! { <th scope="row" class={class}>{ c.text.to_string() }</th> }
                         } else {
-                            html! { <td class={class} data-metric={c.metric.map(|m| m.name())}>{ c.text.to_string() }</td> }
+                            let text = if col.numeric { html! { c.text.to_string() } } else { breakable(c.text.as_str()) };
+                            html! { <td class={class} data-metric={c.metric.map(|m| m.name())}>{ text }</td> }
                         }
                     }) }
                 </tr>
