@@ -165,7 +165,11 @@ fn other_artifacts(artifact: &str, candidates: &[&Run]) -> Option<String> {
         .iter()
         .filter(|r| r.artifact_id != artifact)
         .collect();
-    let ids = agreed(others.iter().map(|r| said(&r.artifact_id)))?;
+    let ids = agreed(
+        others
+            .iter()
+            .map(|r| known(&r.artifact_id).map_or_else(|| NOT_RECORDED.to_string(), said)),
+    )?;
     Some(format!(
         "{ids} ({} of {} candidate runs)",
         others.len(),
