@@ -679,7 +679,7 @@ fn every_printed_page_names_what_is_judged_and_no_text_leaves_its_string() {
     let head = "@page { @top-left { content: \"";
     assert!(rule.starts_with(head), "{rule}");
     assert!(rule.contains("Artifact: \\\"q4\\\" } body"), "{rule}");
-    assert!(rule.contains(" \\b7  collected 2026-12-04 (17 runs) \\b7  printed 2026-12-07 \\b7  Plan: p\\\\u{000a}q\""), "{rule}");
+    assert!(rule.contains(" \\b7  collected 2026\\2011 12\\2011 04 (17 runs) \\b7  printed 2026\\2011 12\\2011 07 \\b7  Plan: p\\\\u{000a}q\""), "{rule}");
     // One string: every quote inside it escaped.
     let inside = &rule[head.len()..rule.rfind("\";").unwrap()];
     let bare = inside

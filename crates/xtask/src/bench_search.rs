@@ -1,4 +1,4 @@
-//! `xtask bench-search [LANDSCAPES] [--misses] [--shape bowl|rough|two-bowls]`: the
+//! `xtask bench-search [LANDSCAPES] [--from SEED] [--misses] [--shape bowl|rough|two-bowls]`: the
 //! configuration search on seeded synthetic landscapes (`sloscope_testkit::landscape`; `--shape`
 //! picks shapes it was not tuned on: seven times the roughness, or a second bowl) against the full grid and against random search with the
 //! same number of launches (both measure each configuration once and pick the best point
@@ -108,6 +108,17 @@ fn shape_of(args: &[String]) -> anyhow::Result<Shape> {
     }
 }
 
+/// `--from SEED`: the first landscape (0 by default), so that landscapes never looked at while
+/// tuning the walk can be measured (`--from 100000`).
+fn first_seed(args: &[String]) -> anyhow::Result<u64> {
+    let Some(i) = args.iter().position(|a| a == "--from") else {
+        return Ok(0);
+    };
+    args.get(i + 1)
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(|| anyhow::anyhow!("--from: expected a landscape number"))
+}
+
 pub fn run(args: &[String]) -> anyhow::Result<()> {
     let verbose = args.iter().any(|a| a == "--misses");
     let shape = shape_of(args)?;
@@ -119,7 +130,8 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
     let (mut ceiling, mut big) = (Tally::default(), 0);
     let mut w1 = Tally::default();
     let (mut grid_launches, mut ties) = (0u64, 0.0);
-    for seed in 0..n {
+    let from = first_seed(args)?;
+    for seed in from..from + n {
         let l = Landscape::shaped(seed, shape).map_err(anyhow::Error::msg)?;
         let t = tie(&l.space);
         ties += t;

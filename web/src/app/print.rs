@@ -22,8 +22,8 @@ pub fn page_rule(subject: &[Labelled], today: &str) -> String {
     });
     let parts: Vec<String> = [
         artifact.map(|a| format!("Artifact: {a}")),
-        value("Collected").map(|c| format!("collected {c}")),
-        Some(format!("printed {today}")),
+        value("Collected").map(|c| format!("collected {}", whole(&c))),
+        Some(format!("printed {}", whole(today))),
         value("Plan").map(|p| format!("Plan: {p}")),
     ]
     .into_iter()
@@ -37,6 +37,11 @@ pub fn page_rule(subject: &[Labelled], today: &str) -> String {
         "@page {{ @top-left {{ content: \"{}\"; font-size: 7.5pt; color: #444; }} }}",
         css_string(&line)
     )
+}
+
+/// Dates kept whole at a line's end ("2026-12-" / "07" was): non-breaking hyphens.
+fn whole(s: &str) -> String {
+    s.replace('-', "\u{2011}")
 }
 
 /// `s` as the inside of a double-quoted CSS string: quotes, backslashes and every control or

@@ -127,6 +127,7 @@ fn whole_plan_against_the_scripted_server() {
     assert!(one["summary"]["queue_wait"]["p95_ms"].as_f64().unwrap() > 50.0);
     assert_eq!(tp["recommended_name"], "slots4");
     runs_name_their_plan(&out, &v);
+    narrowed_sittings(&d, &out);
 }
 
 /// Every run records the content sha256 of the plan it was collected under, the one the
@@ -466,41 +467,72 @@ fn external_benchmark_per_profile_is_imported_and_failures_are_recorded() {
 
 /// A run narrowed with `--profiles`, `--candidates` or `--no-baseline` keeps in its plan copy
 /// what it left out, and the header says so (what was never measured is named, not hidden
-/// behind a smaller plan). The whole plan's run (above) says nothing of the kind.
-#[test]
-fn a_narrowed_run_names_what_it_left_out() {
-    let d = scratch("collect-narrowed");
-    let plan = repo().join("tests/fixtures/scripted/plan.toml");
-    let out = d.join("out");
-    let o = run(
-        &[
-            "run",
-            "--plan",
-            plan.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--profiles",
-            "latency",
-            "--candidates",
-            "slots1",
-            "--no-baseline",
-            "--quiet",
-        ],
-        &[],
-    );
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let a = sloscope(&["analyze", out.to_str().unwrap(), "--format", "json"], &[]);
-    let v: serde_json::Value = serde_json::from_slice(&a.stdout).unwrap();
+/// behind a smaller plan); its runs record the whole plan's hash, so they match the whole
+/// plan (`whole`, the copy of a run of every profile); and two sittings narrowed differently
+/// read as one plan, not as two conflicting ones.
+fn narrowed_sittings(d: &Path, whole: &Path) {
+    let sitting = |profile: &str| {
+        let out = d.join(format!("narrowed-{profile}"));
+        let o = run(
+            &[
+                "run",
+                "--plan",
+                repo()
+                    .join("tests/fixtures/scripted/plan.toml")
+                    .to_str()
+                    .unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+                "--profiles",
+                profile,
+                "--candidates",
+                "slots1",
+                "--no-baseline",
+                "--quiet",
+            ],
+            &[],
+        );
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        out
+    };
+    let json = |args: &[&str]| -> serde_json::Value {
+        let mut all = vec!["analyze"];
+        all.extend_from_slice(args);
+        all.extend_from_slice(&["--format", "json"]);
+        serde_json::from_slice(&sloscope(&all, &[]).stdout).unwrap()
+    };
+    let latency = sitting("latency");
+    let v = json(&[latency.to_str().unwrap()]);
     assert_eq!(
         v["subject"]["plan_left_out"],
         "left out when run: profiles balanced, throughput; candidate slots4; the float baseline float",
         "{}",
         v["subject"]
     );
-    let text = sloscope(&["analyze", out.to_str().unwrap()], &[]);
-    assert!(
-        String::from_utf8_lossy(&text.stdout).contains("; left out when run: profiles balanced"),
+    // Beside the whole plan: collected under it.
+    let runs = latency.join("runs");
+    let v = json(&[
+        runs.to_str().unwrap(),
+        whole.join("lineage").to_str().unwrap(),
+        whole.join("plan.json").to_str().unwrap(),
+    ]);
+    assert!(v["subject"]["runs_plan"].is_null(), "{}", v["subject"]);
+    // Two sittings: one plan, what neither ran left out.
+    let balanced = sitting("balanced");
+    let v = json(&[latency.to_str().unwrap(), balanced.to_str().unwrap()]);
+    assert_eq!(
+        v["subject"]["plan_left_out"],
+        "left out when run: profile throughput; candidate slots4; the float baseline float",
         "{}",
-        String::from_utf8_lossy(&text.stdout)
+        v["subject"]
+    );
+    assert!(
+        v["profiles"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|p| !p["reason"].as_str().unwrap().contains("different plans")),
+        "{}",
+        v["profiles"]
     );
 }

@@ -72,7 +72,16 @@ pub fn write_copies(
         let path = layout.lineage(kind);
         write::atomic(&path, bytes).map_err(CollectError::write(path))?;
     }
-    Ok(content_sha256(&path, &value))
+    // A narrowed copy's runs record the whole plan's hash, so that they match the whole plan.
+    Ok(narrowed_whole(&value).or_else(|| content_sha256(&path, &value)))
+}
+
+/// The whole plan's hash a narrowed copy records.
+fn narrowed_whole(value: &serde_json::Value) -> Option<String> {
+    value
+        .pointer("/left_out/whole_content_sha256")
+        .and_then(|v| v.as_str())
+        .map(str::to_string)
 }
 
 /// The plan copy's content sha256, read back through the core's own reader (its checks and
@@ -91,8 +100,16 @@ fn content_sha256(path: &Path, value: &serde_json::Value) -> Option<String> {
 /// the split.
 pub fn plan_copy(plan: &RunPlan, redactor: &Redactor) -> Result<serde_json::Value, String> {
     let mut effective = plan.raw.clone();
-    let left = left_out(plan);
-    effective.plan.left_out = (left != LeftOut::default()).then(|| Box::new(left));
+    let mut left = left_out(plan);
+    if left != LeftOut::default() {
+        let whole = redactor.to_value(&plan.raw).map_err(|e| e.to_string())?;
+        // A copy narrowed again keeps naming the plan it was first narrowed from.
+        left.whole_content_sha256 = match &plan.raw.plan.left_out {
+            Some(l) => l.whole_content_sha256.clone(),
+            None => content_sha256(Path::new("plan.json"), &whole),
+        };
+        effective.plan.left_out = Some(Box::new(left));
+    }
     effective.plan.profiles.retain(|s| {
         plan.profiles
             .iter()
@@ -131,6 +148,7 @@ fn left_out(plan: &RunPlan) -> LeftOut {
             .as_ref()
             .filter(|_| plan.baseline.is_none())
             .map(|b| b.name.clone()),
+        whole_content_sha256: None,
     }
 }
 

@@ -113,6 +113,13 @@ fn analyze_inner<F: std::borrow::Borrow<LoadedFile>>(
     }
     // Another tool's file read directly belongs to no deployment: it is compared (and, beside a
     // plan, left out with the reason) but does not take part in the lineage check.
+    // Copies of one plan narrowed differently (two sittings, `--profiles latency` then
+    // `--profiles balanced`) are one plan: what any of them ran.
+    let merged = merge_narrowed(&plans);
+    if let Some((m, note)) = &merged {
+        notes.push(note.clone());
+        plans = vec![(plans[0].0, m)];
+    }
     let (plan, plan_conflict) = one_plan(&plans);
     inputs.plan_gate = plan.and_then(|(_, p)| p.gate.clone());
     let lineage = check_lineage(&inputs);
@@ -153,16 +160,7 @@ fn analyze_inner<F: std::borrow::Borrow<LoadedFile>>(
         kept,
         shards: shards.as_ref(),
         refused,
-        formats: [
-            inputs
-                .deployments
-                .first()
-                .and_then(|d| d.1.artifact.format.clone()),
-            inputs
-                .baselines
-                .first()
-                .and_then(|b| b.1.artifact.format.clone()),
-        ],
+        formats: formats(&inputs),
     };
     let profiles: Vec<_> = names
         .into_iter()
@@ -205,6 +203,86 @@ fn left_out(runs: &[(&str, &Run)], profiles: &[report::ProfileReport]) -> usize 
         .count()
 }
 
+/// The deployment's and the float baseline's quantization formats, as their records say.
+fn formats(inputs: &LineageInputs<'_>) -> [Option<String>; 2] {
+    [
+        inputs
+            .deployments
+            .first()
+            .and_then(|d| d.1.artifact.format.clone()),
+        inputs
+            .baselines
+            .first()
+            .and_then(|b| b.1.artifact.format.clone()),
+    ]
+}
+
+/// One plan made of several copies narrowed from the same whole plan (each records its hash),
+/// when they differ: the profiles, candidates and baseline any of them ran; left out, what none
+/// ran. `None` when the plans are one already, or are not copies of one plan.
+fn merge_narrowed(plans: &[(&str, &Plan)]) -> Option<(Plan, String)> {
+    let (first, rest) = plans.split_first()?;
+    let whole = first.1.left_out.as_ref()?.whole_content_sha256.clone()?;
+    let same = |p: &Plan| {
+        p.left_out
+            .as_ref()
+            .and_then(|l| l.whole_content_sha256.as_deref())
+            == Some(whole.as_str())
+    };
+    if rest.is_empty()
+        || !rest.iter().all(|(_, p)| same(p))
+        || rest.iter().all(|(_, p)| *p == first.1)
+    {
+        return None;
+    }
+    let mut m = first.1.clone();
+    for (_, p) in rest {
+        for s in &p.profiles {
+            if !m.profiles.iter().any(|x| x.name == s.name) {
+                m.profiles.push(s.clone());
+            }
+        }
+        for c in &p.candidates {
+            if !m.candidates.iter().any(|x| x.name == c.name) {
+                m.candidates.push(c.clone());
+            }
+        }
+        m.baseline = m.baseline.take().or_else(|| p.baseline.clone());
+    }
+    let all = |f: &dyn Fn(&crate::schema::LeftOut) -> Vec<String>| -> Vec<String> {
+        let mut v: Vec<String> = plans
+            .iter()
+            .filter_map(|(_, p)| p.left_out.as_deref())
+            .flat_map(f)
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    };
+    let left = crate::schema::LeftOut {
+        profiles: all(&|l| l.profiles.clone())
+            .into_iter()
+            .filter(|n| !m.profiles.iter().any(|s| s.name.as_deref() == Some(n)))
+            .collect(),
+        candidates: all(&|l| l.candidates.clone())
+            .into_iter()
+            .filter(|n| !m.candidates.iter().any(|c| &c.name == n))
+            .collect(),
+        baseline: all(&|l| l.baseline.iter().cloned().collect())
+            .into_iter()
+            .find(|_| m.baseline.is_none()),
+        whole_content_sha256: Some(whole),
+    };
+    m.left_out = Some(Box::new(left));
+    let names: Vec<&str> = plans.iter().map(|p| p.0).collect();
+    let note = format!(
+        "{} copies of one plan, each narrowed when run ({}), read as one plan: what any of them ran",
+        plans.len(),
+        names.join(", ")
+    );
+    Some((m, note))
+}
+
 /// With runs and records but no plan (and not two plans, which the verdicts already say):
 /// which runs were planned is unknown.
 fn unchecked(ctx: &Ctx<'_>, any_run: bool) -> Option<String> {
@@ -225,7 +303,7 @@ fn conflicting_plans(plans: &[(&str, &Plan)]) -> String {
             let hash = subject::content_sha256(p).unwrap_or_default();
             format!(
                 "{}, content sha256 {}",
-                p.name.as_deref().unwrap_or(f),
+                subject::said(p.name.as_deref().unwrap_or(f)),
                 &hash[..12.min(hash.len())]
             )
         })

@@ -419,7 +419,12 @@ fn decide_profile(ctx: &Ctx<'_>, profile: Option<&Profile>, report: &mut Profile
             .lineage
             .issues
             .iter()
-            .filter(|p| p.code == ProblemCode::GateEvidenceContradicted)
+            .filter(|p| {
+                matches!(
+                    p.code,
+                    ProblemCode::GateEvidenceContradicted | ProblemCode::GateArtifactMismatch
+                )
+            })
             .map(|p| p.message.as_str())
             .collect();
         crate::analyse::complete::hold_for(
@@ -547,19 +552,23 @@ fn lineage_missing(l: &crate::check::lineage::LineageReport) -> bool {
 }
 
 /// Whether the lineage is blocked by a gate record that contradicts its own per-position data
-/// (and nothing that would reject on its own): a record that cannot be believed is no
+/// or measured other artifacts than the records name (and nothing that would reject on its
+/// own): a record that cannot be believed is no
 /// judgement of the artifact either way, so no verdict is given (incomplete), never a reject.
 fn gate_unbelievable(l: &crate::check::lineage::LineageReport) -> bool {
-    l.issues
-        .iter()
-        .any(|p| p.code == ProblemCode::GateEvidenceContradicted)
+    let unbelievable = |c: ProblemCode| {
+        matches!(
+            c,
+            ProblemCode::GateEvidenceContradicted | ProblemCode::GateArtifactMismatch
+        )
+    };
+    l.issues.iter().any(|p| unbelievable(p.code))
         && l.issues.iter().all(|p| {
-            matches!(
-                p.code,
-                ProblemCode::GateEvidenceContradicted
-                    | ProblemCode::GateNotEnoughEvidence
-                    | ProblemCode::MissingRecord
-            )
+            unbelievable(p.code)
+                || matches!(
+                    p.code,
+                    ProblemCode::GateNotEnoughEvidence | ProblemCode::MissingRecord
+                )
         })
 }
 

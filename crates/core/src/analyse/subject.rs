@@ -73,7 +73,7 @@ fn known(s: &str) -> Option<&str> {
 }
 
 /// `s` as a file says it: one plain token as it is, anything else quoted and escaped.
-fn said(s: &str) -> String {
+pub(crate) fn said(s: &str) -> String {
     let plain = !s.is_empty()
         && s.chars()
             .all(|c| c.is_ascii_alphanumeric() || "._-/:+@".contains(c));
@@ -142,7 +142,7 @@ pub fn subject(inputs: &LineageInputs<'_>, plan: Option<(&str, &Plan)>) -> Subje
         plan: plan.map(|(file, p)| said(p.name.as_deref().unwrap_or(file))),
         plan_content_sha256: plan.and_then(|(_, p)| content_sha256(p)),
         runs_plan: plan
-            .and_then(|(_, p)| content_sha256(p))
+            .and_then(|(_, p)| whole_sha256(p))
             .and_then(|h| other_plans(&h, &runs)),
         plan_left_out: plan
             .and_then(|(_, p)| p.left_out.as_deref())
@@ -183,6 +183,14 @@ fn agreed(items: impl Iterator<Item = String>) -> Option<String> {
     all.sort();
     all.dedup();
     (!all.is_empty()).then(|| all.join(", "))
+}
+
+/// The content sha256 of the whole plan `p` is, or was narrowed from: what its runs record.
+pub(crate) fn whole_sha256(p: &Plan) -> Option<String> {
+    p.left_out
+        .as_ref()
+        .and_then(|l| l.whole_content_sha256.clone())
+        .or_else(|| content_sha256(p))
 }
 
 /// `left out when run: profiles balanced, throughput; candidate np1; the float baseline f16`.

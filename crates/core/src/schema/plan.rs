@@ -218,6 +218,10 @@ pub struct LeftOut {
     /// The float baseline, when it was not run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline: Option<String>,
+    /// The content sha256 of the whole plan this one was narrowed from: what its runs record
+    /// (`plan_content_sha256`), and what tells two narrowed copies of one plan from two plans.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub whole_content_sha256: Option<String>,
 }
 
 /// The float baseline a plan runs.

@@ -440,10 +440,11 @@ fn binding_line(p: &ProfileReport) -> Option<String> {
             b.value
                 .map(format_number)
                 .unwrap_or_else(|| "no measurement".into()),
-            b.needed_requests.map_or_else(
-                || "no number of requests decides a value this close to the limit".into(),
-                |n| format!("about {n} requests would decide it")
-            )
+            match (b.value, b.needed_requests) {
+                (None, _) => "the run holds no value for it".to_string(),
+                (_, Some(n)) => format!("about {n} requests would decide it"),
+                (_, None) => "no number of requests decides a value this close to the limit".into(),
+            }
         ));
     }
     Some(format!(

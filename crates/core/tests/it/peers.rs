@@ -571,3 +571,32 @@ fn made_names_never_merge_two_files() {
     let one = candidates("sglang/rust-output-details.jsonl");
     assert_eq!(one[0].name, "SGLang c4 64→32");
 }
+
+/// Two files of one base name in two folders are told apart by their folder.
+#[test]
+fn made_names_tell_two_folders_apart() {
+    let (_, bytes) = fixture("sglang/python-output-details.jsonl");
+    let (_, other) = fixture("sglang/rust-output-details.jsonl");
+    let files: Vec<LoadedFile> = [("c/out.jsonl", bytes), ("d/out.jsonl", other)]
+        .into_iter()
+        .map(|(n, b)| LoadedFile {
+            doc: read_document(n, b).unwrap(),
+            name: n.into(),
+        })
+        .collect();
+    let a = analyze(&files);
+    let mut names: Vec<&str> = a
+        .profiles
+        .iter()
+        .flat_map(|p| p.candidates.iter().map(|c| c.name.as_str()))
+        .filter(|n| n.starts_with("SGLang c4"))
+        .collect();
+    names.sort_unstable();
+    assert_eq!(
+        names,
+        [
+            "SGLang c4 64→32 (c/out.jsonl)",
+            "SGLang c4 64→32 (d/out.jsonl)"
+        ]
+    );
+}

@@ -32,6 +32,20 @@ pub fn distinct(files: &[&LoadedFile]) -> Vec<LoadedFile> {
         }
     }
     let shared = |n: &str| owners.get(n).is_some_and(|w| w.len() > 1);
+    // Two files of one base name (`c/out.jsonl`, `d/out.jsonl`) are told apart by their folder.
+    let bases: Vec<&str> = files
+        .iter()
+        .filter(|f| matches!(f.doc, Document::Imported(_)))
+        .map(|f| base(&f.name))
+        .collect();
+    let label = |f: &LoadedFile| {
+        let b = base(&f.name);
+        if bases.iter().filter(|x| **x == b).count() > 1 {
+            last_two(&f.name).to_string()
+        } else {
+            b.to_string()
+        }
+    };
     let mut out = Vec::new();
     for f in files {
         let Document::Imported(runs) = &f.doc else {
@@ -46,11 +60,7 @@ pub fn distinct(files: &[&LoadedFile]) -> Vec<LoadedFile> {
         let mut runs = runs.clone();
         for (_, r) in runs.iter_mut().filter(|(_, r)| own(r)) {
             if shared(&r.candidate.name) {
-                let file = r
-                    .import
-                    .as_ref()
-                    .map_or(f.name.as_str(), |i| i.file.as_str());
-                r.candidate.name = format!("{} ({file})", r.candidate.name);
+                r.candidate.name = format!("{} ({})", r.candidate.name, label(f));
             }
         }
         out.push(LoadedFile {
@@ -59,6 +69,20 @@ pub fn distinct(files: &[&LoadedFile]) -> Vec<LoadedFile> {
         });
     }
     out
+}
+
+/// The file's name without its folders.
+fn base(name: &str) -> &str {
+    name.rsplit(['/', '\\']).next().unwrap_or(name)
+}
+
+/// The file's name with its nearest folder (`d/out.jsonl`).
+fn last_two(name: &str) -> &str {
+    let mut cuts = name.rmatch_indices(['/', '\\']).map(|(i, _)| i);
+    match (cuts.next(), cuts.next()) {
+        (Some(_), Some(i)) => &name[i + 1..],
+        _ => name,
+    }
 }
 
 /// A run under a made name that holds its own requests.

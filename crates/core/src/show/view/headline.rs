@@ -127,9 +127,10 @@ fn undecided(p: &ProfileReport) -> String {
             one_sided(k),
         ));
     }
-    parts.push(match b.needed_requests {
-        Some(n) => format!("about {n} requests would decide it"),
-        None => "no number of requests decides a value this close to its limit".into(),
+    parts.push(match (b.value, b.needed_requests) {
+        (None, _) => "the run holds no value for it".into(),
+        (_, Some(n)) => format!("about {n} requests would decide it"),
+        (_, None) => "no number of requests decides a value this close to its limit".into(),
     });
     parts.join(" · ")
 }
