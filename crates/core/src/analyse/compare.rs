@@ -256,10 +256,13 @@ pub(crate) fn candidate_report(
             .iter()
             .map(|&(m, limit)| {
                 let value = c.metric(m);
-                let decided = value.map(|v| {
-                    let b = crate::analyse::evidence::basis(run, &c.per_repeat, m);
-                    crate::analyse::evidence::decide(&b, m, v, limit)
-                });
+                let decided = match value {
+                    Some(v) => {
+                        let b = crate::analyse::evidence::basis(run, &c.per_repeat, m);
+                        Some(crate::analyse::evidence::decide(&b, m, v, limit))
+                    }
+                    None => by_neighbours(&c, m, limit),
+                };
                 crate::analyse::verdict::SloCheck::new(m, limit, value, decided)
             })
             .collect();
@@ -288,6 +291,69 @@ pub(crate) fn summarize_believed(run: &Run, th: &Thresholds) -> (Summary, Vec<Su
         }
     }
     (s, per)
+}
+
+/// A percentile a run does not state, decided by those it does (another tool's summary that
+/// gives p50 and p99 but no p95): percentiles are ordered, so a stated lower one past the
+/// limit is a miss, a stated higher one within it a pass — as observed, said which decided.
+/// `None` (undecided) when neither does.
+fn by_neighbours(
+    c: &CandidateReport,
+    m: Metric,
+    limit: f64,
+) -> Option<crate::analyse::evidence::Decided> {
+    use crate::base::metric::{Direction, Stat};
+    let Metric::Latency(q, stat) = m else {
+        return None;
+    };
+    let rank = |s: Stat| match s {
+        Stat::P50 => Some(50),
+        Stat::P90 => Some(90),
+        Stat::P95 => Some(95),
+        Stat::P99 => Some(99),
+        Stat::Max => Some(100),
+        Stat::Mean => None,
+    };
+    let want = rank(stat)?;
+    if m.direction() != Direction::LowerIsBetter {
+        return None;
+    }
+    let stated = |s: Stat| {
+        c.metric(Metric::Latency(q, s))
+            .map(|v| (Metric::Latency(q, s), v))
+    };
+    let below = Stat::ALL
+        .into_iter()
+        .filter(|s| rank(*s).is_some_and(|r| r < want))
+        .filter_map(stated)
+        .find(|(_, v)| *v > limit);
+    let above = Stat::ALL
+        .into_iter()
+        .filter(|s| rank(*s).is_some_and(|r| r > want))
+        .filter_map(stated)
+        .find(|(_, v)| *v <= limit);
+    let (outcome, (by, v), side) = match (below, above) {
+        (Some(b), _) => (
+            crate::analyse::evidence::SloOutcome::Fail,
+            b,
+            "already past the limit",
+        ),
+        (None, Some(a)) => (
+            crate::analyse::evidence::SloOutcome::Pass,
+            a,
+            "within the limit",
+        ),
+        (None, None) => return None,
+    };
+    Some(crate::analyse::evidence::Decided {
+        outcome,
+        bounds: [None, None],
+        needed_requests: None,
+        basis: format!(
+            "as the tool reported it: no {m} stated, but its {by} ({}) is {side}, and percentiles are ordered",
+            crate::base::fmt::format_number(v)
+        ),
+    })
 }
 
 /// The provenance of an imported run, then the run's notes.
