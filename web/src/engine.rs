@@ -16,7 +16,7 @@ use std::rc::{Rc, Weak};
 use wasm_bindgen::prelude::*;
 use yew::UseReducerDispatcher;
 
-use crate::protocol::{FromReader, Side, ToReader};
+use crate::protocol::{ComparedJs, FromReader, Side, ToReader};
 use crate::state::{Action, State};
 
 mod life;
@@ -413,9 +413,18 @@ impl Engine {
             }
             FromReader::Notice { message } => self.dispatch.dispatch(Action::Notice(message)),
             FromReader::Upgrade { why } => self.upgrade(why),
-            FromReader::Comparison { comparison } => self
-                .dispatch
-                .dispatch(Action::Compared(comparison.map(|c| Rc::new(*c)), posted)),
+            FromReader::Comparison { comparison } => {
+                let parsed = comparison.map(ComparedJs::read);
+                match parsed {
+                    Some(Err(e)) => self.dispatch.dispatch(Action::Notice(format!(
+                        "the reader's comparison could not be read: {e}"
+                    ))),
+                    parsed => self.dispatch.dispatch(Action::Compared(
+                        parsed.and_then(Result::ok).map(Rc::new),
+                        posted,
+                    )),
+                }
+            }
             FromReader::Analysis {
                 analysis,
                 view,

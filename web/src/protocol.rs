@@ -149,8 +149,9 @@ pub enum FromReader {
     /// In Compare mode, the comparison of the before and after files (`None` until both sides
     /// hold a file, and outside Compare mode).
     Comparison {
-        /// The comparison and the view the page lays out.
-        comparison: Option<Box<Compared>>,
+        /// The comparison and the view the page lays out: a [`Compared`] made into a JS value
+        /// by the full reader, so the lean reader links none of its code (not even to send it).
+        comparison: Option<ComparedJs>,
     },
     /// The analysis of every file kept (`None` when no file is kept, and in Compare mode).
     Analysis {
@@ -168,6 +169,23 @@ pub enum FromReader {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         assignable: Option<Box<Assignable>>,
     },
+}
+
+/// A [`Compared`] as a JS value, passed through as it is ([`serde_wasm_bindgen::preserve`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ComparedJs(#[serde(with = "serde_wasm_bindgen::preserve")] pub wasm_bindgen::JsValue);
+
+impl ComparedJs {
+    /// `c` as a JS value, as the rest of a message is made (maps as objects).
+    pub fn new(c: &Compared) -> Result<ComparedJs, serde_wasm_bindgen::Error> {
+        c.serialize(&serde_wasm_bindgen::Serializer::new().serialize_maps_as_objects(true))
+            .map(ComparedJs)
+    }
+
+    /// The comparison it holds.
+    pub fn read(self) -> Result<Compared, serde_wasm_bindgen::Error> {
+        serde_wasm_bindgen::from_value(self.0)
+    }
 }
 
 /// A comparison and its view-model, both made in the reader: the page lays out the view (and

@@ -18,11 +18,11 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use crate::load::{self, ReadError};
-use crate::protocol::{Compared, FromReader, Side, ToReader};
+use crate::protocol::{Compared, ComparedJs, FromReader, Side, ToReader};
 
 /// The comparison of the before and after files (pooling reruns or not), with its view and
 /// Markdown.
-pub type Comparer = fn(&[&LoadedFile], &[&LoadedFile], bool) -> Box<Compared>;
+pub type Comparer = fn(&[&LoadedFile], &[&LoadedFile], bool) -> Option<ComparedJs>;
 
 /// What a reader can do beyond analysing sloscope's own files. The page starts a reader
 /// without these first (the `sloscope-lean-worker` binary, which holds none of their code, so
@@ -54,7 +54,7 @@ impl Abilities {
     }
 }
 
-fn compared(before: &[&LoadedFile], after: &[&LoadedFile], pool: bool) -> Box<Compared> {
+fn compared(before: &[&LoadedFile], after: &[&LoadedFile], pool: bool) -> Option<ComparedJs> {
     let options = CompareOptions {
         pool_reruns: pool,
         ..CompareOptions::default()
@@ -62,11 +62,12 @@ fn compared(before: &[&LoadedFile], after: &[&LoadedFile], pool: bool) -> Box<Co
     let comparison = compare(before, after, &options);
     let view = comparison_view(&comparison);
     let markdown = sloscope_core::comparison::markdown(&comparison);
-    Box::new(Compared {
+    ComparedJs::new(&Compared {
         comparison,
         view,
         markdown,
     })
+    .ok()
 }
 
 /// A file's content as the page sent it.
@@ -154,7 +155,7 @@ fn post_comparison(r: &Reader) -> bool {
     };
     let (before, after) = (side(Side::Before), side(Side::After));
     let comparison = match r.abilities.comparer {
-        Some(f) if !before.is_empty() && !after.is_empty() => Some(f(&before, &after, r.pool)),
+        Some(f) if !before.is_empty() && !after.is_empty() => f(&before, &after, r.pool),
         _ => None,
     };
     (r.sink)(FromReader::Comparison { comparison });

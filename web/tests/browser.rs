@@ -365,6 +365,7 @@ async fn the_reader_compares_the_two_sides() {
     else {
         panic!("no comparison");
     };
+    let c = c.clone().read().unwrap();
     let expected = compare(&docs.0, &docs.1, &CompareOptions::default());
     assert_eq!(c.comparison, expected);
     assert_eq!(
