@@ -166,7 +166,7 @@ fn analyze_inner<F: std::borrow::Borrow<LoadedFile>>(
         .into_iter()
         .map(|n| profile::analyze_profile(&ctx, n))
         .collect();
-    subject.runs_left_out = left_out(&inputs.runs, &profiles);
+    say_left_out(&mut subject, &inputs, &profiles);
     let completeness_unchecked = unchecked(&ctx, !inputs.runs.is_empty());
     Analysis {
         sloscope_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -180,9 +180,9 @@ fn analyze_inner<F: std::borrow::Borrow<LoadedFile>>(
     }
 }
 
-/// How many distinct runs (identical copies once) every profile left out: each run file that
+/// The distinct runs (identical copies once) every profile left out: each run file that
 /// an exclusion names and no profile compares.
-fn left_out(runs: &[(&str, &Run)], profiles: &[report::ProfileReport]) -> usize {
+fn left_out<'a>(runs: &[(&str, &'a Run)], profiles: &[report::ProfileReport]) -> Vec<&'a Run> {
     let compared: std::collections::BTreeSet<&str> = profiles
         .iter()
         .flat_map(|p| p.candidates.iter().map(|c| c.file.as_str()))
@@ -200,7 +200,42 @@ fn left_out(runs: &[(&str, &Run)], profiles: &[report::ProfileReport]) -> usize 
     out.iter()
         .enumerate()
         .filter(|(i, r)| !out[..*i].contains(r))
-        .count()
+        .map(|(_, r)| *r)
+        .collect()
+}
+
+/// How many runs every profile left out; and, where the runs of another artifact than the
+/// records' are all among them, that they are (said as left out, not as what was measured).
+fn say_left_out(
+    subject: &mut subject::Subject,
+    inputs: &LineageInputs<'_>,
+    profiles: &[report::ProfileReport],
+) {
+    let out = left_out(&inputs.runs, profiles);
+    subject.runs_left_out = out.len();
+    if let (Some(said), Some(id)) = (subject.runs_artifact.as_mut(), record_id(inputs)) {
+        let mut others = inputs
+            .runs
+            .iter()
+            .filter(|(_, r)| r.role == crate::schema::Role::Candidate && r.artifact_id != id);
+        if others.all(|(_, r)| out.contains(r)) {
+            said.push_str(", left out of every verdict");
+        }
+    }
+}
+
+/// The artifact the records name (the deployment's, else the gate's).
+fn record_id<'a>(inputs: &LineageInputs<'a>) -> Option<&'a str> {
+    inputs
+        .deployments
+        .first()
+        .map(|d| d.1.artifact.artifact_id.as_str())
+        .or_else(|| {
+            inputs
+                .gates
+                .first()
+                .map(|g| g.1.artifact.artifact_id.as_str())
+        })
 }
 
 /// The deployment's and the float baseline's quantization formats, as their records say.

@@ -711,6 +711,11 @@ fn a_run_left_out_raises_no_flag_and_is_counted_as_left_out() {
         p.flags
     );
     assert_eq!(a.subject.runs_left_out, 1);
+    let artifact = &a.subject.lines()[0].1;
+    assert!(
+        artifact.ends_with("the runs measured another: another-q4 (1 of 15 candidate runs), left out of every verdict"),
+        "{artifact}"
+    );
     let collected = &a.subject.lines()[5].1;
     assert!(
         collected.ends_with("runs, 1 of them left out)"),
