@@ -600,3 +600,64 @@ fn made_names_tell_two_folders_apart() {
         ]
     );
 }
+
+/// llmperf writes one invocation as two files (the requests, and the summary that states the
+/// workload and the figures): read together they are one run — the requests recomputed, the
+/// summary's workload and figures kept — not two candidates, one of which asks for the file
+/// beside it. Control: a summary of another prefix stays its own run.
+#[test]
+fn llmperfs_two_files_of_one_invocation_are_one_run() {
+    let read = |names: [&str; 2]| -> Vec<CandidateReport> {
+        let files: Vec<LoadedFile> = [
+            (
+                "llmperf/smollm2-q4_64_32_individual_responses.json",
+                names[0],
+            ),
+            ("llmperf/smollm2-q4_64_32_summary.json", names[1]),
+        ]
+        .into_iter()
+        .map(|(rel, name)| {
+            let (_, bytes) = fixture(rel);
+            LoadedFile {
+                doc: read_document(name, bytes).unwrap(),
+                name: name.into(),
+            }
+        })
+        .collect();
+        analyze(&files)
+            .profiles
+            .into_iter()
+            .flat_map(|p| p.candidates)
+            .collect()
+    };
+    let one = read(["d/x_individual_responses.json", "d/x_summary.json"]);
+    assert_eq!(
+        one.len(),
+        1,
+        "{:?}",
+        one.iter().map(|c| &c.name).collect::<Vec<_>>()
+    );
+    let c = &one[0];
+    assert_eq!(counts(c), (12, 12));
+    assert!(
+        c.reported
+            .get("throughput_tps")
+            .copied()
+            .flatten()
+            .is_some(),
+        "the summary's figures kept: {:?}",
+        c.reported
+    );
+    assert!(
+        c.notes.iter().any(|n| n.contains("one llmperf run")),
+        "{:?}",
+        c.notes
+    );
+    assert!(
+        c.notes.iter().any(|n| n.contains("closed loop, 2 streams")),
+        "the summary's workload: {:?}",
+        c.notes
+    );
+    let two = read(["d/x_individual_responses.json", "d/y_summary.json"]);
+    assert_eq!(two.len(), 2);
+}

@@ -59,13 +59,26 @@ fn artifact_dir(name: &str) -> &str {
 
 /// The one AIPerf run a file holds.
 fn aiperf_run(f: &LoadedFile) -> Option<&Run> {
+    one_run_of(f, TOOL)
+}
+
+/// The one run of `tool` a file holds.
+fn one_run_of<'a>(f: &'a LoadedFile, tool: &str) -> Option<&'a Run> {
     match &f.doc {
         Document::Imported(runs) if runs.len() == 1 => {
             let run = &runs[0].1;
-            (run.import.as_ref()?.tool == TOOL).then_some(run)
+            (run.import.as_ref()?.tool == tool).then_some(run)
         }
         _ => None,
     }
+}
+
+/// llmperf writes one invocation as `<prefix>_individual_responses.json` (the requests) and
+/// `<prefix>_summary.json` (the workload and figures) side by side: the folder and prefix they
+/// share name the run.
+fn llmperf_run(name: &str) -> Option<&str> {
+    name.strip_suffix("_individual_responses.json")
+        .or_else(|| name.strip_suffix("_summary.json"))
 }
 
 /// Every figure both runs report agrees within 0.5 %, and they share at least one.
@@ -125,8 +138,9 @@ fn joined_run(records: &Run, summary: &Run, records_name: &str, summary_name: &s
         super::base_name(records_name),
         super::base_name(summary_name),
     );
+    let tool = records.import.as_ref().map_or(TOOL, |i| i.tool.as_str());
     notes.push(format!(
-        "one AIPerf run: the requests of {records_file} recomputed; {summary_file}'s figures kept as the tool reported them"
+        "one {tool} run: the requests of {records_file} recomputed; {summary_file}'s figures kept as the tool reported them"
     ));
     run.notes = notes;
     run
@@ -262,6 +276,12 @@ fn join_aiperf(files: &[&LoadedFile]) -> Joined {
                 .push((&f.name, run));
         }
     }
+    // llmperf's two files of one invocation, by their shared prefix.
+    for f in files {
+        if let (Some(run), Some(prefix)) = (one_run_of(f, "llmperf"), llmperf_run(&f.name)) {
+            by_dir.entry(prefix).or_default().push((&f.name, run));
+        }
+    }
     let mut out = Joined::default();
     for (_, mut group) in by_dir {
         // The top-level JSON summary first (the shortest name), then its copies.
@@ -367,7 +387,7 @@ fn join_group(group: &[(&str, &Run)], out: &mut Joined) {
         read_copies_once(&summaries, out);
         if let Some(&(name, primary)) = summaries.first() {
             let why = format!(
-                "holds {} requests where {name} (the same AIPerf artifact) reports {}: the run's files disagree",
+                "holds {} requests where {name} (another file of the same run) reports {}: the run's files disagree",
                 rows.unwrap_or(0.0),
                 requests_sent(primary).map_or("no count".into(), |n| n.to_string())
             );
@@ -396,7 +416,7 @@ fn others(name: &str, other: &Run, (joined_name, joined): Named<'_>, out: &mut J
     if requests_sent(other) == requests_sent(joined) && !other_load {
         let differ: Vec<String> = differing(joined, other);
         let why = format!(
-            "a summary of the same AIPerf run as {joined_name} that differs from it ({}): the run's files disagree",
+            "a summary of the same run as {joined_name} that differs from it ({}): the run's files disagree",
             differ.join(", ")
         );
         renamed(name, other, joined, why, out);
@@ -446,8 +466,9 @@ fn join_records(
 ) {
     out.consumed.insert(records_name.to_string());
     out.consumed.insert(summary_name.to_string());
+    let tool = records.import.as_ref().map_or(TOOL, |i| i.tool.as_str());
     out.notes.push(format!(
-        "{summary_name}: the summary of {records_name}'s run: one AIPerf run, its figures checked against the records"
+        "{summary_name}: the summary of {records_name}'s run: one {tool} run, its figures checked against the records"
     ));
     out.files.push(LoadedFile {
         name: records_name.to_string(),
