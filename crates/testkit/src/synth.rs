@@ -48,6 +48,19 @@ impl Default for Shape {
     }
 }
 
+/// Gives each request the prompt length the workload's distribution draws for it, as the
+/// collector sends (a shape's repeats are otherwise 64-token prompts).
+fn prompts_drawn(repeats: &mut [Repeat], w: &sloscope_core::schema::WorkloadSpec, seed: u64) {
+    let Some(d) = &w.prompt_length else { return };
+    let mut index = 0u64;
+    for rep in repeats {
+        for p in &mut rep.requests.prompt_tokens {
+            *p = Some(d.sample(seed, index));
+            index += 1;
+        }
+    }
+}
+
 /// Builds one repeat with the given shape.
 pub fn repeat(shape: &Shape, index: u32, rng: &mut Rng) -> Repeat {
     let n = shape.requests;
@@ -144,10 +157,11 @@ pub fn run(
         (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
     });
     let mut rng = Rng::new(shape.seed ^ own);
-    let repeats = (0..shape.repeats)
+    let mut repeats: Vec<Repeat> = (0..shape.repeats)
         .map(|i| repeat(shape, i as u32, &mut rng))
         .collect();
     let w = profile_spec.workload.clone().unwrap_or_default();
+    prompts_drawn(&mut repeats, &w, shape.seed);
     Run {
         kind: Kind::Run,
         schema_version: SCHEMA_VERSION.into(),

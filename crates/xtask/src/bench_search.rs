@@ -1,4 +1,5 @@
-//! `xtask bench-search [LANDSCAPES] [--from SEED] [--misses] [--shape bowl|rough|two-bowls]`: the
+//! `xtask bench-search [LANDSCAPES] [--from SEED] [--misses] [--shape bowl|rough|two-bowls]
+//! [--walk N] [--quick] [--by-size]`: the
 //! configuration search on seeded synthetic landscapes (`sloscope_testkit::landscape`; `--shape`
 //! picks shapes it was not tuned on: seven times the roughness, or a second bowl) against the full grid and against random search with the
 //! same number of launches (both measure each configuration once and pick the best point
@@ -8,7 +9,8 @@
 //! the SLO; and what each spends. `--misses` also says, for each landscape the search missed,
 //! what became of the optimum. A last row measures the full grid with every configuration at
 //! the search's largest size: what measurements of that size can tell at all, the ceiling of
-//! the hit rate under this definition of a tie.
+//! the hit rate under this definition of a tie. `--quick` measures the search alone (a walk
+//! against another on the same landscapes).
 
 use sloscope_core::schema::SpaceBudget;
 use sloscope_core::search::{Settings, Space, WALK};
@@ -119,8 +121,23 @@ fn first_seed(args: &[String]) -> anyhow::Result<u64> {
         .ok_or_else(|| anyhow::anyhow!("--from: expected a landscape number"))
 }
 
+/// `--walk N`: the search's walk revision (this build's, [`WALK`], by default), to measure a
+/// change of the walk against the one before on the same landscapes.
+fn walk_of(args: &[String]) -> anyhow::Result<u32> {
+    let Some(i) = args.iter().position(|a| a == "--walk") else {
+        return Ok(WALK);
+    };
+    args.get(i + 1)
+        .and_then(|s| s.parse().ok())
+        .filter(|w| (1..=WALK).contains(w))
+        .ok_or_else(|| anyhow::anyhow!("--walk: expected a walk revision from 1 to {WALK}"))
+}
+
 pub fn run(args: &[String]) -> anyhow::Result<()> {
     let verbose = args.iter().any(|a| a == "--misses");
+    let quick = args.iter().any(|a| a == "--quick");
+    let walk = walk_of(args)?;
+    let mut sizes: Vec<(usize, bool)> = Vec::new();
     let shape = shape_of(args)?;
     let n: u64 = match args.first().filter(|a| !a.starts_with("--")) {
         Some(a) => a.parse()?,
@@ -135,10 +152,18 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
         let l = Landscape::shaped(seed, shape).map_err(anyhow::Error::msg)?;
         let t = tie(&l.space);
         ties += t;
-        let searched = drive::search(&l, REPEAT, &SpaceBudget::default());
+        let searched = drive::search_walk(&l, REPEAT, &SpaceBudget::default(), walk);
         s.add(&l, &searched, t);
+        sizes.push((
+            l.space.configs.len(),
+            searched.picked.as_ref().is_some_and(|c| l.hits(c, t)),
+        ));
         if verbose {
             explain_miss(seed, &l, &searched, t);
+        }
+        grid_launches += l.space.configs.len() as u64;
+        if quick {
+            continue;
         }
         w1.add(
             &l,
@@ -149,7 +174,6 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
         big = largest(&l.space);
         ceiling.add(&l, &drive::grid(&l, big), t);
         r.add(&l, &drive::random(&l, searched.launches, REPEAT, seed), t);
-        grid_launches += l.space.configs.len() as u64;
     }
     let pct = |x: u32| 100.0 * f64::from(x) / n as f64;
     println!(
@@ -160,7 +184,7 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
     println!("| method | optimum or tied | within 5 % | exact optimum | pick truly misses the SLO | launches (share of grid) | requests | upheld on a fresh launch |");
     println!("|---|---:|---:|---:|---:|---:|---:|---:|");
     for (name, t) in [
-        (&*format!("search (walk {WALK})"), &s),
+        (&*format!("search (walk {walk})"), &s),
         ("search, walk 1 (no response surface)", &w1),
         ("full grid", &g),
         (
@@ -168,7 +192,10 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
             &ceiling,
         ),
         ("random, same launches", &r),
-    ] {
+    ]
+    .into_iter()
+    .take(if quick { 1 } else { 5 })
+    {
         println!(
             "| {name} | {:.0} % | {:.0} % | {:.0} % | {:.0} % | {:.1} ({:.0} %) | {:.0} | {} |",
             pct(t.tied),
@@ -185,5 +212,32 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
             },
         );
     }
+    if args.iter().any(|a| a == "--by-size") {
+        by_size(&sizes);
+    }
     Ok(())
+}
+
+/// The search's hit rate by the size of the space (`--by-size`): where the misses are.
+fn by_size(sizes: &[(usize, bool)]) {
+    println!("| configurations | landscapes | optimum or tied |");
+    println!("|---|---:|---:|");
+    for (lo, hi) in [(0, 40), (40, 80), (80, 150), (150, usize::MAX)] {
+        let inside: Vec<bool> = sizes
+            .iter()
+            .filter(|(n, _)| (lo..hi).contains(n))
+            .map(|(_, hit)| *hit)
+            .collect();
+        let hits = inside.iter().filter(|h| **h).count();
+        let label = if hi == usize::MAX {
+            format!("{lo} or more")
+        } else {
+            format!("{lo}–{}", hi - 1)
+        };
+        println!(
+            "| {label} | {} | {:.0} % |",
+            inside.len(),
+            100.0 * hits as f64 / inside.len().max(1) as f64
+        );
+    }
 }

@@ -122,8 +122,14 @@ impl LengthDist {
         // Each request's generator starts from a well-mixed seed: consecutive indices must not
         // give correlated first draws (xorshift's low bits follow its seed's).
         let mut rng = Rng::new(mix(seed ^ mix(index.wrapping_add(1))));
+        // Never a panic on parameters the plan check refuses (min above max, NaN): the
+        // bounds are ordered and a NaN draw lands on the smallest.
         let clamp = |x: f64, min: u32, max: u32| {
-            x.round().clamp(min.max(1) as f64, max.max(1) as f64) as u32
+            let (lo, hi) = (min.max(1), max.max(min).max(1));
+            if x.is_nan() {
+                return lo;
+            }
+            x.round().clamp(f64::from(lo), f64::from(hi)) as u32
         };
         match self {
             LengthDist::Fixed { tokens } => (*tokens).max(1),

@@ -116,6 +116,53 @@ fn prompt_lengths_are_checked_whatever_their_source_says() {
     }
 }
 
+/// Gives the plan's profile and the run's own copy of it the prompt lengths `dist`.
+fn prompts_asked(s: &mut crate::invariants::Set, dist: &Value) {
+    s.plan.as_mut().unwrap()["profiles"][0]["workload"]["prompt_length"] = dist.clone();
+    s.run["profile_spec"]["workload"]["prompt_length"] = dist.clone();
+}
+
+/// The prompt-length check's second face: lengths of another spread. A run whose prompts are
+/// all one length, for a workload that asks lengths spread over hundreds of tokens (another
+/// tool's fixed-length benchmark placed in a mixed-length profile), is another workload even
+/// at the right mean; so is a run of spread lengths for a workload of one length. Controls:
+/// the fixed run in a fixed workload, and a run drawn from the spread it is held to.
+#[test]
+fn prompts_of_another_spread_are_another_workload() {
+    let spread = json!({"kind": "log_normal", "mean": 64, "stddev": 48, "min": 8, "max": 320});
+    let prompt_check = |s: &crate::invariants::Set| {
+        named(&analyze(&files(s).unwrap()))
+            .contains(&(Outcome::Exclude, Invariant::PromptsMatchWorkload))
+    };
+    // One length (64, every request) for a spread workload of mean 64.
+    let mut fixed_in_spread = base();
+    prompts_asked(&mut fixed_in_spread, &spread);
+    assert!(
+        prompt_check(&fixed_in_spread),
+        "fixed prompts in a spread workload"
+    );
+    // Spread lengths (mean about 64) for a workload of one length, 64.
+    let mut spread_in_fixed = base();
+    let at = crate::invariants::each(&spread_in_fixed.run);
+    for (k, (r, i)) in at.into_iter().enumerate() {
+        *cell(&mut spread_in_fixed.run, r, "prompt_tokens", i) = (8 + (k * 37) % 113).into();
+    }
+    assert!(
+        prompt_check(&spread_in_fixed),
+        "spread prompts in a fixed workload"
+    );
+    // Controls.
+    assert!(!prompt_check(&base()), "fixed prompts in a fixed workload");
+    let mut drawn = base();
+    prompts_asked(&mut drawn, &spread);
+    let dist: sloscope_core::base::traffic::LengthDist = serde_json::from_value(spread).unwrap();
+    let at = crate::invariants::each(&drawn.run);
+    for (k, (r, i)) in at.into_iter().enumerate() {
+        *cell(&mut drawn.run, r, "prompt_tokens", i) = dist.sample(3, k as u64).into();
+    }
+    assert!(!prompt_check(&drawn), "prompts drawn from the spread asked");
+}
+
 #[test]
 fn a_memory_sample_past_any_machine_is_refused() {
     for (field, v) in [("server_rss_mb", 1e308), ("gpu_used_mb", 2e12)] {

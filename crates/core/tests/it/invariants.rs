@@ -65,7 +65,7 @@ pub(crate) fn requests(run: &Value) -> usize {
 }
 
 /// Every request of every repeat: (repeat, index).
-fn each(run: &Value) -> Vec<(usize, usize)> {
+pub(crate) fn each(run: &Value) -> Vec<(usize, usize)> {
     let reps = run["repeats"].as_array().unwrap();
     reps.iter()
         .enumerate()

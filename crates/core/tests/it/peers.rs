@@ -661,3 +661,44 @@ fn llmperfs_two_files_of_one_invocation_are_one_run() {
     let two = read(["d/x_individual_responses.json", "d/y_summary.json"]);
     assert_eq!(two.len(), 2);
 }
+
+/// Another tool's records are held to the input length it states it asked for, as
+/// sloscope's own runs are to their workload's: GuideLLM's prompts of 64 tokens asked, 94 by
+/// the server's count (the chat template), pass; the same file with every prompt counted at 400
+/// tokens is another workload than it states, and is left out with the prompt-length check.
+#[test]
+fn a_tools_records_are_held_to_the_input_length_it_states() {
+    let (name, bytes) = fixture("guidellm/benchmarks.json");
+    let mut doc: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+    for b in doc["benchmarks"].as_array_mut().unwrap() {
+        for r in b["requests"]["successful"].as_array_mut().unwrap() {
+            r["prompt_tokens"] = 400.into();
+        }
+    }
+    let edited = serde_json::to_vec(&doc).unwrap();
+    let excluded = |bytes: Vec<u8>| {
+        let doc = read_document(&name, bytes).unwrap_or_else(|e| panic!("{e}"));
+        let a = analyze(&[LoadedFile {
+            name: name.clone(),
+            doc,
+        }]);
+        a.profiles
+            .iter()
+            .flat_map(|p| p.excluded.iter())
+            .map(|e| format!("{:?} {}", e.code, e.reason))
+            .collect::<Vec<_>>()
+    };
+    let out = excluded(edited);
+    assert!(
+        !out.is_empty()
+            && out
+                .iter()
+                .all(|e| e.contains("PromptsMatchWorkload") && e.contains("asks 64")),
+        "{out:?}"
+    );
+    assert_eq!(
+        excluded(bytes),
+        Vec::<String>::new(),
+        "the file as GuideLLM wrote it"
+    );
+}

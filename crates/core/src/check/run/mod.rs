@@ -75,8 +75,23 @@ pub struct Stated {
     /// Prompt tokens asked for on average (with a shared prefix), when synthetic: a session's
     /// first turns (later turns carry the conversation so far).
     pub prompt_tokens_mean: Option<f64>,
+    /// How widely the prompts asked for spread, when synthetic: the 10th to 90th percentile
+    /// of the workload's own draws (tokens; 0 for one fixed length).
+    pub prompt_tokens_spread: Option<f64>,
     /// The largest output cap the workload sends, when known without per-request caps.
     pub output_cap: Option<u32>,
+}
+
+/// The 10th to 90th percentile width of `d`'s draws (2,000 of them, the same every time);
+/// `None` for parameters that draw nothing (the plan check names them).
+fn spread_of(d: &crate::base::traffic::LengthDist) -> Option<f64> {
+    if d.problem().is_some() {
+        return None;
+    }
+    let mut v: Vec<f64> = (0..2000).map(|i| f64::from(d.sample(0x5b7e, i))).collect();
+    v.sort_by(f64::total_cmp);
+    let at = |q| crate::base::stats::percentile_sorted(&v, q);
+    Some(at(90.0)? - at(10.0)?)
 }
 
 impl Stated {
@@ -104,10 +119,10 @@ impl Stated {
         }
         let replayed = w.trace.is_some() || w.dataset.is_some();
         let prefix = w.shared_prefix.map_or(0.0, |p| f64::from(p.tokens));
-        let prompt = match (&w.prompt_length, w.prompt_tokens) {
-            (Some(d), _) => Some(d.mean()),
-            (None, Some(t)) if t > 0 => Some(t as f64),
-            _ => None,
+        let (prompt, spread) = match (&w.prompt_length, w.prompt_tokens) {
+            (Some(d), _) => (Some(d.mean()), spread_of(d)),
+            (None, Some(t)) if t > 0 => (Some(t as f64), Some(0.0)),
+            _ => (None, None),
         };
         let output_cap = match (&w.output_length, w.max_output_tokens) {
             _ if w.trace.is_some() => None,
@@ -125,6 +140,7 @@ impl Stated {
                 .gap_cv(),
             replayed,
             prompt_tokens_mean: prompt.filter(|_| !replayed).map(|p| p + prefix),
+            prompt_tokens_spread: spread.filter(|_| !replayed),
             output_cap,
         }
     }
@@ -135,7 +151,11 @@ impl Stated {
             rate_rps: w.request_rate_rps,
             arrival_cv: 1.0,
             replayed: false,
-            prompt_tokens_mean: None,
+            // The input length the tool states it asked for (a mean, when it draws lengths
+            // around it): held to the same factor of two as sloscope's own runs. Its output
+            // length is not a cap (a tool may draw caps around it), so none is taken from it.
+            prompt_tokens_mean: w.prompt_tokens.filter(|t| *t > 0).map(f64::from),
+            prompt_tokens_spread: None,
             output_cap: None,
         }
     }

@@ -77,33 +77,35 @@ pub(crate) fn retokenized_slack(n: u32) -> u32 {
     2.max(n.div_ceil(10))
 }
 
-fn prompts(run: &Run, stated: &Stated, out: &mut Vec<Violation>) {
-    let Some(asked) = stated.prompt_tokens_mean else {
-        return;
-    };
-    let mut sum = 0.0;
-    let mut n = 0usize;
+/// The first turns' prompt lengths a run states (every count, whatever its source says: a
+/// requested length unlike the workload's is another workload as surely as a measured one, and
+/// a source left null must not switch the check off; a session's later turns carry the
+/// conversation so far, so only first turns are the workload's own prompt).
+fn first_prompts(run: &Run) -> Vec<f64> {
+    let mut v = Vec::new();
     for rep in &run.repeats {
         let r = &rep.requests;
         each_range(r.len(), |range| {
             for i in range {
-                // Every count the run states, whatever its source says (or does not): a
-                // requested length unlike the workload's is another workload as surely as a
-                // measured one, and a source left null must not switch the check off. A
-                // session's later turns carry the conversation so far: only first turns are the
-                // workload's own prompt.
                 let first = r.turn.as_ref().is_none_or(|t| t[i].is_none_or(|t| t <= 1));
                 if let (true, Some(p)) = (first, r.prompt_tokens[i]) {
-                    sum += f64::from(p);
-                    n += 1;
+                    v.push(f64::from(p));
                 }
             }
         });
     }
-    if n == 0 {
+    v
+}
+
+fn prompts(run: &Run, stated: &Stated, out: &mut Vec<Violation>) {
+    let Some(asked) = stated.prompt_tokens_mean else {
+        return;
+    };
+    let mut v = first_prompts(run);
+    if v.is_empty() {
         return;
     }
-    let mean = sum / n as f64;
+    let mean = v.iter().sum::<f64>() / v.len() as f64;
     let (low, high) = (0.5 * asked - 8.0, 2.0 * asked + PROMPT_TEMPLATE_TOKENS);
     if mean < low || mean > high {
         out.push(Violation::new(
@@ -117,7 +119,59 @@ fn prompts(run: &Run, stated: &Stated, out: &mut Vec<Violation>) {
                 format_number(asked)
             ),
         ));
+        return;
     }
+    if let Some(why) = stated
+        .prompt_tokens_spread
+        .and_then(|asked_spread| spread_differs(&mut v, asked_spread, asked))
+    {
+        out.push(Violation::new(
+            Invariant::PromptsMatchWorkload,
+            "$.repeats[].requests.prompt_tokens",
+            why,
+        ));
+    }
+}
+
+/// Fewest first-turn prompts whose spread is weighed.
+const MIN_SPREAD_PROMPTS: usize = 20;
+
+/// Where the realised prompts' spread (10th to 90th percentile) is not the workload's: the
+/// same length every time for a workload that asks lengths spread over `asked_spread` tokens
+/// (less than a quarter of it, for a spread of at least 8 tokens and a fifth of the mean), or
+/// lengths spread over more than 16 tokens and half the mean for a workload that asks one
+/// length (`asked_spread` 0). A chat template adds the same tokens to every prompt, so it
+/// moves the lengths, never their spread.
+fn spread_differs(v: &mut [f64], asked_spread: f64, asked_mean: f64) -> Option<String> {
+    if v.len() < MIN_SPREAD_PROMPTS {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    let (p10, p90) = (
+        crate::base::stats::percentile_sorted(v, 10.0)?,
+        crate::base::stats::percentile_sorted(v, 90.0)?,
+    );
+    let got = p90 - p10;
+    let n = v.len();
+    let varied = asked_spread >= 8.0_f64.max(0.2 * asked_mean);
+    if varied && got < 0.25 * asked_spread {
+        return Some(format!(
+            "its prompts were {}–{} tokens (10th to 90th percentile of {n}), for a workload \
+             whose prompt lengths spread over {} tokens: lengths of another workload",
+            format_number(p10),
+            format_number(p90),
+            format_number(asked_spread)
+        ));
+    }
+    (asked_spread == 0.0 && got > 16.0_f64.max(0.5 * asked_mean)).then(|| {
+        format!(
+            "its prompts spread over {}–{} tokens (10th to 90th percentile of {n}), for a \
+             workload that asks every prompt {} tokens long: lengths of another workload",
+            format_number(p10),
+            format_number(p90),
+            format_number(asked_mean)
+        )
+    })
 }
 
 /// The median of `v` (the upper one of an even count); `None` when empty.
