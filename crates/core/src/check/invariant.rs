@@ -176,7 +176,7 @@ catalogue! {
         "no request produced more output tokens than the cap the workload sent (another tool's re-tokenized count: by at most two tokens or a tenth)";
     /// Prompts are about as long as the workload asked.
     PromptsMatchWorkload = "prompt_length_mismatch", Exclude,
-        "the realised prompt lengths are within a factor of two (plus a chat template) of what the workload asked, on average, and spread as it asked: one length for a workload of one length, not one length for a workload of spread lengths (10th to 90th percentile, from 20 first-turn prompts)";
+        "the realised prompt lengths are within a factor of two (plus a chat template) of what the workload asked, on average, and spread as it asked: one length for a workload of one length, not one length for a workload of spread lengths (10th to 90th percentile, from 10 first-turn prompts)";
     /// Gaps add up to the decode time.
     GapsSpanDecode = "gaps_do_not_span_decode", Exclude,
         "a run's inter-token gaps add up to its decode times (gaps in another unit add up to a thousandth)";
