@@ -92,6 +92,18 @@ test('Compare mode: before and after collections dropped on the page read as slo
     assert.deepEqual([cells[0], cells[1]], [profile, candidate]);
     assert.ok(cells[3].endsWith(' ms'), `shift with its unit: ${cells[3]}`);
   }
+  // On a phone every figure of a change is on screen, labelled by its column (the table's
+  // columns past the metric's name once scrolled out of sight).
+  await page.setViewportSize({ width: 390, height: 844 });
+  const first = page.locator('#compare table.changes tbody tr').first();
+  await first.scrollIntoViewIfNeeded();
+  for (const [k, name] of [[4, 'before'], [5, 'after'], [6, 'change'], [7, '95% interval'], [10, 'label']]) {
+    const td = first.locator(`td:nth-child(${k})`);
+    const box = await td.boundingBox();
+    assert.ok(box && box.x >= 0 && box.x + box.width <= 390, `${name} on a phone: ${JSON.stringify(box)}`);
+    if (k < 10) assert.equal(await td.evaluate((e) => getComputedStyle(e, '::before').content), `"${name} "`);
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
   // Overlaid charts: per profile the trade-off before → after, per cell TTFT and TPOT CDFs.
   const profiles = new Set(expected.cells.map((c) => c.profile)).size;
   const drew = await chartsDrew(page);
