@@ -163,6 +163,39 @@ fn prompts_of_another_spread_are_another_workload() {
     assert!(!prompt_check(&drawn), "prompts drawn from the spread asked");
 }
 
+/// The output cap's second face, for a run that records no cap per request (another tool's,
+/// placed in a profile whose caps are drawn): outputs that the caps drawn could allow only to a
+/// few requests, on most of them, are other requests than the profile's. Controls: outputs
+/// that reach caps drawn from the distribution, imported and measured.
+#[test]
+fn outputs_past_the_caps_a_workload_draws_are_other_requests() {
+    let caps = json!({"kind": "uniform", "min": 16, "max": 48});
+    let dist: sloscope_core::base::traffic::LengthDist =
+        serde_json::from_value(caps.clone()).unwrap();
+    let with = |source: &str, output: &dyn Fn(u64) -> u64| {
+        let mut s = base();
+        s.plan.as_mut().unwrap()["profiles"][0]["workload"]["output_length"] = caps.clone();
+        s.run["profile_spec"]["workload"]["output_length"] = caps.clone();
+        s.run["source"] = source.into();
+        let at = crate::invariants::each(&s.run);
+        for (k, (r, i)) in at.into_iter().enumerate() {
+            if cell(&mut s.run, r, "output_tokens", i).is_u64() {
+                *cell(&mut s.run, r, "output_tokens", i) = output(k as u64).into();
+            }
+        }
+        named(&analyze(&files(&s).unwrap()))
+    };
+    let past = (Outcome::Exclude, Invariant::OutputsWithinCap);
+    // Every output 44 tokens: caps of 39 or more (44 less the re-tokenizing slack) are drawn
+    // for under a third of requests.
+    assert!(with("imported", &|_| 44).contains(&past));
+    assert!(with("measured", &|_| 44).contains(&past));
+    // Outputs that reach caps the distribution draws (some other draw than the check's own).
+    let drawn = |k: u64| u64::from(dist.sample(11, k));
+    assert!(!with("imported", &drawn).contains(&past));
+    assert!(!with("measured", &drawn).contains(&past));
+}
+
 #[test]
 fn a_memory_sample_past_any_machine_is_refused() {
     for (field, v) in [("server_rss_mb", 1e308), ("gpu_used_mb", 2e12)] {

@@ -31,6 +31,101 @@ pub(crate) fn check(spec: &ProfileSpec, run: &Run, out: &mut Vec<Violation>) {
     session_shape(w, run, out);
     think_times(w, run, out);
     output_caps(w, run, out);
+    outputs_within_drawn_caps(w, run, out);
+}
+
+/// Chance below which outputs past the caps a distribution draws are another workload's (over
+/// every length tried; one honest run in a million is left out at most).
+const CAPS_CHANCE: f64 = 1e-6;
+/// Draws that stand for a cap distribution, and what their share may be short of the truth.
+const CAP_DRAWS: u64 = 4000;
+const CAP_SHARE_MARGIN: f64 = 0.02;
+
+/// The share of `d`'s draws of at least `k` tokens (from [`CAP_DRAWS`] draws, the same every
+/// time), raised by [`CAP_SHARE_MARGIN`]: the test stays on the honest run's side.
+fn share_at_least(sorted: &[u32], k: u32) -> f64 {
+    let below = sorted.partition_point(|&c| c < k);
+    ((sorted.len() - below) as f64 / sorted.len().max(1) as f64 + CAP_SHARE_MARGIN).min(1.0)
+}
+
+/// The least cap each successful request's output count allows: the count itself, less another
+/// tool's re-tokenizing slack for an imported run.
+fn least_caps(run: &Run, imported: bool) -> Vec<u32> {
+    run.repeats
+        .iter()
+        .flat_map(|r| {
+            let q = &r.requests;
+            (0..q.len())
+                .filter(|&i| q.error[i].is_none())
+                .filter_map(|i| q.output_tokens[i])
+        })
+        .map(|o| {
+            if imported {
+                o.saturating_sub(super::tokens::retokenized_slack(o))
+            } else {
+                o
+            }
+        })
+        .collect()
+}
+
+/// Outputs no draw of the workload's caps allows, for a run that records no cap per request
+/// (another tool's, placed in the profile): a request's output never exceeds its cap, so the
+/// share of outputs of `k` tokens or more cannot much exceed the share of caps of `k` or more.
+/// A run whose outputs are all 32 tokens, for caps drawn uniformly from 16 to 48, measured
+/// other requests. One-sided binomial tail per length, Bonferroni over the lengths tried; an
+/// imported count may pass its cap by another tool's re-tokenizing slack.
+fn outputs_within_drawn_caps(w: &WorkloadSpec, run: &Run, out: &mut Vec<Violation>) {
+    let drawn_here = w.trace.is_none() && w.dataset.is_none();
+    let Some(d) = w.output_length.as_ref().filter(|_| drawn_here) else {
+        return;
+    };
+    let recorded = run
+        .repeats
+        .iter()
+        .any(|r| r.requests.max_output_tokens.is_some());
+    if recorded || d.problem().is_some() || d.min_tokens() == d.max_tokens() {
+        return;
+    }
+    let imported = run.source == RunSource::Imported;
+    let mut outs = least_caps(run, imported);
+    if outs.len() < 10 {
+        return;
+    }
+    outs.sort_unstable();
+    let mut caps: Vec<u32> = (0..CAP_DRAWS).map(|i| d.sample(0xca95, i)).collect();
+    caps.sort_unstable();
+    let n = outs.len() as f64;
+    let mut lengths: Vec<u32> = outs.clone();
+    lengths.dedup();
+    let tried = lengths.len() as f64;
+    let worst = lengths
+        .iter()
+        .map(|&k| {
+            let m = (outs.len() - outs.partition_point(|&o| o < k)) as f64;
+            let p = share_at_least(&caps, k);
+            let tail = 1.0 - crate::base::special::binom_cdf(m - 1.0, n, p);
+            (tail * tried, k, m, p)
+        })
+        .min_by(|a, b| a.0.total_cmp(&b.0));
+    if let Some((chance, k, m, p)) = worst.filter(|w| w.0 < CAPS_CHANCE) {
+        out.push(Violation::new(
+            Invariant::OutputsWithinCap,
+            "$.repeats[].requests.output_tokens",
+            format!(
+                "{m} of its {n} successful requests produced {k} output tokens or more{}, where \
+                 the caps the profile draws ({}) allow that to about {}% of requests (chance \
+                 {chance:.1e}): it measured other requests than the profile's",
+                if imported {
+                    " (less another tool's re-tokenizing slack)"
+                } else {
+                    ""
+                },
+                d.label(),
+                crate::base::fmt::format_number(100.0 * (p - CAP_SHARE_MARGIN).max(0.0)),
+            ),
+        ));
+    }
 }
 
 /// The run's sessions against the profile's: a profile with sessions measures multi-turn
