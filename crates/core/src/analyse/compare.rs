@@ -474,7 +474,11 @@ pub(crate) fn baseline_report(
         let pooled = matches!(run, Cow::Owned(_));
         let (file, run) = (file.as_str(), &**run);
         if pooled {
-            let found = crate::check::run::examine(run, expect);
+            let pooled_expect = crate::check::run::Expect {
+                pooled: true,
+                ..*expect
+            };
+            let found = crate::check::run::examine(run, &pooled_expect);
             let (ex, fl) = (&mut report.excluded, &mut report.flags);
             if !crate::analyse::screen::apply(file, run, found, ex, fl) {
                 continue;

@@ -90,6 +90,7 @@ pub(super) fn analyze_profile(ctx: &Ctx<'_>, name: ProfileName) -> ProfileReport
         ],
         search: profile.and_then(|p| p.search.as_ref()),
         formats: [ctx.formats[0].as_deref(), ctx.formats[1].as_deref()],
+        pooled: false,
     };
     let loaded_trials: Vec<(&str, &Run)> = runs
         .iter()
@@ -348,7 +349,11 @@ fn candidates<'a>(
         let pooled = matches!(cow, std::borrow::Cow::Owned(_));
         let (file, run) = (file.as_str(), &*cow);
         if pooled {
-            let found = crate::check::run::examine(run, expect);
+            let pooled_expect = crate::check::run::Expect {
+                pooled: true,
+                ..*expect
+            };
+            let found = crate::check::run::examine(run, &pooled_expect);
             if !screen::apply(file, run, found, &mut report.excluded, &mut report.flags) {
                 continue;
             }

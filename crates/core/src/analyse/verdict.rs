@@ -246,11 +246,22 @@ pub fn decide(profile: &Profile, contenders: &[Contender<'_>]) -> Verdict {
         if contenders.iter().all(missed) {
             return no_feasible(contenders);
         }
+        let open: Vec<&str> = contenders
+            .iter()
+            .filter(|c| !missed(c))
+            .map(|c| c.name)
+            .collect();
         return plain(
             ProfileDecision::NotEnoughData,
             format!(
-                "no candidate that may meet the SLOs has a value for the primary metric {pm}: \
-                 which ranks first is not measured"
+                "no candidate that may meet the SLOs has a value for the primary metric {pm} \
+                 ({} {}): which ranks first is not measured",
+                open.join(", "),
+                if open.len() == 1 {
+                    "has none"
+                } else {
+                    "have none"
+                }
             ),
         );
     }

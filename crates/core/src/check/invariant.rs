@@ -143,7 +143,7 @@ catalogue! {
         "a run's knob value is the plan's value for its candidate (4 and 4.0 are equal)";
     /// The run measured the profile's workload.
     WorkloadMatches = "workload_mismatch", Exclude,
-        "a run (candidate, trial, float baseline or import) measured the profile's workload: id, counts, lengths, arrivals, replayed files, (measured here) the output caps its seed draws, and each session turn sent no sooner after the previous answer than the shortest think time the profile draws";
+        "a run (candidate, trial, float baseline or import) measured the profile's workload — the plan's, never the run's own copy of it: id, counts, lengths, arrivals, replayed files, (measured here) the output caps its seed draws, the caps it records against the one cap the profile sends, each session turn sent no sooner after the previous answer than the shortest think time the profile draws, and (another tool's file) turns recorded for a profile of multi-turn sessions";
     /// The server's own version is the run's.
     BackendVersionMatches = "backend_version_mismatch", Exclude,
         "a measured run's server, where it gives its version (llama-server's `/props`, vLLM's `/version`, TGI's `/info`), gives the backend version the run states (the same up to a leading `v` and a build suffix)";

@@ -196,6 +196,98 @@ fn outputs_past_the_caps_a_workload_draws_are_other_requests() {
     assert!(!with("measured", &drawn).contains(&past));
 }
 
+/// What a run is held to is the plan's profile, never the run's own copy of it: a run that
+/// gives its copy a prompt distribution the plan never drew (500 tokens, fixed) and sends
+/// 500-token prompts is another workload than the plan's 64. Control: the copy unedited.
+#[test]
+fn a_run_cannot_set_its_own_test_by_rewriting_its_workload() {
+    let mut s = base();
+    s.run["profile_spec"]["workload"]["prompt_length"] = json!({"kind": "fixed", "tokens": 500});
+    map_col(&mut s.run, "prompt_tokens", |_| 500);
+    let found = named(&analyze(&files(&s).unwrap()));
+    assert!(
+        found.contains(&(Outcome::Exclude, Invariant::PromptsMatchWorkload)),
+        "{found:?}"
+    );
+    assert!(named(&analyze(&files(&base()).unwrap())).is_empty());
+}
+
+/// One length with the server's token-count noise (60–69 tokens) is not a spread of 32–96
+/// asked, once 20 or more prompts show it; ten draws of that spread are (control).
+#[test]
+fn one_length_with_noise_is_not_a_narrow_spread() {
+    let spread = json!({"kind": "uniform", "min": 32, "max": 96});
+    let mut noisy = base();
+    prompts_asked(&mut noisy, &spread);
+    let at = crate::invariants::each(&noisy.run);
+    for (k, (r, i)) in at.into_iter().enumerate() {
+        *cell(&mut noisy.run, r, "prompt_tokens", i) = (60 + (k * 7) % 10).into();
+    }
+    let found = named(&analyze(&files(&noisy).unwrap()));
+    assert!(
+        found.contains(&(Outcome::Exclude, Invariant::PromptsMatchWorkload)),
+        "{found:?}"
+    );
+    let mut drawn = base();
+    prompts_asked(&mut drawn, &spread);
+    let dist: sloscope_core::base::traffic::LengthDist = serde_json::from_value(spread).unwrap();
+    let at = crate::invariants::each(&drawn.run);
+    for (k, (r, i)) in at.into_iter().enumerate() {
+        *cell(&mut drawn.run, r, "prompt_tokens", i) = dist.sample(5, k as u64).into();
+    }
+    assert!(named(&analyze(&files(&drawn).unwrap())).is_empty());
+}
+
+/// Caps recorded per request are held to the one cap the profile sends: 64 where it sends 16
+/// is other requests, whatever the run's source. Control: 16 recorded.
+#[test]
+fn recorded_caps_other_than_the_profiles_are_other_requests() {
+    for (cap, left_out) in [(64, true), (16, false)] {
+        let mut s = base();
+        let n = requests(&s.run);
+        s.run["repeats"][0]["requests"]["max_output_tokens"] = json!(vec![cap; n]);
+        let found = named(&analyze(&files(&s).unwrap()));
+        assert_eq!(
+            found.contains(&(Outcome::Exclude, Invariant::WorkloadMatches)),
+            left_out,
+            "{cap}: {found:?}"
+        );
+    }
+}
+
+/// Another tool's file in a profile of multi-turn sessions must show it measured sessions:
+/// one that records no turns is left out, saying so (its later turns' longer prompts are
+/// not read as another spread). Control: a profile without sessions.
+#[test]
+fn another_tools_file_without_turns_cannot_show_sessions() {
+    let sessions = json!({"turns": {"kind": "fixed", "tokens": 3}, "think_time_ms": {"kind": "fixed", "tokens": 100}});
+    let mut s = base();
+    s.plan.as_mut().unwrap()["profiles"][0]["workload"]["sessions"] = sessions.clone();
+    s.run["profile_spec"]["workload"]["sessions"] = sessions;
+    s.run["source"] = "imported".into();
+    let a = analyze(&files(&s).unwrap());
+    let reasons: Vec<&str> = a.profiles[0]
+        .excluded
+        .iter()
+        .map(|e| e.reason.as_str())
+        .collect();
+    assert!(
+        reasons.iter().any(|r| r.contains("records no turns")),
+        "{reasons:?}"
+    );
+    let mut plain = base();
+    plain.run["source"] = "imported".into();
+    let a = analyze(&files(&plain).unwrap());
+    assert!(
+        a.profiles[0]
+            .excluded
+            .iter()
+            .all(|e| !e.reason.contains("records no turns")),
+        "{:?}",
+        a.profiles[0].excluded
+    );
+}
+
 #[test]
 fn a_memory_sample_past_any_machine_is_refused() {
     for (field, v) in [("server_rss_mb", 1e308), ("gpu_used_mb", 2e12)] {
@@ -277,9 +369,7 @@ fn a_cap_not_reached_by_the_streams_events_is_flagged() {
     let q = &mut s.run["repeats"][0]["requests"];
     q["output_tokens_source"] = json!(vec!["events"; n]);
     q["output_events"] = q["output_tokens"].clone();
-    let mut caps = q["output_tokens"].clone();
-    caps[2] = (caps[2].as_u64().unwrap() + 4).into();
-    q["max_output_tokens"] = caps;
+    crate::invariants::cap_sent(&mut s, 20);
     let a = analyze(&files(&s).unwrap());
     assert_eq!(
         named(&a),

@@ -214,7 +214,7 @@ fn case(inv: Invariant) -> Case {
         Invariant::StampsReadable => r["finished_at"] = "yesterday afternoon".into(),
         Invariant::EnergyBounded => energy_on_a_cpu(r),
         Invariant::SharesBounded => kv_fill_past_full(r),
-        Invariant::CapsGenerated => stopped_before_cap(r),
+        Invariant::CapsGenerated => stopped_before_cap(&mut s),
         Invariant::StreamEndsAtLastToken => late_ends(r),
     }
     Case::Set(s)
@@ -300,13 +300,19 @@ fn relabelled_as_np1(s: &mut Set) {
 
 /// Asked to ignore end-of-sequence, the third request (counted by the server) stopped a token
 /// short of its cap.
-fn stopped_before_cap(r: &mut Value) {
-    r["endpoint"] =
+fn stopped_before_cap(s: &mut Set) {
+    s.run["endpoint"] =
         json!({"url": "http://127.0.0.1:8080", "api": "completions", "ignore_eos": true});
-    let q = &mut r["repeats"][0]["requests"];
-    let mut caps = q["output_tokens"].clone();
-    caps[2] = (caps[2].as_u64().unwrap() + 1).into();
-    q["max_output_tokens"] = caps;
+    cap_sent(s, 17);
+}
+
+/// The profile sends max_tokens `cap` (the plan's profile, the run's copy of it and the run's
+/// first repeat's caps, each request's), where the run's requests generated 16 tokens each.
+pub(crate) fn cap_sent(s: &mut Set, cap: u64) {
+    s.plan.as_mut().unwrap()["profiles"][0]["workload"]["max_output_tokens"] = cap.into();
+    s.run["profile_spec"]["workload"]["max_output_tokens"] = cap.into();
+    let n = requests(&s.run);
+    s.run["repeats"][0]["requests"]["max_output_tokens"] = json!(vec![cap; n]);
 }
 
 /// Every TTFT a thousandth of itself (milliseconds written as microseconds), each end moved

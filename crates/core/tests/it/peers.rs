@@ -697,8 +697,24 @@ fn a_tools_records_are_held_to_the_input_length_it_states() {
         "{out:?}"
     );
     assert_eq!(
-        excluded(bytes),
+        excluded(bytes.clone()),
         Vec::<String>::new(),
         "the file as GuideLLM wrote it"
+    );
+    // A shared prefix of 512 tokens before each 64-token prompt: the server counts both, and
+    // so does the length GuideLLM is held to.
+    let mut doc: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+    doc["config"]["spec"]["data"][0]["prefix_buckets"] =
+        serde_json::json!([{"prefix_tokens": 512, "bucket_weight": 100, "prefix_count": 1}]);
+    for b in doc["benchmarks"].as_array_mut().unwrap() {
+        for r in b["requests"]["successful"].as_array_mut().unwrap() {
+            let p = r["prompt_tokens"].as_u64().unwrap();
+            r["prompt_tokens"] = (p + 512).into();
+        }
+    }
+    assert_eq!(
+        excluded(serde_json::to_vec(&doc).unwrap()),
+        Vec::<String>::new(),
+        "a shared prefix"
     );
 }

@@ -499,3 +499,63 @@ fn relaunch(v: &mut serde_json::Value, value: &str) {
         .expect("a --parallel flag");
     cmd[i + 1] = value.into();
 }
+
+/// Two honest runs of one candidate under an output-length distribution, pooled as asked: each
+/// repeat's caps are the ones the profile drew for that repeat, and pooling (which renumbers
+/// the repeats) must not make them look like other requests. Control: without pooling the two
+/// runs conflict, and neither is left out for its caps.
+#[test]
+fn pooled_reruns_keep_their_drawn_caps() {
+    // balanced--np1's run, relaunched as np4: the same caps (the profile draws them, the same
+    // for every candidate) and its own times.
+    let rerun = set_with("balanced--np1.json", |v| {
+        v["candidate"] = serde_json::json!({"name": "np4", "knob": "parallel", "value": 4});
+        relaunch(v, "4");
+        // Its own times: every time and gap 1 % shorter (no more overlap than it had).
+        let shorter = |x: &Value| x.as_u64().map_or(Value::Null, |t| (t - t / 100).into());
+        for rep in v["repeats"].as_array_mut().unwrap() {
+            let r = &mut rep["requests"];
+            for col in ["ttft_us", "e2e_us"] {
+                let stretched: Vec<Value> =
+                    r[col].as_array().unwrap().iter().map(shorter).collect();
+                r[col] = stretched.into();
+            }
+            let gaps: Vec<Value> = r["itl_us"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|g| g.as_array().unwrap().iter().map(shorter).collect())
+                .collect();
+            r["itl_us"] = gaps.into();
+        }
+    });
+    let mut second = rerun
+        .iter()
+        .find(|f| f.name.ends_with("balanced--np1.json"))
+        .unwrap()
+        .clone();
+    second.name = "rerun/balanced--np4.json".into();
+    let mut files = example_files();
+    files.push(second);
+    let capped = |a: &Analysis| {
+        let p = a.profiles.iter().find(|p| p.profile == "balanced").unwrap();
+        p.excluded
+            .iter()
+            .filter(|e| e.reason.contains("output caps"))
+            .map(|e| e.reason.clone())
+            .collect::<Vec<_>>()
+    };
+    let pooled = analyze_with(&files, AnalyzeOptions { pool_reruns: true });
+    assert_eq!(capped(&pooled), Vec::<String>::new());
+    let p = pooled
+        .profiles
+        .iter()
+        .find(|p| p.profile == "balanced")
+        .unwrap();
+    assert!(
+        p.candidates.iter().any(|c| c.name == "np4"),
+        "{:?}",
+        p.excluded
+    );
+    assert_eq!(capped(&analyze(&files)), Vec::<String>::new());
+}

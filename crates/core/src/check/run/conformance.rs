@@ -22,7 +22,7 @@ pub(crate) fn check(run: &Run, expect: &Expect<'_>, out: &mut Vec<Violation>) {
     super::launch::check(run, expect.knob.filter(|_| !searched), format, out);
     if let Some(spec) = expect.spec {
         same_workload(spec, run, out);
-        super::drawn::check(spec, run, out);
+        super::drawn::check(spec, run, expect.pooled, out);
         counts(spec, expect.search, run, out);
     }
 }

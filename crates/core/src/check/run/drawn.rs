@@ -24,14 +24,54 @@ const OUTPUT_SALT: u64 = 0x6F75_7470;
 /// client's clock may be coarser (a millisecond sooner is no heavier load).
 const THINK_SLACK_US: u64 = 1000;
 
-pub(crate) fn check(spec: &ProfileSpec, run: &Run, out: &mut Vec<Violation>) {
+/// `pooled`: the run is reruns pooled, its repeats renumbered (each rerun was held to its own
+/// repeat numbers' caps before pooling).
+pub(crate) fn check(spec: &ProfileSpec, run: &Run, pooled: bool, out: &mut Vec<Violation>) {
     let Some(w) = spec.workload.as_ref() else {
         return;
     };
     session_shape(w, run, out);
     think_times(w, run, out);
-    output_caps(w, run, out);
+    if !pooled {
+        output_caps(w, run, out);
+    }
+    fixed_caps(w, run, out);
     outputs_within_drawn_caps(w, run, out);
+}
+
+/// The caps a run records per request against the one cap the profile sends (no output
+/// length distribution): a run that sent 64 where the profile sends 32 measured other
+/// requests, whatever its source, and its time per token is another workload's.
+fn fixed_caps(w: &WorkloadSpec, run: &Run, out: &mut Vec<Violation>) {
+    let replayed = w.trace.is_some() || w.dataset.is_some();
+    let Some(want) = w
+        .max_output_tokens
+        .filter(|_| w.output_length.is_none() && !replayed)
+    else {
+        return;
+    };
+    for (ri, rep) in run.repeats.iter().enumerate() {
+        let Some(caps) = rep.requests.max_output_tokens.as_ref() else {
+            continue;
+        };
+        let Some((i, got)) = caps
+            .iter()
+            .enumerate()
+            .find_map(|(i, c)| c.filter(|c| i64::from(*c) != want).map(|c| (i, c)))
+        else {
+            continue;
+        };
+        out.push(Violation::new(
+            Invariant::WorkloadMatches,
+            format!("$.repeats[{ri}].requests.max_output_tokens[{i}]"),
+            format!(
+                "request {i} of repeat {} was sent max_tokens {got}; the profile sends {want}: \
+                 other requests than the profile's",
+                rep.index
+            ),
+        ));
+        return;
+    }
 }
 
 /// Chance below which outputs past the caps a distribution draws are another workload's (over
@@ -67,6 +107,17 @@ fn least_caps(run: &Run, imported: bool) -> Vec<u32> {
             }
         })
         .collect()
+}
+
+/// The fewest output tokens among the successful requests whose count, less the slack, is at
+/// least `k` (what the run produced, for the message).
+fn least_produced(run: &Run, k: u32) -> u32 {
+    run.repeats
+        .iter()
+        .flat_map(|r| r.requests.output_tokens.iter().flatten().copied())
+        .filter(|&o| o.saturating_sub(super::tokens::retokenized_slack(o)) >= k)
+        .min()
+        .unwrap_or(k)
 }
 
 /// Outputs no draw of the workload's caps allows, for a run that records no cap per request
@@ -108,37 +159,48 @@ fn outputs_within_drawn_caps(w: &WorkloadSpec, run: &Run, out: &mut Vec<Violatio
             (tail * tried, k, m, p)
         })
         .min_by(|a, b| a.0.total_cmp(&b.0));
-    if let Some((chance, k, m, p)) = worst.filter(|w| w.0 < CAPS_CHANCE) {
-        out.push(Violation::new(
-            Invariant::OutputsWithinCap,
-            "$.repeats[].requests.output_tokens",
-            format!(
-                "{m} of its {n} successful requests produced {k} output tokens or more{}, where \
-                 the caps the profile draws ({}) allow that to about {}% of requests (chance \
-                 {chance:.1e}): it measured other requests than the profile's",
-                if imported {
-                    " (less another tool's re-tokenizing slack)"
-                } else {
-                    ""
-                },
-                d.label(),
-                crate::base::fmt::format_number(100.0 * (p - CAP_SHARE_MARGIN).max(0.0)),
-            ),
-        ));
-    }
+    let Some((chance, k, m, p)) = worst.filter(|w| w.0 < CAPS_CHANCE) else {
+        return;
+    };
+    let (produced, slack) = if imported {
+        let s = format!(" (caps of {k} or more, less another tool's re-tokenizing slack)");
+        (least_produced(run, k), s)
+    } else {
+        (k, String::new())
+    };
+    out.push(Violation::new(
+        Invariant::OutputsWithinCap,
+        "$.repeats[].requests.output_tokens",
+        format!(
+            "{m} of its {n} successful requests produced {produced} output tokens or \
+             more{slack}, where the caps the profile draws ({}) allow {k} or more to about {}% \
+             of requests (chance {chance:.1e}): it measured other requests than the profile's",
+            d.label(),
+            crate::base::fmt::format_number(100.0 * (p - CAP_SHARE_MARGIN).max(0.0)),
+        ),
+    ));
 }
 
 /// The run's sessions against the profile's: a profile with sessions measures multi-turn
 /// sessions, one without measures single requests, and no session runs more turns than the
 /// profile draws (fewer is a session cut short at a repeat's end).
 fn session_shape(w: &WorkloadSpec, run: &Run, out: &mut Vec<Violation>) {
-    if run.source != RunSource::Measured {
-        return;
-    }
     let recorded = run
         .repeats
         .iter()
         .any(|r| r.requests.session.is_some() && r.requests.turn.is_some());
+    if run.source != RunSource::Measured {
+        // Another tool's file that records no turns cannot show it measured sessions.
+        if w.sessions.is_some() && !recorded {
+            out.push(Violation::new(
+                Invariant::WorkloadMatches,
+                "$.repeats[].requests.turn",
+                "the profile's workload is multi-turn sessions, but the file records no turns: \
+                 it cannot show it measured them (single requests are another workload)",
+            ));
+        }
+        return;
+    }
     let most = w
         .sessions
         .as_ref()
@@ -277,7 +339,7 @@ fn output_caps(w: &WorkloadSpec, run: &Run, out: &mut Vec<Violation>) {
                 format!("$.repeats[{ri}].requests.max_output_tokens"),
                 format!(
                     "repeat {}'s output caps are not the ones the profile's {} draws for its {} \
-                     requests (sorted, the {}th: {} where it draws {}): other requests than the \
+                     requests (sorted, number {}: {} where it draws {}): other requests than the \
                      profile's, or caps edited",
                     rep.index,
                     d.label(),

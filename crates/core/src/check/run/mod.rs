@@ -44,12 +44,15 @@ pub struct Expect<'a> {
     /// The weight formats the lineage records state: the deployment's (candidates serve it)
     /// and the float baseline's.
     pub formats: [Option<&'a str>; 2],
+    /// The run is reruns pooled (their repeats renumbered): each was held before pooling to
+    /// what its own repeat numbers draw.
+    pub pooled: bool,
 }
 
 /// Every examine-level invariant the run breaks (excluded or flagged, as the catalogue says).
 pub fn examine(run: &Run, expect: &Expect<'_>) -> Vec<Violation> {
     let mut out = Vec::new();
-    let stated = Stated::of(run);
+    let stated = Stated::of(run, expect.spec);
     // What the run claims against the plan first: a run of another workload is that, before
     // its own statements are weighed.
     conformance::check(run, expect, &mut out);
@@ -80,6 +83,8 @@ pub struct Stated {
     pub prompt_tokens_spread: Option<f64>,
     /// The largest output cap the workload sends, when known without per-request caps.
     pub output_cap: Option<u32>,
+    /// The workload is multi-turn sessions.
+    pub sessions: bool,
 }
 
 /// The 10th to 90th percentile width of `d`'s draws (2,000 of them, the same every time);
@@ -95,9 +100,14 @@ fn spread_of(d: &crate::base::traffic::LengthDist) -> Option<f64> {
 }
 
 impl Stated {
-    /// The run's own statement of its workload.
-    pub fn of(run: &Run) -> Stated {
-        match run.profile_spec.as_ref().and_then(|s| s.workload.as_ref()) {
+    /// The workload a run is held to: the profile's (`profile`, the plan's, or without one
+    /// the first run's), else the run's own statement of it, else another tool's description.
+    /// Never the run's own where the profile states one: a run that rewrote its copy of the
+    /// workload (a prompt distribution the plan never drew) would set its own test.
+    pub fn of(run: &Run, profile: Option<&ProfileSpec>) -> Stated {
+        let planned = profile.and_then(|s| s.workload.as_ref());
+        let own = run.profile_spec.as_ref().and_then(|s| s.workload.as_ref());
+        match planned.or(own) {
             Some(w) => Stated::from_spec(w, run),
             None => run
                 .import
@@ -142,6 +152,7 @@ impl Stated {
             prompt_tokens_mean: prompt.filter(|_| !replayed).map(|p| p + prefix),
             prompt_tokens_spread: spread.filter(|_| !replayed),
             output_cap,
+            sessions: w.sessions.is_some(),
         }
     }
 
@@ -157,6 +168,7 @@ impl Stated {
             prompt_tokens_mean: w.prompt_tokens.filter(|t| *t > 0).map(f64::from),
             prompt_tokens_spread: None,
             output_cap: None,
+            sessions: false,
         }
     }
 }

@@ -201,6 +201,25 @@ fn request(r: &Value, errored: bool) -> Result<Row, Fail> {
     Ok(row)
 }
 
+/// The prompt length a request is sent: GuideLLM's `prompt_tokens` come after a shared prefix
+/// when it draws one (`prefix_buckets`), which the server counts too. One bucket adds its
+/// `prefix_tokens`; several of different lengths leave the length unstated.
+fn with_prefix(data: Option<&Value>, prompt: Option<u32>) -> Option<u32> {
+    let buckets = data
+        .and_then(|d| d.get("prefix_buckets"))
+        .and_then(Value::as_array)
+        .filter(|b| !b.is_empty());
+    let Some(buckets) = buckets else {
+        return prompt;
+    };
+    let mut lengths: Vec<Option<u32>> = buckets.iter().map(|b| count(b, "prefix_tokens")).collect();
+    lengths.dedup();
+    match lengths.as_slice() {
+        [Some(prefix)] => prompt.map(|p| p.saturating_add(*prefix)),
+        _ => None,
+    }
+}
+
 fn workload(b: &Value, data: Option<&Value>) -> ForeignWorkload {
     let s = b.pointer("/config/strategy");
     let kind = s
@@ -231,7 +250,7 @@ fn workload(b: &Value, data: Option<&Value>) -> ForeignWorkload {
     ForeignWorkload {
         concurrency,
         request_rate_rps: rate,
-        prompt_tokens: fixed("prompt_tokens"),
+        prompt_tokens: with_prefix(data, fixed("prompt_tokens")),
         max_output_tokens: fixed("output_tokens"),
         requests: None,
         description: Some(format!(
