@@ -317,6 +317,49 @@ test('another tool\'s file placed in the plan on the page gives the verdict slos
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
+// A run file as the collector's journal would have left it (JSON Lines: the run's header,
+// then per repeat its start and each request), the journal format's own field names.
+function asJournal(run) {
+  const header = { ...run, repeats: [] };
+  const lines = [{ line: 'header', kind: 'run_journal', schema_version: run.schema_version, run: header }];
+  for (const rep of run.repeats) {
+    lines.push({ line: 'repeat', repeat: rep.index, warmup_requests: rep.warmup_requests });
+    const q = rep.requests;
+    for (let i = 0; i < q.send_offset_us.length; i++) {
+      const row = { line: 'request', repeat: rep.index };
+      for (const [k, col] of Object.entries(q)) if (Array.isArray(col)) row[k] = col[i];
+      lines.push(row);
+    }
+  }
+  return lines.map((l) => JSON.stringify(l)).join('\n') + '\n';
+}
+
+test('a collector journal dropped on the page is recovered as a partial run (by the full reader, fetched for it), as sloscope analyze recovers it', async () => {
+  const set = exampleFiles().filter((f) => !f.endsWith('runs/throughput--np4.json'));
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'sloscope-journal-'));
+  const named = set.map((f) => ({ name: path.relative(examples, f), text: fs.readFileSync(f, 'utf8') }));
+  const run = JSON.parse(fs.readFileSync(path.join(examples, 'runs/throughput--np4.json'), 'utf8'));
+  named.push({ name: 'runs/throughput--np4.journal.jsonl', text: asJournal(run) });
+  for (const f of named) { fs.mkdirSync(path.dirname(path.join(tmp, f.name)), { recursive: true }); fs.writeFileSync(path.join(tmp, f.name), f.text); }
+  const cli = spawnSync(sloscope, ['analyze', '--format', 'json', ...named.map((f) => f.name)], { cwd: tmp });
+  const expected = JSON.parse(cli.stdout.toString());
+  const throughput = expected.profiles.find((p) => p.profile === 'throughput');
+  // Recovered as a partial run: read, and left out of the verdict as partial.
+  assert.ok(throughput.excluded.some((e) => e.file.endsWith('throughput--np4.journal.jsonl') && e.reason.includes('recovered from the journal')), JSON.stringify(throughput.excluded));
+
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const { page, errors } = await newPage(ctx);
+  await page.goto(url);
+  await page.waitForSelector('#load-example');
+  await dropFiles(page, named);
+  await waitLoaded(page, named.length);
+  assert.equal(await page.locator('#file-list li.bad').count(), 0, 'nothing refused');
+  await checkAgainstCli(page, expected);
+  assert.deepEqual(errors, []);
+  await ctx.close();
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
 test('a file whose benchmarks all ran another workload says it is placed with nothing used, and changes no verdict', async () => {
   const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const { page, errors } = await newPage(ctx);

@@ -201,14 +201,26 @@ fn aside(shape: Shape, bytes: &[u8]) -> Option<String> {
     }
 }
 
-/// What makes another tool's result file into runs ([`import::standalone_runs`]). It is passed
-/// in, not called by name, so a reader built without it (the page's first reader, which loads
-/// the importer on demand) holds none of the importers' code.
+/// What makes another tool's result file into runs ([`import::standalone_runs`]), and a
+/// collector journal into its recovered run. It is passed in, not called by name, so a reader
+/// built without it (the page's first reader, which loads the importer on demand) holds none
+/// of the importers' or the recovery's code.
 pub type Importer = fn(&str, &[u8]) -> Result<Vec<(String, crate::schema::Run)>, LoadError>;
 
-/// The importer of every tool sloscope reads.
+/// The importer of every tool sloscope reads, and the recovery of collector journals.
 pub fn importer() -> Importer {
-    import::standalone_runs
+    import_or_recover
+}
+
+/// A collector journal's recovered run (named by its file), else another tool's runs.
+fn import_or_recover(
+    file: &str,
+    bytes: &[u8],
+) -> Result<Vec<(String, crate::schema::Run)>, LoadError> {
+    if sniff(bytes) == Shape::Journal {
+        return Ok(vec![(file.to_string(), journal::recover(file, bytes)?)]);
+    }
+    import::standalone_runs(file, bytes)
 }
 
 /// Reads one file: recognises its format by content, parses and validates it. Another tool's
@@ -267,7 +279,21 @@ fn read_any(file: &str, bytes: Vec<u8>, importer: Option<Importer>) -> Result<Do
     match shape {
         Shape::Json => parse_document_owned(file, bytes),
         Shape::Journal => {
-            let run = journal::recover(file, &bytes)?;
+            let Some(recover) = importer else {
+                return Err(LoadError::new(
+                    file,
+                    "$",
+                    "this is a collector journal, and this reader was built without the \
+                     recovery of journals",
+                    LoadErrorKind::NoImporter,
+                ));
+            };
+            let run = recover(file, &bytes)?
+                .pop()
+                .map(|(_, run)| run)
+                .ok_or_else(|| {
+                    LoadError::new(file, "$", "no run recovered", LoadErrorKind::Syntax)
+                })?;
             checked_run(file, &run)?;
             Ok(Document::Run(Box::new(run)))
         }

@@ -337,6 +337,16 @@ fn a_reader_without_the_importer_says_so_for_every_peer_file() {
         }
     }
     assert!(seen >= 8, "{seen} peer files imported");
+    // A collector journal is recovered by the full reader too (the lean one asks for it).
+    let journal = crate::semantic::as_journal(&serde_json::to_value(valid_run()).unwrap());
+    let e =
+        read_document_with("run.journal.jsonl", journal.clone().into_bytes(), None).unwrap_err();
+    assert_eq!(e.kind, LoadErrorKind::NoImporter, "{e}");
+    assert!(e.message.contains("collector journal"), "{}", e.message);
+    assert!(matches!(
+        read_document_with("run.journal.jsonl", journal.into_bytes(), Some(importer())),
+        Ok(sloscope_core::Document::Run(_))
+    ));
     let own = serde_json::to_vec(&valid_run()).unwrap();
     assert_eq!(
         read_document_with("run.json", own.clone(), None).unwrap(),
