@@ -104,6 +104,27 @@ for (const [scheme, width] of [['light', 1280], ['dark', 390]]) {
   });
 }
 
+for (const [scheme, width] of [['light', 1280], ['dark', 390]]) {
+  test(`SLOs stated in the page for other tools' files, and its error, have no accessibility violations (${scheme}, ${width} px)`, async () => {
+    const ctx = await it.browser.newContext({ viewport: { width, height: 900 }, colorScheme: scheme, bypassCSP: true });
+    const { page, errors } = await newPage(ctx, it.url);
+    await page.goto(it.url);
+    await page.waitForSelector('#load-example');
+    const files = ['save-detailed.json', 'save-result.json'].map((n) => ({ name: n, text: fs.readFileSync(path.join(root, 'tests/fixtures/peers/vllm', n), 'utf8') }));
+    await dropFiles(page, files);
+    await waitLoaded(page, files.length);
+    await page.waitForSelector('#state-files');
+    // A statement that makes no plan: its error is shown beside the form.
+    await page.fill('#state-files input[id$="-candidate"] >> nth=0', 'a b');
+    await page.click('#state-judge');
+    await page.waitForSelector('#state-error');
+    const v = await violations(page);
+    assert.deepEqual(v, [], v.join('\n'));
+    assert.deepEqual(errors, []);
+    await ctx.close();
+  });
+}
+
 test('the downloaded report has no accessibility violations', async () => {
   const ctx = await it.browser.newContext({ viewport: { width: 1280, height: 900 } });
   const { page } = await newPage(ctx, it.url);

@@ -17,6 +17,7 @@ use crate::components::lineage::Lineage;
 use crate::components::placing::Placing;
 use crate::components::profile::Profile;
 use crate::components::shards::Shards;
+use crate::components::stating::Stating;
 use crate::components::toolbar::Toolbar;
 use crate::engine::Engine;
 use crate::report;
@@ -67,6 +68,7 @@ pub fn app() -> Html {
         on_pool,
         on_side,
         on_place,
+        on_state,
     } = handlers(&engine, &status);
     let pool = (state.has_reruns() || state.pool_reruns).then_some(state.pool_reruns);
     let on_copy = copy_summary(state.clone(), status.clone());
@@ -105,7 +107,11 @@ pub fn app() -> Html {
                 { overview(&a, &v, generation) }
             }
             if let Some(a) = state.assignable.clone().filter(|_| embedded.is_none()) {
-                <Placing assignable={a} on_place={on_place} />
+                if a.profiles.is_empty() || a.stated.is_some() {
+                    <Stating assignable={a} error={state.stated_error.clone()} on_state={on_state} />
+                } else {
+                    <Placing assignable={a} on_place={on_place} />
+                }
             }
             if let Some(side) = state.side {
                 if embedded.is_none() {
@@ -144,6 +150,7 @@ struct Handlers {
     on_pool: Callback<bool>,
     on_side: Callback<Option<crate::protocol::Side>>,
     on_place: Callback<(u32, String, String)>,
+    on_state: Callback<crate::components::stating::Statement>,
 }
 
 fn handlers(engine: &Rc<Engine>, status: &UseStateHandle<Option<String>>) -> Handlers {
@@ -195,6 +202,10 @@ fn handlers(engine: &Rc<Engine>, status: &UseStateHandle<Option<String>>) -> Han
         let engine = engine.clone();
         Callback::from(move |(id, p, c): (u32, String, String)| engine.place(id, p, c))
     };
+    let on_state = {
+        let engine = engine.clone();
+        Callback::from(move |(profiles, places)| engine.state(profiles, places))
+    };
     Handlers {
         on_files,
         on_example,
@@ -203,6 +214,7 @@ fn handlers(engine: &Rc<Engine>, status: &UseStateHandle<Option<String>>) -> Han
         on_pool,
         on_side,
         on_place,
+        on_state,
     }
 }
 

@@ -20,6 +20,7 @@ use crate::protocol::{ComparedJs, FromReader, Side, ToReader};
 use crate::state::{Action, State};
 
 mod life;
+pub mod stated;
 
 /// The full reader's script, next to the page.
 pub const WORKER_URL: &str = "./sloscope-worker_loader.js";
@@ -413,6 +414,11 @@ impl Engine {
             }
             FromReader::Notice { message } => self.dispatch.dispatch(Action::Notice(message)),
             FromReader::Upgrade { why } => self.upgrade(why),
+            FromReader::Stated {
+                json,
+                error,
+                places,
+            } => self.stated(json, error, places),
             FromReader::Comparison { comparison } => {
                 let parsed = comparison.map(ComparedJs::read);
                 match parsed {

@@ -7,13 +7,32 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use sloscope_core::input::assign;
+use sloscope_core::input::{assign, STATED_PLAN_NAME};
 use sloscope_core::{Document, LoadedFile};
 
-use crate::protocol::{Assignable, AssignableFile, Side};
+use crate::protocol::{Assignable, AssignableFile, Side, StatedForm};
 
 /// Where the page placed each file: profile and candidate, by file id.
 pub type Places = HashMap<u32, (String, String)>;
+
+/// A plan stated in the page, as its statement's profiles.
+fn stated(plan: &sloscope_core::schema::Plan) -> Option<Vec<StatedForm>> {
+    (plan.name.as_deref() == Some(STATED_PLAN_NAME)).then(|| {
+        plan.profiles
+            .iter()
+            .map(|p| StatedForm {
+                name: p.name.clone().unwrap_or_default(),
+                primary_metric: p.primary_metric.clone().unwrap_or_default(),
+                limits: p
+                    .slo
+                    .iter()
+                    .flatten()
+                    .map(|(m, v)| (m.clone(), v.to_string()))
+                    .collect(),
+            })
+            .collect()
+    })
+}
 
 /// The files to analyse, placed files made into the plan's runs, and what the page can place.
 pub fn placed(
@@ -40,6 +59,10 @@ pub fn placed(
             id: *id,
             name: f.name.clone(),
             placed: None,
+            guessed: runs
+                .first()
+                .map(|r| r.1.profile.clone())
+                .unwrap_or_default(),
             benchmarks: runs.len() as u32,
             used: 0,
             said: Vec::new(),
@@ -77,6 +100,7 @@ pub fn placed(
                 p.candidates.iter().map(|c| c.name.clone()).collect()
             }),
             files: listed,
+            stated: plan.and_then(stated),
         })
     });
     (files, assignable)

@@ -66,6 +66,15 @@ pub enum ToReader {
         /// A candidate of the plan.
         candidate: String,
     },
+    /// Make a plan of SLOs stated in the page for other tools' files loaded without one (as
+    /// `sloscope import --plan --profile --candidate` would, with a plan); the reader answers
+    /// [`FromReader::Stated`].
+    State {
+        /// The profiles judged, with their primary metric and SLOs.
+        profiles: Vec<StatedForm>,
+        /// Each file's place: id, profile, candidate.
+        places: Vec<(u32, String, String)>,
+    },
     /// Forget every file.
     Clear,
 }
@@ -80,6 +89,22 @@ pub struct Assignable {
     /// Each such file: id, name, its profile and candidate when placed, and what the placing
     /// said (a benchmark left out, or why it could not be placed).
     pub files: Vec<AssignableFile>,
+    /// When the loaded plan is one stated in the page: its profiles' primary metrics and SLOs
+    /// (the page shows the statement again, to be changed).
+    #[serde(default)]
+    pub stated: Option<Vec<StatedForm>>,
+}
+
+/// One profile's SLOs as the page's form holds them: the limits as typed (metric, text), read
+/// as numbers by the reader, so the page links no number parser.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct StatedForm {
+    /// `latency`, `balanced` or `throughput`.
+    pub name: String,
+    /// The metric candidates are ranked by.
+    pub primary_metric: String,
+    /// Metric name → limit, as typed.
+    pub limits: Vec<(String, String)>,
 }
 
 /// One of [`Assignable::files`].
@@ -91,6 +116,8 @@ pub struct AssignableFile {
     pub name: String,
     /// Profile and candidate, when placed.
     pub placed: Option<(String, String)>,
+    /// The profile it is shown under when not placed (guessed from the load it states).
+    pub guessed: String,
     /// Benchmarks the file holds.
     pub benchmarks: u32,
     /// Of them, those the placing used (those that ran the profile's workload).
@@ -105,6 +132,16 @@ pub struct AssignableFile {
 pub enum FromReader {
     /// The reader's wasm is running and takes messages.
     Ready,
+    /// The plan a [`ToReader::State`] made (its JSON, loaded by the page like a dropped plan,
+    /// then the places given), or why it could not be made.
+    Stated {
+        /// The plan, as JSON.
+        json: Option<String>,
+        /// Why no plan was made.
+        error: Option<String>,
+        /// The places asked for: id, profile, candidate.
+        places: Vec<(u32, String, String)>,
+    },
     /// A file is being read.
     Progress {
         /// Which.

@@ -91,6 +91,8 @@ pub struct State {
     pub compared_posted: Option<JsValue>,
     /// Other tools' files the page can place in the loaded plan.
     pub assignable: Option<Rc<crate::protocol::Assignable>>,
+    /// Why the SLOs stated in the page made no plan (the last statement's answer).
+    pub stated_error: Option<String>,
 }
 
 impl State {
@@ -189,6 +191,8 @@ pub enum Action {
     Compared(Option<Rc<Compared>>, Option<JsValue>),
     /// A message for the reader.
     Notice(String),
+    /// The answer to the SLOs stated in the page: why no plan was made, or `None` (made).
+    Stated(Option<String>),
     /// Forget every file.
     Clear,
 }
@@ -261,6 +265,7 @@ impl Reducible for State {
                 s.pool_reruns = on;
             }
             Action::Notice(n) => s.notice = Some(n),
+            Action::Stated(e) => s.stated_error = e,
             Action::Assignable(a) => s.assignable = a,
             Action::SetSide(side) => s.side = side,
             Action::AllOnSide(side) => {

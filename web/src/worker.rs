@@ -11,14 +11,15 @@ use std::collections::{HashSet, VecDeque};
 use std::rc::Rc;
 
 use sloscope_core::comparison::{compare, comparison_view, CompareOptions};
-use sloscope_core::input::Importer;
+use sloscope_core::input::{Importer, StatedPlace, StatedProfile, Statement};
+use sloscope_core::schema::Run;
 use sloscope_core::view::report_view;
 use sloscope_core::{analyze_all, AnalyzeOptions, LoadedFile};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use crate::load::{self, ReadError};
-use crate::protocol::{Compared, ComparedJs, FromReader, Side, ToReader};
+use crate::protocol::{Compared, ComparedJs, FromReader, Side, StatedForm, ToReader};
 
 /// The comparison of the before and after files (pooling reruns or not), with its view and
 /// Markdown.
@@ -34,7 +35,14 @@ pub struct Abilities {
     pub importer: Option<Importer>,
     /// Compares two collections.
     pub comparer: Option<Comparer>,
+    /// Makes a plan of SLOs stated in the page for other tools' files.
+    pub stater: Option<Stater>,
 }
+
+/// A plan made of SLOs stated in the page for other tools' files (each file's name and runs as
+/// read without a plan), as JSON, or why it could not be made.
+pub type Stater =
+    fn(Vec<StatedForm>, Vec<StatedPlace>, &[(&str, &[(String, Run)])]) -> Result<String, String>;
 
 impl Abilities {
     /// Everything: the full reader.
@@ -42,6 +50,7 @@ impl Abilities {
         Self {
             importer: Some(sloscope_core::input::importer()),
             comparer: Some(compared),
+            stater: Some(stated),
         }
     }
 
@@ -50,8 +59,47 @@ impl Abilities {
         Self {
             importer: None,
             comparer: None,
+            stater: None,
         }
     }
+}
+
+/// The limits as typed read as numbers, then the core's plan of the statement.
+fn stated(
+    profiles: Vec<StatedForm>,
+    places: Vec<StatedPlace>,
+    files: &[(&str, &[(String, Run)])],
+) -> Result<String, String> {
+    let profiles = profiles
+        .into_iter()
+        .map(|p| {
+            let slo = p
+                .limits
+                .iter()
+                .map(|(metric, text)| {
+                    text.trim()
+                        .parse::<f64>()
+                        .ok()
+                        .filter(|v| v.is_finite() && *v >= 0.0)
+                        .map(|v| (metric.clone(), v))
+                        .ok_or_else(|| {
+                            format!(
+                                "{}: {metric} is {:?}: expected a number, 0 or more",
+                                p.name,
+                                sloscope_core::view::Shown::new(text).to_string()
+                            )
+                        })
+                })
+                .collect::<Result<_, String>>()?;
+            Ok(StatedProfile {
+                name: p.name,
+                primary_metric: p.primary_metric,
+                slo,
+            })
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    let plan = sloscope_core::input::stated_plan(&Statement { profiles, places }, files)?;
+    serde_json::to_string_pretty(&plan).map_err(|e| e.to_string())
 }
 
 fn compared(before: &[&LoadedFile], after: &[&LoadedFile], pool: bool) -> Option<ComparedJs> {
@@ -305,6 +353,14 @@ fn handle(reader: &Rc<RefCell<Reader>>, msg: ToReader, payload: Option<Payload>)
                 post_analysis(&r);
             }
         }
+        ToReader::State { profiles, places } => {
+            let answer = state(&r, profiles, &places);
+            (r.sink)(FromReader::Stated {
+                json: answer.as_ref().ok().cloned(),
+                error: answer.err(),
+                places,
+            });
+        }
         ToReader::Clear => {
             r.places.clear();
             r.docs.clear();
@@ -314,6 +370,45 @@ fn handle(reader: &Rc<RefCell<Reader>>, msg: ToReader, payload: Option<Payload>)
             r.epoch += 1;
         }
     }
+}
+
+/// The plan the page's statement makes of the other tools' files read.
+fn state(
+    r: &Reader,
+    profiles: Vec<StatedForm>,
+    places: &[(u32, String, String)],
+) -> Result<String, String> {
+    let stater = r
+        .abilities
+        .stater
+        .ok_or("this reader reads no other tool's file")?;
+
+    let name = |id: u32| {
+        r.docs
+            .iter()
+            .find(|d| d.0 == id)
+            .map(|d| d.2.name.clone())
+            .ok_or_else(|| format!("file {id} is not loaded"))
+    };
+    let places = places
+        .iter()
+        .map(|(id, profile, candidate)| {
+            Ok(StatedPlace {
+                file: name(*id)?,
+                profile: profile.clone(),
+                candidate: candidate.clone(),
+            })
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    let files: Vec<(&str, &[(String, Run)])> = r
+        .docs
+        .iter()
+        .filter_map(|d| match &d.2.doc {
+            sloscope_core::Document::Imported(runs) => Some((d.2.name.as_str(), runs.as_slice())),
+            _ => None,
+        })
+        .collect();
+    stater(profiles, places, &files)
 }
 
 /// Stops one file, wherever it is: still queued (dropped), being read (dropped between chunks)

@@ -4,7 +4,10 @@
 pub use crate::read::error::{LoadError, LoadErrorKind};
 pub use crate::read::import::assign::{assign, Assigned};
 pub use crate::read::import::registry::{importable, FORMATS};
-pub use crate::read::import::{fill, import, standalone_runs, workload_diffs, Imported};
+pub use crate::read::import::{
+    fill, import, standalone_runs, stated_plan, workload_diffs, Imported, StatedPlace,
+    StatedProfile, Statement, STATED_KNOB, STATED_PLAN_NAME,
+};
 pub use crate::read::reader::{read_with, Next, Reader};
 pub use crate::read::replay::{
     jsonl_record, mooncake_entry, sharegpt_record, AzureColumns, Dataset, DatasetFormat,

@@ -8,4 +8,5 @@ pub mod lineage;
 pub mod placing;
 pub mod profile;
 pub mod shards;
+pub mod stating;
 pub mod toolbar;

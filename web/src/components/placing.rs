@@ -1,6 +1,6 @@
 //! Other tools' files given a place in the loaded plan, on the page: per file, the profile and
-//! candidate it measured, as `sloscope import --plan --profile --candidate` takes them. Without
-//! a plan loaded, it says what to drop. Every name from a file is shown inert.
+//! candidate it measured, as `sloscope import --plan --profile --candidate` takes them (without
+//! a plan, [`super::stating`] states one). Every name from a file is shown inert.
 
 use std::rc::Rc;
 
@@ -102,10 +102,6 @@ pub fn placing(props: &Props) -> Html {
     html! {
         <section class="placing" id="placing" aria-label="Other tools' files in the plan">
             <h2>{ "Other tools' files in the plan" }</h2>
-            if a.profiles.is_empty() {
-                <p id="placing-needs-plan">{ "These files were read without a plan, so they get summaries only. Drop the plan.json they belong to, with the lineage records, then choose here the profile and candidate each file measured — as sloscope import --plan --profile --candidate does." }</p>
-                <ul class="notes">{ for a.files.iter().map(|f| html! { <li>{ Shown::new(&f.name).to_string() }</li> }) }</ul>
-            } else {
                 <p class="small">{ "Choose the profile and candidate each file measured, as sloscope import --plan --profile --candidate does: its runs take the plan's definitions and the deployment record's lineage, and the workload the tool states is checked against the profile's. Choose… in both takes a file out again." }</p>
                 <div class="scroll" tabindex="0" role="region" aria-label="Files to place">
                 <table id="placing-table">
@@ -113,7 +109,6 @@ pub fn placing(props: &Props) -> Html {
                     <tbody>{ for a.files.iter().map(|f| row(a, f, &props.on_place)) }</tbody>
                 </table>
                 </div>
-            }
         </section>
     }
 }

@@ -28,4 +28,5 @@ mod semantic;
 mod shards;
 mod signals;
 mod snapshots;
+mod stated;
 mod trust;

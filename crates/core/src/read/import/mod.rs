@@ -19,12 +19,16 @@ mod guidellm;
 mod llmperf;
 pub mod registry;
 mod sglang;
+mod stated;
 pub mod vllm;
 mod workload;
 
 use std::collections::BTreeMap;
 
 pub use crate::check::run::conformance::foreign_workload_diffs as workload_diffs;
+pub use stated::{
+    stated_plan, StatedPlace, StatedProfile, Statement, STATED_KNOB, STATED_PLAN_NAME,
+};
 pub use workload::{guess_profile, workload_label};
 
 use serde_json::Value;
