@@ -148,3 +148,17 @@ test('SLOs stated in the page judge other tools\' files as sloscope import --pla
   assert.deepEqual(errors, []);
   await ctx.close();
 });
+
+test('each file gets its own candidate name by default, even where two files share a stem', async () => {
+  const ctx = await it.browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const { page, errors } = await newPage(ctx, it.url);
+  await page.goto(it.url);
+  const text = fs.readFileSync(path.join(root, 'tests/fixtures/peers/vllm/save-detailed.json'), 'utf8');
+  // The same stem twice, and a name that is no plain token.
+  await dropFiles(page, [{ name: 'run.json', text }, { name: 'run.jsonl', text: vllm(1.2, 2) }, { name: '..odd name (1).json', text: vllm(1.1, 2) }]);
+  await waitLoaded(page, 3);
+  await page.waitForSelector('#state-files');
+  assert.deepEqual(await page.$$eval('#state-files input[id$="-candidate"]', (is) => is.map((i) => i.value)), ['run', 'run-2', 'odd-name--1-']);
+  assert.deepEqual(errors, []);
+  await ctx.close();
+});

@@ -131,11 +131,32 @@ fn read(a: &Assignable) -> Result<Statement, String> {
     Ok((profiles, places))
 }
 
-fn file_row(f: &AssignableFile) -> Html {
+/// Each file's default candidate name, distinct: two files of one base name (`out.json` in two
+/// folders) would otherwise be one candidate measured twice.
+fn default_names(files: &[AssignableFile]) -> Vec<String> {
+    let mut names: Vec<String> = Vec::with_capacity(files.len());
+    for f in files {
+        let base = candidate_of(&f.name, f.id);
+        let mut name = base.clone();
+        let mut n = 2;
+        while names.contains(&name)
+            || files
+                .iter()
+                .any(|o| o.placed.as_ref().is_some_and(|p| p.1 == name) && o.id != f.id)
+        {
+            name = format!("{base}-{n}");
+            n += 1;
+        }
+        names.push(name);
+    }
+    names
+}
+
+fn file_row(f: &AssignableFile, default: String) -> Html {
     let name = Shown::new(&f.name).to_string();
     let (profile, candidate) = match &f.placed {
         Some((p, c)) => (p.clone(), c.clone()),
-        None => (f.guessed.clone(), candidate_of(&f.name, f.id)),
+        None => (f.guessed.clone(), default),
     };
     html! {
         <tr data-file={f.id.to_string()}>
@@ -216,7 +237,7 @@ pub fn stating(props: &Props) -> Html {
             <div class="scroll" tabindex="0" role="region" aria-label="Files to judge">
             <table id="state-files">
                 <thead><tr><th>{ "file" }</th><th>{ "profile" }</th><th>{ "candidate" }</th><th>{ "now" }</th></tr></thead>
-                <tbody>{ for a.files.iter().map(file_row) }</tbody>
+                <tbody>{ for a.files.iter().zip(default_names(&a.files)).map(|(f, d)| file_row(f, d)) }</tbody>
             </table>
             </div>
             <div class="state-profiles">
