@@ -57,16 +57,18 @@ async function keptPlan(page) {
   return handle.jsonValue();
 }
 
-// `sloscope import --plan` of the two files under the page's plan, then `sloscope analyze`.
-function cli(planJson) {
+// `sloscope import --plan` of the files (each its own candidate, named as its stem, or all
+// one `candidate` given together) under the page's plan, then `sloscope analyze`.
+function cli(planJson, given = peers, together = null) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sloscope-stated-'));
   const plan = JSON.parse(planJson);
   plan.target = { endpoint: 'http://127.0.0.1:9' };
   plan.lineage = { gate: path.join(lineage, 'gate.json'), baseline: path.join(lineage, 'baseline.json'), deployment: path.join(lineage, 'deployment.json') };
   fs.writeFileSync(path.join(dir, 'plan.json'), JSON.stringify(plan));
-  for (const f of peers) {
-    fs.writeFileSync(path.join(dir, f.name), f.text);
-    execFileSync(sloscope, ['import', f.name, '--plan', 'plan.json', '--profile', 'balanced', '--candidate', path.basename(f.name, '.json'), '--out', 'out'], { cwd: dir, stdio: 'pipe' });
+  for (const f of given) fs.writeFileSync(path.join(dir, f.name), f.text);
+  const groups = together ? [[given.map((f) => f.name), together]] : given.map((f) => [[f.name], path.basename(f.name, '.json')]);
+  for (const [names, candidate] of groups) {
+    execFileSync(sloscope, ['import', ...names, '--plan', 'plan.json', '--profile', 'balanced', '--candidate', candidate, '--out', 'out'], { cwd: dir, stdio: 'pipe' });
   }
   const out = JSON.parse(execFileSync(sloscope, ['analyze', 'out', '--format', 'json'], { cwd: dir }).toString());
   fs.rmSync(dir, { recursive: true, force: true });
@@ -159,6 +161,37 @@ test('each file gets its own candidate name by default, even where two files sha
   await waitLoaded(page, 3);
   await page.waitForSelector('#state-files');
   assert.deepEqual(await page.$$eval('#state-files input[id$="-candidate"]', (is) => is.map((i) => i.value)), ['run', 'run-2', 'odd-name--1-']);
+  assert.deepEqual(errors, []);
+  await ctx.close();
+});
+
+test('files the analysis reads as one run (llmperf\'s records and summary) are stated as one, as sloscope import joins them', async () => {
+  const ctx = await it.browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const { page, errors } = await newPage(ctx, it.url);
+  await page.goto(it.url);
+  const dir = path.join(root, 'tests/fixtures/peers/llmperf');
+  const pair = fs.readdirSync(dir).sort().map((n) => ({ name: n, text: fs.readFileSync(path.join(dir, n), 'utf8') }));
+  await dropFiles(page, [...records, ...pair]);
+  await waitLoaded(page, records.length + pair.length);
+  await page.waitForSelector('#state-files');
+  // One row: the records file, holding its summary.
+  const rows = page.locator('#state-files tbody tr');
+  assert.equal(await rows.count(), 1);
+  assert.match(await rows.locator('td.placed').textContent(), /with smollm2-q4_64_32_summary\.json: one run/);
+  await page.selectOption('#state-files select[id$="-profile"]', 'balanced');
+  await page.fill('#state-files input[id$="-candidate"]', 'llmperf');
+  await page.fill('#state-balanced-failure_rate', '');
+  const g = await page.getAttribute('main', 'data-generation');
+  await page.fill('#state-balanced-ttft_p95_ms', '100000');
+  await page.click('#state-judge');
+  await page.waitForFunction((g) => document.querySelector(`main[data-ready="true"]:not([data-generation="${g}"])`) && document.querySelector('.verdict[data-profile="balanced"]'), g, { timeout: 30000 });
+  await waitLoaded(page, records.length + pair.length + 1);
+  const expected = cli(await keptPlan(page), pair, 'llmperf');
+  const p = await sameAsCli(page, expected);
+  // One run of the candidate, judged: no conflict of one measurement with itself, and
+  // llmperf's own token counts (a Llama tokenizer's) not taken for a workload past its cap.
+  assert.deepEqual(p.excluded ?? [], []);
+  assert.notEqual(p.decision, 'incomplete', p.reason);
   assert.deepEqual(errors, []);
   await ctx.close();
 });

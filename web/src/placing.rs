@@ -7,7 +7,8 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use sloscope_core::input::{assign, STATED_PLAN_NAME};
+use sloscope_core::input::{assign, join_imported, Joined, STATED_PLAN_NAME};
+use sloscope_core::schema::Run;
 use sloscope_core::{Document, LoadedFile};
 
 use crate::protocol::{Assignable, AssignableFile, Side, StatedForm};
@@ -34,7 +35,79 @@ fn stated(plan: &sloscope_core::schema::Plan) -> Option<Vec<StatedForm>> {
     })
 }
 
+/// One measurement of another tool as the analysis reads it: a file, or a run joined from
+/// several (llmperf's records and summary, an AIPerf artifact's exports, a file given in two
+/// formats), placed as one, under its first file's id and name.
+pub struct Unit<'a> {
+    /// The page's id of its first file.
+    pub id: u32,
+    /// Its first file's name.
+    pub name: &'a str,
+    /// Its runs: the joined run where files were joined.
+    pub runs: &'a [(String, Run)],
+    /// The other files it holds: id, name.
+    pub parts: Vec<(u32, &'a str)>,
+}
+
+/// Other tools' files as the analysis joins them (the core's `join_imported`).
+pub fn joined(docs: &[(u32, Option<Side>, Rc<LoadedFile>)]) -> Joined {
+    let imported: Vec<&LoadedFile> = docs
+        .iter()
+        .map(|d| d.2.as_ref())
+        .filter(|f| matches!(f.doc, Document::Imported(_)))
+        .collect();
+    join_imported(&imported)
+}
+
+/// The units `joined` makes of the files, in the order given; a file set aside is in none.
+pub fn units<'a>(
+    docs: &'a [(u32, Option<Side>, Rc<LoadedFile>)],
+    joined: &'a Joined,
+) -> Vec<Unit<'a>> {
+    // The file whose run holds `name` (a chain: a copy of a joined summary).
+    let root = |name: &'a str| {
+        let mut at = name;
+        while let Some(next) = joined.part_of.get(at) {
+            at = next.as_str();
+        }
+        at
+    };
+    let mut out: Vec<Unit<'a>> = Vec::new();
+    for (id, _, f) in docs {
+        let Document::Imported(own) = &f.doc else {
+            continue;
+        };
+        let name = f.name.as_str();
+        if joined.part_of.contains_key(name) {
+            continue;
+        }
+        if joined.consumed.contains(name) && !joined.files.iter().any(|j| j.name == name) {
+            continue; // set aside
+        }
+        let runs = match joined.files.iter().find(|j| j.name == name).map(|j| &j.doc) {
+            Some(Document::Imported(r)) => r.as_slice(),
+            _ => own.as_slice(),
+        };
+        out.push(Unit {
+            id: *id,
+            name,
+            runs,
+            parts: Vec::new(),
+        });
+    }
+    for (id, _, f) in docs {
+        if joined.part_of.contains_key(f.name.as_str()) {
+            let r = root(f.name.as_str());
+            if let Some(u) = out.iter_mut().find(|u| u.name == r) {
+                u.parts.push((*id, f.name.as_str()));
+            }
+        }
+    }
+    out
+}
+
 /// The files to analyse, placed files made into the plan's runs, and what the page can place.
+/// Other tools' files are placed as the analysis reads them: a unit of several files at once.
 pub fn placed(
     docs: &[(u32, Option<Side>, Rc<LoadedFile>)],
     places: &Places,
@@ -48,34 +121,41 @@ pub fn placed(
         Some(Document::Deployment(d)) => Some(d),
         _ => None,
     };
-    let mut files = Vec::with_capacity(docs.len());
+    let joined = joined(docs);
+    let units = units(docs, &joined);
+    // Files that leave the analysis' input: those of a placed unit (its runs replace them).
+    let mut placed_ids: Vec<u32> = Vec::new();
+    let mut files: Vec<Rc<LoadedFile>> = Vec::with_capacity(docs.len());
     let mut listed = Vec::new();
-    for (id, _, f) in docs {
-        let Document::Imported(runs) = &f.doc else {
-            files.push(f.clone());
-            continue;
-        };
+    for u in &units {
         let mut row = AssignableFile {
-            id: *id,
-            name: f.name.clone(),
+            id: u.id,
+            name: u.name.to_string(),
             placed: None,
-            guessed: runs
+            guessed: u
+                .runs
                 .first()
                 .map(|r| r.1.profile.clone())
                 .unwrap_or_default(),
-            benchmarks: runs.len() as u32,
+            benchmarks: u.runs.len() as u32,
             used: 0,
-            said: Vec::new(),
+            said: u
+                .parts
+                .iter()
+                .map(|(_, p)| format!("with {p}: one run, as the analysis reads them"))
+                .collect(),
         };
-        let made = places.get(id).map(|(p, c)| match plan {
-            Some(plan) => assign(&f.name, runs, plan, deployment, (p, c)).map(|a| (a, p, c)),
+        let made = places.get(&u.id).map(|(p, c)| match plan {
+            Some(plan) => assign(u.name, u.runs, plan, deployment, (p, c)).map(|a| (a, p, c)),
             None => Err("no plan is loaded: drop the plan.json these runs belong to".to_string()),
         });
         match made {
             Some(Ok((a, p, c))) => {
                 row.placed = Some((p.clone(), c.clone()));
                 row.used = a.runs.len() as u32;
-                row.said = a.skipped;
+                row.said.extend(a.skipped);
+                placed_ids.push(u.id);
+                placed_ids.extend(u.parts.iter().map(|p| p.0));
                 files.extend(a.runs.into_iter().map(|(name, run)| {
                     Rc::new(LoadedFile {
                         name,
@@ -83,14 +163,16 @@ pub fn placed(
                     })
                 }));
             }
-            Some(Err(why)) => {
-                row.said.push(format!("{}: not placed: {why}", f.name));
-                files.push(f.clone());
-            }
-            None => files.push(f.clone()),
+            Some(Err(why)) => row.said.push(format!("{}: not placed: {why}", u.name)),
+            None => {}
         }
         listed.push(row);
     }
+    files.extend(
+        docs.iter()
+            .filter(|d| !placed_ids.contains(&d.0))
+            .map(|d| d.2.clone()),
+    );
     let assignable = (!listed.is_empty()).then(|| {
         Box::new(Assignable {
             profiles: plan.map_or_else(Vec::new, |p| {

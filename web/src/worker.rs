@@ -41,8 +41,10 @@ pub struct Abilities {
 
 /// A plan made of SLOs stated in the page for other tools' files (each file's name and runs as
 /// read without a plan), as JSON, or why it could not be made.
-pub type Stater =
-    fn(Vec<StatedForm>, Vec<StatedPlace>, &[(&str, &[(String, Run)])]) -> Result<String, String>;
+pub type Stater = fn(Vec<StatedForm>, Vec<StatedPlace>, &[Given<'_>]) -> Result<String, String>;
+
+/// Another tool's file as read: its name and runs.
+pub type Given<'a> = (&'a str, &'a [(String, Run)]);
 
 impl Abilities {
     /// Everything: the full reader.
@@ -68,7 +70,7 @@ impl Abilities {
 fn stated(
     profiles: Vec<StatedForm>,
     places: Vec<StatedPlace>,
-    files: &[(&str, &[(String, Run)])],
+    files: &[Given<'_>],
 ) -> Result<String, String> {
     let profiles = profiles
         .into_iter()
@@ -81,7 +83,8 @@ fn stated(
                         .parse::<f64>()
                         .ok()
                         .filter(|v| v.is_finite() && *v >= 0.0)
-                        .map(|v| (metric.clone(), v))
+                        // `-0` is 0.
+                        .map(|v| (metric.clone(), v + 0.0))
                         .ok_or_else(|| {
                             format!(
                                 "{}: {metric} is {:?}: expected a number, 0 or more",
@@ -382,32 +385,25 @@ fn state(
         .abilities
         .stater
         .ok_or("this reader reads no other tool's file")?;
-
-    let name = |id: u32| {
-        r.docs
-            .iter()
-            .find(|d| d.0 == id)
-            .map(|d| d.2.name.clone())
-            .ok_or_else(|| format!("file {id} is not loaded"))
-    };
+    // Other tools' measurements as the analysis reads them (files of one run joined), in the
+    // order read; a place names its unit by position (two files may share a name).
+    let joined = crate::placing::joined(&r.docs);
+    let units = crate::placing::units(&r.docs, &joined);
     let places = places
         .iter()
         .map(|(id, profile, candidate)| {
+            let file = units
+                .iter()
+                .position(|u| u.id == *id)
+                .ok_or_else(|| format!("file {id} is not another tool's file loaded"))?;
             Ok(StatedPlace {
-                file: name(*id)?,
+                file,
                 profile: profile.clone(),
                 candidate: candidate.clone(),
             })
         })
         .collect::<Result<Vec<_>, String>>()?;
-    let files: Vec<(&str, &[(String, Run)])> = r
-        .docs
-        .iter()
-        .filter_map(|d| match &d.2.doc {
-            sloscope_core::Document::Imported(runs) => Some((d.2.name.as_str(), runs.as_slice())),
-            _ => None,
-        })
-        .collect();
+    let files: Vec<Given<'_>> = units.iter().map(|u| (u.name, u.runs)).collect();
     stater(profiles, places, &files)
 }
 

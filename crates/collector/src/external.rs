@@ -259,8 +259,21 @@ pub fn import_files(
     };
     let mut done = ImportOutcome::default();
     let want = run_workload(plan, p);
+    let joined = joined(files);
     for (n, file) in files.iter().enumerate() {
         let name = file.display().to_string();
+        match one_run(&joined, &name) {
+            OneRun::Alone => {}
+            OneRun::PartOf(why) => {
+                done.skipped.push(why);
+                continue;
+            }
+            OneRun::Joined(runs) => {
+                let to = (&layout, p.name.as_str(), cand.name.as_str(), n);
+                write_joined(plan, (&name, runs), to, &mut done)?;
+                continue;
+            }
+        }
         let bytes = match std::fs::read(file) {
             Ok(b) => b,
             Err(e) => {
@@ -313,6 +326,85 @@ pub fn import_files(
         }
     }
     Ok(done)
+}
+
+/// The files as the analysis joins them (llmperf's records and summary, an AIPerf artifact's
+/// exports, a file given in two formats: one measurement, one run).
+fn joined(files: &[PathBuf]) -> sloscope_core::input::Joined {
+    let read: Vec<sloscope_core::LoadedFile> = files
+        .iter()
+        .filter_map(|f| {
+            let name = f.display().to_string();
+            let runs =
+                sloscope_core::input::standalone_runs(&name, &std::fs::read(f).ok()?).ok()?;
+            Some(sloscope_core::LoadedFile {
+                name,
+                doc: sloscope_core::Document::Imported(runs),
+            })
+        })
+        .collect();
+    let refs: Vec<&sloscope_core::LoadedFile> = read.iter().collect();
+    sloscope_core::input::join_imported(&refs)
+}
+
+/// A run joined from several files, written as `import --plan` places one file: the core's
+/// `assign` (the page's placing, the same run field by field).
+fn write_joined(
+    plan: &RunPlan,
+    (name, runs): (&str, &[(String, sloscope_core::schema::Run)]),
+    (layout, profile, candidate, n): (&Layout, &str, &str, usize),
+    done: &mut ImportOutcome,
+) -> Result<(), CollectError> {
+    let a = sloscope_core::input::assign(
+        name,
+        runs,
+        &plan.raw.plan,
+        Some(&plan.deployment),
+        (profile, candidate),
+    )
+    .map_err(CollectError::Plan)?;
+    done.skipped.extend(a.skipped);
+    for (i, (_, run)) in a.runs.iter().enumerate() {
+        let path = layout.run(
+            profile,
+            Role::Candidate,
+            &format!("{candidate}--import{n:02}-{i:02}"),
+        );
+        write::json_compact(&path, run).map_err(CollectError::write(path.clone()))?;
+        done.written.push(path);
+    }
+    Ok(())
+}
+
+/// What becomes of one file given to `import`, as the analysis would join it.
+enum OneRun<'a> {
+    /// Its own run(s).
+    Alone,
+    /// Held by another file's run (or set aside): why, for the user.
+    PartOf(String),
+    /// The run joined from it and the files it holds.
+    Joined(&'a [(String, sloscope_core::schema::Run)]),
+}
+
+fn one_run<'a>(joined: &'a sloscope_core::input::Joined, name: &str) -> OneRun<'a> {
+    if let Some(root) = joined.part_of.get(name) {
+        return OneRun::PartOf(format!(
+            "{name}: one run with {root} (the same measurement): written once, as {root}'s"
+        ));
+    }
+    let own = joined.files.iter().find(|f| f.name == name).map(|f| &f.doc);
+    match own {
+        Some(sloscope_core::Document::Imported(runs)) => OneRun::Joined(runs),
+        _ if joined.consumed.contains(name) => OneRun::PartOf(
+            joined
+                .notes
+                .iter()
+                .find(|n| n.starts_with(name))
+                .cloned()
+                .unwrap_or_else(|| format!("{name}: set aside, as the analysis sets it aside")),
+        ),
+        _ => OneRun::Alone,
+    }
 }
 
 /// The profile's workload as the plan states it.

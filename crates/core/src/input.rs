@@ -2,6 +2,7 @@
 //! journals, other tools' result files (imported), replay datasets and traces.
 
 pub use crate::read::error::{LoadError, LoadErrorKind};
+pub use crate::read::import::artifact::{join as join_imported, Joined};
 pub use crate::read::import::assign::{assign, Assigned};
 pub use crate::read::import::registry::{importable, FORMATS};
 pub use crate::read::import::{

@@ -406,3 +406,153 @@ fn assigning_a_read_file_makes_the_run_import_writes() {
         "{e}"
     );
 }
+
+/// Every peer file as the page reads it, stated under the profile it is shown under (the page's
+/// default): the plan `stated_plan` makes of it is one `sloscope import --plan` accepts (the
+/// collector's plan check, stricter than the analysis' — it needs a request count), and the
+/// run import writes under it is the page's assignment, field by field; a file that cannot
+/// define a profile is refused naming it. Violation class: a stated plan the CLI refuses.
+#[test]
+fn a_plan_stated_in_the_page_for_any_peer_file_is_one_import_accepts() {
+    use sloscope_core::input::{
+        assign, standalone_runs, stated_plan, StatedPlace, StatedProfile, Statement,
+    };
+    let lineage = repo().join("tests/fixtures/scripted");
+    let mut files = Vec::new();
+    let mut walk = vec![repo().join("tests/fixtures/peers")];
+    while let Some(d) = walk.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk.push(p);
+            } else if p.extension().is_some_and(|x| x != "md") {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    let (mut made, mut refused) = (0, 0);
+    for (n, file) in files.iter().enumerate() {
+        let name = file.display().to_string();
+        let Ok(runs) = standalone_runs(&name, &std::fs::read(file).unwrap()) else {
+            continue; // set aside (AIPerf's inputs, markers) or not a measurement
+        };
+        let Some(profile) = runs.first().map(|r| r.1.profile.clone()) else {
+            continue;
+        };
+        let st = Statement {
+            profiles: vec![StatedProfile {
+                name: profile.clone(),
+                primary_metric: "ttft_p95_ms".into(),
+                slo: [("ttft_p95_ms".to_string(), 1e6)].into(),
+            }],
+            places: vec![StatedPlace {
+                file: 0,
+                profile: profile.clone(),
+                candidate: "c".into(),
+            }],
+        };
+        let plan = match stated_plan(&st, &[(name.as_str(), runs.as_slice())]) {
+            Ok(p) => p,
+            Err(e) => {
+                assert!(e.starts_with(&name), "{e}");
+                refused += 1;
+                continue;
+            }
+        };
+        let d = scratch(&format!("stated-{n}"));
+        let mut json = serde_json::to_value(&plan).unwrap();
+        json["target"] = serde_json::json!({ "endpoint": "http://127.0.0.1:9" });
+        json["lineage"] = serde_json::json!({
+            "gate": lineage.join("gate.json"),
+            "baseline": lineage.join("baseline.json"),
+            "deployment": lineage.join("deployment.json"),
+        });
+        let plan_file = d.join("plan.json");
+        std::fs::write(&plan_file, serde_json::to_vec(&json).unwrap()).unwrap();
+        let out = d.join("out");
+        let o = sloscope(
+            &[
+                "import",
+                &name,
+                "--plan",
+                plan_file.to_str().unwrap(),
+                "--profile",
+                &profile,
+                "--candidate",
+                "c",
+                "--out",
+                out.to_str().unwrap(),
+            ],
+            &[],
+        );
+        assert_eq!(o.status.code(), Some(0), "{name}: {}", stderr(&o));
+        let dep: sloscope_core::schema::Deployment =
+            serde_json::from_slice(&std::fs::read(lineage.join("deployment.json")).unwrap())
+                .unwrap();
+        let ours = assign(&name, &runs, &plan, Some(&dep), (&profile, "c")).unwrap();
+        let written = std::fs::read_dir(out.join("runs")).unwrap().count();
+        assert_eq!(ours.runs.len(), written, "{name}: {:?}", ours.skipped);
+        made += 1;
+    }
+    // Most peer files define a profile; the summaries-only ones that state no lengths do not.
+    assert!(made >= 10 && refused >= 1, "made {made}, refused {refused}");
+}
+
+/// Files the analysis reads as one measurement (llmperf's records and summary of one
+/// invocation; an AIPerf artifact's three exports) are imported as one run, not one per file:
+/// two runs of one candidate would be one measurement counted twice (or a conflict). Control: a
+/// file alone is imported as before.
+#[test]
+fn import_writes_one_run_per_measurement_as_analyze_joins_them() {
+    let d = scratch("import-joined");
+    let p = plan(&d);
+    let cases: [(&str, &[&str]); 3] = [
+        (
+            "llmperf",
+            &[
+                "llmperf/smollm2-q4_64_32_individual_responses.json",
+                "llmperf/smollm2-q4_64_32_summary.json",
+            ],
+        ),
+        (
+            "aiperf",
+            &[
+                "aiperf/profile_export.jsonl",
+                "aiperf/profile_export_aiperf.json",
+                "aiperf/profile_export_aiperf.csv",
+            ],
+        ),
+        ("alone", &["vllm/save-detailed.json"]),
+    ];
+    for (name, files) in cases {
+        let out = d.join(name);
+        let paths: Vec<String> = files
+            .iter()
+            .map(|f| peer(f).display().to_string())
+            .collect();
+        let mut args = vec!["import"];
+        args.extend(paths.iter().map(String::as_str));
+        args.extend([
+            "--plan",
+            p.to_str().unwrap(),
+            "--profile",
+            "balanced",
+            "--candidate",
+            "slots4",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        let o = sloscope(&args, &[("SLOSCOPE_SCRIPTED_SERVER", &env())]);
+        assert_eq!(o.status.code(), Some(0), "{name}: {}", stderr(&o));
+        let written: Vec<_> = std::fs::read_dir(out.join("runs")).unwrap().collect();
+        assert_eq!(written.len(), 1, "{name}: {}", stderr(&o));
+        if files.len() > 1 {
+            assert!(
+                stderr(&o).contains("written once"),
+                "{name}: {}",
+                stderr(&o)
+            );
+        }
+    }
+}

@@ -173,7 +173,7 @@ catalogue! {
         "a run's stated start and end (and an import's reported window) span all of its requests";
     /// Outputs stay within the cap sent.
     OutputsWithinCap = "outputs_exceed_cap", Exclude,
-        "no request produced more output tokens than the cap the workload sent (another tool's re-tokenized count: by at most two tokens or a tenth); a run that records no cap per request has no more long outputs than the caps the profile draws allow (one-sided binomial test, chance under one in a million)";
+        "no request produced more output tokens than the cap the workload sent (another tool's re-tokenized count: by at most two tokens or a tenth; llmperf's, made by a Llama tokenizer class whatever the model's, by at most half); a run that records no cap per request has no more long outputs than the caps the profile draws allow (one-sided binomial test, chance under one in a million)";
     /// Prompts are about as long as the workload asked.
     PromptsMatchWorkload = "prompt_length_mismatch", Exclude,
         "the realised prompt lengths are within a factor of two (plus a chat template) of what the workload asked, on average, and spread as it asked: one length for a workload of one length, not one length for a workload of spread lengths (10th to 90th percentile, from 10 first-turn prompts)";

@@ -91,7 +91,7 @@ fn vllm(name: &str, slower: f64, concurrency: u32) -> Runs {
     }
 }
 
-fn statement(ttft_p95_ms: f64, places: &[(&str, &str)]) -> Statement {
+fn statement(ttft_p95_ms: f64, places: &[(usize, &str)]) -> Statement {
     Statement {
         profiles: vec![StatedProfile {
             name: "balanced".into(),
@@ -102,7 +102,7 @@ fn statement(ttft_p95_ms: f64, places: &[(&str, &str)]) -> Statement {
         places: places
             .iter()
             .map(|(file, candidate)| StatedPlace {
-                file: file.to_string(),
+                file: *file,
                 profile: "balanced".into(),
                 candidate: candidate.to_string(),
             })
@@ -140,9 +140,9 @@ fn judged(st: &Statement, files: &[(&str, &Runs)], records: bool) -> sloscope_co
         _ => None,
     });
     for p in &st.places {
-        let runs = files.iter().find(|f| f.0 == p.file).unwrap().1;
+        let (name, runs) = files[p.file];
         let a = assign(
-            &p.file,
+            name,
             runs,
             &plan,
             deployment.as_ref(),
@@ -170,7 +170,7 @@ fn stated_slos_judge_other_tools_files_as_a_plan_would() {
     let (fast, slow) = (vllm("fast.json", 1.0, 4), vllm("slow.json", 1.6, 4));
     let files = [("fast.json", &fast), ("slow.json", &slow)];
     // First-token p95 is about 4.7 s for fast, 7.5 s for slow.
-    let st = statement(6000.0, &[("fast.json", "fast"), ("slow.json", "slow")]);
+    let st = statement(6000.0, &[(0, "fast"), (1, "slow")]);
     let plan: Plan = stated_plan(&st, &[("fast.json", &fast), ("slow.json", &slow)]).unwrap();
     let w = plan.profiles[0].workload.as_ref().unwrap();
     assert_eq!(
@@ -191,7 +191,7 @@ fn stated_slos_judge_other_tools_files_as_a_plan_would() {
     assert_eq!(p.recommended_name.as_deref(), Some("fast"));
     // Control: a limit neither meets: none is accepted (the seed's tune, naming the SLO).
     let a = judged(
-        &statement(2000.0, &[("fast.json", "fast"), ("slow.json", "slow")]),
+        &statement(2000.0, &[(0, "fast"), (1, "slow")]),
         &files,
         true,
     );
@@ -203,7 +203,7 @@ fn stated_slos_judge_other_tools_files_as_a_plan_would() {
 #[test]
 fn a_file_of_another_load_under_a_stated_profile_is_left_out() {
     let (four, eight) = (vllm("four.json", 1.0, 4), vllm("eight.json", 1.0, 8));
-    let st = statement(6000.0, &[("four.json", "c4"), ("eight.json", "c8")]);
+    let st = statement(6000.0, &[(0, "c4"), (1, "c8")]);
     let a = judged(&st, &[("four.json", &four), ("eight.json", &eight)], true);
     let p = balanced(&a);
     let out: Vec<String> = p
@@ -245,7 +245,7 @@ fn a_statement_that_cannot_make_a_plan_says_why() {
             _ => panic!("an import"),
         }
     };
-    let ok = statement(6000.0, &[("a.json", "a")]);
+    let ok = statement(6000.0, &[(0, "a")]);
     assert!(stated_plan(&ok, &files).is_ok(), "the control makes a plan");
     let mut cases: Vec<(Statement, &Given, &str)> = Vec::new();
     let mut bad_name = ok.clone();
@@ -269,7 +269,7 @@ fn a_statement_that_cannot_make_a_plan_says_why() {
     cases.push((nothing, &files, "no file was given a profile"));
     let summaries = [("result.json", summaries_only.as_slice())];
     cases.push((
-        statement(6000.0, &[("result.json", "r")]),
+        statement(6000.0, &[(0, "r")]),
         &summaries,
         "result.json states no prompt length (`prompt_tokens`) and records none",
     ));
@@ -277,4 +277,143 @@ fn a_statement_that_cannot_make_a_plan_says_why() {
         let err = stated_plan(&st, files).unwrap_err();
         assert!(err.contains(want), "{want:?} not in {err:?}");
     }
+}
+
+fn profile(name: &str, ttft_p95_ms: f64) -> StatedProfile {
+    StatedProfile {
+        name: name.into(),
+        primary_metric: "ttft_p95_ms".into(),
+        slo: BTreeMap::from([("ttft_p95_ms".to_string(), ttft_p95_ms)]),
+    }
+}
+
+fn place(file: usize, profile: &str, candidate: &str) -> StatedPlace {
+    StatedPlace {
+        file,
+        profile: profile.into(),
+        candidate: candidate.into(),
+    }
+}
+
+/// A plan measures every candidate under every profile: profiles stated together with other
+/// candidates would each hold a cell never measured (INCOMPLETE for ever), so the statement is
+/// refused, naming both; control: the same candidates under both give a verdict in each.
+#[test]
+fn profiles_stated_together_are_given_the_same_candidates() {
+    let (four, slower) = (vllm("four.json", 1.0, 4), vllm("slower.json", 1.2, 4));
+    let files = [("four.json", &four), ("slower.json", &slower)];
+    let given: Vec<(&str, &[(String, Run)])> =
+        files.iter().map(|(n, r)| (*n, r.as_slice())).collect();
+    let apart = Statement {
+        profiles: vec![profile("balanced", 6000.0), profile("throughput", 8000.0)],
+        places: vec![place(0, "balanced", "a"), place(1, "throughput", "b")],
+    };
+    let e = stated_plan(&apart, &given).unwrap_err();
+    assert!(
+        e.starts_with("balanced's candidates (a) are not throughput's (b)"),
+        "{e}"
+    );
+    let alike = Statement {
+        profiles: apart.profiles.clone(),
+        places: vec![place(0, "balanced", "a"), place(1, "throughput", "a")],
+    };
+    let a = judged(&alike, &files, true);
+    for p in &a.profiles {
+        assert_ne!(
+            p.decision,
+            ProfileDecision::Incomplete,
+            "{}: {}",
+            p.profile,
+            p.reason
+        );
+        assert_eq!(
+            p.recommended_name.as_deref(),
+            Some("a"),
+            "{}: {}",
+            p.profile,
+            p.reason
+        );
+    }
+}
+
+/// Two files of one name (`out.json` from two folders) are two files: each profile's workload
+/// is its own file's (they were looked up by name, so the second took the first's).
+#[test]
+fn two_files_of_one_name_are_told_apart() {
+    let (four, eight) = (vllm("dup.json", 1.0, 4), vllm("dup.json", 1.0, 8));
+    let given: Vec<(&str, &[(String, Run)])> = vec![("dup.json", &four), ("dup.json", &eight)];
+    let st = Statement {
+        profiles: vec![profile("balanced", 6000.0), profile("throughput", 9000.0)],
+        places: vec![place(0, "balanced", "a"), place(1, "throughput", "a")],
+    };
+    let plan = stated_plan(&st, &given).unwrap();
+    let streams: Vec<Option<i64>> = plan
+        .profiles
+        .iter()
+        .map(|p| p.workload.as_ref().unwrap().concurrency)
+        .collect();
+    assert_eq!(streams, [Some(4), Some(8)]);
+}
+
+/// llmperf's records and summary of one invocation, joined as the analysis joins them, its
+/// per-request output counts set by `outputs` (request index → count; `None`: as recorded).
+fn llmperf(outputs: Option<&dyn Fn(usize) -> u64>) -> Runs {
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/peers/llmperf");
+    let mut loaded = Vec::new();
+    for name in [
+        "smollm2-q4_64_32_individual_responses.json",
+        "smollm2-q4_64_32_summary.json",
+    ] {
+        let mut v: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(dir.join(name)).unwrap()).unwrap();
+        if let (Some(f), Some(rows)) = (outputs, v.as_array_mut()) {
+            for (i, r) in rows.iter_mut().enumerate() {
+                if r.get("number_output_tokens").is_some_and(|n| !n.is_null()) {
+                    r["number_output_tokens"] = f(i).into();
+                }
+            }
+        }
+        loaded.push(LoadedFile {
+            name: name.into(),
+            doc: read_document(name, serde_json::to_vec(&v).unwrap()).unwrap(),
+        });
+    }
+    let refs: Vec<&LoadedFile> = loaded.iter().collect();
+    let joined = sloscope_core::input::join_imported(&refs);
+    match &joined.files[..] {
+        [one] => match &one.doc {
+            Document::Imported(runs) => runs.clone(),
+            _ => panic!("an import"),
+        },
+        other => panic!("one joined run, got {}", other.len()),
+    }
+}
+
+/// llmperf counts output tokens with a Llama tokenizer class whatever the model, so its real
+/// counts run past the cap it sent (39 under 32 here): held to half again the cap, not to the
+/// re-tokenizing slack of a tool that uses the model's tokenizer, so its real run is judged;
+/// counts twice the cap are still another workload (control).
+#[test]
+fn llmperfs_own_token_counts_are_held_to_the_cap_with_its_tokenizers_slack() {
+    let past = |runs: &Runs| {
+        let st = Statement {
+            profiles: vec![profile("balanced", 100_000.0)],
+            places: vec![place(0, "balanced", "llmperf")],
+        };
+        let a = judged(
+            &st,
+            &[("smollm2-q4_64_32_individual_responses.json", runs)],
+            true,
+        );
+        balanced(&a)
+            .excluded
+            .iter()
+            .any(|e| e.reason.contains("more output tokens than the cap"))
+    };
+    assert!(!past(&llmperf(None)), "the real run is judged");
+    assert!(
+        past(&llmperf(Some(&|i| 64 + (i as u64 % 8)))),
+        "twice the cap is another workload"
+    );
 }

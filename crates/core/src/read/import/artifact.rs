@@ -29,6 +29,10 @@ pub struct Joined {
     pub files: Vec<LoadedFile>,
     /// The files the joined runs replace, and copies read once.
     pub consumed: BTreeSet<String>,
+    /// Of [`Self::consumed`], each file whose measurement another file's run now holds → that
+    /// file (the records file of a joined run, the copy kept of a copy): one measurement, one
+    /// run, wherever it is placed. A file set aside, or renamed to conflict, is in none.
+    pub part_of: BTreeMap<String, String>,
     /// What was joined or read once, in words.
     pub notes: Vec<String>,
 }
@@ -254,6 +258,7 @@ fn twins(files: &[&LoadedFile], out: &mut Joined) {
             match kept.iter().find(|(_, k)| same_runs(k, runs)) {
                 Some((first, _)) => {
                     out.consumed.insert(name.to_string());
+                    out.part_of.insert(name.to_string(), first.to_string());
                     out.notes.push(format!(
                         "{name}: the same run{} as {first}, in another file (every figure and request agrees): read once",
                         if runs.len() == 1 { "" } else { "s" }
@@ -406,6 +411,8 @@ fn join_group(group: &[(&str, &Run)], out: &mut Joined) {
 fn others(name: &str, other: &Run, (joined_name, joined): Named<'_>, out: &mut Joined) {
     if copy_of(joined, other) {
         out.consumed.insert(name.to_string());
+        out.part_of
+            .insert(name.to_string(), joined_name.to_string());
         out.notes.push(format!(
             "{name}: a copy of {joined_name} (every figure agrees): read once"
         ));
@@ -450,6 +457,7 @@ fn read_copies_once(summaries: &[Named<'_>], out: &mut Joined) {
     for &(name, copy) in &summaries[1..] {
         if copy_of(summary, copy) {
             out.consumed.insert(name.to_string());
+            out.part_of.insert(name.to_string(), primary.to_string());
             out.notes.push(format!(
                 "{name}: a copy of {primary} (every figure agrees): read once"
             ));
@@ -466,6 +474,8 @@ fn join_records(
 ) {
     out.consumed.insert(records_name.to_string());
     out.consumed.insert(summary_name.to_string());
+    out.part_of
+        .insert(summary_name.to_string(), records_name.to_string());
     let tool = records.import.as_ref().map_or(TOOL, |i| i.tool.as_str());
     out.notes.push(format!(
         "{summary_name}: the summary of {records_name}'s run: one {tool} run, its figures checked against the records"

@@ -28,8 +28,9 @@ pub struct StatedProfile {
 /// Where one file goes.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct StatedPlace {
-    /// The file's name as loaded.
-    pub file: String,
+    /// The file: its position in the files given with the statement (two files may share a
+    /// name).
+    pub file: usize,
     /// The profile it measured.
     pub profile: String,
     /// The candidate it measured (a plain token: it becomes a run's candidate name).
@@ -51,20 +52,26 @@ pub const STATED_PLAN_NAME: &str = "stated in the page for other tools' files";
 /// The knob a stated plan's candidates vary: which file measured what.
 pub const STATED_KNOB: &str = "candidate";
 
-/// The plan the statement makes of `files` (each file's runs as read without a plan). The
-/// error names the file or profile and what is missing.
+/// The plan the statement makes of `files` (each file's name and runs as read without a
+/// plan). The error names the file or profile and what is missing. A plan measures every
+/// candidate under every profile, so each profile stated must be given the same candidates.
 pub fn stated_plan(st: &Statement, files: &[(&str, &[(String, Run)])]) -> Result<Plan, String> {
     if st.places.is_empty() {
         return Err("no file was given a profile and candidate".into());
     }
+    let name = |i: usize| files.get(i).map_or("(a file not loaded)", |f| f.0);
     let mut candidates: Vec<Candidate> = Vec::new();
     for p in &st.places {
+        if p.file >= files.len() {
+            return Err(format!("file {} is not loaded", p.file));
+        }
         plain(&p.candidate)
-            .map_err(|why| format!("{}: candidate {:?}: {why}", p.file, p.candidate))?;
+            .map_err(|why| format!("{}: candidate {:?}: {why}", name(p.file), p.candidate))?;
         if !st.profiles.iter().any(|s| s.name == p.profile) {
             return Err(format!(
                 "{}: profile {:?} has no SLOs stated",
-                p.file, p.profile
+                name(p.file),
+                p.profile
             ));
         }
         if !candidates.iter().any(|c| c.name == p.candidate) {
@@ -74,23 +81,25 @@ pub fn stated_plan(st: &Statement, files: &[(&str, &[(String, Run)])]) -> Result
             });
         }
     }
+    same_candidates(st)?;
     let mut profiles = Vec::new();
     for s in &st.profiles {
-        let Some(first) = st.places.iter().find(|p| p.profile == s.name) else {
-            continue;
-        };
-        let runs_of = |file: &str| files.iter().find(|(name, _)| *name == file).map(|f| f.1);
-        let runs = runs_of(&first.file).ok_or_else(|| format!("{}: not loaded", first.file))?;
-        let all: Vec<&Run> = st
+        let placed: Vec<usize> = st
             .places
             .iter()
             .filter(|p| p.profile == s.name)
-            .filter_map(|p| runs_of(&p.file))
-            .flat_map(|runs| runs.iter().map(|r| &r.1))
+            .map(|p| p.file)
+            .collect();
+        let Some(&first) = placed.first() else {
+            continue;
+        };
+        let all: Vec<&Run> = placed
+            .iter()
+            .flat_map(|&i| files[i].1.iter().map(|r| &r.1))
             .collect();
         let spec = ProfileSpec {
             name: Some(s.name.clone()),
-            workload: Some(workload(&first.file, &s.name, runs, &all)?),
+            workload: Some(workload(name(first), &s.name, files[first].1, &all)?),
             primary_metric: Some(s.primary_metric.clone()),
             slo: Some(s.slo.clone()),
             search: None,
@@ -119,6 +128,44 @@ pub fn stated_plan(st: &Statement, files: &[(&str, &[(String, Run)])]) -> Result
         left_out: None,
         file_sha256: Default::default(),
     })
+}
+
+/// Every profile given files has the same candidates: a plan's candidates are serving
+/// configurations, each measured under every profile, so a candidate named under one profile
+/// only would be a cell planned and never measured under the others.
+fn same_candidates(st: &Statement) -> Result<(), String> {
+    let of = |profile: &str| {
+        let mut c: Vec<&str> = st
+            .places
+            .iter()
+            .filter(|p| p.profile == profile)
+            .map(|p| p.candidate.as_str())
+            .collect();
+        c.sort_unstable();
+        c.dedup();
+        c
+    };
+    let used: Vec<&str> = st
+        .profiles
+        .iter()
+        .map(|s| s.name.as_str())
+        .filter(|n| st.places.iter().any(|p| p.profile == *n))
+        .collect();
+    for pair in used.windows(2) {
+        let (a, b) = (of(pair[0]), of(pair[1]));
+        if a != b {
+            return Err(format!(
+                "{}'s candidates ({}) are not {}'s ({}): a plan measures every candidate under \
+                 every profile; name the files' candidates alike across profiles (a candidate is \
+                 a serving configuration), or judge one profile at a time",
+                pair[0],
+                a.join(", "),
+                pair[1],
+                b.join(", ")
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// A candidate name is a plain token, as a plan's must be (it names files and reports).
@@ -168,7 +215,53 @@ fn workload(
         .filter_map(|r| r.import.as_ref())
         .map(|i| &i.workload)
         .collect();
-    // Every file's requests under the profile: no file's outputs run past the cap so made.
+    let (prompt, output, from_requests) = lengths(stated, &others, all);
+    // The requests the file states it sent, else those it records; the collector needs a count.
+    let recorded: usize = run.repeats.iter().map(|r| r.requests.len()).sum();
+    let requests = stated
+        .requests
+        .and_then(|n| i64::try_from(n).ok())
+        .or_else(|| (recorded > 0).then_some(recorded as i64))
+        .ok_or_else(|| {
+            format!(
+                "{file} states no request count and records no request: the profile's workload \
+                 is what its first file states; load a plan that defines the {profile} profile \
+                 instead"
+            )
+        })?;
+    let load = load(stated, &others);
+    // Under an arrival rate with no cap on requests in flight, every request may be in flight.
+    let concurrency = match load {
+        (Some(c), _) => i64::from(c),
+        (None, Some(_)) => requests,
+        _ => need(None, "concurrency", "load (concurrency or arrival rate)")?,
+    };
+    let id = if from_requests {
+        format!("{profile} as {file} states it, lengths as the requests recorded them")
+    } else {
+        format!("{profile} as {file} states it")
+    };
+    Ok(WorkloadSpec {
+        id: Some(id),
+        concurrency: Some(concurrency),
+        prompt_tokens: Some(need(prompt, "prompt_tokens", "prompt length")?),
+        max_output_tokens: Some(need(output, "max_output_tokens", "output length")?),
+        repeats: Some(1),
+        requests_per_repeat: Some(requests),
+        request_rate_rps: load.1,
+        ..Default::default()
+    })
+}
+
+/// The prompt and output lengths: as the first file states them, else as another file under
+/// the profile does, else as the profile's requests recorded them (the median prompt, the
+/// longest output: no file's outputs run past the cap so made); and whether any came from the
+/// requests.
+fn lengths(
+    stated: &ForeignWorkload,
+    others: &[&ForeignWorkload],
+    all: &[&Run],
+) -> (Option<u32>, Option<u32>, bool) {
     let recorded = |pick: fn(&crate::schema::RequestColumns) -> &Vec<Option<u32>>| {
         let mut v: Vec<u32> = all
             .iter()
@@ -178,7 +271,6 @@ fn workload(
         v.sort_unstable();
         v
     };
-    // A length the first file leaves unstated, another file under the profile may state.
     let prompt_stated = stated
         .prompt_tokens
         .or(others.iter().find_map(|w| w.prompt_tokens));
@@ -189,28 +281,25 @@ fn workload(
     let outputs = recorded(|c| &c.output_tokens);
     let from_requests = (prompt_stated.is_none() && !prompts.is_empty())
         || (output_stated.is_none() && !outputs.is_empty());
-    let prompt = prompt_stated.or(prompts.get(prompts.len() / 2).copied());
-    let output = output_stated.or(outputs.last().copied());
-    let requests = stated.requests.and_then(|n| i64::try_from(n).ok());
-    // Under an arrival rate with no cap on requests in flight, every request may be in flight.
-    let concurrency = match (stated.concurrency, stated.request_rate_rps, requests) {
-        (Some(c), _, _) => i64::from(c),
-        (None, Some(_), Some(n)) => n,
-        _ => need(None, "concurrency", "load (concurrency or arrival rate)")?,
-    };
-    let id = if from_requests {
-        format!("{profile} as {file} states it, lengths as its requests recorded them")
-    } else {
-        format!("{profile} as {file} states it")
-    };
-    Ok(WorkloadSpec {
-        id: Some(id),
-        concurrency: Some(concurrency),
-        prompt_tokens: Some(need(prompt, "prompt_tokens", "prompt length")?),
-        max_output_tokens: Some(need(output, "max_output_tokens", "output length")?),
-        repeats: Some(1),
-        requests_per_repeat: requests,
-        request_rate_rps: stated.request_rate_rps,
-        ..Default::default()
-    })
+    (
+        prompt_stated.or(prompts.get(prompts.len() / 2).copied()),
+        output_stated.or(outputs.last().copied()),
+        from_requests,
+    )
+}
+
+/// The load (streams, rate) the first file states, else the one another file under the
+/// profile states (llmperf's per-request file, whose summary states it).
+fn load(stated: &ForeignWorkload, others: &[&ForeignWorkload]) -> (Option<u32>, Option<f64>) {
+    let of = |w: &ForeignWorkload| (w.concurrency, w.request_rate_rps);
+    let none = |l: &(Option<u32>, Option<f64>)| l.0.is_none() && l.1.is_none();
+    let first = of(stated);
+    if !none(&first) {
+        return first;
+    }
+    others
+        .iter()
+        .map(|w| of(w))
+        .find(|l| !none(l))
+        .unwrap_or(first)
 }
