@@ -246,7 +246,12 @@ pub fn stating(props: &Props) -> Html {
             <p class="small">{ "Only the profiles some file is given are judged; a limit left empty is not an SLO. Throughput is a floor, the others ceilings." }</p>
             <button type="button" id="state-judge" onclick={on_click}>{ if stated.is_empty() { "Judge under these SLOs" } else { "Judge again" } }</button>
             if let Some(e) = error {
-                <p class="warn" id="state-error" role="alert">{ Shown::new(&e).to_string() }</p>
+                <p class="warn" id="state-error" role="alert">
+                    { Shown::new(&e).to_string() }
+                    if !stated.is_empty() {
+                        { " — nothing changed: the verdicts above are still those of the SLOs stated before (shown here as you changed them; Judge again once they make a plan)." }
+                    }
+                </p>
             }
         </section>
     }
