@@ -75,6 +75,17 @@ function cli(planJson, given = peers, together = null) {
   return out;
 }
 
+// `sloscope import --profile balanced --slo` of the two files (no plan: the command line's
+// statement of the same SLOs), then `sloscope analyze`.
+function cliStated(slos) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sloscope-stated-cli-'));
+  for (const f of peers) fs.writeFileSync(path.join(dir, f.name), f.text);
+  execFileSync(sloscope, ['import', ...peers.map((f) => f.name), '--profile', 'balanced', ...slos.flatMap((x) => ['--slo', x]), '--lineage', lineage, '--out', 'out'], { cwd: dir, stdio: 'pipe' });
+  const out = JSON.parse(execFileSync(sloscope, ['analyze', 'out', '--format', 'json'], { cwd: dir }).toString());
+  fs.rmSync(dir, { recursive: true, force: true });
+  return out;
+}
+
 // The balanced card reads as the CLI's: decision, pick, reason, SLO line, the candidates' table.
 async function sameAsCli(page, expected) {
   const i = expected.profiles.findIndex((p) => p.profile === 'balanced');
@@ -119,6 +130,8 @@ test('SLOs stated in the page judge other tools\' files as sloscope import --pla
   const p = await sameAsCli(page, expected);
   assert.equal(p.decision, 'accept', p.reason);
   assert.equal(p.recommended_name, 'fast');
+  // The command line states the same SLOs without a plan: the same verdict, word for word.
+  await sameAsCli(page, cliStated(['ttft_p95_ms=6000']));
   // The statement is shown again, as stated, to be changed.
   assert.equal(await page.inputValue('#state-balanced-ttft_p95_ms'), '6000');
   assert.equal((await page.textContent('#state-judge')).trim(), 'Judge again');

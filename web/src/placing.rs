@@ -35,9 +35,8 @@ fn stated(plan: &sloscope_core::schema::Plan) -> Option<Vec<StatedForm>> {
     })
 }
 
-/// One measurement of another tool as the analysis reads it: a file, or a run joined from
-/// several (llmperf's records and summary, an AIPerf artifact's exports, a file given in two
-/// formats), placed as one, under its first file's id and name.
+/// One measurement of another tool as the analysis reads it (the core's [`Unit`]), under the
+/// page's id of its first file, with the ids and names of the other files it holds.
 pub struct Unit<'a> {
     /// The page's id of its first file.
     pub id: u32,
@@ -51,59 +50,29 @@ pub struct Unit<'a> {
 
 /// Other tools' files as the analysis joins them (the core's `join_imported`).
 pub fn joined(docs: &[(u32, Option<Side>, Rc<LoadedFile>)]) -> Joined {
-    let imported: Vec<&LoadedFile> = docs
-        .iter()
-        .map(|d| d.2.as_ref())
-        .filter(|f| matches!(f.doc, Document::Imported(_)))
-        .collect();
-    join_imported(&imported)
+    let files: Vec<&LoadedFile> = docs.iter().map(|d| d.2.as_ref()).collect();
+    join_imported(&files)
 }
 
-/// The units `joined` makes of the files, in the order given; a file set aside is in none.
+/// The core's units of the files (`joined` of them), under the page's ids.
 pub fn units<'a>(
     docs: &'a [(u32, Option<Side>, Rc<LoadedFile>)],
     joined: &'a Joined,
 ) -> Vec<Unit<'a>> {
-    // The file whose run holds `name` (a chain: a copy of a joined summary).
-    let root = |name: &'a str| {
-        let mut at = name;
-        while let Some(next) = joined.part_of.get(at) {
-            at = next.as_str();
-        }
-        at
-    };
-    let mut out: Vec<Unit<'a>> = Vec::new();
-    for (id, _, f) in docs {
-        let Document::Imported(own) = &f.doc else {
-            continue;
-        };
-        let name = f.name.as_str();
-        if joined.part_of.contains_key(name) {
-            continue;
-        }
-        if joined.consumed.contains(name) && !joined.files.iter().any(|j| j.name == name) {
-            continue; // set aside
-        }
-        let runs = match joined.files.iter().find(|j| j.name == name).map(|j| &j.doc) {
-            Some(Document::Imported(r)) => r.as_slice(),
-            _ => own.as_slice(),
-        };
-        out.push(Unit {
-            id: *id,
-            name,
-            runs,
-            parts: Vec::new(),
-        });
-    }
-    for (id, _, f) in docs {
-        if joined.part_of.contains_key(f.name.as_str()) {
-            let r = root(f.name.as_str());
-            if let Some(u) = out.iter_mut().find(|u| u.name == r) {
-                u.parts.push((*id, f.name.as_str()));
-            }
-        }
-    }
-    out
+    let files: Vec<&'a LoadedFile> = docs.iter().map(|d| d.2.as_ref()).collect();
+    sloscope_core::input::units(&files, joined)
+        .into_iter()
+        .map(|u| Unit {
+            id: docs[u.index].0,
+            name: u.name,
+            runs: u.runs,
+            parts: u
+                .parts
+                .iter()
+                .map(|&i| (docs[i].0, docs[i].2.name.as_str()))
+                .collect(),
+        })
+        .collect()
 }
 
 /// The files to analyse, placed files made into the plan's runs, and what the page can place.

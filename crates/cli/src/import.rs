@@ -24,17 +24,44 @@ pub struct Args {
     /// The plan whose profile the files measured.
     #[arg(long, value_name = "PLAN", requires = "profile")]
     plan: Option<PathBuf>,
-    /// The profile (latency, balanced or throughput) the files measured.
-    #[arg(long, value_name = "NAME", requires = "plan")]
+    /// The profile (latency, balanced or throughput) the files measured: with --plan, one of
+    /// its profiles; with --slo, the profile the SLOs are stated for.
+    #[arg(long, value_name = "NAME")]
     profile: Option<String>,
-    /// The plan candidate the files measured (required when the plan has several).
-    #[arg(long, value_name = "NAME", requires = "plan")]
+    /// The candidate the files measured: with --plan, one of its candidates (required when it
+    /// has several); with --slo, every file's (default: each file its own, named after it).
+    #[arg(long, value_name = "NAME")]
     candidate: Option<String>,
+    /// Without a plan: an SLO of the profile, METRIC=LIMIT (a ceiling, or a floor for
+    /// throughput metrics), e.g. ttft_p95_ms=200; repeat for several. The files' stated
+    /// workload becomes the profile's, as the page's "state the SLOs" makes it.
+    #[arg(
+        long,
+        value_name = "METRIC=LIMIT",
+        conflicts_with = "plan",
+        requires = "profile"
+    )]
+    slo: Vec<String>,
+    /// With --slo: the metric candidates are ranked by (default: ttft_p95_ms for latency,
+    /// tpot_p95_ms for balanced, throughput_tps for throughput).
+    #[arg(long, value_name = "METRIC", requires = "slo")]
+    primary_metric: Option<String>,
+    /// With --slo: a folder holding the lineage records (deployment.json, gate.json,
+    /// baseline.json), copied beside the runs; the runs are judged as the deployment's artifact.
+    #[arg(long, value_name = "DIR", requires = "slo")]
+    lineage: Option<PathBuf>,
 }
 
 /// Runs the command.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut skipped = Vec::new();
+    if !args.slo.is_empty() {
+        return crate::import_stated::run(&args.stated());
+    }
+    if args.plan.is_none() && (args.profile.is_some() || args.candidate.is_some()) {
+        eprintln!("sloscope: --profile and --candidate need --plan, or --slo to state the SLOs");
+        return Ok(ExitCode::from(Import::Bad));
+    }
     let (written, failed) = match (&args.plan, &args.profile) {
         (Some(plan), Some(profile)) => {
             let overrides = Overrides {
@@ -95,6 +122,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }))
 }
 
+impl Args {
+    fn stated(&self) -> crate::import_stated::Stated {
+        crate::import_stated::Stated {
+            files: self.files.clone(),
+            out: self.out.clone(),
+            profile: self.profile.clone().unwrap_or_default(),
+            candidate: self.candidate.clone(),
+            slo: self.slo.clone(),
+            primary_metric: self.primary_metric.clone(),
+            lineage: self.lineage.clone(),
+        }
+    }
+}
+
 /// Without a plan: the runs `analyze` would make of the files, written as run files.
 fn standalone(args: &Args) -> std::io::Result<(Vec<PathBuf>, Vec<String>)> {
     let dir = args.out.join("runs");
@@ -135,8 +176,11 @@ fn after_help() -> String {
         "Formats (recognised by content, never by file name): {}.\n\n\
 With --plan and --profile, each benchmark becomes a run of the plan's candidate under that \
 profile, its workload checked against the profile's when analysed, and the plan and lineage \
-copies are written beside it: `sloscope analyze DIR` then gives a verdict. Without a plan, each \
-benchmark is shown under a profile guessed from its load, with summaries only.\n\n{}",
+copies are written beside it: `sloscope analyze DIR` then gives a verdict. With --profile and \
+--slo instead of a plan, the page's \"state the SLOs\": a plan of that profile is made (its workload \
+the files' own), each file its own candidate unless --candidate names one, and with --lineage DIR \
+the records beside them. Without either, each benchmark is shown under a profile guessed from its \
+load, with summaries only.\n\n{}",
         sloscope_core::input::importable(),
         Import::help()
     )

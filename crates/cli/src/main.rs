@@ -9,6 +9,7 @@ mod exit;
 mod files;
 mod gate;
 mod import;
+mod import_stated;
 mod k8s;
 mod run;
 

@@ -5,9 +5,10 @@ pub use crate::read::error::{LoadError, LoadErrorKind};
 pub use crate::read::import::artifact::{join as join_imported, Joined};
 pub use crate::read::import::assign::{assign, Assigned};
 pub use crate::read::import::registry::{importable, FORMATS};
+pub use crate::read::import::units::{units, Unit};
 pub use crate::read::import::{
-    fill, import, standalone_runs, stated_plan, workload_diffs, Imported, StatedPlace,
-    StatedProfile, Statement, STATED_KNOB, STATED_PLAN_NAME,
+    default_candidates, default_primary, fill, import, standalone_runs, stated_plan,
+    workload_diffs, Imported, StatedPlace, StatedProfile, Statement, STATED_KNOB, STATED_PLAN_NAME,
 };
 pub use crate::read::reader::{read_with, Next, Reader};
 pub use crate::read::replay::{

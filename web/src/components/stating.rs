@@ -5,6 +5,7 @@
 
 use std::rc::Rc;
 
+use sloscope_core::input::{default_candidates, default_primary};
 use sloscope_core::view::Shown;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
@@ -50,14 +51,6 @@ const LIMITS: [(&str, &str, &str, bool); 6] = [
     ),
 ];
 
-fn primary_default(profile: &str) -> &'static str {
-    match profile {
-        "latency" => "ttft_p95_ms",
-        "balanced" => "tpot_p95_ms",
-        _ => "throughput_tps",
-    }
-}
-
 fn element<T: JsCast>(id: &str) -> Option<T> {
     gloo::utils::document()
         .get_element_by_id(id)
@@ -71,32 +64,6 @@ fn value(id: &str) -> String {
         .unwrap_or_default()
         .trim()
         .to_string()
-}
-
-/// A candidate name made of a file's name: its stem, as a plain token.
-fn candidate_of(name: &str, id: u32) -> String {
-    let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
-    let stem = base
-        .strip_suffix(".json")
-        .or_else(|| base.strip_suffix(".jsonl"))
-        .unwrap_or(base);
-    let token: String = stem
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '+' | '-') {
-                c
-            } else {
-                '-'
-            }
-        })
-        .take(48)
-        .collect();
-    let token = token.trim_start_matches(['.', '-']).to_string();
-    if token.is_empty() {
-        format!("file{id}")
-    } else {
-        token
-    }
 }
 
 /// What the form says, read from its fields: the profiles some file was given, and the places.
@@ -131,25 +98,27 @@ fn read(a: &Assignable) -> Result<Statement, String> {
     Ok((profiles, places))
 }
 
-/// Each file's default candidate name, distinct: two files of one base name (`out.json` in two
-/// folders) would otherwise be one candidate measured twice.
+/// Each file's default candidate name (the core's: its stem, distinct from the others' and
+/// from those placed).
 fn default_names(files: &[AssignableFile]) -> Vec<String> {
-    let mut names: Vec<String> = Vec::with_capacity(files.len());
-    for f in files {
-        let base = candidate_of(&f.name, f.id);
-        let mut name = base.clone();
-        let mut n = 2;
-        while names.contains(&name)
-            || files
-                .iter()
-                .any(|o| o.placed.as_ref().is_some_and(|p| p.1 == name) && o.id != f.id)
-        {
-            name = format!("{base}-{n}");
-            n += 1;
-        }
-        names.push(name);
-    }
-    names
+    let names: Vec<&str> = files.iter().map(|f| f.name.as_str()).collect();
+    let taken: Vec<&str> = files
+        .iter()
+        .filter_map(|f| f.placed.as_ref().map(|p| p.1.as_str()))
+        .collect();
+    let made = default_candidates(&names, &[]);
+    // A placed file keeps its name; the others avoid every placed one.
+    files
+        .iter()
+        .zip(made)
+        .map(|(f, m)| match &f.placed {
+            Some(p) => p.1.clone(),
+            None if taken.contains(&m.as_str()) => default_candidates(&[f.name.as_str()], &taken)
+                .pop()
+                .unwrap_or(m),
+            None => m,
+        })
+        .collect()
 }
 
 fn file_row(f: &AssignableFile, default: String) -> Html {
@@ -182,7 +151,7 @@ fn file_row(f: &AssignableFile, default: String) -> Html {
 }
 
 fn profile_fields(p: &str, stated: Option<&StatedForm>) -> Html {
-    let primary = stated.map_or(primary_default(p), |s| s.primary_metric.as_str());
+    let primary = stated.map_or(default_primary(p), |s| s.primary_metric.as_str());
     let limit = |m: &str| -> String {
         match stated {
             Some(s) => s

@@ -556,3 +556,106 @@ fn import_writes_one_run_per_measurement_as_analyze_joins_them() {
         }
     }
 }
+
+/// SLOs stated on the command line (`import --profile --slo`, no plan) judge other tools'
+/// files as the page's "state the SLOs" does: a plan of the profile with the files' own
+/// workload, each file its own candidate named after it, the lineage records beside them, and
+/// `analyze` then gives a verdict. Violations: each bad argument refused, naming it.
+#[test]
+fn slos_stated_on_the_command_line_judge_other_tools_files() {
+    let d = scratch("import-slo");
+    let lineage = repo().join("tests/fixtures/scripted");
+    let file = peer("vllm/save-detailed.json");
+    let out = d.join("out");
+    let import = |extra: &[&str], out: &Path| {
+        let mut args = vec![
+            "import",
+            file.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        args.extend(extra);
+        sloscope(&args, &[])
+    };
+    let lin = lineage.display().to_string();
+    let o = import(
+        &[
+            "--profile",
+            "balanced",
+            "--slo",
+            "ttft_p95_ms=100000",
+            "--primary-metric",
+            "ttft_p95_ms",
+            "--lineage",
+            &lin,
+        ],
+        &out,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(out.join("plan.json").exists() && out.join("lineage/deployment.json").exists());
+    let (code, a, err) = analyze_json(&[&out]);
+    assert_ne!(code, 2, "{err}");
+    let p = profile(&a, "balanced");
+    assert_eq!(p["candidates"][0]["name"], "save-detailed", "{p}");
+    assert_ne!(p["decision"], "incomplete", "{}", p["reason"]);
+    assert_eq!(a["profiles"].as_array().unwrap().len(), 1);
+    // Refused, each naming what is wrong.
+    let result = peer("vllm/save-result.json").display().to_string();
+    for (args, want) in [
+        (
+            vec!["--profile", "balanced"],
+            "--profile and --candidate need --plan, or --slo",
+        ),
+        (
+            vec!["--profile", "balanced", "--slo", "ttft_p95_ms"],
+            "expected METRIC=LIMIT",
+        ),
+        (
+            vec!["--profile", "balanced", "--slo", "ttft_p95_ms=soon"],
+            "\"soon\" is not a limit",
+        ),
+        (
+            vec!["--profile", "balanced", "--slo", "speed_ms=5"],
+            "speed_ms",
+        ),
+        (
+            vec!["--profile", "fast", "--slo", "ttft_p95_ms=5"],
+            "unsupported profile name \"fast\"",
+        ),
+        (
+            vec![
+                "--profile",
+                "balanced",
+                "--slo",
+                "ttft_p95_ms=5",
+                "--candidate",
+                "a b",
+            ],
+            "candidate \"a b\"",
+        ),
+    ] {
+        let o = import(&args, &d.join("refused"));
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(want), "{args:?}: {}", stderr(&o));
+    }
+    // A file that states no lengths and records none cannot define the profile.
+    let o = sloscope(
+        &[
+            "import",
+            &result,
+            "--out",
+            d.join("r").to_str().unwrap(),
+            "--profile",
+            "latency",
+            "--slo",
+            "ttft_p95_ms=500",
+        ],
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("states no prompt length"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -20,6 +20,7 @@ mod llmperf;
 pub mod registry;
 mod sglang;
 mod stated;
+pub mod units;
 pub mod vllm;
 mod workload;
 
@@ -27,7 +28,8 @@ use std::collections::BTreeMap;
 
 pub use crate::check::run::conformance::foreign_workload_diffs as workload_diffs;
 pub use stated::{
-    stated_plan, StatedPlace, StatedProfile, Statement, STATED_KNOB, STATED_PLAN_NAME,
+    default_candidates, default_primary, stated_plan, StatedPlace, StatedProfile, Statement,
+    STATED_KNOB, STATED_PLAN_NAME,
 };
 pub use workload::{guess_profile, workload_label};
 

@@ -1,4 +1,5 @@
-//! A plan stated in the page for other tools' files that came without one: per profile the
+//! A plan stated for other tools' files that came without one (in the page, or by `sloscope
+//! import --profile --slo`): per profile the
 //! primary metric and the SLOs the reviewer states, per file the profile and candidate it
 //! measured. The profile's workload is the one its first file states (the tool's own words),
 //! so every other file placed under it is held to that workload as `sloscope import --plan`
@@ -46,8 +47,9 @@ pub struct Statement {
     pub places: Vec<StatedPlace>,
 }
 
-/// The name every stated plan carries, so a reader of the report sees where it came from.
-pub const STATED_PLAN_NAME: &str = "stated in the page for other tools' files";
+/// The name every stated plan carries (the page's, `sloscope import --slo`'s), so a reader of
+/// the report sees where it came from, and the page shows its statement again.
+pub const STATED_PLAN_NAME: &str = "SLOs stated for other tools' files, without a plan";
 
 /// The knob a stated plan's candidates vary: which file measured what.
 pub const STATED_KNOB: &str = "candidate";
@@ -302,4 +304,53 @@ fn load(stated: &ForeignWorkload, others: &[&ForeignWorkload]) -> (Option<u32>, 
         .map(|w| of(w))
         .find(|l| !none(l))
         .unwrap_or(first)
+}
+
+/// The metric a profile is ranked by unless stated: the seed's — time to first token for
+/// `latency`, time per output token for `balanced`, output throughput for `throughput`.
+pub fn default_primary(profile: &str) -> &'static str {
+    match profile {
+        "latency" => "ttft_p95_ms",
+        "balanced" => "tpot_p95_ms",
+        _ => "throughput_tps",
+    }
+}
+
+/// A candidate name for each file, made of its name (its stem as a plain token, at most 48
+/// characters), distinct from one another and from `taken`: two files of one stem (`out.json`
+/// in two folders) would otherwise be one candidate measured twice.
+pub fn default_candidates(names: &[&str], taken: &[&str]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::with_capacity(names.len());
+    for (i, name) in names.iter().enumerate() {
+        let base = stem_token(name).unwrap_or_else(|| format!("file{}", i + 1));
+        let mut made = base.clone();
+        let mut n = 2;
+        while out.contains(&made) || taken.contains(&made.as_str()) {
+            made = format!("{base}-{n}");
+            n += 1;
+        }
+        out.push(made);
+    }
+    out
+}
+
+fn stem_token(name: &str) -> Option<String> {
+    let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
+    let stem = [".jsonl", ".json", ".csv", ".yaml"]
+        .iter()
+        .find_map(|x| base.strip_suffix(x))
+        .unwrap_or(base);
+    let token: String = stem
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '+' | '-') {
+                c
+            } else {
+                '-'
+            }
+        })
+        .take(48)
+        .collect();
+    let token = token.trim_start_matches(['.', '-']);
+    (!token.is_empty()).then(|| token.to_string())
 }

@@ -1,0 +1,196 @@
+//! `sloscope import FILES --profile P --slo METRIC=LIMIT …`: other tools' files judged under
+//! SLOs stated on the command line, as the page's "state what they measured and the SLOs"
+//! judges them — the same core functions (`units`, `stated_plan`, `assign`), so the plan and
+//! the runs written here are the page's. Writes `plan.json`, the runs and (with `--lineage`)
+//! the lineage records into the output directory, ready for `analyze`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use sloscope_collector::record::write;
+use sloscope_core::input::{
+    assign, default_candidates, default_primary, join_imported, standalone_runs, stated_plan,
+    units, StatedPlace, StatedProfile, Statement,
+};
+use sloscope_core::schema::{Deployment, Run};
+use sloscope_core::{Document, LoadedFile};
+
+use crate::exit::Import;
+
+/// What was asked.
+pub struct Stated {
+    pub files: Vec<PathBuf>,
+    pub out: PathBuf,
+    pub profile: String,
+    pub candidate: Option<String>,
+    pub slo: Vec<String>,
+    pub primary_metric: Option<String>,
+    pub lineage: Option<PathBuf>,
+}
+
+/// Runs the command.
+pub fn run(a: &Stated) -> anyhow::Result<ExitCode> {
+    let slo = match limits(&a.slo) {
+        Ok(s) => s,
+        Err(e) => return bad(&e),
+    };
+    let deployment = match a.lineage.as_deref().map(read_deployment).transpose() {
+        Ok(d) => d,
+        Err(e) => return bad(&e),
+    };
+    let (read, failed) = read_files(&a.files);
+    let refs: Vec<&LoadedFile> = read.iter().collect();
+    let joined = join_imported(&refs);
+    let units = units(&refs, &joined);
+    if units.is_empty() {
+        return bad("none of the files holds a measurement to judge");
+    }
+    let names: Vec<&str> = units.iter().map(|u| u.name).collect();
+    let candidates = match &a.candidate {
+        Some(c) => vec![c.clone(); units.len()],
+        None => default_candidates(&names, &[]),
+    };
+    let st = Statement {
+        profiles: vec![StatedProfile {
+            name: a.profile.clone(),
+            primary_metric: a
+                .primary_metric
+                .clone()
+                .unwrap_or_else(|| default_primary(&a.profile).to_string()),
+            slo,
+        }],
+        places: (0..units.len())
+            .map(|i| StatedPlace {
+                file: i,
+                profile: a.profile.clone(),
+                candidate: candidates[i].clone(),
+            })
+            .collect(),
+    };
+    let given: Vec<(&str, &[(String, Run)])> = units.iter().map(|u| (u.name, u.runs)).collect();
+    let plan = match stated_plan(&st, &given) {
+        Ok(p) => p,
+        Err(e) => return bad(&e),
+    };
+    let mut written = 0;
+    let mut skipped: Vec<String> = Vec::new();
+    let runs_dir = a.out.join("runs");
+    std::fs::create_dir_all(&runs_dir)?;
+    for (u, cand) in units.iter().zip(&candidates) {
+        skipped.extend(u.parts.iter().map(|&i| {
+            format!(
+                "{}: one run with {} (the same measurement)",
+                read[i].name, u.name
+            )
+        }));
+        let made = match assign(
+            u.name,
+            u.runs,
+            &plan,
+            deployment.as_ref(),
+            (&a.profile, cand),
+        ) {
+            Ok(m) => m,
+            Err(e) => return bad(&e),
+        };
+        skipped.extend(made.skipped);
+        for (i, (_, run)) in made.runs.iter().enumerate() {
+            let path = runs_dir.join(format!("{}--{cand}--import{i:02}.json", a.profile));
+            write::json_compact(&path, run)?;
+            written += 1;
+        }
+    }
+    write::json_compact(&a.out.join("plan.json"), &plan)?;
+    if let Some(dir) = &a.lineage {
+        copy_lineage(dir, &a.out.join("lineage"))?;
+    }
+    for f in &failed {
+        eprintln!("sloscope: not imported: {f}");
+    }
+    for s in &skipped {
+        eprintln!("sloscope: skipped: {s}");
+    }
+    eprintln!(
+        "sloscope: wrote the plan stated ({} under {}) and {written} run files to {} (analyse with: sloscope analyze {})",
+        a.slo.join(", "),
+        a.profile,
+        a.out.display(),
+        a.out.display()
+    );
+    Ok(ExitCode::from(if failed.is_empty() {
+        Import::Ok
+    } else {
+        Import::Bad
+    }))
+}
+
+fn bad(why: &str) -> anyhow::Result<ExitCode> {
+    eprintln!("sloscope: {why}");
+    Ok(ExitCode::from(Import::Bad))
+}
+
+/// `METRIC=LIMIT` pairs, each limit a number 0 or more.
+fn limits(given: &[String]) -> Result<BTreeMap<String, f64>, String> {
+    let mut out = BTreeMap::new();
+    for g in given {
+        let (metric, text) = g
+            .split_once('=')
+            .ok_or_else(|| format!("--slo {g:?}: expected METRIC=LIMIT, e.g. ttft_p95_ms=200"))?;
+        let v = text
+            .trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|v| v.is_finite() && *v >= 0.0)
+            .ok_or_else(|| {
+                format!("--slo {g:?}: {text:?} is not a limit: expected a number, 0 or more")
+            })?;
+        if out.insert(metric.trim().to_string(), v + 0.0).is_some() {
+            return Err(format!("--slo: {metric} is given twice"));
+        }
+    }
+    Ok(out)
+}
+
+/// Each file as the page reads it without a plan; the ones that cannot be, with why.
+fn read_files(files: &[PathBuf]) -> (Vec<LoadedFile>, Vec<String>) {
+    let mut read = Vec::new();
+    let mut failed = Vec::new();
+    for f in files {
+        let name = f.display().to_string();
+        match std::fs::read(f) {
+            Err(e) => failed.push(format!("{name}: cannot read: {e}")),
+            Ok(bytes) => match standalone_runs(&name, &bytes) {
+                Ok(runs) => read.push(LoadedFile {
+                    name,
+                    doc: Document::Imported(runs),
+                }),
+                Err(e) => failed.push(e.to_string()),
+            },
+        }
+    }
+    (read, failed)
+}
+
+fn read_deployment(dir: &Path) -> Result<Deployment, String> {
+    let path = dir.join("deployment.json");
+    let bytes =
+        std::fs::read(&path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    match sloscope_core::read_document(&path.display().to_string(), bytes) {
+        Ok(Document::Deployment(d)) => Ok(d),
+        Ok(_) => Err(format!("{}: not a deployment record", path.display())),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// The lineage records of `from` (those present), copied into `to`.
+fn copy_lineage(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for name in ["deployment.json", "gate.json", "baseline.json"] {
+        let src = from.join(name);
+        if src.exists() {
+            std::fs::copy(&src, to.join(name))?;
+        }
+    }
+    Ok(())
+}
