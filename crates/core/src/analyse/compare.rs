@@ -349,6 +349,7 @@ fn by_neighbours(
         outcome,
         bounds: [None, None],
         needed_requests: None,
+        needed_repeats: None,
         basis: format!(
             "as the tool reported it: no {m} stated, but its {by} ({}) is {side}, and percentiles are ordered",
             crate::base::fmt::format_number(v)

@@ -67,6 +67,9 @@ pub(crate) struct Decided {
     pub(crate) bounds: [Option<f64>; 2],
     /// Requests that would decide it, with the data's own spread (when not decided).
     pub(crate) needed_requests: Option<u64>,
+    /// Where the bound comes from the repeats' spread and there are too few repeats to have
+    /// one: the repeats it takes to have a bound at all (not a count that decides it).
+    pub(crate) needed_repeats: Option<u32>,
     /// What the decision rests on, in words.
     pub(crate) basis: String,
 }
@@ -478,6 +481,7 @@ pub(crate) fn decide(b: &Basis<'_>, m: Metric, estimate: f64, limit: f64) -> Dec
             },
             bounds,
             needed_requests: None,
+            needed_repeats: None,
             basis: format!("as observed ({why})"),
         };
     }
@@ -494,6 +498,14 @@ pub(crate) fn decide(b: &Basis<'_>, m: Metric, estimate: f64, limit: f64) -> Dec
         needed_requests: (outcome == SloOutcome::NotEnoughData)
             .then(|| needed_requests(b, m, estimate, limit))
             .flatten(),
+        needed_repeats: match b {
+            Basis::Repeats { values, .. }
+                if outcome == SloOutcome::NotEnoughData && values.len() < 2 =>
+            {
+                Some(2)
+            }
+            _ => None,
+        },
         basis: basis_words(b, m),
     }
 }
@@ -532,6 +544,7 @@ fn by_count(
         },
         bounds,
         needed_requests: None,
+        needed_repeats: None,
         basis: format!(
             "a limit of {limit} allows no exception: decided on the {} requests as run{}",
             *n as u64,

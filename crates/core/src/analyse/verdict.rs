@@ -98,6 +98,9 @@ pub struct SloCheck {
     /// When not decidable: about how many requests would decide it, if the data kept their
     /// shape (`null`: no number would — the value is at the limit — or it is not a sample).
     pub needed_requests: Option<u64>,
+    /// When not decidable because the bound comes from the spread of the repeats and there are
+    /// too few to have one: the repeats it takes to have a bound at all (`null` otherwise).
+    pub needed_repeats: Option<u32>,
     /// What the outcome rests on, in words.
     pub basis: String,
 }
@@ -116,6 +119,7 @@ impl SloCheck {
             outcome: SloOutcome::NotEnoughData,
             bounds: [None, None],
             needed_requests: None,
+            needed_repeats: None,
             basis: "not measured: the run holds no value for it".into(),
         });
         SloCheck {
@@ -128,6 +132,7 @@ impl SloCheck {
             lower_bound: d.bounds[0],
             upper_bound: d.bounds[1],
             needed_requests: d.needed_requests,
+            needed_repeats: d.needed_repeats,
             basis: d.basis,
         }
     }
@@ -153,6 +158,9 @@ pub struct BindingSlo {
     pub outcome: SloOutcome,
     /// When not decidable: about how many requests would decide it.
     pub needed_requests: Option<u64>,
+    /// When not decidable for want of repeats to bound it: the repeats it takes to have a
+    /// bound at all.
+    pub needed_repeats: Option<u32>,
 }
 
 impl BindingSlo {
@@ -167,6 +175,7 @@ impl BindingSlo {
             missed_by_ratio: None,
             outcome: SloOutcome::NotEnoughData,
             needed_requests: k.needed_requests,
+            needed_repeats: k.needed_repeats,
         }
     }
 }
@@ -536,6 +545,13 @@ fn not_enough(
     }
 }
 
+/// Why a figure bounded by the spread of its repeats has no bound: too few repeats.
+pub(crate) fn repeats_words(r: u32) -> String {
+    format!(
+        "its bound comes from how the repeats differ, and it takes {r} repeats or more to have one"
+    )
+}
+
 /// `tpot_p95_ms ≤ 30 cannot be decided from 18 requests (13.7; 95% bound: none): about 59
 /// would decide it`.
 pub(crate) fn open_words(k: &SloCheck) -> String {
@@ -543,10 +559,11 @@ pub(crate) fn open_words(k: &SloCheck) -> String {
         Direction::LowerIsBetter => "≤",
         Direction::HigherIsBetter => "≥",
     };
-    let needed = match (k.value, k.needed_requests) {
-        (None, _) => String::new(),
-        (_, Some(n)) => format!("; about {n} requests would decide it"),
-        (_, None) => "; no number of requests decides a value this close to the limit".into(),
+    let needed = match (k.value, k.needed_requests, k.needed_repeats) {
+        (None, ..) => String::new(),
+        (_, Some(n), _) => format!("; about {n} requests would decide it"),
+        (_, None, Some(r)) => format!("; {}", repeats_words(r)),
+        (_, None, None) => "; no number of requests decides a value this close to the limit".into(),
     };
     if k.value.is_none() {
         return format!(
@@ -626,6 +643,7 @@ fn binding_slo(contenders: &[Contender<'_>]) -> Option<BindingSlo> {
         missed_by_ratio: (rel.is_finite() && check.limit != 0.0).then_some(rel),
         outcome: SloOutcome::Fail,
         needed_requests: None,
+        needed_repeats: None,
     })
 }
 

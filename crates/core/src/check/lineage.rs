@@ -126,7 +126,27 @@ pub fn is_float_format(format: &str) -> bool {
 pub fn check_lineage(inp: &LineageInputs<'_>) -> LineageReport {
     let mut rep = LineageReport::default();
     let (gates, others) = crate::check::lineage_gate::split(&inp.gates, &inp.deployments);
-    let gate = one(&gates, "quality_gate", &mut rep.issues);
+    let gate = if inp.deployments.is_empty() && of_several_artifacts(&gates) {
+        // Which is the deployed artifact's is the deployment record's to say: absent, the
+        // gates of several artifacts are not a conflict but a record missing.
+        let ids: Vec<String> = gates
+            .iter()
+            .map(|(f, g)| format!("{f}: {}", g.artifact.artifact_id))
+            .collect();
+        rep.issues.push(Problem::new(
+            ProblemCode::MissingRecord,
+            "quality_gate",
+            format!(
+                "quality_gate records of {} artifacts loaded ({}) and no deployment record to say \
+                 which artifact is deployed: load the deployment record",
+                gates.len(),
+                ids.join(", ")
+            ),
+        ));
+        None
+    } else {
+        one(&gates, "quality_gate", &mut rep.issues)
+    };
     if gates.is_empty() && !others.is_empty() {
         if let Some(p) = rep.issues.last_mut() {
             let of: Vec<&str> = others
@@ -243,6 +263,13 @@ fn same_positions_elsewhere(
             ));
         }
     }
+}
+
+/// Whether the gate records are of more than one artifact.
+fn of_several_artifacts(gates: &[(&str, &QualityGate)]) -> bool {
+    gates
+        .iter()
+        .any(|(_, g)| g.artifact.artifact_id != gates[0].1.artifact.artifact_id)
 }
 
 /// The one record of a kind. Identical copies (every shard's attempt, every output directory

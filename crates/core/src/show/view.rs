@@ -440,10 +440,12 @@ fn binding_line(p: &ProfileReport) -> Option<String> {
             b.value
                 .map(format_number)
                 .unwrap_or_else(|| "no measurement".into()),
-            match (b.value, b.needed_requests) {
-                (None, _) => "the run holds no value for it".to_string(),
-                (_, Some(n)) => format!("about {n} requests would decide it"),
-                (_, None) => "no number of requests decides a value this close to the limit".into(),
+            match (b.value, b.needed_requests, b.needed_repeats) {
+                (None, ..) => "the run holds no value for it".to_string(),
+                (_, Some(n), _) => format!("about {n} requests would decide it"),
+                (_, None, Some(r)) => crate::analyse::verdict::repeats_words(r),
+                (_, None, None) =>
+                    "no number of requests decides a value this close to the limit".into(),
             }
         ));
     }

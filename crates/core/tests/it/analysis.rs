@@ -578,3 +578,65 @@ fn the_tie_rule_needs_a_tie_and_a_cheaper_candidate() {
         a.profiles[0].reason
     );
 }
+
+/// A throughput floor bounded by the spread of the repeats, from one repeat: undecided for want
+/// of a second repeat, and said so — not "no number of requests decides a value this close to
+/// the limit" when the value is far from it — with the next step to measure more repeats.
+/// Control: three repeats far from the floor decide it.
+#[test]
+fn a_figure_bounded_by_repeats_from_one_repeat_asks_for_repeats() {
+    let p = synth::profile(
+        "throughput",
+        "long",
+        4,
+        "throughput_tps",
+        json!({"throughput_tps": 1.0}),
+    );
+    let judged = |repeats: usize| {
+        let mut p = p.clone();
+        p.workload.as_mut().unwrap().repeats = Some(repeats as i64);
+        let shape = Shape {
+            repeats,
+            concurrency: 4,
+            ..Shape::default()
+        };
+        let mut files = lineage_files();
+        files.push(run_file(
+            "c.json",
+            &synth::run("q4", &p, "c", 4, EvidenceLevel::RealBackendProfile, &shape),
+        ));
+        analyze(&files)
+    };
+    let a = judged(1);
+    let prof = &a.profiles[0];
+    assert_eq!(
+        prof.decision,
+        ProfileDecision::NotEnoughData,
+        "{}",
+        prof.reason
+    );
+    assert!(
+        prof.reason
+            .contains("it takes 2 repeats or more to have one"),
+        "{}",
+        prof.reason
+    );
+    assert!(
+        !prof.reason.contains("this close to the limit"),
+        "{}",
+        prof.reason
+    );
+    let v = sloscope_core::show::view::report_view(&a);
+    let next = v.profiles[0]
+        .next_step
+        .as_ref()
+        .map(|s| s.to_string())
+        .unwrap_or_default();
+    assert!(next.contains("with 2 repeats or more"), "{next}");
+    assert_eq!(
+        judged(3).profiles[0].decision,
+        ProfileDecision::Accept,
+        "{}",
+        judged(3).profiles[0].reason
+    );
+}

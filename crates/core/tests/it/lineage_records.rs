@@ -173,3 +173,52 @@ fn identical_record_copies_are_one_record_and_different_ones_a_conflict() {
     );
     assert!(v.lineage.status_line.to_string().contains("BROKEN"));
 }
+
+/// Gate records of several artifacts (the deployed one's and another's, as the example set
+/// holds) with no deployment record to say which is deployed: a record missing, so every
+/// profile is INCOMPLETE and says to load the deployment record — never REJECT as if two gates
+/// of one artifact contradicted each other. Control: with the deployment record, a verdict.
+#[test]
+fn gates_of_several_artifacts_without_the_deployment_record_are_a_record_missing() {
+    let files = crate::snapshots::example_files();
+    let without: Vec<_> = files
+        .iter()
+        .filter(|f| !matches!(f.doc, Document::Deployment(_)))
+        .cloned()
+        .collect();
+    assert!(
+        without
+            .iter()
+            .filter(|f| matches!(f.doc, Document::QualityGate(_)))
+            .count()
+            >= 2
+    );
+    let a = analyze(&without);
+    for p in &a.profiles {
+        assert_eq!(
+            p.decision,
+            ProfileDecision::Incomplete,
+            "{}: {}",
+            p.profile,
+            p.reason
+        );
+        assert!(
+            p.reason.contains("load the deployment record"),
+            "{}",
+            p.reason
+        );
+    }
+    assert!(
+        a.lineage
+            .issues
+            .iter()
+            .all(|i| i.code == ProblemCode::MissingRecord),
+        "{:?}",
+        a.lineage.issues
+    );
+    let a = analyze(&files);
+    assert!(a
+        .profiles
+        .iter()
+        .all(|p| p.decision != ProfileDecision::Incomplete || !p.reason.contains("deployment")));
+}

@@ -127,10 +127,11 @@ fn undecided(p: &ProfileReport) -> String {
             one_sided(k),
         ));
     }
-    parts.push(match (b.value, b.needed_requests) {
-        (None, _) => "the run holds no value for it".into(),
-        (_, Some(n)) => format!("about {n} requests would decide it"),
-        (_, None) => "no number of requests decides a value this close to its limit".into(),
+    parts.push(match (b.value, b.needed_requests, b.needed_repeats) {
+        (None, ..) => "the run holds no value for it".into(),
+        (_, Some(n), _) => format!("about {n} requests would decide it"),
+        (_, None, Some(r)) => crate::analyse::verdict::repeats_words(r),
+        (_, None, None) => "no number of requests decides a value this close to its limit".into(),
     });
     parts.join(" · ")
 }
@@ -241,6 +242,11 @@ pub(super) fn next_step(p: &ProfileReport) -> Option<String> {
                 b.candidate, b.metric
             ),
             Some((_, Some(n))) => format!("measure about {n} requests per candidate and analyze again"),
+            Some((b, None)) if b.needed_repeats.is_some() => format!(
+                "measure {} again, with {} repeats or more (its bound comes from how the repeats differ), and analyze again",
+                b.candidate,
+                b.needed_repeats.unwrap_or(2)
+            ),
             Some((_, None)) => "the value sits at its limit, where no number of requests decides it: change the configuration".into(),
             None => format!(
                 "measure {} with per-request data (sloscope run, or the tool's per-request file) and analyze again",
