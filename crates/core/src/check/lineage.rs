@@ -126,42 +126,7 @@ pub fn is_float_format(format: &str) -> bool {
 pub fn check_lineage(inp: &LineageInputs<'_>) -> LineageReport {
     let mut rep = LineageReport::default();
     let (gates, others) = crate::check::lineage_gate::split(&inp.gates, &inp.deployments);
-    let gate = if inp.deployments.is_empty() && of_several_artifacts(&gates) {
-        // Which is the deployed artifact's is the deployment record's to say: absent, the
-        // gates of several artifacts are not a conflict but a record missing.
-        let ids: Vec<String> = gates
-            .iter()
-            .map(|(f, g)| format!("{f}: {}", g.artifact.artifact_id))
-            .collect();
-        rep.issues.push(Problem::new(
-            ProblemCode::MissingRecord,
-            "quality_gate",
-            format!(
-                "quality_gate records of {} artifacts loaded ({}) and no deployment record to say \
-                 which artifact is deployed: load the deployment record",
-                gates.len(),
-                ids.join(", ")
-            ),
-        ));
-        None
-    } else {
-        one(&gates, "quality_gate", &mut rep.issues)
-    };
-    if gates.is_empty() && !others.is_empty() {
-        if let Some(p) = rep.issues.last_mut() {
-            let of: Vec<&str> = others
-                .iter()
-                .map(|(_, g)| g.artifact.artifact_id.as_str())
-                .collect();
-            p.message =
-                format!(
-                "no quality_gate record of the deployed artifact {:?} loaded (the gate records \
-                 loaded are of {}, shown beside it, never in its place)",
-                inp.deployments.first().map_or("", |d| d.1.gate_artifact_id.as_str()),
-                of.join(", ")
-            );
-        }
-    }
+    let gate = deployed_gate(&gates, &others, inp, &mut rep.issues);
     let base = one(&inp.baselines, "float_baseline", &mut rep.issues);
     let mut others = others;
     crate::base::order::sort_by_key(&mut others, |(f, _)| *f);
@@ -263,6 +228,53 @@ fn same_positions_elsewhere(
             ));
         }
     }
+}
+
+/// The deployed artifact's gate record among `gates` (those `split` left as its candidates),
+/// or the problem that there is none to be told.
+fn deployed_gate<'a>(
+    gates: &[(&'a str, &'a QualityGate)],
+    others: &[(&'a str, &'a QualityGate)],
+    inp: &LineageInputs<'_>,
+    issues: &mut Vec<Problem>,
+) -> Option<(&'a str, &'a QualityGate)> {
+    if inp.deployments.is_empty() && of_several_artifacts(gates) {
+        // Which is the deployed artifact's is the deployment record's to say: absent, the
+        // gates of several artifacts are not a conflict but a record missing.
+        let ids: Vec<String> = gates
+            .iter()
+            .map(|(f, g)| format!("{f}: {}", g.artifact.artifact_id))
+            .collect();
+        issues.push(Problem::new(
+            ProblemCode::MissingRecord,
+            "quality_gate",
+            format!(
+                "quality_gate records of {} artifacts loaded ({}) and no deployment record to say \
+                 which artifact is deployed: load the deployment record",
+                gates.len(),
+                ids.join(", ")
+            ),
+        ));
+        return None;
+    }
+    let gate = one(gates, "quality_gate", issues);
+    if gates.is_empty() && !others.is_empty() {
+        if let Some(p) = issues.last_mut() {
+            let of: Vec<&str> = others
+                .iter()
+                .map(|(_, g)| g.artifact.artifact_id.as_str())
+                .collect();
+            p.message = format!(
+                "no quality_gate record of the deployed artifact {:?} loaded (the gate records \
+                 loaded are of {}, shown beside it, never in its place)",
+                inp.deployments
+                    .first()
+                    .map_or("", |d| d.1.gate_artifact_id.as_str()),
+                of.join(", ")
+            );
+        }
+    }
+    gate
 }
 
 /// Whether the gate records are of more than one artifact.
