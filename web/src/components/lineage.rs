@@ -26,7 +26,7 @@ pub fn lineage(props: &Props) -> Html {
                 else if v.absent { <span class="badge none" id="lineage-status">{ "none loaded — summaries only" }</span> }
                 else { <span class="badge reject" id="lineage-status">{ "broken — nothing accepted" }</span> }
                 if let Some(g) = &v.gate {
-                    <span class={classes!("badge", if g.decision_label.to_string() == "ACCEPT" { "accept" } else { "reject" })} id="gate-status">{ format!("gate measured: {}", g.decision_label) }</span>
+                    <span class={classes!("badge", match g.decision_label.as_str() { "ACCEPT" => "accept", "REJECT" => "reject", _ => "none" })} id="gate-status">{ format!("gate measured: {}", g.decision_label) }</span>
                 }
                 if !v.warnings.is_empty() { <span class="badge tune">{ format!("{} warning(s)", v.warnings.len()) }</span> }
             </h2></summary>

@@ -242,6 +242,10 @@ fn a_gate_that_claims_more_than_it_holds_breaks_the_lineage() {
             "{what}"
         );
         held += usize::from(held_if_unbelievable(what, &a));
+        // Its data's decision is never shown as the gate's answer beside "broken".
+        if let Some(g) = sloscope_core::show::view::report_view(&a).lineage.gate {
+            assert_eq!(g.decision_label.as_str(), "NOT BELIEVED", "{what}");
+        }
     }
     assert!(
         held >= 11,

@@ -115,10 +115,18 @@ pub fn gate_label(d: GateDecision) -> &'static str {
     }
 }
 
-/// The view of a measured gate.
-pub(super) fn view(r: &GateReport) -> GateView {
+/// What a gate record that cannot be believed is labelled, whatever its data would decide.
+pub const NOT_BELIEVED: &str = "NOT BELIEVED";
+
+/// The view of a measured gate; `believed`: the record does not contradict itself (else its
+/// data's decision is shown as what the data would say, never as the gate's answer).
+pub(super) fn view(r: &GateReport, believed: bool) -> GateView {
     let f = &r.figures;
-    let label = gate_label(r.decision);
+    let label = if believed {
+        gate_label(r.decision)
+    } else {
+        NOT_BELIEVED
+    };
     let blocks = r.intervals.as_ref().map_or_else(
         || "too few to bound its figures".to_string(),
         |i| {
@@ -128,8 +136,16 @@ pub(super) fn view(r: &GateReport) -> GateView {
             )
         },
     );
+    let said = if believed {
+        label.to_string()
+    } else {
+        format!(
+            "{label} (the record contradicts itself: see the lineage; its per-position data alone would give {})",
+            gate_label(r.decision)
+        )
+    };
     let mut lines = vec![format!(
-        "Quality gate measured: {label} — {} positions of {} texts ({}, sha256 {}; {blocks}), {} — the served distributions, the server's kernels included, not the weights alone",
+        "Quality gate measured: {said} — {} positions of {} texts ({}, sha256 {}; {blocks}), {} — the served distributions, the server's kernels included, not the weights alone",
         f.positions,
         r.eval_set.texts,
         r.eval_set.name,

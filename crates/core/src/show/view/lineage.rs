@@ -46,7 +46,19 @@ pub(super) fn view(a: &Analysis) -> LineageView {
         warnings: all(l.warnings.iter().map(|p| &p.message)),
         notes: all(&l.notes),
         table: lineage_table(l),
-        gate: l.gate.as_ref().map(gate::view),
+        gate: l.gate.as_ref().map(|g| {
+            // A record that contradicts its own per-position data, or measured another
+            // artifact, is no measurement of this one: its recomputed decision is not shown as
+            // the gate's answer.
+            let unbelievable = l.issues.iter().any(|p| {
+                matches!(
+                    p.code,
+                    crate::base::problem::ProblemCode::GateEvidenceContradicted
+                        | crate::base::problem::ProblemCode::GateArtifactMismatch
+                )
+            });
+            gate::view(g, !unbelievable)
+        }),
         other_gates: l.other_gates.iter().flat_map(gate::other_lines).collect(),
     }
 }
