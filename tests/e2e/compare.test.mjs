@@ -64,6 +64,13 @@ test('Compare mode: before and after collections dropped on the page read as slo
   assert.equal(await page.locator('#file-list li[data-side="before"]').count(), n);
   assert.equal(await page.locator('#file-list li[data-side="after"]').count(), n);
   assert.equal((await page.textContent('#compare-headline')).trim(), headline);
+  // What is judged on each side, under the headline, as the CLI prints it (the stretched runs
+  // lost their clock stamps: the collection dates differ, before → after).
+  const judged = await page.locator('#compare-subject > div').evaluateAll((ds) => ds.map((d) => [d.querySelector('dt').textContent.trim(), d.querySelector('dd').textContent.trim()]));
+  const text = spawnSync(sloscope, ['compare', examples, slower]).stdout.toString();
+  assert.ok(judged.length >= 5, JSON.stringify(judged));
+  for (const [label, value] of judged) assert.ok(text.includes(`${label}: ${value}`), `${label}: ${value}`);
+  assert.ok(judged.some(([l, v]) => l === 'Artifact' && v.startsWith('smollm2-135m-instruct-q8_0')), JSON.stringify(judged));
   // Every metric's label, cell by cell, as the CLI gave it ("All metrics" holds every row).
   const all = page.locator('#compare details table.changes tbody tr');
   const rows = expected.cells.flatMap((c) => c.metrics.map((m) => [c.profile, c.candidate, m.metric, m.label.replace('_', '-')]));

@@ -325,12 +325,6 @@ fn use_window_drop(engine: Rc<Engine>, dragging: UseStateHandle<bool>, is_report
     });
 }
 
-/// Today's date in the reader's clock (`2026-12-07`), for the printed pages.
-fn today() -> String {
-    let iso = String::from(js_sys::Date::new_0().to_iso_string());
-    iso.chars().take(10).collect()
-}
-
 /// The verdict cards and the cross-profile chart.
 /// The answer first: per profile its decision, configuration, primary metric with interval,
 /// binding SLO and what weakens the verdict — all from the view-model, as the CLI prints it.
@@ -339,7 +333,7 @@ fn overview(a: &Rc<Analysis>, v: &ReportView, generation: usize) -> Html {
         <section class="overview" id="verdicts" aria-label="Verdicts">
             <h2>{ "Verdicts" }</h2>
             if !v.subject.is_empty() {
-                <style id="print-header">{ print::page_rule(&v.subject, &today()) }</style>
+                <style id="print-header">{ print::page_rule(&v.subject, &print::today()) }</style>
                 <dl class="subject" id="subject" aria-label="What is judged">
                     { for v.subject.iter().map(|l| html! {
                         <div><dt>{ l.label.to_string() }</dt><dd>{ l.value.to_string() }</dd></div>

@@ -39,6 +39,12 @@ pub fn page_rule(subject: &[Labelled], today: &str) -> String {
     )
 }
 
+/// Today's date in the reader's clock (`2026-12-07`), for the printed pages.
+pub fn today() -> String {
+    let iso = String::from(js_sys::Date::new_0().to_iso_string());
+    iso.chars().take(10).collect()
+}
+
 /// Dates kept whole at a line's end ("2026-12-" / "07" was): non-breaking hyphens.
 fn whole(s: &str) -> String {
     s.replace('-', "\u{2011}")

@@ -63,7 +63,7 @@ fn row(r: &ChangeRow) -> Html {
         <tr class={classes!("change", r.class.clone())} data-metric={r.metric.clone()} data-label={r.class.clone()}>
             <td>{ r.profile.clone() }</td>
             <td>{ r.candidate.clone() }</td>
-            <td>{ r.metric.clone() }</td>
+            <td>{ crate::components::profile::breakable(&r.metric) }</td>
             <td class="num">{ r.before.clone() }</td>
             <td class="num">{ r.after.clone() }</td>
             <td class="num">{ r.change.clone() }</td>
@@ -234,6 +234,14 @@ pub fn compare(props: &Props) -> Html {
         <section class="compare" id="compare" aria-label="Comparison" data-outcome={v.outcome.clone()}>
             <h2>{ "Compare" }</h2>
             <p class={classes!("compare-headline", v.outcome.clone())} id="compare-headline">{ v.headline.clone() }</p>
+            if !v.subject.is_empty() {
+                <style id="print-header">{ crate::app::print::page_rule(&v.subject, &crate::app::print::today()) }</style>
+                <dl class="subject" id="compare-subject" aria-label="What is judged">
+                    { for v.subject.iter().map(|l| html! {
+                        <div><dt>{ l.label.to_string() }</dt><dd>{ l.value.to_string() }</dd></div>
+                    }) }
+                </dl>
+            }
             if !v.refused.is_empty() {
                 <ul class="warn">{ for v.refused.iter().map(|r| html! { <li>{ r.clone() }</li> }) }</ul>
             }

@@ -93,6 +93,7 @@ fn print(v: &ComparisonView, style: Style) -> String {
         Style::Text => format!("sloscope compare: {}\n", v.headline),
     };
     o.s.push_str(&title);
+    judged(v, &mut o);
     if v.refused.len() > 1 {
         o.bullets("Not compared because", &v.refused);
     }
@@ -103,6 +104,21 @@ fn print(v: &ComparisonView, style: Style) -> String {
     o.bullets("Not comparable", &v.not_comparable);
     o.bullets("Notes", &v.notes);
     o.s
+}
+
+/// What is judged, a line each (a value that differs as `before X → after Y`).
+fn judged(v: &ComparisonView, o: &mut Out) {
+    if v.subject.is_empty() {
+        return;
+    }
+    o.s.push('\n');
+    for l in &v.subject {
+        let line = format!("{}: {}", l.label, l.value);
+        match o.style {
+            Style::Markdown => o.s.push_str(&format!("{}  \n", o.esc(&line))),
+            Style::Text => o.s.push_str(&format!("{line}\n")),
+        }
+    }
 }
 
 fn changed(v: &ComparisonView, o: &mut Out) {

@@ -275,15 +275,30 @@ fn markdown_leads_with_the_answer_and_what_changed() {
     assert!(changed < table, "{md}");
     assert!(md.contains(r"| tpot\_p95\_ms |"), "{md}");
     assert!(md.contains("REGRESSION"), "{md}");
-    // The headline names the cell that got worse and the metrics that did.
+    // The headline names the cell that got worse and its first three metrics that did, and
+    // how many more (the table holds them all).
     let head = sloscope_core::show::comparison::headline(&c);
     let cell = &c.cells[0];
     assert!(
         head.contains(&format!(": {} {} (", cell.profile, cell.candidate)),
         "{head}"
     );
-    for m in cell.metrics.iter().filter(|m| m.label == Label::Regression) {
+    let worse: Vec<_> = cell
+        .metrics
+        .iter()
+        .filter(|m| m.label == Label::Regression)
+        .collect();
+    for m in worse.iter().take(3) {
         assert!(head.contains(&m.metric.name()), "{head} lacks {}", m.metric);
+    }
+    let more = worse.len()
+        + cell
+            .shifts
+            .iter()
+            .filter(|s| s.label == Label::Regression)
+            .count();
+    if more > 3 {
+        assert!(head.contains(&format!(" and {} more)", more - 3)), "{head}");
     }
     // Rows listed first are the ones that can matter: never one shown unchanged, never an
     // undecided one whose measured change is within its threshold; every regression leads.
@@ -653,4 +668,36 @@ fn a_run_left_out_of_one_side_is_no_verdict_flip() {
     let c = compare(&before, &slower, &CompareOptions::default());
     let v = c.verdicts.iter().find(|v| v.profile == "latency").unwrap();
     assert!(v.flipped && v.incomplete_side.is_none(), "{v:?}");
+}
+
+/// A regression beside a cell the after side did not measure names both: what got worse, and
+/// that a cell was not compared — never a headline that reads as if every cell was compared.
+/// Control: the same regression with every cell measured says nothing of cells not compared.
+#[test]
+fn a_regression_beside_a_cell_not_measured_after_names_both() {
+    use sloscope_core::Document;
+    let before = crate::snapshots::example_files();
+    let slower = |drop: bool| -> Vec<LoadedFile> {
+        before
+            .iter()
+            .filter(|f| !(drop && f.name.ends_with("runs/latency--np1.json")))
+            .map(|f| match &f.doc {
+                Document::Run(r) => load(
+                    &f.name,
+                    &stretch(&serde_json::to_value(&**r).unwrap(), 1.25, false),
+                ),
+                _ => LoadedFile {
+                    name: f.name.clone(),
+                    doc: f.doc.clone(),
+                },
+            })
+            .collect()
+    };
+    let c = compare(&before, &slower(true), &CompareOptions::default());
+    let head = sloscope_core::show::comparison::headline(&c);
+    assert_eq!(c.outcome, Outcome::Regression, "{head}");
+    assert!(head.contains("cell(s) not compared"), "{head}");
+    let c = compare(&before, &slower(false), &CompareOptions::default());
+    let head = sloscope_core::show::comparison::headline(&c);
+    assert!(!head.contains("not compared"), "{head}");
 }

@@ -45,6 +45,36 @@ impl CompareOptions {
     }
 }
 
+/// What each side judges, label by label, in the before side's order.
+fn subject(before: &crate::Analysis, after: &crate::Analysis) -> Vec<types::SubjectChange> {
+    let lines = |x: &crate::Analysis| {
+        if x.subject.is_empty() {
+            Vec::new()
+        } else {
+            x.subject.lines()
+        }
+    };
+    let (b, a) = (lines(before), lines(after));
+    let mut out: Vec<types::SubjectChange> = b
+        .iter()
+        .map(|(label, v)| types::SubjectChange {
+            label: (*label).to_string(),
+            before: Some(v.clone()),
+            after: a.iter().find(|x| x.0 == *label).map(|x| x.1.clone()),
+        })
+        .collect();
+    out.extend(
+        a.iter()
+            .filter(|x| !b.iter().any(|y| y.0 == x.0))
+            .map(|(label, v)| types::SubjectChange {
+                label: (*label).to_string(),
+                before: None,
+                after: Some(v.clone()),
+            }),
+    );
+    out
+}
+
 /// Compares the `after` collection with the `before` one.
 pub fn compare<F: std::borrow::Borrow<LoadedFile>>(
     before: &[F],
@@ -75,6 +105,7 @@ pub fn compare<F: std::borrow::Borrow<LoadedFile>>(
         cells: Vec::new(),
         not_comparable: Vec::new(),
         notes: notes(&ab, &aa),
+        subject: subject(&ab, &aa),
     };
     if !has_records(&sb) && !has_records(&sa) {
         c.notes.push(

@@ -330,4 +330,20 @@ pub struct Comparison {
     pub not_comparable: Vec<NotComparable>,
     /// Notes from either side's analysis (files left out and why), prefixed with the side.
     pub notes: Vec<String>,
+    /// What each side judges (artifact, baseline, backend, hardware, plan, collection dates),
+    /// label by label: before, after.
+    #[serde(default)]
+    pub subject: Vec<SubjectChange>,
+}
+
+/// One line of what is judged, on each side.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct SubjectChange {
+    /// `Artifact`, `Backend`, …
+    pub label: String,
+    /// Before (`null`: that side says nothing of it).
+    pub before: Option<String>,
+    /// After.
+    pub after: Option<String>,
 }

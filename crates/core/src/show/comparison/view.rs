@@ -55,6 +55,9 @@ pub struct ComparisonView {
     pub notes: Vec<String>,
     /// Per profile with compared cells, in order: (profile, the trade-off chart's caption).
     pub tradeoff_captions: Vec<(String, String)>,
+    /// What is judged, label by label: the value both sides share, or `before → after`.
+    #[serde(default)]
+    pub subject: Vec<crate::show::view::Labelled>,
     /// Per compared cell, in the comparison's order: its TTFT and TPOT CDF captions.
     pub cdf_captions: Vec<[String; 2]>,
 }
@@ -187,6 +190,7 @@ pub fn comparison_view(c: &Comparison) -> ComparisonView {
             .collect(),
         notes: c.notes.iter().map(|n| escaped(n)).collect(),
         tradeoff_captions: tradeoff_captions(c),
+        subject: subject_lines(c),
         cdf_captions: c
             .cells
             .iter()
@@ -265,10 +269,30 @@ fn margin(m: &Option<Margin>) -> String {
 
 fn verdict(d: Option<ProfileDecision>, rec: &Option<String>) -> String {
     match (d, rec) {
-        (Some(d), Some(r)) => format!("{} · {}", d.as_str(), inert(r)),
-        (Some(d), None) => d.as_str().to_string(),
+        (Some(d), Some(r)) => format!("{} · {}", d.label(), inert(r)),
+        (Some(d), None) => d.label().to_string(),
         (None, _) => "—".into(),
     }
+}
+
+/// Each line of what is judged: the shared value, or `before → after` where they differ.
+fn subject_lines(c: &Comparison) -> Vec<crate::show::view::Labelled> {
+    let or_none = |v: &Option<String>| v.clone().unwrap_or_else(|| "not recorded".into());
+    c.subject
+        .iter()
+        .map(|s| crate::show::view::Labelled {
+            label: crate::show::view::Shown::new(&s.label),
+            value: crate::show::view::Shown::input(if s.before == s.after {
+                or_none(&s.before)
+            } else {
+                format!(
+                    "before {} → after {}",
+                    or_none(&s.before),
+                    or_none(&s.after)
+                )
+            }),
+        })
+        .collect()
 }
 
 fn verdict_row(v: &crate::analyse::regression::types::VerdictChange) -> VerdictRow {

@@ -28,11 +28,20 @@ fn what_got_worse(c: &Comparison) -> String {
                         .map(|s| format!("{} shift", s.quantity)),
                 )
                 .collect();
+            // The first few, in the table's order: the headline names the cells; the table
+            // holds every metric.
+            let shown = metrics.len().min(3);
+            let rest = metrics.len() - shown;
             format!(
-                "{} {} ({})",
+                "{} {} ({}{})",
                 inert(&x.profile),
                 inert(&x.candidate),
-                metrics.join(", ")
+                metrics[..shown].join(", "),
+                if rest > 0 {
+                    format!(" and {rest} more")
+                } else {
+                    String::new()
+                }
             )
         })
         .collect();
@@ -44,7 +53,7 @@ fn what_got_worse(c: &Comparison) -> String {
             out.push_str(&format!(" and {more} more"));
         }
     }
-    out + &verdicts_changed(c)
+    out
 }
 
 /// `; the verdict changed in latency (np1 → np4)` for the profiles whose recommendation (or,
@@ -118,7 +127,24 @@ pub fn headline(c: &Comparison) -> String {
                     "; the sustained load fell for {fell} candidate(s)"
                 ));
             }
-            s + &what_got_worse(c)
+            s.push_str(&what_got_worse(c));
+            // What could not be compared is said beside what got worse, never left out.
+            let lost = c
+                .not_comparable
+                .iter()
+                .filter(|n| {
+                    matches!(
+                        n.kind,
+                        NotComparableKind::MissingAfter | NotComparableKind::LeftOut
+                    )
+                })
+                .count();
+            if lost > 0 {
+                s.push_str(&format!(
+                    "; {lost} cell(s) not compared (not measured after, or left out: each below)"
+                ));
+            }
+            s + &verdicts_changed(c)
         }
         Outcome::NoRegression => format!(
             "no regression in {} compared cells ({} inconclusive){}",
