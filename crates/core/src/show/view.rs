@@ -43,7 +43,11 @@ pub fn report_view(a: &Analysis) -> ReportView {
         profiles: a
             .profiles
             .iter()
-            .map(|p| profile_view(p, &shared))
+            .map(|p| {
+                let mut v = profile_view(p, &shared);
+                v.caveats.extend(unplanned(a, p).map(Shown::new));
+                v
+            })
             .collect(),
         run_notes: all(report_run_notes(a)),
         legend: legend(),
@@ -321,6 +325,17 @@ pub(crate) fn decision_label(p: &ProfileReport) -> String {
     } else {
         p.decision.label().to_string()
     }
+}
+
+/// A verdict given with no plan loaded, said on its own card: which runs were planned is
+/// unknown, so a planned run missing from these would not show (the report says why above).
+fn unplanned(a: &Analysis, p: &ProfileReport) -> Option<String> {
+    use crate::analyse::verdict::ProfileDecision as D;
+    (a.completeness_unchecked.is_some() && matches!(p.decision, D::Accept | D::Tune | D::Reject))
+        .then(|| {
+            "no plan loaded: a planned run missing from these would not show (load the plan.json)"
+                .to_string()
+        })
 }
 
 fn profile_view(p: &ProfileReport, shared: &[&str]) -> ProfileView {

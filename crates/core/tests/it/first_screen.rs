@@ -898,3 +898,45 @@ fn a_placed_file_that_names_another_model_is_said_on_the_card() {
         p.flags
     );
 }
+
+/// With no plan loaded, which runs were planned is unknown: a verdict then carries that on its
+/// own card (a planned run missing from the set would not show), not only in the report's
+/// caveats above. Control: with the plan, the missing run is named and the profile held.
+#[test]
+fn a_verdict_with_no_plan_loaded_says_so_on_its_card() {
+    let files: Vec<_> = example_files()
+        .into_iter()
+        .filter(|f| !f.name.ends_with("runs/latency--np4.json"))
+        .collect();
+    let without: Vec<_> = files
+        .iter()
+        .filter(|f| !matches!(f.doc, Document::Plan(_)))
+        .cloned()
+        .collect();
+    let v = report_view(&analyze(&without));
+    let card = v
+        .profiles
+        .iter()
+        .find(|c| c.profile.as_str() == "latency")
+        .unwrap();
+    assert_eq!(card.decision_label.as_str(), "ACCEPT");
+    assert!(
+        card.caveats
+            .iter()
+            .any(|c| c.starts_with("no plan loaded: a planned run missing")),
+        "{:#?}",
+        card.caveats
+    );
+    let a = analyze(&files);
+    let p = a.profiles.iter().find(|p| p.profile == "latency").unwrap();
+    assert_eq!(
+        p.decision,
+        sloscope_core::analyse::verdict::ProfileDecision::Incomplete,
+        "{}",
+        p.reason
+    );
+    assert!(report_view(&a)
+        .profiles
+        .iter()
+        .all(|c| c.caveats.iter().all(|x| !x.starts_with("no plan loaded"))));
+}
