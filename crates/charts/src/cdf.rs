@@ -95,7 +95,7 @@ pub fn cdf<DB: DrawingBackend + 'static>(
     axes(
         &mut chart,
         &format!("{} (ms)", q.label()),
-        "fraction of requests",
+        "share of requests",
     )?;
     for (i, (name, vals)) in lines.iter().enumerate() {
         if !crate::marks::visible(name) {
@@ -135,7 +135,7 @@ pub fn cdf<DB: DrawingBackend + 'static>(
 }
 
 /// The profile's percentile SLOs on this latency (`ttft_p95_ms ≤ 250`): name, limit and the
-/// fraction of requests the curve must reach left of the limit.
+/// share of requests the curve must reach left of the limit.
 fn slo_marks(p: &ProfileReport, q: Quantity) -> Vec<(String, f64, f64)> {
     use sloscope_core::measure::{Direction, Metric, Quantity as Q, Stat};
     let want = match q {

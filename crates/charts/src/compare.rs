@@ -122,7 +122,7 @@ pub fn cdf_pair<DB: DrawingBackend + 'static>(
     axes(
         &mut chart,
         &format!("{} (ms)", q.label()),
-        "fraction of requests",
+        "share of requests",
     )?;
     let line = |v: &[f64]| -> Vec<(f64, f64)> {
         v.iter()

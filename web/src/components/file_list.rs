@@ -74,7 +74,7 @@ pub fn file_list(props: &Props) -> Html {
                             if let Some(side) = e.side {
                                 <span class={classes!("side", side.as_str())}>{ side.as_str() }</span>
                             }
-                            <span class="name">{ name.clone() }</span>
+                            <span class="name">{ crate::components::profile::breakable(&name) }</span>
                             <span class="detail">{ detail }</span>
                             if e.status == Status::Loading {
                                 if let Some(p) = e.progress {

@@ -14,7 +14,7 @@ pub use crate::components::charts::Props;
 /// A column title that may break after each `_` (`ttft_ p95_ ms`) where a narrow page or paper
 /// needs it, and nowhere inside a word (`cand / idat / e`); the text is unchanged.
 pub fn breakable(title: &str) -> Html {
-    let parts: Vec<&str> = title.split_inclusive('_').collect();
+    let parts: Vec<&str> = title.split_inclusive(['_', '/']).collect();
     html! { <>{ for parts.iter().map(|p| html! { <>{ p.to_string() }<wbr/></> }) }</> }
 }
 
