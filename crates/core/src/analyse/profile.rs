@@ -56,6 +56,11 @@ pub(super) fn analyze_profile(ctx: &Ctx<'_>, name: ProfileName) -> ProfileReport
         .filter(|(_, r)| r.profile == name.as_str())
         .copied()
         .collect();
+    // Another tool's run read without a plan (never placed in one) has no profile of its own.
+    let unplaced_only = !runs.is_empty()
+        && runs.iter().all(|(_, r)| {
+            r.source == crate::schema::RunSource::Imported && r.profile_spec.is_none()
+        });
     let defined = profile_spec(ctx, name, &runs);
     let (spec, defined_in) = match &defined {
         Ok((s, f)) => (
@@ -129,6 +134,13 @@ pub(super) fn analyze_profile(ctx: &Ctx<'_>, name: ProfileName) -> ProfileReport
         report.provisional = None;
         report.missing.clear();
         report.reason = "summaries only: a verdict needs the plan (SLOs) and the lineage records; import another tool's file with `sloscope import FILE --out DIR --plan PLAN --profile NAME --candidate NAME`".into();
+    } else if spec.is_none() && unplaced_only {
+        // Only other tools' files no one placed, shown under a profile guessed from their
+        // load: nothing asked for a verdict here, so none is withheld (not an invalid profile).
+        report.summaries_only = true;
+        report.provisional = None;
+        report.missing.clear();
+        report.reason = "summaries only: other tools' files not placed in the plan, shown under the profile their load suggests (place them: on the page, their profile and candidate; or `sloscope import FILE --plan PLAN --profile NAME --candidate NAME`)".into();
     }
     capacity(ctx, profile, &trial_runs, &mut report);
     crate::analyse::flags::after_verdict(&mut report);

@@ -417,3 +417,79 @@ fn llmperfs_own_token_counts_are_held_to_the_cap_with_its_tokenizers_slack() {
         "twice the cap is another workload"
     );
 }
+
+/// Another tool's file left out of the statement ("not judged") stays as read, under the
+/// profile its load suggests: summaries only there, said as a file not placed — never an
+/// INCOMPLETE "profile definition is invalid" of a profile nobody asked to judge. Control: the
+/// placed file's profile is judged.
+#[test]
+fn a_file_left_unjudged_is_summaries_only_not_an_invalid_profile() {
+    let placed = vllm("four.json", 1.0, 4);
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/peers/vllm/save-result.json");
+    let left = read_document("result.json", std::fs::read(fixture).unwrap()).unwrap();
+    let st = Statement {
+        profiles: vec![profile("balanced", 6000.0)],
+        places: vec![place(0, "balanced", "a")],
+    };
+    let mut a_files = Vec::new();
+    let given: Vec<(&str, &[(String, Run)])> = vec![("four.json", &placed)];
+    let plan = stated_plan(&st, &given).unwrap();
+    a_files.push(LoadedFile {
+        name: "plan.json".into(),
+        doc: Document::Plan(plan.clone()),
+    });
+    let records: Vec<LoadedFile> = example_files()
+        .into_iter()
+        .filter(|f| {
+            matches!(
+                f.doc,
+                Document::Deployment(_) | Document::QualityGate(_) | Document::FloatBaseline(_)
+            )
+        })
+        .collect();
+    let deployment = records.iter().find_map(|f| match &f.doc {
+        Document::Deployment(d) => Some(d.clone()),
+        _ => None,
+    });
+    for (name, run) in assign(
+        "four.json",
+        &placed,
+        &plan,
+        deployment.as_ref(),
+        ("balanced", "a"),
+    )
+    .unwrap()
+    .runs
+    {
+        a_files.push(LoadedFile {
+            name,
+            doc: Document::Run(Box::new(run)),
+        });
+    }
+    a_files.push(LoadedFile {
+        name: "result.json".into(),
+        doc: left,
+    });
+    a_files.extend(records);
+    let a = analyze(&a_files);
+    let latency = a
+        .profiles
+        .iter()
+        .find(|p| p.profile == "latency")
+        .expect("the unplaced file's profile");
+    assert!(latency.summaries_only, "{}", latency.reason);
+    assert!(
+        latency
+            .reason
+            .starts_with("summaries only: other tools' files not placed"),
+        "{}",
+        latency.reason
+    );
+    assert_ne!(
+        balanced(&a).decision,
+        ProfileDecision::Incomplete,
+        "{}",
+        balanced(&a).reason
+    );
+}
