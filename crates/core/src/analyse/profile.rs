@@ -128,20 +128,7 @@ pub(super) fn analyze_profile(ctx: &Ctx<'_>, name: ProfileName) -> ProfileReport
     );
     order_like_plan(ctx.plan.map(|p| p.1), &mut report.candidates);
     decide_profile(ctx, profile, &mut report);
-    if spec.is_none() && ctx.no_records {
-        report.summaries_only = true;
-        // No plan, so nothing was planned to be missing and no verdict to hold back.
-        report.provisional = None;
-        report.missing.clear();
-        report.reason = "summaries only: a verdict needs the plan (SLOs) and the lineage records; import another tool's file with `sloscope import FILE --out DIR --plan PLAN --profile NAME --candidate NAME`".into();
-    } else if spec.is_none() && unplaced_only {
-        // Only other tools' files no one placed, shown under a profile guessed from their
-        // load: nothing asked for a verdict here, so none is withheld (not an invalid profile).
-        report.summaries_only = true;
-        report.provisional = None;
-        report.missing.clear();
-        report.reason = "summaries only: other tools' files not placed in the plan, shown under the profile their load suggests (place them: on the page, their profile and candidate; or `sloscope import FILE --plan PLAN --profile NAME --candidate NAME`)".into();
-    }
+    summaries_only(ctx, spec.is_none(), unplaced_only, &mut report);
     capacity(ctx, profile, &trial_runs, &mut report);
     crate::analyse::flags::after_verdict(&mut report);
     let thresholds = profile.map_or_else(Thresholds::default, |p| Thresholds::from_slo(&p.slo));
@@ -160,6 +147,24 @@ pub(super) fn analyze_profile(ctx: &Ctx<'_>, name: ProfileName) -> ProfileReport
     cost(ctx.plan.map(|p| p.1), &mut report);
     finish(ctx, profile.is_some(), &mut report);
     report
+}
+
+/// A profile nothing asked to judge shows summaries only: without a plan or records (another
+/// tool's file read alone), or where every run is another tool's file never placed in the
+/// plan (shown under the profile its load suggests) — no verdict withheld, none invalid.
+fn summaries_only(ctx: &Ctx<'_>, no_spec: bool, unplaced_only: bool, report: &mut ProfileReport) {
+    let reason = if no_spec && ctx.no_records {
+        "summaries only: a verdict needs the plan (SLOs) and the lineage records; import another tool's file with `sloscope import FILE --out DIR --plan PLAN --profile NAME --candidate NAME`"
+    } else if no_spec && unplaced_only {
+        "summaries only: other tools' files not placed in the plan, shown under the profile their load suggests (place them: on the page, their profile and candidate; or `sloscope import FILE --plan PLAN --profile NAME --candidate NAME`)"
+    } else {
+        return;
+    };
+    report.summaries_only = true;
+    // Nothing was planned to be missing here, and there is no verdict to hold back.
+    report.provisional = None;
+    report.missing.clear();
+    report.reason = reason.into();
 }
 
 /// What the runs were collected under that is not what they are judged by: the plan's SLOs
