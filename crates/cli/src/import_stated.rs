@@ -51,60 +51,21 @@ pub fn run(a: &Stated) -> anyhow::Result<ExitCode> {
         Some(c) => vec![c.clone(); units.len()],
         None => default_candidates(&names, &[]),
     };
-    let st = Statement {
-        profiles: vec![StatedProfile {
-            name: a.profile.clone(),
-            primary_metric: a
-                .primary_metric
-                .clone()
-                .unwrap_or_else(|| default_primary(&a.profile).to_string()),
-            slo,
-        }],
-        places: (0..units.len())
-            .map(|i| StatedPlace {
-                file: i,
-                profile: a.profile.clone(),
-                candidate: candidates[i].clone(),
-            })
-            .collect(),
-    };
+    let st = statement(a, slo, units.len(), &candidates);
     let given: Vec<(&str, &[(String, Run)])> = units.iter().map(|u| (u.name, u.runs)).collect();
     let plan = match stated_plan(&st, &given) {
         Ok(p) => p,
         Err(e) => return bad(&e),
     };
-    let mut written = 0;
-    let mut skipped: Vec<String> = Vec::new();
-    let runs_dir = a.out.join("runs");
-    std::fs::create_dir_all(&runs_dir)?;
-    for (u, cand) in units.iter().zip(&candidates) {
-        skipped.extend(u.parts.iter().map(|&i| {
-            format!(
-                "{}: one run with {} (the same measurement)",
-                read[i].name, u.name
-            )
-        }));
-        let made = match assign(
-            u.name,
-            u.runs,
-            &plan,
-            deployment.as_ref(),
-            (&a.profile, cand),
-        ) {
-            Ok(m) => m,
-            Err(e) => return bad(&e),
+    let (written, skipped) =
+        match write_out(a, (&read, &units, &candidates), &plan, deployment.as_ref()) {
+            Ok(x) => x,
+            Err(Stop::Bad(why)) => return bad(&why),
+            Err(Stop::Write(path, e)) => {
+                eprintln!("sloscope: cannot write {}: {e}", path.display());
+                return Ok(ExitCode::from(Import::Output));
+            }
         };
-        skipped.extend(made.skipped);
-        for (i, (_, run)) in made.runs.iter().enumerate() {
-            let path = runs_dir.join(format!("{}--{cand}--import{i:02}.json", a.profile));
-            write::json_compact(&path, run)?;
-            written += 1;
-        }
-    }
-    write::json_compact(&a.out.join("plan.json"), &plan)?;
-    if let Some(dir) = &a.lineage {
-        copy_lineage(dir, &a.out.join("lineage"))?;
-    }
     for f in &failed {
         eprintln!("sloscope: not imported: {f}");
     }
@@ -123,6 +84,72 @@ pub fn run(a: &Stated) -> anyhow::Result<ExitCode> {
     } else {
         Import::Bad
     }))
+}
+
+/// Why writing stopped.
+enum Stop {
+    /// A unit could not be placed in the plan.
+    Bad(String),
+    /// This could not be written.
+    Write(PathBuf, std::io::Error),
+}
+
+/// The one profile stated, each unit its candidate.
+fn statement(a: &Stated, slo: BTreeMap<String, f64>, n: usize, candidates: &[String]) -> Statement {
+    Statement {
+        profiles: vec![StatedProfile {
+            name: a.profile.clone(),
+            primary_metric: a
+                .primary_metric
+                .clone()
+                .unwrap_or_else(|| default_primary(&a.profile).to_string()),
+            slo,
+        }],
+        places: (0..n)
+            .map(|i| StatedPlace {
+                file: i,
+                profile: a.profile.clone(),
+                candidate: candidates[i].clone(),
+            })
+            .collect(),
+    }
+}
+
+/// Each unit's runs placed in `plan`, the plan and the lineage records, written into the
+/// output directory: how many runs, and what was folded in or left out.
+fn write_out(
+    a: &Stated,
+    (read, units, candidates): (&[LoadedFile], &[sloscope_core::input::Unit<'_>], &[String]),
+    plan: &sloscope_core::schema::Plan,
+    deployment: Option<&Deployment>,
+) -> Result<(usize, Vec<String>), Stop> {
+    let unwritten = |path: PathBuf, e| Stop::Write(path, e);
+    let runs_dir = a.out.join("runs");
+    std::fs::create_dir_all(&runs_dir).map_err(|e| unwritten(runs_dir.clone(), e))?;
+    let (mut written, mut skipped) = (0, Vec::new());
+    for (u, cand) in units.iter().zip(candidates) {
+        skipped.extend(u.parts.iter().map(|&i| {
+            format!(
+                "{}: one run with {} (the same measurement)",
+                read[i].name, u.name
+            )
+        }));
+        let made =
+            assign(u.name, u.runs, plan, deployment, (&a.profile, cand)).map_err(Stop::Bad)?;
+        skipped.extend(made.skipped);
+        for (i, (_, run)) in made.runs.iter().enumerate() {
+            let path = runs_dir.join(format!("{}--{cand}--import{i:02}.json", a.profile));
+            write::json_compact(&path, run).map_err(|e| unwritten(path.clone(), e))?;
+            written += 1;
+        }
+    }
+    let plan_file = a.out.join("plan.json");
+    write::json_compact(&plan_file, plan).map_err(|e| unwritten(plan_file.clone(), e))?;
+    if let Some(dir) = &a.lineage {
+        let to = a.out.join("lineage");
+        copy_lineage(dir, &to).map_err(|e| unwritten(to.clone(), e))?;
+    }
+    Ok((written, skipped))
 }
 
 fn bad(why: &str) -> anyhow::Result<ExitCode> {

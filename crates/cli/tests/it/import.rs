@@ -659,3 +659,40 @@ fn slos_stated_on_the_command_line_judge_other_tools_files() {
         stderr(&o)
     );
 }
+
+/// An output that cannot be written is exit 4 (the output), naming the path — not 2, and not
+/// an error without a path. Control: a writable output is 0.
+#[test]
+fn a_stated_import_that_cannot_write_says_where() {
+    let d = scratch("import-slo-unwritable");
+    let file = peer("vllm/save-detailed.json");
+    // A file where the output directory should be: nothing can be created under it.
+    let blocked = d.join("blocked");
+    std::fs::write(&blocked, "not a directory").unwrap();
+    let args = |out: &Path| {
+        vec![
+            "import".to_string(),
+            file.display().to_string(),
+            "--out".into(),
+            out.display().to_string(),
+            "--profile".into(),
+            "balanced".into(),
+            "--slo".into(),
+            "ttft_p95_ms=100000".into(),
+        ]
+    };
+    let run = |out: &Path| {
+        let a = args(out);
+        let refs: Vec<&str> = a.iter().map(String::as_str).collect();
+        sloscope(&refs, &[])
+    };
+    let o = run(&blocked.join("out"));
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("cannot write") && stderr(&o).contains("blocked"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&d.join("ok"));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
