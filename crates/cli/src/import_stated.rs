@@ -10,8 +10,8 @@ use std::process::ExitCode;
 
 use sloscope_collector::record::write;
 use sloscope_core::input::{
-    assign, default_candidates, default_primary, join_imported, standalone_runs, stated_plan,
-    units, StatedPlace, StatedProfile, Statement,
+    assign, default_candidates, default_primary, join_imported, stated_plan, units, StatedPlace,
+    StatedProfile, Statement,
 };
 use sloscope_core::schema::{Deployment, Run};
 use sloscope_core::{Document, LoadedFile};
@@ -31,6 +31,14 @@ pub struct Stated {
 
 /// Runs the command.
 pub fn run(a: &Stated) -> anyhow::Result<ExitCode> {
+    // The plan written is the folder's only plan: beside another plan's runs, or an earlier
+    // import's, the two would be read as one collection.
+    if std::fs::read_dir(&a.out).is_ok_and(|mut d| d.next().is_some()) {
+        return bad(&format!(
+            "--out {}: not empty; a stated plan and its runs need a folder of their own (an earlier import's runs, or another plan's, would be read with them)",
+            a.out.display()
+        ));
+    }
     let slo = match limits(&a.slo) {
         Ok(s) => s,
         Err(e) => return bad(&e),
@@ -127,7 +135,7 @@ fn write_out(
     let runs_dir = a.out.join("runs");
     std::fs::create_dir_all(&runs_dir).map_err(|e| unwritten(runs_dir.clone(), e))?;
     let (mut written, mut skipped) = (0, Vec::new());
-    for (u, cand) in units.iter().zip(candidates) {
+    for (n, (u, cand)) in units.iter().zip(candidates).enumerate() {
         skipped.extend(u.parts.iter().map(|&i| {
             format!(
                 "{}: one run with {} (the same measurement)",
@@ -138,7 +146,8 @@ fn write_out(
             assign(u.name, u.runs, plan, deployment, (&a.profile, cand)).map_err(Stop::Bad)?;
         skipped.extend(made.skipped);
         for (i, (_, run)) in made.runs.iter().enumerate() {
-            let path = runs_dir.join(format!("{}--{cand}--import{i:02}.json", a.profile));
+            // Per unit and benchmark: files given one candidate never overwrite each other.
+            let path = runs_dir.join(format!("{}--{cand}--import{n:02}-{i:02}.json", a.profile));
             write::json_compact(&path, run).map_err(|e| unwritten(path.clone(), e))?;
             written += 1;
         }
@@ -163,6 +172,7 @@ fn limits(given: &[String]) -> Result<BTreeMap<String, f64>, String> {
     for g in given {
         let (metric, text) = g
             .split_once('=')
+            .filter(|(m, _)| !m.trim().is_empty())
             .ok_or_else(|| format!("--slo {g:?}: expected METRIC=LIMIT, e.g. ttft_p95_ms=200"))?;
         let v = text
             .trim()
@@ -179,19 +189,31 @@ fn limits(given: &[String]) -> Result<BTreeMap<String, f64>, String> {
     Ok(out)
 }
 
-/// Each file as the page reads it without a plan; the ones that cannot be, with why.
+/// Each file as the page reads it without a plan (a file given twice, once; a file another
+/// tool writes beside its results with no measurement of its own, such as AIPerf's warm-up
+/// phase summary, set aside and said); the ones that cannot be read, with why.
 fn read_files(files: &[PathBuf]) -> (Vec<LoadedFile>, Vec<String>) {
     let mut read = Vec::new();
     let mut failed = Vec::new();
+    let mut seen: Vec<PathBuf> = Vec::new();
     for f in files {
+        let key = f.canonicalize().unwrap_or_else(|_| f.clone());
+        if seen.contains(&key) {
+            eprintln!("sloscope: skipped: {}: given twice, read once", f.display());
+            continue;
+        }
+        seen.push(key);
         let name = f.display().to_string();
         match std::fs::read(f) {
             Err(e) => failed.push(format!("{name}: cannot read: {e}")),
-            Ok(bytes) => match standalone_runs(&name, &bytes) {
-                Ok(runs) => read.push(LoadedFile {
-                    name,
-                    doc: Document::Imported(runs),
-                }),
+            Ok(bytes) => match sloscope_core::read_document(&name, bytes) {
+                Ok(doc @ Document::Imported(_)) => read.push(LoadedFile { name, doc }),
+                Ok(Document::Aside(what)) => {
+                    eprintln!("sloscope: skipped: {name}: set aside: {what}");
+                }
+                Ok(_) => failed.push(format!(
+                    "{name}: a sloscope file, not another tool's result (analyse it with the runs instead)"
+                )),
                 Err(e) => failed.push(e.to_string()),
             },
         }

@@ -696,3 +696,72 @@ fn a_stated_import_that_cannot_write_says_where() {
     let o = run(&d.join("ok"));
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 }
+
+/// From a hostile review of `import --slo`: a file given twice is read once (it hung, the join
+/// taking it for its own copy); AIPerf's warm-up phase summary is set aside, never a candidate;
+/// files given one candidate never overwrite each other's run; an output folder already holding
+/// files is refused (another plan's runs, or an earlier import's, would be read with the new
+/// plan). Controls: each file's own run written.
+#[test]
+fn a_stated_import_reads_each_measurement_once_and_writes_into_its_own_folder() {
+    let d = scratch("import-slo-hostile");
+    let vllm = peer("vllm/save-detailed.json").display().to_string();
+    let llmperf = peer("llmperf/smollm2-q4_64_32_individual_responses.json")
+        .display()
+        .to_string();
+    let run = |files: &[&str], extra: &[&str], out: &Path| {
+        let mut args: Vec<&str> = vec!["import"];
+        args.extend(files);
+        let o = out.display().to_string();
+        args.extend([
+            "--profile",
+            "balanced",
+            "--slo",
+            "ttft_p95_ms=8000",
+            "--out",
+            &o,
+        ]);
+        args.extend(extra);
+        sloscope(&args, &[])
+    };
+    let runs = |out: &Path| std::fs::read_dir(out.join("runs")).map_or(0, |d| d.count());
+    let twice = d.join("twice");
+    let o = run(&[&vllm, &vllm], &[], &twice);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(runs(&twice), 1);
+    assert!(
+        stderr(&o).contains("given twice, read once"),
+        "{}",
+        stderr(&o)
+    );
+    let artifact: Vec<String> = [
+        "profile_export.jsonl",
+        "profile_export_aiperf.json",
+        "profile_export_aiperf.csv",
+        "phases/profiling/profile_export_aiperf.json",
+        "phases/warmup/profile_export_aiperf.json",
+    ]
+    .iter()
+    .map(|f| {
+        peer(&format!("aiperf-artifact/c2/{f}"))
+            .display()
+            .to_string()
+    })
+    .collect();
+    let refs: Vec<&str> = artifact.iter().map(String::as_str).collect();
+    let aiperf = d.join("aiperf");
+    let o = run(&refs, &[], &aiperf);
+    assert!(
+        stderr(&o).contains("warmup phase summary"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(runs(&aiperf), 1, "{}", stderr(&o));
+    let shared = d.join("shared");
+    let o = run(&[&vllm, &llmperf], &["--candidate", "x"], &shared);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(runs(&shared), 2, "{}", stderr(&o));
+    let o = run(&[&vllm], &[], &shared);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("not empty"), "{}", stderr(&o));
+}

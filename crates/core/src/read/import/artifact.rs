@@ -256,6 +256,9 @@ fn twins(files: &[&LoadedFile], out: &mut Joined) {
         let mut kept: Vec<NamedRuns<'_>> = Vec::new();
         for (name, runs) in group {
             match kept.iter().find(|(_, k)| same_runs(k, runs)) {
+                // One file given twice under one name is not two formats of a run: the
+                // analysis counts it once elsewhere; here it must not consume itself.
+                Some((first, _)) if *first == name => {}
                 Some((first, _)) => {
                     out.consumed.insert(name.to_string());
                     out.part_of.insert(name.to_string(), first.to_string());

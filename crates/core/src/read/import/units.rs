@@ -27,9 +27,14 @@ pub struct Unit<'a> {
 pub fn units<'a>(files: &[&'a LoadedFile], joined: &'a Joined) -> Vec<Unit<'a>> {
     // The file whose run holds `name` (a chain: a copy of a joined summary).
     let root = |name: &'a str| {
+        // Bounded: a chain is a copy of a joined summary at most; never a cycle, but a file
+        // given twice under one name must not make one.
         let mut at = name;
-        while let Some(next) = joined.part_of.get(at) {
-            at = next.as_str();
+        for _ in 0..8 {
+            match joined.part_of.get(at) {
+                Some(next) if next != at => at = next.as_str(),
+                _ => break,
+            }
         }
         at
     };
