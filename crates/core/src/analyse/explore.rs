@@ -15,6 +15,7 @@
 
 mod choose;
 pub mod evidence;
+mod kriging;
 pub mod record;
 pub mod replay;
 mod surface;
@@ -99,7 +100,7 @@ pub struct Settings {
 /// both (the best predicted within the SLOs first); 3, with fewer than 12 launches none is kept
 /// for the contenders' further requests while refining (they still get any left over): the
 /// configurations explored matter more there, and the confirmation measures the pick afresh.
-pub const WALK: u32 = 3;
+pub const WALK: u32 = 4;
 
 /// Requests of a confirmation launch: two repeats, and at least as many as bound a p95 from
 /// above on the fresh launch alone (59), so that the verdict drawn on the fresh measurement can
@@ -122,15 +123,42 @@ impl Settings {
                 .launches
                 .unwrap_or_else(|| default_launches(space.configs.len())),
             requests: budget.requests,
-            screen_requests: r,
-            more_requests: 3 * r,
-            max_requests_per_config: 4 * r,
+            screen_requests: r * sizes(WALK).0,
+            more_requests: r * sizes(WALK).1,
+            max_requests_per_config: r * sizes(WALK).2,
             confirm_requests: budget
                 .confirm_requests
                 .map_or_else(|| confirm_requests(r), |n| n.max(1).div_ceil(r) * r),
             seed,
             walk: WALK,
         }
+    }
+}
+
+/// A screening trial's requests, a contender's further trial's and the most pooled for one
+/// configuration, in repeats, by walk revision: 1, 3 and 4 to walk 3; from walk 4, 4, 4 and 8.
+/// Launches are what a search spends most (a server's start takes minutes on a GPU host,
+/// a repeat seconds), so from walk 4 each launch measures enough to bound a p95 on both sides
+/// (four repeats of the benchmark's 24 requests): a screened configuration's SLOs are then
+/// decided, or nearly, by its own launch, and fewer launches go to measuring again.
+fn sizes(walk: u32) -> (u64, u64, u64) {
+    if walk >= 4 {
+        (4, 4, 8)
+    } else {
+        (1, 3, 4)
+    }
+}
+
+impl Settings {
+    /// The same settings for walk revision `walk` (the sizes its trials measure).
+    pub fn at_walk(mut self, walk: u32) -> Settings {
+        let r = self.screen_requests / sizes(self.walk).0;
+        let (screen, more, max) = sizes(walk);
+        self.screen_requests = r * screen;
+        self.more_requests = r * more;
+        self.max_requests_per_config = r * max;
+        self.walk = walk;
+        self
     }
 }
 
@@ -194,7 +222,8 @@ impl Explorer {
 
     /// The same search run by walk revision `walk` (a replay of trials that recorded theirs).
     pub fn with_walk(mut self, walk: u32) -> Explorer {
-        self.settings.walk = walk;
+        self.settings = self.settings.at_walk(walk);
+        self.design = choose::design(&self.space, &self.settings);
         self
     }
 

@@ -22,6 +22,8 @@ pub struct Spent {
     pub requests: u64,
     /// The search only: whether the fresh launches upheld the pick.
     pub confirmed: Option<bool>,
+    /// The search only: whether the pick met every SLO with confidence.
+    pub sure: bool,
     /// The search only: each configuration measured, and why those out of the running are out.
     pub trace: Option<Trace>,
 }
@@ -42,8 +44,7 @@ pub fn search(l: &Landscape, repeat: u64, budget: &SpaceBudget) -> Spent {
 
 /// [`search`] by walk revision `walk`.
 pub fn search_walk(l: &Landscape, repeat: u64, budget: &SpaceBudget, walk: u32) -> Spent {
-    let mut settings = Settings::new(&l.space, budget, repeat, 7);
-    settings.walk = walk;
+    let settings = Settings::new(&l.space, budget, repeat, 7).at_walk(walk);
     let mut e = Explorer::new(l.space.clone(), Metric::TPOT_P95, settings);
     let mut pooled: BTreeMap<Config, (Vec<f64>, Vec<f64>)> = BTreeMap::new();
     let mut launch = 0u64;
@@ -79,6 +80,7 @@ pub fn search_walk(l: &Landscape, repeat: u64, budget: &SpaceBudget, walk: u32) 
         launches: launch,
         requests: e.requests_spent(),
         confirmed: r.confirmed,
+        sure: r.chosen_meets_all,
         trace: Some(trace),
     }
 }
@@ -102,6 +104,7 @@ fn measure_all(l: &Landscape, configs: &[Config], requests: u64) -> Spent {
         launches: configs.len() as u64,
         requests: configs.len() as u64 * requests,
         confirmed: None,
+        sure: false,
         trace: None,
     }
 }

@@ -5,7 +5,7 @@ mod answer;
 
 pub(super) use answer::result;
 
-use super::{surface, Explorer, Outcome, Purpose, Settings, Step};
+use super::{kriging, surface, Explorer, Outcome, Purpose, Settings, Step};
 use crate::base::fmt::format_number;
 use crate::base::rng::finalize;
 use crate::check::space::{Config, Space};
@@ -16,6 +16,9 @@ const MAX_DESIGN: usize = 48;
 const REFINE_AROUND: usize = 3;
 /// How many contenders may get more requests.
 const CONTENDERS: usize = 4;
+/// From walk 4, the pick is the best survivor that meets every SLO with at least this chance
+/// ([`super::evidence::SloEstimate::likely_met`]).
+const LIKELY: f64 = 0.8;
 /// Fewer launches than this keep none for the contenders while refining (walk 3).
 const FEW_LAUNCHES: u32 = 12;
 
@@ -24,8 +27,14 @@ const FEW_LAUNCHES: u32 = 12;
 /// launches that the confirmation leaves, at least one per knob plus one.
 pub(super) fn design(space: &Space, s: &Settings) -> Vec<Config> {
     let free = s.launches.saturating_sub(2) as usize;
-    let want = ((free as f64 * 0.35).ceil() as usize)
-        .max(space.knobs.len() + 1)
+    // From walk 4 the kriging guides the rest from two points on: a fifth of the launches.
+    let (share, least) = if s.walk >= 4 {
+        (0.2, 2)
+    } else {
+        (0.35, space.knobs.len() + 1)
+    };
+    let want = ((free as f64 * share).ceil() as usize)
+        .max(least)
         .min(free.max(1))
         .min(space.configs.len())
         .min(MAX_DESIGN);
@@ -148,6 +157,11 @@ fn alive(e: &Explorer) -> Vec<Config> {
 /// downhill), else the unmeasured configuration the surface predicts best, else the one
 /// farthest from every measured one.
 fn refine(e: &Explorer) -> Option<Config> {
+    if e.settings.walk >= 4 {
+        if let Some(c) = kriging::suggest(e) {
+            return Some(c);
+        }
+    }
     let top: Vec<Config> = alive(e).into_iter().take(REFINE_AROUND).collect();
     let near: Vec<Config> = top.iter().flat_map(|c| e.space.neighbours(c)).collect();
     let guided = e.settings.walk >= 2;
@@ -251,29 +265,37 @@ fn contender(e: &Explorer) -> Option<Config> {
         .cloned()
 }
 
-/// The pick: the best survivor meeting every SLO with confidence, else the best meeting them
-/// by its point estimates; its rival, the next survivor.
+/// How well a measured configuration is known to meet the SLOs, better first: 0, with
+/// confidence (from walk 4: with a chance of at least [`LIKELY`], confidence included); 1, by
+/// its point estimates; 2, not even by those (or not measured).
+pub(super) fn tier(e: &Explorer, c: &Config) -> u8 {
+    let Some(Outcome::Measured { evidence }) = e.known.get(c) else {
+        return 2;
+    };
+    let first = if e.settings.walk >= 4 {
+        evidence.likely_meets_all(LIKELY)
+    } else {
+        evidence.meets_all()
+    };
+    if first {
+        0
+    } else if evidence.meets_all_by_value() {
+        1
+    } else {
+        2
+    }
+}
+
+/// The pick: the best survivor of the best [`tier`] but 2; its rival, the next survivor; and
+/// whether the pick meets every SLO with confidence.
 fn pick(e: &Explorer) -> (Option<Config>, Option<Config>, bool) {
     let alive = alive(e);
-    let meets = |c: &Config, sure: bool| match e.known.get(c) {
-        Some(Outcome::Measured { evidence }) => {
-            if sure {
-                evidence.meets_all()
-            } else {
-                evidence.meets_all_by_value()
-            }
-        }
-        _ => false,
-    };
-    let chosen = alive
-        .iter()
-        .find(|c| meets(c, true))
-        .map(|c| (c.clone(), true))
-        .or_else(|| {
-            alive
-                .iter()
-                .find(|c| meets(c, false))
-                .map(|c| (c.clone(), false))
+    let chosen = [0, 1]
+        .into_iter()
+        .find_map(|t| alive.iter().find(|c| tier(e, c) == t))
+        .map(|c| {
+            let sure = matches!(e.known.get(c), Some(Outcome::Measured { evidence }) if evidence.meets_all());
+            (c.clone(), sure)
         });
     let Some((chosen, sure)) = chosen else {
         return (None, None, false);

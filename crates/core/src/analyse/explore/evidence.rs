@@ -91,6 +91,39 @@ impl SloEstimate {
         }
     }
 
+    /// Met with a chance of at least `p` by the estimate's interval taken as normal on a log
+    /// scale (the sd from its width, the side it has, or 0.3 with neither); met with
+    /// confidence is certain, missed with confidence no chance.
+    pub fn likely_met(&self, p: f64) -> bool {
+        if self.met() {
+            return true;
+        }
+        if self.missed() {
+            return false;
+        }
+        let Some(e) = &self.estimate else {
+            return false;
+        };
+        if !(e.value > 0.0 && self.limit > 0.0) {
+            return self.met_by_value();
+        }
+        let side = |b: Option<f64>| {
+            b.filter(|b| *b > 0.0 && b.is_finite())
+                .map(|b| (b.ln() - e.value.ln()).abs() / 1.96)
+        };
+        let sd = match (side(e.lo), side(e.hi)) {
+            (Some(a), Some(b)) => (a + b) / 2.0,
+            (Some(a), None) | (None, Some(a)) => a,
+            (None, None) => 0.3,
+        }
+        .max(1e-9);
+        let margin = match self.metric.direction() {
+            Direction::LowerIsBetter => (self.limit / e.value).ln(),
+            Direction::HigherIsBetter => (e.value / self.limit).ln(),
+        };
+        crate::base::special::normal_cdf(margin / sd) >= p
+    }
+
     /// Met by the point estimate.
     pub fn met_by_value(&self) -> bool {
         self.estimate
@@ -137,6 +170,11 @@ impl Evidence {
     /// Every SLO met with confidence.
     pub fn meets_all(&self) -> bool {
         self.slo.iter().all(SloEstimate::met)
+    }
+
+    /// Every SLO met with a chance of at least `p` ([`SloEstimate::likely_met`]).
+    pub fn likely_meets_all(&self, p: f64) -> bool {
+        self.slo.iter().all(|s| s.likely_met(p))
     }
 
     /// Every SLO met by its point estimate.

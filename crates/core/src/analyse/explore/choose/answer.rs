@@ -1,7 +1,7 @@
 //! The search's answer: the pick (frozen at the first confirmation), why every other measured
 //! configuration is not it, and what the fresh launches said.
 
-use super::{bound, frozen, pick, standing, Standing};
+use super::{bound, frozen, pick, standing, tier, Standing};
 use crate::analyse::explore::{Dropped, Estimate, Explorer, Outcome, Purpose, SearchResult};
 use crate::base::fmt::format_number;
 use crate::check::space::Config;
@@ -54,12 +54,16 @@ fn not_chosen(e: &Explorer, c: &Config, chosen: Option<&Config>) -> String {
         Some(Outcome::Measured { evidence }) => evidence.primary,
         _ => None,
     };
-    let sure = |c: &Config| matches!(e.known.get(c), Some(Outcome::Measured { evidence }) if evidence.meets_all());
     let (Some(mine), Some(pick)) = (est(c), chosen.and_then(est)) else {
         return "not chosen: no pick to compare it with".into();
     };
-    let why = match (chosen.is_some_and(sure), sure(c)) {
-        (true, false) => "the pick meets every SLO with confidence, it does not",
+    let tiers = chosen.map(|p| (tier(e, p), tier(e, c)));
+    let why = match tiers {
+        Some((0, t)) if t > 0 && e.settings.walk >= 4 => {
+            "the pick meets every SLO with a chance of 80 % or more by its intervals, it does not"
+        }
+        Some((0, t)) if t > 0 => "the pick meets every SLO with confidence, it does not",
+        Some((1, 2)) => "the pick meets every SLO by its point estimates, it does not",
         _ if mine.score(e.primary).0 == pick.score(e.primary).0 => {
             "level with the pick (a tie goes to the first in the space's order)"
         }

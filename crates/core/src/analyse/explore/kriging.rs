@@ -1,0 +1,407 @@
+//! Where to look next from walk revision 4: a Gaussian process (kriging) over the measured
+//! configurations for the primary metric's logarithm and one for the SLOs' worst margin, and
+//! the unmeasured configuration with the largest expected improvement over the best one
+//! measured within the SLOs, weighted by the chance that it meets them (constrained expected
+//! improvement). Unlike the fitted surface of walks 2 and 3, it says how unsure it is where
+//! little was measured, so a few launches go where the answer can still change, not only where
+//! a fit of too few points points. A guide for where to look next, never evidence: every
+//! configuration it points at is measured before it counts.
+//!
+//! The kernel is squared-exponential over each numeric knob's position (0 to 1) and each named
+//! knob's value (another value at a fixed distance); its length is the one of a few that gives
+//! the measurements the highest likelihood; each measurement's noise is the width of its 95 %
+//! interval (the two sides' mean, or the one side it has).
+
+use super::{Explorer, Outcome};
+use crate::base::metric::Direction;
+use crate::base::special::normal_cdf;
+use crate::check::space::{Config, Space};
+use crate::schema::KnobValue;
+
+/// Lengths of the kernel tried (in a numeric knob's range).
+const LENGTHS: [f64; 4] = [0.2, 0.35, 0.6, 1.0];
+/// The distance between two values of a named knob, as a share of a numeric knob's range.
+const NAMED_DISTANCE: f64 = 0.5;
+/// The noise (sd, log scale) of a measurement whose interval is unbounded on both sides.
+const UNBOUNDED_NOISE: f64 = 0.3;
+/// The least noise of a measurement (sd, log scale): what one configuration varies by between
+/// launches.
+const LEAST_NOISE: f64 = 0.03;
+/// The margin a launch that failed counts as (well past every limit).
+const FAILED_MARGIN: f64 = 1.0;
+
+/// One fitted process: the measured points, the weights of the data and the inverse-factor
+/// for the predictive variance.
+struct Process {
+    points: Vec<Vec<f64>>,
+    mean: f64,
+    scale: f64,
+    length: f64,
+    chol: Vec<Vec<f64>>,
+    alpha: Vec<f64>,
+}
+
+/// A configuration's coordinates: numeric knobs' positions, named knobs' one-hot values.
+fn coordinates(space: &Space, c: &Config) -> Vec<f64> {
+    let pos = space.position(c);
+    let mut out = Vec::new();
+    for (k, knob) in space.knobs.iter().enumerate() {
+        if knob.values.iter().any(|v| matches!(v, KnobValue::Text(_))) {
+            let w = NAMED_DISTANCE / std::f64::consts::SQRT_2;
+            out.extend((0..knob.values.len()).map(|v| if c[k] == v { w } else { 0.0 }));
+        } else {
+            out.push(pos[k]);
+        }
+    }
+    out
+}
+
+fn kernel(a: &[f64], b: &[f64], scale: f64, length: f64) -> f64 {
+    let d: f64 = a.iter().zip(b).map(|(x, y)| (x - y) * (x - y)).sum();
+    scale * (-d / (2.0 * length * length)).exp()
+}
+
+/// The lower Cholesky factor of a symmetric positive definite matrix (`None`: not one).
+fn cholesky(a: &[Vec<f64>]) -> Option<Vec<Vec<f64>>> {
+    let n = a.len();
+    let mut l = vec![vec![0.0; n]; n];
+    for i in 0..n {
+        for j in 0..=i {
+            let s: f64 = a[i][j] - (0..j).map(|k| l[i][k] * l[j][k]).sum::<f64>();
+            if i == j {
+                if s <= 0.0 || !s.is_finite() {
+                    return None;
+                }
+                l[i][i] = s.sqrt();
+            } else {
+                l[i][j] = s / l[j][j];
+            }
+        }
+    }
+    Some(l)
+}
+
+/// Solves `L x = b` for a lower-triangular `L`.
+fn forward(l: &[Vec<f64>], b: &[f64]) -> Vec<f64> {
+    let mut x = vec![0.0; b.len()];
+    for i in 0..b.len() {
+        x[i] = (b[i] - (0..i).map(|k| l[i][k] * x[k]).sum::<f64>()) / l[i][i];
+    }
+    x
+}
+
+/// Solves `Lᵀ x = b` for a lower-triangular `L`.
+fn backward(l: &[Vec<f64>], b: &[f64]) -> Vec<f64> {
+    let n = b.len();
+    let mut x = vec![0.0; n];
+    for i in (0..n).rev() {
+        x[i] = (b[i] - (i + 1..n).map(|k| l[k][i] * x[k]).sum::<f64>()) / l[i][i];
+    }
+    x
+}
+
+impl Process {
+    /// The process of values `y` (with noise sd `noise`) at `points` with one kernel length,
+    /// and its log marginal likelihood.
+    fn with_length(
+        points: &[Vec<f64>],
+        y: &[f64],
+        noise: &[f64],
+        length: f64,
+    ) -> Option<(Process, f64)> {
+        let n = y.len() as f64;
+        let mean = y.iter().sum::<f64>() / n;
+        let var = y.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / n;
+        let scale = var.max(0.01);
+        let a: Vec<Vec<f64>> = points
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                points
+                    .iter()
+                    .enumerate()
+                    .map(|(j, q)| {
+                        kernel(p, q, scale, length) + if i == j { noise[i] * noise[i] } else { 0.0 }
+                    })
+                    .collect()
+            })
+            .collect();
+        let chol = cholesky(&a)?;
+        let centred: Vec<f64> = y.iter().map(|v| v - mean).collect();
+        let z = forward(&chol, &centred);
+        let alpha = backward(&chol, &z);
+        let logdet: f64 = (0..y.len()).map(|i| chol[i][i].ln()).sum();
+        let likelihood = -0.5 * z.iter().map(|v| v * v).sum::<f64>() - logdet;
+        let process = Process {
+            points: points.to_vec(),
+            mean,
+            scale,
+            length,
+            chol,
+            alpha,
+        };
+        Some((process, likelihood))
+    }
+
+    /// The process of the most likely kernel length.
+    fn fit(points: &[Vec<f64>], y: &[f64], noise: &[f64]) -> Option<Process> {
+        LENGTHS
+            .iter()
+            .filter_map(|&l| Process::with_length(points, y, noise, l))
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(p, _)| p)
+    }
+
+    /// The mean and sd of the process (without the measurement noise) at `x`.
+    fn predict(&self, x: &[f64]) -> (f64, f64) {
+        let k: Vec<f64> = self
+            .points
+            .iter()
+            .map(|p| kernel(p, x, self.scale, self.length))
+            .collect();
+        let mean = self.mean + k.iter().zip(&self.alpha).map(|(a, b)| a * b).sum::<f64>();
+        let v = forward(&self.chol, &k);
+        let var = self.scale - v.iter().map(|x| x * x).sum::<f64>();
+        (mean, var.max(1e-12).sqrt())
+    }
+}
+
+/// The sd (log scale) of a measurement with 95 % interval `lo`–`hi` around `value`.
+fn noise_of(value: f64, lo: Option<f64>, hi: Option<f64>) -> f64 {
+    let side = |b: Option<f64>| {
+        b.filter(|b| *b > 0.0 && b.is_finite())
+            .map(|b| (b.ln() - value.ln()).abs() / 1.96)
+    };
+    let sd = match (side(lo), side(hi)) {
+        (Some(a), Some(b)) => (a + b) / 2.0,
+        (Some(a), None) | (None, Some(a)) => a,
+        (None, None) => UNBOUNDED_NOISE,
+    };
+    sd.max(LEAST_NOISE)
+}
+
+/// The primary metric of a measurement on a log scale, lower better, with its noise.
+fn log_primary(e: &Explorer, o: &Outcome) -> Option<(f64, f64)> {
+    let Outcome::Measured { evidence } = o else {
+        return None;
+    };
+    let p = evidence.primary?;
+    if !(p.value > 0.0 && p.value.is_finite()) {
+        return None;
+    }
+    let sign = match e.primary.direction() {
+        Direction::LowerIsBetter => 1.0,
+        Direction::HigherIsBetter => -1.0,
+    };
+    Some((sign * p.value.ln(), noise_of(p.value, p.lo, p.hi)))
+}
+
+/// The worst SLO margin of a trial on a log scale (above 0: past a limit), with its noise.
+fn margin(o: &Outcome) -> Option<(f64, f64)> {
+    let evidence = match o {
+        Outcome::Infeasible { .. } => return Some((FAILED_MARGIN, LEAST_NOISE)),
+        Outcome::Measured { evidence } => evidence,
+    };
+    let mut worst: Option<(f64, f64)> = None;
+    for s in &evidence.slo {
+        let x = s.estimate.as_ref()?;
+        if !(x.value > 0.0 && s.limit > 0.0 && x.value.is_finite() && s.limit.is_finite()) {
+            return None;
+        }
+        let m = match s.metric.direction() {
+            Direction::LowerIsBetter => (x.value / s.limit).ln(),
+            Direction::HigherIsBetter => (s.limit / x.value).ln(),
+        };
+        if worst.is_none_or(|w| m > w.0) {
+            worst = Some((m, noise_of(x.value, x.lo, x.hi)));
+        }
+    }
+    Some(worst.unwrap_or((-FAILED_MARGIN, LEAST_NOISE)))
+}
+
+/// The process of `f` over the measured configurations.
+fn process(e: &Explorer, f: &dyn Fn(&Outcome) -> Option<(f64, f64)>) -> Option<Process> {
+    let (mut x, mut y, mut noise) = (Vec::new(), Vec::new(), Vec::new());
+    for (c, o) in &e.known {
+        if let Some((v, s)) = f(o) {
+            x.push(coordinates(&e.space, c));
+            y.push(v);
+            noise.push(s);
+        }
+    }
+    if y.len() < 2 {
+        return None;
+    }
+    Process::fit(&x, &y, &noise)
+}
+
+/// Expected improvement below `best` of a normal (`mean`, `sd`).
+fn improvement(best: f64, mean: f64, sd: f64) -> f64 {
+    let z = (best - mean) / sd;
+    let density = (-0.5 * z * z).exp() / (2.0 * std::f64::consts::PI).sqrt();
+    (best - mean) * normal_cdf(z) + sd * density
+}
+
+/// The unmeasured configuration with the largest expected improvement on the primary metric
+/// times its chance of meeting every SLO (with nothing measured within the SLOs yet: the
+/// likeliest to meet them), or `None` with fewer than two measurements.
+pub(super) fn suggest(e: &Explorer) -> Option<Config> {
+    let primary = process(e, &|o| log_primary(e, o))?;
+    let slo = process(e, &margin);
+    let within = |x: &[f64]| {
+        slo.as_ref().map_or(1.0, |p| {
+            let (m, s) = p.predict(x);
+            normal_cdf(-m / s)
+        })
+    };
+    // The incumbent: the best predicted among the measured configurations likely within.
+    let best = e
+        .known
+        .keys()
+        .map(|c| coordinates(&e.space, c))
+        .filter(|x| within(x) >= 0.5)
+        .map(|x| primary.predict(&x).0)
+        .min_by(f64::total_cmp);
+    e.space
+        .configs
+        .iter()
+        .filter(|c| !e.known.contains_key(*c))
+        .map(|c| {
+            let x = coordinates(&e.space, c);
+            let p = within(&x);
+            let gain = match best {
+                Some(b) => {
+                    let (m, s) = primary.predict(&x);
+                    improvement(b, m, s) * p
+                }
+                None => p,
+            };
+            (gain, c)
+        })
+        .max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(a.1)))
+        .map(|(_, c)| c.clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analyse::explore::{Estimate, Evidence, Purpose, Settings, SloEstimate};
+    use crate::base::metric::Metric;
+    use crate::schema::{KnobSpec, SpaceBudget, SpaceSpec};
+
+    fn space() -> Space {
+        let mut s = SpaceSpec::default();
+        for k in ["a", "b"] {
+            s.knobs.insert(
+                k.into(),
+                KnobSpec {
+                    values: Some((1..=5).map(KnobValue::Int).collect()),
+                    ..KnobSpec::default()
+                },
+            );
+        }
+        Space::new(&s).unwrap()
+    }
+
+    /// A bowl with its floor at a = 4, b = 2 (positions 0.75, 0.25), each value measured
+    /// within ±5 %; the SLO's margin `a − slo_edge` (past the limit where a's position
+    /// exceeds `slo_edge`).
+    fn measured(space: &Space, c: &Config, slo_edge: f64) -> Outcome {
+        let u = space.position(c);
+        let p = 40.0 * (3.0 * ((u[0] - 0.75).powi(2) + (u[1] - 0.25).powi(2))).exp();
+        let est = |v: f64| {
+            Some(Estimate {
+                value: v,
+                lo: Some(v * 0.95),
+                hi: Some(v * 1.05),
+            })
+        };
+        Outcome::Measured {
+            evidence: Evidence {
+                requests: 96,
+                primary: est(p),
+                slo: vec![SloEstimate {
+                    metric: Metric::TTFT_P95,
+                    limit: 100.0,
+                    estimate: est(100.0 * (u[0] - slo_edge).exp()),
+                    decided: None,
+                }],
+            },
+        }
+    }
+
+    fn explorer(measure: &[[usize; 2]], slo_edge: f64, failed: &[[usize; 2]]) -> Explorer {
+        let space = space();
+        let settings = Settings::new(&space, &SpaceBudget::default(), 24, 0);
+        let mut e = Explorer::new(space.clone(), Metric::TPOT_P95, settings);
+        for c in measure {
+            let outcome = if failed.contains(c) {
+                Outcome::Infeasible {
+                    reason: "out of memory".into(),
+                }
+            } else {
+                measured(&space, &c.to_vec(), slo_edge)
+            };
+            e.record(c.to_vec(), Purpose::Screen, 96, outcome);
+        }
+        e
+    }
+
+    const SPREAD: [[usize; 2]; 5] = [[0, 0], [0, 4], [4, 0], [4, 4], [2, 2]];
+
+    #[test]
+    fn it_looks_next_to_the_best_measured_towards_the_floor() {
+        let e = explorer(&SPREAD, 9.0, &[]);
+        let next = suggest(&e).unwrap();
+        // The floor (3, 1) is between the best measured, (4, 0) and (2, 2).
+        let d = |c: &Config| c[0].abs_diff(3) + c[1].abs_diff(1);
+        assert!(d(&next) <= 1, "{next:?}");
+        // Once the floor and its neighbours are measured, it does not go back to the far corner
+        // that measured worst.
+        let mut near: Vec<[usize; 2]> = SPREAD.to_vec();
+        near.extend([[3, 1], [3, 0], [3, 2], [2, 1], [4, 1]]);
+        let next = suggest(&explorer(&near, 9.0, &[])).unwrap();
+        assert!(d(&next) <= 3, "{next:?}");
+    }
+
+    #[test]
+    fn it_keeps_within_the_slos_and_away_from_failed_launches() {
+        // The SLO is missed where a's position passes 0.4 (a ≥ 3): the floor is out of bounds.
+        let e = explorer(&SPREAD, 0.4, &[]);
+        let next = suggest(&e).unwrap();
+        assert!(next[0] <= 2, "{next:?}");
+        // Launches failed on the side of the floor (a = 5): the next is not beside them.
+        let mut failing = SPREAD.to_vec();
+        failing.push([4, 2]);
+        let e = explorer(&failing, 9.0, &[[4, 0], [4, 4], [4, 2]]);
+        let next = suggest(&e).unwrap();
+        assert!(next[0] <= 3, "{next:?}");
+    }
+
+    #[test]
+    fn too_little_or_nothing_finite_suggests_nothing() {
+        assert_eq!(suggest(&explorer(&SPREAD[..1], 9.0, &[])), None);
+        // Every measurement failed: no primary metric to fit.
+        assert_eq!(suggest(&explorer(&SPREAD, 9.0, &SPREAD)), None);
+    }
+
+    #[test]
+    fn the_noise_of_a_measurement_is_its_intervals_width() {
+        let sd = noise_of(100.0, Some(100.0 / 1.2), Some(120.0));
+        assert!((sd - 1.2f64.ln() / 1.96).abs() < 1e-9, "{sd}");
+        assert_eq!(noise_of(100.0, None, None), UNBOUNDED_NOISE);
+        assert_eq!(noise_of(100.0, Some(100.0), Some(100.0)), LEAST_NOISE);
+        let one = noise_of(100.0, Some(90.0), None);
+        assert!((one - (100.0f64 / 90.0).ln() / 1.96).abs() < 1e-9, "{one}");
+    }
+
+    #[test]
+    fn cholesky_solves_a_system_and_refuses_one_not_positive() {
+        let a = vec![vec![4.0, 2.0], vec![2.0, 3.0]];
+        let l = cholesky(&a).unwrap();
+        let x = backward(&l, &forward(&l, &[2.0, 1.0]));
+        assert!((4.0 * x[0] + 2.0 * x[1] - 2.0).abs() < 1e-12);
+        assert!((2.0 * x[0] + 3.0 * x[1] - 1.0).abs() < 1e-12);
+        assert!(cholesky(&[vec![1.0, 2.0], vec![2.0, 1.0]]).is_none());
+    }
+}
