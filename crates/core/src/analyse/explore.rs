@@ -112,10 +112,11 @@ fn confirm_requests(r: u64) -> u64 {
 
 impl Settings {
     /// The settings of a plan's budget for a space, a profile measuring `repeat_requests`
-    /// requests per repeat: screening at one repeat; a contender's further trial adds three,
-    /// so that its pooled four can bound a p95 on both sides (72 requests are the fewest that
-    /// can); confirmation at the budget's `confirm_requests` rounded up to whole repeats, by
-    /// default two, or as many more as bound a p95 from above.
+    /// requests per repeat, for this build's walk: screening and a contender's further trial
+    /// at the repeats [`sizes`] gives (four each from walk 4, so that one launch can bound a
+    /// p95 on both sides: 72 requests are the fewest that can); confirmation at the budget's
+    /// `confirm_requests` rounded up to whole repeats, by default two, or as many more as bound
+    /// a p95 from above. [`Settings::at_walk`] gives another walk's sizes.
     pub fn new(space: &Space, budget: &SpaceBudget, repeat_requests: u64, seed: u64) -> Settings {
         let r = repeat_requests.max(1);
         Settings {
