@@ -29,6 +29,10 @@ const UNBOUNDED_NOISE: f64 = 0.3;
 const LEAST_NOISE: f64 = 0.03;
 /// The margin a launch that failed counts as (well past every limit).
 const FAILED_MARGIN: f64 = 1.0;
+/// Most measured configurations a process is fitted to.
+const MOST_POINTS: usize = 60;
+/// Most unmeasured configurations weighed in one step before they are thinned.
+const MOST_CANDIDATES: usize = 4096;
 
 /// One fitted process: the measured points, the weights of the data and the inverse-factor
 /// for the predictive variance.
@@ -219,12 +223,35 @@ fn margin(o: &Outcome) -> Option<(f64, f64)> {
     Some(worst.unwrap_or((-FAILED_MARGIN, LEAST_NOISE)))
 }
 
-/// The process of `f` over the measured configurations.
-fn process(e: &Explorer, f: &dyn Fn(&Outcome) -> Option<(f64, f64)>) -> Option<Process> {
+/// The measured configurations the processes are fitted to: every one, or beyond
+/// [`MOST_POINTS`] the best on the primary metric (a fit's work grows with the cube of its
+/// points, and a replay fits one per step).
+fn fitted(e: &Explorer) -> Vec<(&Config, &Outcome)> {
+    let mut all: Vec<(Option<f64>, &Config, &Outcome)> = e
+        .known
+        .iter()
+        .map(|(c, o)| (log_primary(e, o).map(|v| v.0), c, o))
+        .collect();
+    if all.len() > MOST_POINTS {
+        crate::base::order::sort_by(&mut all, |a, b| {
+            let rank = |v: Option<f64>| v.unwrap_or(f64::INFINITY);
+            rank(a.0).total_cmp(&rank(b.0)).then(a.1.cmp(b.1))
+        });
+        all.truncate(MOST_POINTS);
+    }
+    all.into_iter().map(|(_, c, o)| (c, o)).collect()
+}
+
+/// The process of `f` over the configurations `points`.
+fn process(
+    space: &Space,
+    points: &[(&Config, &Outcome)],
+    f: &dyn Fn(&Outcome) -> Option<(f64, f64)>,
+) -> Option<Process> {
     let (mut x, mut y, mut noise) = (Vec::new(), Vec::new(), Vec::new());
-    for (c, o) in &e.known {
+    for (c, o) in points {
         if let Some((v, s)) = f(o) {
-            x.push(coordinates(&e.space, c));
+            x.push(coordinates(space, c));
             y.push(v);
             noise.push(s);
         }
@@ -233,6 +260,33 @@ fn process(e: &Explorer, f: &dyn Fn(&Outcome) -> Option<(f64, f64)>) -> Option<P
         return None;
     }
     Process::fit(&x, &y, &noise)
+}
+
+/// The unmeasured configurations weighed: every one, or beyond [`MOST_CANDIDATES`] an even
+/// spread of them and the neighbours of those fitted.
+fn candidates(e: &Explorer, points: &[(&Config, &Outcome)]) -> Vec<Config> {
+    let open: Vec<&Config> = e
+        .space
+        .configs
+        .iter()
+        .filter(|c| !e.known.contains_key(*c))
+        .collect();
+    if open.len() <= MOST_CANDIDATES {
+        return open.into_iter().cloned().collect();
+    }
+    let stride = open.len().div_ceil(MOST_CANDIDATES);
+    let mut out: Vec<Config> = open.into_iter().step_by(stride).cloned().collect();
+    for (c, _) in points {
+        out.extend(
+            e.space
+                .neighbours(c)
+                .into_iter()
+                .filter(|n| !e.known.contains_key(n)),
+        );
+    }
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// Expected improvement below `best` of a normal (`mean`, `sd`).
@@ -246,8 +300,9 @@ fn improvement(best: f64, mean: f64, sd: f64) -> f64 {
 /// times its chance of meeting every SLO (with nothing measured within the SLOs yet: the
 /// likeliest to meet them), or `None` with fewer than two measurements.
 pub(super) fn suggest(e: &Explorer) -> Option<Config> {
-    let primary = process(e, &|o| log_primary(e, o))?;
-    let slo = process(e, &margin);
+    let points = fitted(e);
+    let primary = process(&e.space, &points, &|o| log_primary(e, o))?;
+    let slo = process(&e.space, &points, &margin);
     let within = |x: &[f64]| {
         slo.as_ref().map_or(1.0, |p| {
             let (m, s) = p.predict(x);
@@ -255,19 +310,16 @@ pub(super) fn suggest(e: &Explorer) -> Option<Config> {
         })
     };
     // The incumbent: the best predicted among the measured configurations likely within.
-    let best = e
-        .known
-        .keys()
-        .map(|c| coordinates(&e.space, c))
+    let best = points
+        .iter()
+        .map(|(c, _)| coordinates(&e.space, c))
         .filter(|x| within(x) >= 0.5)
         .map(|x| primary.predict(&x).0)
         .min_by(f64::total_cmp);
-    e.space
-        .configs
-        .iter()
-        .filter(|c| !e.known.contains_key(*c))
+    candidates(e, &points)
+        .into_iter()
         .map(|c| {
-            let x = coordinates(&e.space, c);
+            let x = coordinates(&e.space, &c);
             let p = within(&x);
             let gain = match best {
                 Some(b) => {
@@ -278,8 +330,8 @@ pub(super) fn suggest(e: &Explorer) -> Option<Config> {
             };
             (gain, c)
         })
-        .max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(a.1)))
-        .map(|(_, c)| c.clone())
+        .max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)))
+        .map(|(_, c)| c)
 }
 
 #[cfg(test)]
@@ -383,6 +435,54 @@ mod tests {
         assert_eq!(suggest(&explorer(&SPREAD[..1], 9.0, &[])), None);
         // Every measurement failed: no primary metric to fit.
         assert_eq!(suggest(&explorer(&SPREAD, 9.0, &SPREAD)), None);
+    }
+
+    /// A space of 32,768 configurations with 100 measured: the fit keeps the best 60, the
+    /// candidates thin to an even spread and the neighbours of those fitted, and the answer
+    /// is still an unmeasured configuration near the floor.
+    #[test]
+    fn a_large_search_fits_a_bounded_number_of_points() {
+        let mut spec = SpaceSpec::default();
+        for k in ["a", "b", "c", "d", "e"] {
+            spec.knobs.insert(
+                k.into(),
+                KnobSpec {
+                    values: Some((1..=8).map(KnobValue::Int).collect()),
+                    ..KnobSpec::default()
+                },
+            );
+        }
+        let space = Space::new(&spec).unwrap();
+        assert!(space.configs.len() > MOST_CANDIDATES);
+        let settings = Settings::new(&space, &SpaceBudget::default(), 24, 0);
+        let mut e = Explorer::new(space.clone(), Metric::TPOT_P95, settings);
+        let floor = |c: &Config| -> f64 { c.iter().map(|&v| (v as f64 - 3.0).powi(2)).sum() };
+        for i in 0..100usize {
+            let bits = crate::base::rng::finalize(i as u64);
+            let c: Config = (0..5).map(|k| ((bits >> (3 * k)) & 7) as usize).collect();
+            if e.known.contains_key(&c) {
+                continue;
+            }
+            let p = 40.0 * (0.05 * floor(&c)).exp();
+            let est = Some(Estimate {
+                value: p,
+                lo: Some(p * 0.95),
+                hi: Some(p * 1.05),
+            });
+            let evidence = Evidence {
+                requests: 96,
+                primary: est,
+                slo: Vec::new(),
+            };
+            e.record(c, Purpose::Screen, 96, Outcome::Measured { evidence });
+        }
+        assert!(e.known.len() > MOST_POINTS);
+        assert_eq!(fitted(&e).len(), MOST_POINTS);
+        assert!(candidates(&e, &fitted(&e)).len() < MOST_CANDIDATES + 60 * 10);
+        let next = suggest(&e).unwrap();
+        assert!(!e.known.contains_key(&next));
+        let best_measured = e.known.keys().map(floor).fold(f64::MAX, f64::min);
+        assert!(floor(&next) <= best_measured + 2.0, "{next:?}");
     }
 
     #[test]
