@@ -18,7 +18,7 @@ const REFINE_AROUND: usize = 3;
 const CONTENDERS: usize = 4;
 /// From walk 4, the pick is the best survivor that meets every SLO with at least this chance
 /// ([`super::evidence::SloEstimate::likely_met`]).
-const LIKELY: f64 = 0.8;
+pub(super) const LIKELY: f64 = 0.8;
 /// Fewer launches than this keep none for the contenders while refining (walk 3).
 const FEW_LAUNCHES: u32 = 12;
 

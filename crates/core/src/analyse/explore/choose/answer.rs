@@ -1,7 +1,7 @@
 //! The search's answer: the pick (frozen at the first confirmation), why every other measured
 //! configuration is not it, and what the fresh launches said.
 
-use super::{bound, frozen, pick, standing, tier, Standing};
+use super::{bound, frozen, pick, standing, tier, Standing, LIKELY};
 use crate::analyse::explore::{Dropped, Estimate, Explorer, Outcome, Purpose, SearchResult};
 use crate::base::fmt::format_number;
 use crate::check::space::Config;
@@ -59,15 +59,16 @@ fn not_chosen(e: &Explorer, c: &Config, chosen: Option<&Config>) -> String {
     };
     let tiers = chosen.map(|p| (tier(e, p), tier(e, c)));
     let why = match tiers {
-        Some((0, t)) if t > 0 && e.settings.walk >= 4 => {
-            "the pick meets every SLO with a chance of 80 % or more by its intervals, it does not"
-        }
-        Some((0, t)) if t > 0 => "the pick meets every SLO with confidence, it does not",
-        Some((1, 2)) => "the pick meets every SLO by its point estimates, it does not",
+        Some((0, t)) if t > 0 && e.settings.walk >= 4 => format!(
+            "the pick meets every SLO with a chance of {} % or more by its intervals, it does not",
+            format_number(100.0 * LIKELY)
+        ),
+        Some((0, t)) if t > 0 => "the pick meets every SLO with confidence, it does not".into(),
+        Some((1, 2)) => "the pick meets every SLO by its point estimates, it does not".into(),
         _ if mine.score(e.primary).0 == pick.score(e.primary).0 => {
-            "level with the pick (a tie goes to the first in the space's order)"
+            "level with the pick (a tie goes to the first in the space's order)".into()
         }
-        _ => "not apart with confidence, the pick's point estimate better",
+        _ => "not apart with confidence, the pick's point estimate better".into(),
     };
     format!(
         "not chosen: {} {} against the pick's {}: {why}",
