@@ -128,7 +128,9 @@ fn undecidable(plan: &RunPlan) -> Vec<String> {
         match (&plan.space, &plan.raw.plan.space) {
             (Some(space), Some(spec)) if runner::searched(plan, p) => {
                 let s = sloscope_core::search::settings_for(space, spec, p);
-                let repeats = s.confirm_requests / s.screen_requests.max(1);
+                // Whole repeats of the profile's (a screen is several from walk 4).
+                let per = p.workload.requests_per_repeat.unwrap_or(1).max(1) as u64;
+                let repeats = s.confirm_requests / per;
                 out.extend(sloscope_core::checks::undecidable_confirmation(
                     p,
                     s.confirm_requests,

@@ -8,7 +8,8 @@
 //! the centre); drop configurations that miss an SLO with confidence or that a configuration
 //! meeting every SLO beats on the primary metric with confidence; *refine* around the best
 //! survivors (their neighbours: one knob moved one value, the one a response surface fitted to
-//! the measurements predicts best first), then anywhere unexplored; give the
+//! the measurements predicts best first), then anywhere unexplored — from walk 4, wherever a
+//! Gaussian process of the measurements expects the most improvement within the SLOs; give the
 //! *contenders* (the best and those it cannot be told from) more requests; then *confirm*: the
 //! chosen configuration and its nearest rival launched afresh and measured again. A launch that
 //! fails is an infeasible trial with its reason, never the end of the search.
@@ -99,7 +100,9 @@ pub struct Settings {
 /// from the measured ones; 2, a response surface fitted to the measured configurations ranks
 /// both (the best predicted within the SLOs first); 3, with fewer than 12 launches none is kept
 /// for the contenders' further requests while refining (they still get any left over): the
-/// configurations explored matter more there, and the confirmation measures the pick afresh.
+/// configurations explored matter more there, and the confirmation measures the pick afresh;
+/// 4, kriging refines (constrained expected improvement), screens measure four repeats, a fifth
+/// of the launches screen, and the pick is the best survivor likely (80 %) within the SLOs.
 pub const WALK: u32 = 4;
 
 /// Requests of a confirmation launch: two repeats, and at least as many as bound a p95 from

@@ -24,7 +24,8 @@ const FEW_LAUNCHES: u32 = 12;
 
 /// The screening design: the configuration nearest the centre of the space, then each time the
 /// one farthest from those already taken (ties broken by the seed); about a third of the
-/// launches that the confirmation leaves, at least one per knob plus one.
+/// launches that the confirmation leaves, at least one per knob plus one (from walk 4, a fifth,
+/// at least two: the kriging guides the rest).
 pub(super) fn design(space: &Space, s: &Settings) -> Vec<Config> {
     let free = s.launches.saturating_sub(2) as usize;
     // From walk 4 the kriging guides the rest from two points on: a fifth of the launches.
