@@ -241,8 +241,9 @@ fn compare_finds_a_serving_flag_that_made_the_real_server_worse() {
     // serving flag beside the candidate's own setting. Every prompt is then read a token per
     // forward pass and every decoding step of the 4 streams takes 4 passes: on this host
     // TPOT and end-to-end about doubled (`--no-cont-batching` and `--threads-http 1` were tried
-    // first: on a loaded 2-core host their effect was within the noise). 24 requests a repeat
-    // instead of 8, for an interval that shows it.
+    // first: on a loaded 2-core host their effect was within the noise). 48 requests a repeat
+    // instead of 8, for an interval that shows it (at 24, a CI run with every other test beside
+    // it once left every interval too wide to decide).
     let d = scratch("llama-compare");
     let lineage = d.join("lineage");
     lineage_in(&lineage, "Q4_1");
@@ -250,7 +251,7 @@ fn compare_finds_a_serving_flag_that_made_the_real_server_worse() {
         .unwrap()
         .replace(
             "requests_per_repeat = 8, prompt_length",
-            "requests_per_repeat = 24, prompt_length",
+            "requests_per_repeat = 48, prompt_length",
         )
         .replace("../../../examples/llama-cpu/lineage/", "lineage/")
         .replace(
