@@ -35,6 +35,24 @@ impl Estimate {
         })
     }
 
+    /// The sd of the estimate on a log scale, from its 95 % interval taken as normal there:
+    /// the mean of its two sides' widths, or the one side it has (`None`: neither, or a value
+    /// that is not positive).
+    pub(crate) fn log_sd(&self) -> Option<f64> {
+        if !(self.value > 0.0 && self.value.is_finite()) {
+            return None;
+        }
+        let side = |b: Option<f64>| {
+            b.filter(|b| *b > 0.0 && b.is_finite())
+                .map(|b| (b.ln() - self.value.ln()).abs() / 1.96)
+        };
+        match (side(self.lo), side(self.hi)) {
+            (Some(a), Some(b)) => Some((a + b) / 2.0),
+            (Some(a), None) | (None, Some(a)) => Some(a),
+            (None, None) => None,
+        }
+    }
+
     /// Oriented so that lower is better: (value, lo, hi) for a lower-is-better metric, the
     /// negated ones swapped for a higher-is-better one.
     pub(crate) fn score(&self, m: Metric) -> (f64, Option<f64>, Option<f64>) {
@@ -107,16 +125,7 @@ impl SloEstimate {
         if !(e.value > 0.0 && self.limit > 0.0) {
             return self.met_by_value();
         }
-        let side = |b: Option<f64>| {
-            b.filter(|b| *b > 0.0 && b.is_finite())
-                .map(|b| (b.ln() - e.value.ln()).abs() / 1.96)
-        };
-        let sd = match (side(e.lo), side(e.hi)) {
-            (Some(a), Some(b)) => (a + b) / 2.0,
-            (Some(a), None) | (None, Some(a)) => a,
-            (None, None) => 0.3,
-        }
-        .max(1e-9);
+        let sd = e.log_sd().unwrap_or(0.3).max(1e-9);
         let margin = match self.metric.direction() {
             Direction::LowerIsBetter => (self.limit / e.value).ln(),
             Direction::HigherIsBetter => (e.value / self.limit).ln(),

@@ -170,18 +170,13 @@ impl Process {
     }
 }
 
-/// The sd (log scale) of a measurement with 95 % interval `lo`–`hi` around `value`.
+/// The sd (log scale) of a measurement with 95 % interval `lo`–`hi` around `value`
+/// ([`super::Estimate::log_sd`]), kept from the least a launch varies by.
 fn noise_of(value: f64, lo: Option<f64>, hi: Option<f64>) -> f64 {
-    let side = |b: Option<f64>| {
-        b.filter(|b| *b > 0.0 && b.is_finite())
-            .map(|b| (b.ln() - value.ln()).abs() / 1.96)
-    };
-    let sd = match (side(lo), side(hi)) {
-        (Some(a), Some(b)) => (a + b) / 2.0,
-        (Some(a), None) | (None, Some(a)) => a,
-        (None, None) => UNBOUNDED_NOISE,
-    };
-    sd.max(LEAST_NOISE)
+    super::Estimate { value, lo, hi }
+        .log_sd()
+        .unwrap_or(UNBOUNDED_NOISE)
+        .max(LEAST_NOISE)
 }
 
 /// The primary metric of a measurement on a log scale, lower better, with its noise.
