@@ -189,12 +189,28 @@ impl Landscape {
     /// One launch of `c` measuring `n` requests: the samples of both metrics (ms), or why it
     /// did not launch. `launch` numbers the launches (each draws its own slowdown).
     pub fn measure(&self, c: &Config, n: u64, launch: u64) -> Result<(Vec<f64>, Vec<f64>), String> {
+        self.measure_part(c, n, launch, 0)
+    }
+
+    /// Part `part` of launch `launch` of `c` (part 0: [`Landscape::measure`]): further requests
+    /// on the same launch, with its slowdown and requests of their own.
+    pub fn measure_part(
+        &self,
+        c: &Config,
+        n: u64,
+        launch: u64,
+        part: u64,
+    ) -> Result<(Vec<f64>, Vec<f64>), String> {
         let i = self.index(c).ok_or("not a configuration of the space")?;
         if !self.launches[i] {
             return Err("out of memory: the KV cache does not fit (simulated)".into());
         }
-        let mut rng = Rng::new(self.seed ^ launch.wrapping_mul(0xa076_1d64_78bd_642f) ^ i as u64);
+        let seed = self.seed ^ launch.wrapping_mul(0xa076_1d64_78bd_642f) ^ i as u64;
+        let mut rng = Rng::new(seed);
         let slow = (LAUNCH_SIGMA * normal(&mut rng)).exp();
+        if part > 0 {
+            rng = Rng::new(seed ^ part.wrapping_mul(0xe703_7ed1_a0b4_28db));
+        }
         let median = |p95: f64| p95 / (1.645 * REQUEST_SIGMA).exp() * slow;
         let (m1, m2) = (median(self.primary_p95[i]), median(self.slo_p95[i]));
         let a = (0..n)

@@ -55,6 +55,41 @@ fn trial_files(out: &Path) -> Vec<PathBuf> {
     v
 }
 
+/// Each `extend` trial's run file was measured on the server of the trial before it (the same
+/// endpoint and the same launch), every other trial on a server of its own.
+fn same_server_for_extensions(out: &Path) {
+    let runs: Vec<Value> = trial_files(out)
+        .iter()
+        .map(|f| serde_json::from_slice(&std::fs::read(f).unwrap()).unwrap())
+        .collect();
+    let mut runs: Vec<&Value> = runs.iter().collect();
+    runs.sort_by_key(|r| r["search"]["index"].as_u64());
+    let served = |r: &Value| {
+        (
+            r["endpoint"]["url"].clone(),
+            r["server"]["startup_s"].clone(),
+        )
+    };
+    let mut extended = 0;
+    for w in runs.windows(2) {
+        if w[1]["search"]["purpose"] == "extend" {
+            extended += 1;
+            assert_eq!(w[0]["search"]["config"], w[1]["search"]["config"]);
+            assert_eq!(
+                served(w[0]),
+                served(w[1]),
+                "an extension on the launch before it"
+            );
+        } else if w[0]["status"] == "ok" && w[1]["status"] == "ok" {
+            assert_ne!(served(w[0]), served(w[1]), "a trial on a launch of its own");
+        }
+    }
+    assert!(
+        extended > 0,
+        "no trial was extended: the check would hold trivially"
+    );
+}
+
 #[test]
 fn a_searched_plan_runs_confirms_its_pick_and_is_recomputed_by_analyze() {
     let (plan, out) = setup("search-run");
@@ -71,8 +106,11 @@ fn a_searched_plan_runs_confirms_its_pick_and_is_recomputed_by_analyze() {
         trial_files(&out).len(),
         "every trial is a file"
     );
-    assert_eq!(s["result"]["launches"].as_u64(), Some(trials.len() as u64));
-    assert!(trials.len() <= 10, "within the budget: {}", trials.len());
+    // An extension measures on the launch before it: launches are the other trials.
+    let launches = trials.iter().filter(|t| t["purpose"] != "extend").count();
+    assert_eq!(s["result"]["launches"].as_u64(), Some(launches as u64));
+    assert!(launches <= 10, "within the budget: {launches}");
+    same_server_for_extensions(&out);
     // Eight slots never start: infeasible trials with the server's own reason, not a crash.
     for t in trials.iter().filter(|t| t["config"]["slots"] == 8) {
         let why = t["infeasible"].as_str().unwrap();

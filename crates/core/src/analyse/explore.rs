@@ -10,7 +10,8 @@
 //! survivors (their neighbours: one knob moved one value, the one a response surface fitted to
 //! the measurements predicts best first), then anywhere unexplored — from walk 4, wherever a
 //! Gaussian process of the measurements expects the most improvement within the SLOs; give the
-//! *contenders* (the best and those it cannot be told from) more requests; then *confirm*: the
+//! *contenders* (the best and those it cannot be told from) more requests — from walk 5 on the
+//! launch that just measured them, while its server still runs; then *confirm*: the
 //! chosen configuration and its nearest rival launched afresh and measured again. A launch that
 //! fails is an infeasible trial with its reason, never the end of the search.
 
@@ -102,8 +103,11 @@ pub struct Settings {
 /// for the contenders' further requests while refining (they still get any left over): the
 /// configurations explored matter more there, and the confirmation measures the pick afresh;
 /// 4, kriging refines (constrained expected improvement), screens measure four repeats, a fifth
-/// of the launches screen, and the pick is the best survivor likely (80 %) within the SLOs.
-pub const WALK: u32 = 4;
+/// of the launches screen, and the pick is the best survivor likely (80 %) within the SLOs;
+/// 5, a contender just measured gets its further requests on the same launch (an `extend`
+/// trial, which costs no launch), up to twelve repeats pooled, and the kriging of the SLOs'
+/// margin has a linear trend (a limit is usually crossed going one way along a knob).
+pub const WALK: u32 = 5;
 
 /// Requests of a confirmation launch: two repeats, and at least as many as bound a p95 from
 /// above on the fresh launch alone (59), so that the verdict drawn on the fresh measurement can
@@ -117,7 +121,8 @@ impl Settings {
     /// The settings of a plan's budget for a space, a profile measuring `repeat_requests`
     /// requests per repeat, for this build's walk: screening and a contender's further trial
     /// at the repeats [`sizes`] gives (four each from walk 4, so that one launch can bound a
-    /// p95 on both sides: 72 requests are the fewest that can); confirmation at the budget's
+    /// p95 on both sides: 72 requests are the fewest that can; from walk 5 a further trial
+    /// mostly extends the launch just measured); confirmation at the budget's
     /// `confirm_requests` rounded up to whole repeats, by default two, or as many more as bound
     /// a p95 from above. [`Settings::at_walk`] gives another walk's sizes.
     pub fn new(space: &Space, budget: &SpaceBudget, repeat_requests: u64, seed: u64) -> Settings {
@@ -140,16 +145,17 @@ impl Settings {
 }
 
 /// A screening trial's requests, a contender's further trial's and the most pooled for one
-/// configuration, in repeats, by walk revision: 1, 3 and 4 to walk 3; from walk 4, 4, 4 and 8.
+/// configuration, in repeats, by walk revision: 1, 3 and 4 to walk 3; 4, 4 and 8 in walk 4;
+/// from walk 5, 4, 4 and 12 (a further trial mostly extends a launch already up).
 /// Launches are what a search spends most (a server's start takes minutes on a GPU host,
 /// a repeat seconds), so from walk 4 each launch measures enough to bound a p95 on both sides
 /// (four repeats of the benchmark's 24 requests): a screened configuration's SLOs are then
 /// decided, or nearly, by its own launch, and fewer launches go to measuring again.
 fn sizes(walk: u32) -> (u64, u64, u64) {
-    if walk >= 4 {
-        (4, 4, 8)
-    } else {
-        (1, 3, 4)
+    match walk {
+        0..=3 => (1, 3, 4),
+        4 => (4, 4, 8),
+        _ => (4, 4, 12),
     }
 }
 
@@ -268,6 +274,15 @@ impl Explorer {
             requests,
             outcome,
         });
+    }
+
+    /// Server launches so far: every trial but an `extend`, which measures on the launch
+    /// before it.
+    pub fn launches_used(&self) -> u32 {
+        self.trials
+            .iter()
+            .filter(|t| t.purpose != Purpose::Extend)
+            .count() as u32
     }
 
     /// Requests measured so far.

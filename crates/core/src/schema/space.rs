@@ -102,6 +102,9 @@ pub enum Purpose {
     Refine,
     /// More requests for a contender (pooled with its earlier trials).
     More,
+    /// More requests for the configuration of the trial just before, on the same server
+    /// launch (pooled with its earlier trials; it costs no launch). From walk revision 5.
+    Extend,
     /// A fresh launch of the chosen configuration or its rival.
     Confirm,
 }
@@ -113,6 +116,7 @@ impl Purpose {
             Purpose::Screen => "screen",
             Purpose::Refine => "refine",
             Purpose::More => "more",
+            Purpose::Extend => "extend",
             Purpose::Confirm => "confirm",
         }
     }

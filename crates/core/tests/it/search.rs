@@ -642,3 +642,59 @@ fn walk_4_picks_the_best_likely_within_the_slos() {
         "{three:#?}"
     );
 }
+
+/// From walk 5, a contender's further requests are measured on the launch that just measured
+/// it (an `extend` trial, right after a trial of the same configuration), which costs no
+/// launch: the budget and the answer count launches, not trials. Walk 4 relaunches for them.
+#[test]
+fn walk_5_extends_a_contender_on_its_own_launch() {
+    let space = Space::new(&spec(&[])).unwrap();
+    // Wide intervals: the best cannot be told from its neighbours, so contenders want more.
+    let five = drive_budget(&space, None, 5, 12, 12.0);
+    let trials = five.trials();
+    let extends: Vec<usize> = (0..trials.len())
+        .filter(|&i| trials[i].purpose == Purpose::Extend)
+        .collect();
+    assert!(!extends.is_empty(), "{trials:?}");
+    for &i in &extends {
+        let before = &trials[i - 1];
+        assert_eq!(
+            before.config, trials[i].config,
+            "an extension follows its own trial"
+        );
+        assert!(before.purpose != Purpose::Confirm);
+    }
+    let r = five.result();
+    assert_eq!(r.launches as usize, trials.len() - extends.len());
+    assert!(
+        r.launches <= 12,
+        "{} launches over a budget of 12",
+        r.launches
+    );
+    // At most twelve repeats (of 24) pooled for a configuration.
+    for c in trials.iter().map(|t| &t.config) {
+        let pooled: u64 = trials
+            .iter()
+            .filter(|t| &t.config == c && t.purpose != Purpose::Confirm)
+            .map(|t| t.requests)
+            .sum();
+        assert!(pooled <= 12 * 24, "{pooled} requests pooled");
+    }
+    // The control: walk 4 never extends, and every trial is a launch.
+    let four = drive_budget(&space, None, 4, 12, 12.0);
+    assert!(four.trials().iter().all(|t| t.purpose != Purpose::Extend));
+    assert_eq!(four.result().launches as usize, four.trials().len());
+    // Walk 5 explores more configurations with the same launches.
+    let explored = |e: &Explorer| {
+        let mut c: Vec<_> = e.trials().iter().map(|t| t.config.clone()).collect();
+        c.sort();
+        c.dedup();
+        c.len()
+    };
+    assert!(
+        explored(&five) >= explored(&four),
+        "{} < {}",
+        explored(&five),
+        explored(&four)
+    );
+}

@@ -47,17 +47,22 @@ pub fn search_walk(l: &Landscape, repeat: u64, budget: &SpaceBudget, walk: u32) 
     let settings = Settings::new(&l.space, budget, repeat, 7).at_walk(walk);
     let mut e = Explorer::new(l.space.clone(), Metric::TPOT_P95, settings);
     let mut pooled: BTreeMap<Config, (Vec<f64>, Vec<f64>)> = BTreeMap::new();
-    let mut launch = 0u64;
+    let (mut launch, mut part) = (0u64, 0u64);
     while let Step::Launch {
         config,
         requests,
         purpose,
     } = e.next()
     {
-        launch += 1;
-        let samples = l.measure(&config, requests, launch);
+        // An extension measures on the launch before it: its slowdown, no new launch.
+        if purpose == Purpose::Extend {
+            part += 1;
+        } else {
+            (launch, part) = (launch + 1, 0);
+        }
+        let samples = l.measure_part(&config, requests, launch, part);
         let outcome = match (&samples, purpose) {
-            (Ok((a, b)), Purpose::Screen | Purpose::Refine | Purpose::More) => {
+            (Ok((a, b)), Purpose::Screen | Purpose::Refine | Purpose::More | Purpose::Extend) => {
                 let p = pooled.entry(config.clone()).or_default();
                 p.0.extend(a);
                 p.1.extend(b);
@@ -77,7 +82,7 @@ pub fn search_walk(l: &Landscape, repeat: u64, budget: &SpaceBudget, walk: u32) 
     };
     Spent {
         picked: r.chosen,
-        launches: launch,
+        launches: u64::from(e.launches_used()),
         requests: e.requests_spent(),
         confirmed: r.confirmed,
         sure: r.chosen_meets_all,

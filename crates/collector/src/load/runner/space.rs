@@ -2,7 +2,9 @@
 //! [`Explorer`] says which configuration to launch and with how many requests; each trial
 //! launches the server with the configuration's knobs in its command, measures the profile and
 //! writes one run file with `search` set (a launch that fails is an infeasible trial, written
-//! as a failed run with its reason). The trial files are the journal: a search interrupted is
+//! as a failed run with its reason). The server stays up until the next step is known: an
+//! `extend` trial measures on it again (no new launch). The trial files are the journal: a
+//! search interrupted is
 //! resumed from them with the same `--out`, replayed by the same core code the analysis uses,
 //! so it goes on exactly where the analysis expects.
 
@@ -10,17 +12,29 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use sloscope_core::checks::Profile;
-use sloscope_core::schema::{KnobValue, Role, Run, SearchStep, SpaceSpec};
-use sloscope_core::search::{self, Explorer, Outcome, Step};
+use sloscope_core::schema::{KnobValue, Purpose, Role, Run, SearchStep, ServerReport, SpaceSpec};
+use sloscope_core::search::{self, Config, Explorer, Outcome, Step};
 
 use super::launch::Reached;
 use super::{Measure, RunCtx};
+use crate::cancel::Cancel;
 use crate::error::CollectError;
 use crate::plan::target::{SearchTarget, TargetSpec};
+use crate::server::process::Launched;
 use crate::wire::client::Client;
 
 /// A search trial's file and run (with its requests).
 type Trial = (String, Run);
+
+/// The server the last trial measured on, kept up until the search says whether it extends
+/// that trial.
+struct Live {
+    config: Config,
+    base: String,
+    launched: Option<Launched>,
+    reported: ServerReport,
+    tc: Cancel,
+}
 
 impl RunCtx<'_> {
     /// Runs (or resumes) the configuration search of `p`.
@@ -52,6 +66,7 @@ impl RunCtx<'_> {
             ));
         }
         let started = Instant::now();
+        let mut live: Option<Live> = None;
         loop {
             if self.cancel.is_cancelled() {
                 self.outcome.not_run.push(format!(
@@ -77,6 +92,9 @@ impl RunCtx<'_> {
             else {
                 break;
             };
+            if purpose != Purpose::Extend || live.as_ref().is_some_and(|l| l.config != config) {
+                self.stop_live(live.take()).await;
+            }
             let step = SearchStep {
                 index: e.trials().len() as u32,
                 purpose,
@@ -84,8 +102,15 @@ impl RunCtx<'_> {
                 requests,
                 walk: Some(e.settings().walk),
             };
-            let Some(trial) = self.search_trial(p, e.space().name(&config), step).await? else {
-                break;
+            let name = e.space().name(&config);
+            let trial = self.search_trial(p, name, step, &config, &mut live).await;
+            let trial = match trial {
+                Ok(Some(t)) => t,
+                Ok(None) => break,
+                Err(err) => {
+                    self.stop_live(live.take()).await;
+                    return Err(err);
+                }
             };
             let all: Vec<(&str, &Run)> = trials.iter().map(|(f, r)| (f.as_str(), r)).collect();
             let earlier = search::pooled_with(e.space(), &all, &config);
@@ -97,8 +122,18 @@ impl RunCtx<'_> {
             e.record(config, purpose, requests, outcome);
             trials.push(trial);
         }
+        self.stop_live(live.take()).await;
         self.say_search(p, &e);
         Ok(())
+    }
+
+    /// Stops the server kept up after a trial.
+    async fn stop_live(&self, live: Option<Live>) {
+        if let Some(l) = live.and_then(|l| l.launched) {
+            let log = l.log_path.clone();
+            l.stop().await;
+            self.redact_log(&log);
+        }
     }
 
     /// The search trials of `p` already in the output directory (an interrupted search's).
@@ -127,37 +162,59 @@ impl RunCtx<'_> {
         Ok(out)
     }
 
-    /// Launches one trial's server, measures `p` on it and stops it; `None` when cancelled.
+    /// Measures `p` for one trial: on `live` when the trial extends the one before (its server
+    /// still up), else on a server launched for it, which is left in `live` (a failed launch
+    /// is the failed run it left); `None` when cancelled.
     async fn search_trial(
         &mut self,
         p: &Profile,
         name: String,
         step: SearchStep,
+        config: &Config,
+        live: &mut Option<Live>,
     ) -> Result<Option<Trial>, CollectError> {
         let t = self.search_target(p, name, step.clone());
+        let again = if live.is_some() {
+            " on the same launch"
+        } else {
+            ""
+        };
         self.progress.say(&format!(
-            "  trial {} ({}): {} with {} requests",
+            "  trial {} ({}): {} with {} requests{again}",
             step.index + 1,
             step.purpose.as_str(),
             t.name,
-            step.requests
+            step.requests,
         ));
-        let tc = self.cancel.child();
-        let (base, launched) = match self.reach(&t, &tc).await? {
-            Reached::Up(base, launched) => (base, launched),
-            Reached::Failed => {
-                let path = self.layout.search_trial(
-                    p.name.as_str(),
-                    step.index,
-                    step.purpose.as_str(),
-                    &t.name,
-                );
-                return Ok(Some((path.display().to_string(), read_trial(&path)?)));
-            }
-            Reached::Cancelled => return Ok(None),
+        if live.is_none() {
+            let tc = self.cancel.child();
+            let (base, launched) = match self.reach(&t, &tc).await? {
+                Reached::Up(base, launched) => (base, launched),
+                Reached::Failed => {
+                    let path = self.layout.search_trial(
+                        p.name.as_str(),
+                        step.index,
+                        step.purpose.as_str(),
+                        &t.name,
+                    );
+                    return Ok(Some((path.display().to_string(), read_trial(&path)?)));
+                }
+                Reached::Cancelled => return Ok(None),
+            };
+            let client = self.search_client(p, &base)?;
+            let reported = crate::server::identity::probe(client.http(), &base).await;
+            *live = Some(Live {
+                config: config.clone(),
+                base,
+                launched,
+                reported,
+                tc,
+            });
+        }
+        let Some(l) = live.as_ref() else {
+            return Ok(None);
         };
-        let client = self.search_client(p, &base)?;
-        let reported = crate::server::identity::probe(client.http(), &base).await;
+        let client = self.search_client(p, &l.base)?;
         let mut tp = p.clone();
         let per = p.workload.requests_per_repeat.unwrap_or(1).max(1);
         tp.workload.repeats = Some(((step.requests as i64) + per - 1) / per);
@@ -165,18 +222,12 @@ impl RunCtx<'_> {
         let m = Measure {
             t: &t,
             client: &client,
-            base: &base,
-            launched: launched.as_ref(),
-            tc: &tc,
-            reported: &reported,
+            base: &l.base,
+            launched: l.launched.as_ref(),
+            tc: &l.tc,
+            reported: &l.reported,
         };
-        let measured = self.measure(&m, &tp, None).await;
-        if let Some(l) = launched {
-            let log = l.log_path.clone();
-            l.stop().await;
-            self.redact_log(&log);
-        }
-        let (path, run) = measured?;
+        let (path, run) = self.measure(&m, &tp, None).await?;
         Ok(Some((path.display().to_string(), run)))
     }
 

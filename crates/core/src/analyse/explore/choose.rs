@@ -230,8 +230,16 @@ fn downhill(e: &Explorer, c: &Config, n: &Config) -> u8 {
 fn contender(e: &Explorer) -> Option<Config> {
     let alive = alive(e);
     let best = alive.first()?;
+    // Requests pooled: as the evidence counts them, and never fewer than the trials asked for
+    // (so that a driver whose outcomes do not pool cannot extend a configuration forever).
     let requests = |c: &Config| match e.known.get(c) {
-        Some(Outcome::Measured { evidence }) => evidence.requests,
+        Some(Outcome::Measured { evidence }) => evidence.requests.max(
+            e.trials
+                .iter()
+                .filter(|t| &t.config == c && t.purpose != Purpose::Confirm)
+                .map(|t| t.requests)
+                .sum(),
+        ),
         _ => u64::MAX,
     };
     let overlaps = |a: &Config, b: &Config| {
@@ -318,7 +326,7 @@ fn pick(e: &Explorer) -> (Option<Config>, Option<Config>, bool) {
 
 /// The next trial.
 pub(super) fn next(e: &Explorer) -> Step {
-    let used = e.trials.len() as u32;
+    let used = e.launches_used();
     let (chosen, rival, _) = pick(e);
     let reserve = u32::from(chosen.is_some()) + u32::from(rival.is_some());
     let spent = e.requests_spent();
@@ -335,6 +343,9 @@ pub(super) fn next(e: &Explorer) -> Step {
         purpose,
     };
     let confirming = e.trials.iter().any(|t| t.purpose == Purpose::Confirm);
+    if let Some(c) = extension(e, reserve).filter(|_| !confirming) {
+        return launch(c, e.settings.more_requests, Purpose::Extend);
+    }
     if !confirming {
         let screen = e.settings.screen_requests;
         if let Some(c) = e.design.iter().find(|c| !e.known.contains_key(*c)) {
@@ -360,6 +371,25 @@ pub(super) fn next(e: &Explorer) -> Step {
         }
     }
     confirm_step(e, chosen, rival)
+}
+
+/// From walk 5: the configuration the last trial measured, when it is the contender that needs
+/// more requests next and they fit the budget's requests (its server is still up: measuring
+/// on it costs no launch, where a `more` trial relaunches it).
+fn extension(e: &Explorer, reserve: u32) -> Option<Config> {
+    let last = e.trials.last()?;
+    let fits = e.settings.requests.is_none_or(|r| {
+        e.requests_spent()
+            + e.settings.more_requests
+            + u64::from(reserve) * e.settings.confirm_requests
+            <= r
+    });
+    (e.settings.walk >= 5
+        && !e.stopped
+        && fits
+        && last.purpose != Purpose::Confirm
+        && contender(e).as_ref() == Some(&last.config))
+    .then(|| last.config.clone())
 }
 
 /// Launches kept for the contenders' further requests while refining: about a sixth of them;

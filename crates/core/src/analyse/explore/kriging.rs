@@ -10,7 +10,8 @@
 //! The kernel is squared-exponential over each numeric knob's position (0 to 1) and each named
 //! knob's value (another value at a fixed distance); its length is the one of a few that gives
 //! the measurements the highest likelihood; each measurement's noise is the width of its 95 %
-//! interval (the two sides' mean, or the one side it has).
+//! interval (the two sides' mean, or the one side it has). From walk 5 the SLOs' margin has a
+//! linear trend across the space as well ([`MARGIN_TREND`]).
 
 use super::{Explorer, Outcome};
 use crate::base::metric::Direction;
@@ -29,6 +30,12 @@ const UNBOUNDED_NOISE: f64 = 0.3;
 const LEAST_NOISE: f64 = 0.03;
 /// The margin a launch that failed counts as (well past every limit).
 const FAILED_MARGIN: f64 = 1.0;
+/// The weight of the linear trend in the kriging of the SLOs' margin (from walk 5), as a share
+/// of the margins' variance per unit of a knob's range: an SLO metric mostly rises or falls
+/// along a knob (more slots, more waiting), so a limit crossed at one end is likelier crossed
+/// further that way than at the other end; without it, a configuration far from every
+/// measured one reverts to the measured margins' mean.
+const MARGIN_TREND: f64 = 1.0;
 /// Most measured configurations a process is fitted to.
 const MOST_POINTS: usize = 60;
 /// Most unmeasured configurations weighed in one step before they are thinned.
@@ -41,6 +48,7 @@ struct Process {
     mean: f64,
     scale: f64,
     length: f64,
+    trend: f64,
     chol: Vec<Vec<f64>>,
     alpha: Vec<f64>,
 }
@@ -54,15 +62,19 @@ fn coordinates(space: &Space, c: &Config) -> Vec<f64> {
             let w = NAMED_DISTANCE / std::f64::consts::SQRT_2;
             out.extend((0..knob.values.len()).map(|v| if c[k] == v { w } else { 0.0 }));
         } else {
-            out.push(pos[k]);
+            out.push(pos[k] - 0.5);
         }
     }
     out
 }
 
-fn kernel(a: &[f64], b: &[f64], scale: f64, length: f64) -> f64 {
+/// The covariance of two configurations: squared-exponential in their distance, plus `trend`
+/// times their coordinates' product (a linear trend across the space, centred in it; for a
+/// named knob, an offset per value).
+fn kernel(a: &[f64], b: &[f64], scale: f64, length: f64, trend: f64) -> f64 {
     let d: f64 = a.iter().zip(b).map(|(x, y)| (x - y) * (x - y)).sum();
-    scale * (-d / (2.0 * length * length)).exp()
+    let dot: f64 = a.iter().zip(b).map(|(x, y)| x * y).sum();
+    scale * ((-d / (2.0 * length * length)).exp() + trend * dot)
 }
 
 /// The lower Cholesky factor of a symmetric positive definite matrix (`None`: not one).
@@ -112,6 +124,7 @@ impl Process {
         y: &[f64],
         noise: &[f64],
         length: f64,
+        trend: f64,
     ) -> Option<(Process, f64)> {
         let n = y.len() as f64;
         let mean = y.iter().sum::<f64>() / n;
@@ -125,7 +138,8 @@ impl Process {
                     .iter()
                     .enumerate()
                     .map(|(j, q)| {
-                        kernel(p, q, scale, length) + if i == j { noise[i] * noise[i] } else { 0.0 }
+                        kernel(p, q, scale, length, trend)
+                            + if i == j { noise[i] * noise[i] } else { 0.0 }
                     })
                     .collect()
             })
@@ -141,6 +155,7 @@ impl Process {
             mean,
             scale,
             length,
+            trend,
             chol,
             alpha,
         };
@@ -148,10 +163,10 @@ impl Process {
     }
 
     /// The process of the most likely kernel length.
-    fn fit(points: &[Vec<f64>], y: &[f64], noise: &[f64]) -> Option<Process> {
+    fn fit(points: &[Vec<f64>], y: &[f64], noise: &[f64], trend: f64) -> Option<Process> {
         LENGTHS
             .iter()
-            .filter_map(|&l| Process::with_length(points, y, noise, l))
+            .filter_map(|&l| Process::with_length(points, y, noise, l, trend))
             .max_by(|a, b| a.1.total_cmp(&b.1))
             .map(|(p, _)| p)
     }
@@ -161,7 +176,7 @@ impl Process {
         let k: Vec<f64> = self
             .points
             .iter()
-            .map(|p| kernel(p, x, self.scale, self.length))
+            .map(|p| kernel(p, x, self.scale, self.length, self.trend))
             .collect();
         let mean = self.mean + k.iter().zip(&self.alpha).map(|(a, b)| a * b).sum::<f64>();
         let v = forward(&self.chol, &k);
@@ -242,6 +257,7 @@ fn process(
     space: &Space,
     points: &[(&Config, &Outcome)],
     f: &dyn Fn(&Outcome) -> Option<(f64, f64)>,
+    trend: f64,
 ) -> Option<Process> {
     let (mut x, mut y, mut noise) = (Vec::new(), Vec::new(), Vec::new());
     for (c, o) in points {
@@ -254,7 +270,7 @@ fn process(
     if y.len() < 2 {
         return None;
     }
-    Process::fit(&x, &y, &noise)
+    Process::fit(&x, &y, &noise, trend)
 }
 
 /// The unmeasured configurations weighed: every one, or beyond [`MOST_CANDIDATES`] an even
@@ -296,8 +312,13 @@ fn improvement(best: f64, mean: f64, sd: f64) -> f64 {
 /// likeliest to meet them), or `None` with fewer than two measurements.
 pub(super) fn suggest(e: &Explorer) -> Option<Config> {
     let points = fitted(e);
-    let primary = process(&e.space, &points, &|o| log_primary(e, o))?;
-    let slo = process(&e.space, &points, &margin);
+    let primary = process(&e.space, &points, &|o| log_primary(e, o), 0.0)?;
+    let trend = if e.settings.walk >= 5 {
+        MARGIN_TREND
+    } else {
+        0.0
+    };
+    let slo = process(&e.space, &points, &margin, trend);
     let within = |x: &[f64]| {
         slo.as_ref().map_or(1.0, |p| {
             let (m, s) = p.predict(x);

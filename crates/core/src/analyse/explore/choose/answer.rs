@@ -40,7 +40,7 @@ pub(in crate::analyse::explore) fn result(e: &Explorer) -> SearchResult {
         confirmed,
         confirmation,
         dropped,
-        launches: e.trials.len() as u32,
+        launches: e.launches_used(),
         requests: e.requests_spent(),
         configurations: e.space.configs.len(),
     }
