@@ -211,7 +211,7 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
     .take(if quick { 1 } else { 6 })
     {
         println!(
-            "| {name} | {:.0} % | {:.0} % | {:.0} % | {:.0} % | {:.1} ({:.0} %) | {:.0} | {} |",
+            "| {name} | {:.1} % | {:.0} % | {:.0} % | {:.1} % | {:.1} ({:.1} %) | {:.0} | {} |",
             pct(t.tied),
             pct(t.within5),
             pct(t.exact),
@@ -249,7 +249,7 @@ fn by_size(sizes: &[(usize, bool)]) {
             format!("{lo}–{}", hi - 1)
         };
         println!(
-            "| {label} | {} | {:.0} % |",
+            "| {label} | {} | {:.1} % |",
             inside.len(),
             100.0 * hits as f64 / inside.len().max(1) as f64
         );

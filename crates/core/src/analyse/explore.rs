@@ -106,8 +106,10 @@ pub struct Settings {
 /// of the launches screen, and the pick is the best survivor likely (80 %) within the SLOs;
 /// 5, a contender just measured gets its further requests on the same launch (an `extend`
 /// trial, which costs no launch), up to twelve repeats pooled, and the kriging of the SLOs'
-/// margin has a linear trend (a limit is usually crossed going one way along a knob).
-pub const WALK: u32 = 5;
+/// margin has a linear trend (a limit is usually crossed going one way along a knob); 6, a
+/// pick only likely within the SLOs gives way to a survivor sure to meet them that the
+/// measurements cannot tell from it on the primary metric.
+pub const WALK: u32 = 6;
 
 /// Requests of a confirmation launch: two repeats, and at least as many as bound a p95 from
 /// above on the fresh launch alone (59), so that the verdict drawn on the fresh measurement can

@@ -487,12 +487,12 @@ fn a_search_with_nothing_meeting_the_slo_spends_its_whole_budget_looking() {
             };
             let p = 10.0 + config.iter().sum::<usize>() as f64;
             e.record(config, purpose, requests, measured(p, 1.0, slo, requests));
-            assert!(e.trials().len() <= 5);
+            assert!(e.launches_used() <= 5);
         }
         e
     };
     let none = run(&|_| false);
-    assert_eq!(none.trials().len(), 5, "every launch spent looking");
+    assert_eq!(none.launches_used(), 5, "every launch spent looking");
     assert!(none.trials().iter().all(|t| t.purpose != Purpose::Confirm));
     assert_eq!(none.result().chosen, None);
     let every = run(&|_| true);
@@ -697,4 +697,59 @@ fn walk_5_extends_a_contender_on_its_own_launch() {
         explored(&five),
         explored(&four)
     );
+}
+
+/// From walk 6, a pick only likely within the SLOs gives way to a survivor that meets them
+/// with confidence when the measurements cannot tell the two apart on the primary metric
+/// (overlapping 95 % intervals), and the answer says why; one apart from it (slower with
+/// confidence) does not take its place. Walk 5 keeps the better point estimate either way.
+#[test]
+fn walk_6_prefers_a_tied_pick_sure_of_its_slos() {
+    let space = Space::new(&spec(&[])).unwrap();
+    let (near, sure) = (vec![0, 1, 0], vec![0, 2, 0]);
+    let pick = |walk: u32, sure_tpot: f64| {
+        let settings = Settings::new(&space, &SpaceBudget::default(), 24, 3).at_walk(walk);
+        let mut e = Explorer::new(space.clone(), Metric::TPOT_P95, settings);
+        // Its SLO at 0.9 of the limit, the interval reaching past it: likely, not confident.
+        let mut likely = measured(40.0, 3.0, 90.0, 288);
+        if let Outcome::Measured { evidence } = &mut likely {
+            evidence.slo[0].estimate = Some(Estimate {
+                value: 90.0,
+                lo: Some(81.0),
+                hi: Some(101.0),
+            });
+        }
+        e.record(near.clone(), Purpose::Screen, 288, likely);
+        e.record(
+            sure.clone(),
+            Purpose::Screen,
+            288,
+            measured(sure_tpot, 3.0, 50.0, 288),
+        );
+        e.result()
+    };
+    let why = |r: &sloscope_core::search::SearchResult| {
+        let name = space.name(&near);
+        r.dropped
+            .iter()
+            .find(|d| d.name == name)
+            .map(|d| d.reason.clone())
+            .unwrap_or_default()
+    };
+    // 42 ± 3 against 40 ± 3: tied.
+    let six = pick(6, 42.0);
+    assert_eq!(six.chosen, Some(sure.clone()), "{six:#?}");
+    assert!(six.chosen_meets_all);
+    assert_eq!(six.rival, Some(near.clone()));
+    assert!(
+        why(&six).contains("not apart with confidence; the pick meets every SLO with confidence"),
+        "{six:#?}"
+    );
+    let five = pick(5, 42.0);
+    assert_eq!(five.chosen, Some(near.clone()), "{five:#?}");
+    assert!(!five.chosen_meets_all);
+    // 48 ± 3 against 40 ± 3: apart; the likely pick stands.
+    let apart = pick(6, 48.0);
+    assert_eq!(apart.chosen, Some(near.clone()), "{apart:#?}");
+    assert!(!apart.chosen_meets_all);
 }

@@ -3,10 +3,9 @@
 //! launches the server with the configuration's knobs in its command, measures the profile and
 //! writes one run file with `search` set (a launch that fails is an infeasible trial, written
 //! as a failed run with its reason). The server stays up until the next step is known: an
-//! `extend` trial measures on it again (no new launch). The trial files are the journal: a
-//! search interrupted is
-//! resumed from them with the same `--out`, replayed by the same core code the analysis uses,
-//! so it goes on exactly where the analysis expects.
+//! `extend` trial measures on it again (no new launch). The trial files are the journal: an
+//! interrupted search is resumed from them with the same `--out`, replayed by the same core
+//! code the analysis uses, so it goes on exactly where the analysis expects.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -31,9 +30,18 @@ type Trial = (String, Run);
 struct Live {
     config: Config,
     base: String,
+    client: Client,
     launched: Option<Launched>,
     reported: ServerReport,
     tc: Cancel,
+}
+
+/// What launching a trial's server came to.
+enum Launch {
+    Up(Box<Live>),
+    /// The launch failed: the infeasible trial's file and run.
+    Failed(Box<Trial>),
+    Cancelled,
 }
 
 impl RunCtx<'_> {
@@ -187,41 +195,22 @@ impl RunCtx<'_> {
             step.requests,
         ));
         if live.is_none() {
-            let tc = self.cancel.child();
-            let (base, launched) = match self.reach(&t, &tc).await? {
-                Reached::Up(base, launched) => (base, launched),
-                Reached::Failed => {
-                    let path = self.layout.search_trial(
-                        p.name.as_str(),
-                        step.index,
-                        step.purpose.as_str(),
-                        &t.name,
-                    );
-                    return Ok(Some((path.display().to_string(), read_trial(&path)?)));
-                }
-                Reached::Cancelled => return Ok(None),
-            };
-            let client = self.search_client(p, &base)?;
-            let reported = crate::server::identity::probe(client.http(), &base).await;
-            *live = Some(Live {
-                config: config.clone(),
-                base,
-                launched,
-                reported,
-                tc,
-            });
+            match self.launch_trial(p, &t, &step, config).await? {
+                Launch::Up(l) => *live = Some(*l),
+                Launch::Failed(trial) => return Ok(Some(*trial)),
+                Launch::Cancelled => return Ok(None),
+            }
         }
         let Some(l) = live.as_ref() else {
             return Ok(None);
         };
-        let client = self.search_client(p, &l.base)?;
         let mut tp = p.clone();
         let per = p.workload.requests_per_repeat.unwrap_or(1).max(1);
         tp.workload.repeats = Some(((step.requests as i64) + per - 1) / per);
         tp.search = None;
         let m = Measure {
             t: &t,
-            client: &client,
+            client: &l.client,
             base: &l.base,
             launched: l.launched.as_ref(),
             tc: &l.tc,
@@ -229,6 +218,42 @@ impl RunCtx<'_> {
         };
         let (path, run) = self.measure(&m, &tp, None).await?;
         Ok(Some((path.display().to_string(), run)))
+    }
+
+    /// Launches the server of a trial's configuration and probes what it reports; a launch
+    /// that fails is the failed run it left in the output directory.
+    async fn launch_trial(
+        &mut self,
+        p: &Profile,
+        t: &TargetSpec,
+        step: &SearchStep,
+        config: &Config,
+    ) -> Result<Launch, CollectError> {
+        let tc = self.cancel.child();
+        let (base, launched) = match self.reach(t, &tc).await? {
+            Reached::Up(base, launched) => (base, launched),
+            Reached::Failed => {
+                let path = self.layout.search_trial(
+                    p.name.as_str(),
+                    step.index,
+                    step.purpose.as_str(),
+                    &t.name,
+                );
+                let trial = (path.display().to_string(), read_trial(&path)?);
+                return Ok(Launch::Failed(Box::new(trial)));
+            }
+            Reached::Cancelled => return Ok(Launch::Cancelled),
+        };
+        let client = self.search_client(p, &base)?;
+        let reported = crate::server::identity::probe(client.http(), &base).await;
+        Ok(Launch::Up(Box::new(Live {
+            config: config.clone(),
+            base,
+            client,
+            launched,
+            reported,
+            tc,
+        })))
     }
 
     fn search_target(&self, p: &Profile, name: String, step: SearchStep) -> TargetSpec {

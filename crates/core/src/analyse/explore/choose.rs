@@ -242,15 +242,7 @@ fn contender(e: &Explorer) -> Option<Config> {
         ),
         _ => u64::MAX,
     };
-    let overlaps = |a: &Config, b: &Config| {
-        let (Some((_, a_lo, a_hi)), Some((_, b_lo, b_hi))) = (score(e, a), score(e, b)) else {
-            return true;
-        };
-        // Apart with confidence only when one interval ends before the other begins.
-        let apart =
-            |hi: Option<f64>, lo: Option<f64>| matches!((hi, lo), (Some(h), Some(l)) if h < l);
-        !apart(a_hi, b_lo) && !apart(b_hi, a_lo)
-    };
+    let overlaps = |a: &Config, b: &Config| !apart(e, a, b);
     let slo_open = |c: &Config| matches!(e.known.get(c), Some(Outcome::Measured { evidence }) if !evidence.meets_all());
     let top: Vec<&Config> = alive.iter().take(CONTENDERS).collect();
     // The best needs more when its SLOs are open or a rival cannot be told from it; a rival
@@ -271,6 +263,37 @@ fn contender(e: &Explorer) -> Option<Config> {
                 && requests(c) + e.settings.more_requests <= e.settings.max_requests_per_config
         })
         .min_by_key(|c| requests(c))
+        .cloned()
+}
+
+/// Whether two measured configurations are apart on the primary metric with confidence: one's
+/// 95 % interval ends before the other's begins (a configuration without an estimate is apart
+/// from none).
+fn apart(e: &Explorer, a: &Config, b: &Config) -> bool {
+    let (Some((_, a_lo, a_hi)), Some((_, b_lo, b_hi))) = (score(e, a), score(e, b)) else {
+        return false;
+    };
+    let before = |hi: Option<f64>, lo: Option<f64>| matches!((hi, lo), (Some(h), Some(l)) if h < l);
+    before(a_hi, b_lo) || before(b_hi, a_lo)
+}
+
+/// Whether a measured configuration meets every SLO with confidence.
+fn sure(e: &Explorer, c: &Config) -> bool {
+    matches!(e.known.get(c), Some(Outcome::Measured { evidence }) if evidence.meets_all())
+}
+
+/// From walk 6, the pick when the best survivor of its tier meets its SLOs only likely: the
+/// best survivor that meets every SLO with confidence and that the best cannot be told from
+/// on the primary metric (its 95 % interval overlaps the best's), if any. Between two
+/// configurations the measurements cannot rank, the one sure to meet the SLOs is the one to
+/// deploy: a likely pick next to the SLO's limit is where a search's picks truly miss it.
+fn safer(e: &Explorer, alive: &[Config], best: &Config) -> Option<Config> {
+    if e.settings.walk < 6 || sure(e, best) {
+        return None;
+    }
+    alive
+        .iter()
+        .find(|c| *c != best && sure(e, c) && !apart(e, best, c))
         .cloned()
 }
 
@@ -295,20 +318,18 @@ pub(super) fn tier(e: &Explorer, c: &Config) -> u8 {
     }
 }
 
-/// The pick: the best survivor of the best [`tier`] but 2; its rival, the next survivor; and
-/// whether the pick meets every SLO with confidence.
+/// The pick: the best survivor of the best [`tier`] but 2 (from walk 6, or a [`safer`] one);
+/// its rival, the next survivor; and whether the pick meets every SLO with confidence.
 fn pick(e: &Explorer) -> (Option<Config>, Option<Config>, bool) {
     let alive = alive(e);
-    let chosen = [0, 1]
+    let Some(best) = [0, 1]
         .into_iter()
         .find_map(|t| alive.iter().find(|c| tier(e, c) == t))
-        .map(|c| {
-            let sure = matches!(e.known.get(c), Some(Outcome::Measured { evidence }) if evidence.meets_all());
-            (c.clone(), sure)
-        });
-    let Some((chosen, sure)) = chosen else {
+    else {
         return (None, None, false);
     };
+    let chosen = safer(e, &alive, best).unwrap_or_else(|| best.clone());
+    let sure = sure(e, &chosen);
     // The rival: the next survivor, else the best of the rest that served and missed no SLO.
     let rival = alive.into_iter().find(|c| *c != chosen).or_else(|| {
         e.known

@@ -8,10 +8,12 @@
 //! configuration it points at is measured before it counts.
 //!
 //! The kernel is squared-exponential over each numeric knob's position (0 to 1) and each named
-//! knob's value (another value at a fixed distance); its length is the one of a few that gives
-//! the measurements the highest likelihood; each measurement's noise is the width of its 95 %
-//! interval (the two sides' mean, or the one side it has). From walk 5 the SLOs' margin has a
-//! linear trend across the space as well ([`MARGIN_TREND`]).
+//! knob's value (another value at a fixed distance, [`named_distance`]); its length is the one
+//! of a few that gives the measurements the highest likelihood; each measurement's noise is
+//! the width of its 95 % interval (the two sides' mean, or the one side it has). From walk 5
+//! the SLOs' margin has a linear trend across the space as well ([`MARGIN_TREND`]); from walk
+//! 6 named values sit closer, and each has an offset of its own in the margin
+//! ([`NAMED_OFFSET`]).
 
 use super::{Explorer, Outcome};
 use crate::base::metric::Direction;
@@ -21,8 +23,16 @@ use crate::schema::KnobValue;
 
 /// Lengths of the kernel tried (in a numeric knob's range).
 const LENGTHS: [f64; 4] = [0.2, 0.35, 0.6, 1.0];
-/// The distance between two values of a named knob, as a share of a numeric knob's range.
-const NAMED_DISTANCE: f64 = 0.5;
+/// The distance between two values of a named knob, as a share of a numeric knob's range: to
+/// walk 5, half of it; from walk 6, a seventh, with an offset per value in the SLOs' margin
+/// ([`NAMED_OFFSET`]).
+fn named_distance(walk: u32) -> f64 {
+    if walk >= 6 {
+        0.15
+    } else {
+        0.5
+    }
+}
 /// The noise (sd, log scale) of a measurement whose interval is unbounded on both sides.
 const UNBOUNDED_NOISE: f64 = 0.3;
 /// The least noise of a measurement (sd, log scale): what one configuration varies by between
@@ -38,43 +48,74 @@ const FAILED_MARGIN: f64 = 1.0;
 const MARGIN_TREND: f64 = 1.0;
 /// Most measured configurations a process is fitted to.
 const MOST_POINTS: usize = 60;
+/// The weight of a named knob's per-value offset in the kriging of the SLOs' margin (from walk
+/// 6), as a share of the margins' variance. A named knob (a cache type, a scheduling policy)
+/// mostly shifts a metric the same way wherever the other knobs stand: on the primary metric
+/// a little, which the short distance between its values carries; on an SLO's margin often
+/// enough to cross a limit, which this offset carries, so one measurement of each value
+/// tells the search which side of the limit that value's region lies.
+const NAMED_OFFSET: f64 = 1.0;
 /// Most unmeasured configurations weighed in one step before they are thinned.
 const MOST_CANDIDATES: usize = 4096;
 
 /// One fitted process: the measured points, the weights of the data and the inverse-factor
 /// for the predictive variance.
 struct Process {
-    points: Vec<Vec<f64>>,
+    points: Vec<Point>,
     mean: f64,
     scale: f64,
-    length: f64,
-    trend: f64,
+    kern: Kern,
     chol: Vec<Vec<f64>>,
     alpha: Vec<f64>,
 }
 
-/// A configuration's coordinates: numeric knobs' positions, named knobs' one-hot values.
-fn coordinates(space: &Space, c: &Config) -> Vec<f64> {
-    let pos = space.position(c);
-    let mut out = Vec::new();
-    for (k, knob) in space.knobs.iter().enumerate() {
-        if knob.values.iter().any(|v| matches!(v, KnobValue::Text(_))) {
-            let w = NAMED_DISTANCE / std::f64::consts::SQRT_2;
-            out.extend((0..knob.values.len()).map(|v| if c[k] == v { w } else { 0.0 }));
-        } else {
-            out.push(pos[k] - 0.5);
-        }
-    }
-    out
+/// A configuration where a process sees it: its numeric knobs' positions (centred) and its
+/// named knobs' values.
+#[derive(Debug, Clone)]
+struct Point {
+    at: Vec<f64>,
+    named: Vec<usize>,
 }
 
-/// The covariance of two configurations: squared-exponential in their distance, plus `trend`
-/// times their coordinates' product (a linear trend across the space, centred in it; for a
-/// named knob, an offset per value).
-fn kernel(a: &[f64], b: &[f64], scale: f64, length: f64, trend: f64) -> f64 {
-    let d: f64 = a.iter().zip(b).map(|(x, y)| (x - y) * (x - y)).sum();
-    let dot: f64 = a.iter().zip(b).map(|(x, y)| x * y).sum();
-    scale * ((-d / (2.0 * length * length)).exp() + trend * dot)
+/// A configuration's [`Point`].
+fn coordinates(space: &Space, c: &Config) -> Point {
+    let pos = space.position(c);
+    let (mut at, mut named) = (Vec::new(), Vec::new());
+    for (k, knob) in space.knobs.iter().enumerate() {
+        if knob.values.iter().any(|v| matches!(v, KnobValue::Text(_))) {
+            named.push(c[k]);
+        } else {
+            at.push(pos[k] - 0.5);
+        }
+    }
+    Point { at, named }
+}
+
+/// A kernel's settings.
+#[derive(Debug, Clone, Copy)]
+struct Kern {
+    /// Length (in a numeric knob's range).
+    length: f64,
+    /// The distance between two values of a named knob (in a numeric knob's range).
+    named: f64,
+    /// Weight of the linear trend (a share of the variance per unit of a knob's range).
+    trend: f64,
+    /// Weight of a named knob's per-value offset (a share of the variance).
+    offset: f64,
+}
+
+/// The covariance of two configurations: squared-exponential in their distance (a named knob
+/// whose values differ adds `named`), plus `trend` times their coordinates' product (a linear
+/// trend across the space, centred in it; a named knob's values as one-hot coordinates half
+/// `named` squared apart, an offset per value), plus `offset` per named knob whose values agree.
+fn kernel(a: &Point, b: &Point, scale: f64, k: Kern) -> f64 {
+    let d: f64 = a.at.iter().zip(&b.at).map(|(x, y)| (x - y) * (x - y)).sum();
+    let dot: f64 = a.at.iter().zip(&b.at).map(|(x, y)| x * y).sum();
+    let same = a.named.iter().zip(&b.named).filter(|(x, y)| x == y).count() as f64;
+    let differ = a.named.len() as f64 - same;
+    let d = d + k.named * k.named * differ;
+    let dot = dot + k.named * k.named / 2.0 * same;
+    scale * ((-d / (2.0 * k.length * k.length)).exp() + k.trend * dot + k.offset * same)
 }
 
 /// The lower Cholesky factor of a symmetric positive definite matrix (`None`: not one).
@@ -119,13 +160,7 @@ fn backward(l: &[Vec<f64>], b: &[f64]) -> Vec<f64> {
 impl Process {
     /// The process of values `y` (with noise sd `noise`) at `points` with one kernel length,
     /// and its log marginal likelihood.
-    fn with_length(
-        points: &[Vec<f64>],
-        y: &[f64],
-        noise: &[f64],
-        length: f64,
-        trend: f64,
-    ) -> Option<(Process, f64)> {
+    fn with_kern(points: &[Point], y: &[f64], noise: &[f64], kern: Kern) -> Option<(Process, f64)> {
         let n = y.len() as f64;
         let mean = y.iter().sum::<f64>() / n;
         let var = y.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / n;
@@ -138,8 +173,7 @@ impl Process {
                     .iter()
                     .enumerate()
                     .map(|(j, q)| {
-                        kernel(p, q, scale, length, trend)
-                            + if i == j { noise[i] * noise[i] } else { 0.0 }
+                        kernel(p, q, scale, kern) + if i == j { noise[i] * noise[i] } else { 0.0 }
                     })
                     .collect()
             })
@@ -154,29 +188,30 @@ impl Process {
             points: points.to_vec(),
             mean,
             scale,
-            length,
-            trend,
+            kern,
             chol,
             alpha,
         };
         Some((process, likelihood))
     }
 
-    /// The process of the most likely kernel length.
-    fn fit(points: &[Vec<f64>], y: &[f64], noise: &[f64], trend: f64) -> Option<Process> {
+    /// The process of the most likely kernel length (and from walk 6, named knobs' distance),
+    /// the kernel otherwise `kern`.
+    fn fit(points: &[Point], y: &[f64], noise: &[f64], kern: Kern) -> Option<Process> {
         LENGTHS
             .iter()
-            .filter_map(|&l| Process::with_length(points, y, noise, l, trend))
+            .map(|&length| Kern { length, ..kern })
+            .filter_map(|k| Process::with_kern(points, y, noise, k))
             .max_by(|a, b| a.1.total_cmp(&b.1))
             .map(|(p, _)| p)
     }
 
     /// The mean and sd of the process (without the measurement noise) at `x`.
-    fn predict(&self, x: &[f64]) -> (f64, f64) {
+    fn predict(&self, x: &Point) -> (f64, f64) {
         let k: Vec<f64> = self
             .points
             .iter()
-            .map(|p| kernel(p, x, self.scale, self.length, self.trend))
+            .map(|p| kernel(p, x, self.scale, self.kern))
             .collect();
         let mean = self.mean + k.iter().zip(&self.alpha).map(|(a, b)| a * b).sum::<f64>();
         let v = forward(&self.chol, &k);
@@ -257,7 +292,7 @@ fn process(
     space: &Space,
     points: &[(&Config, &Outcome)],
     f: &dyn Fn(&Outcome) -> Option<(f64, f64)>,
-    trend: f64,
+    kern: Kern,
 ) -> Option<Process> {
     let (mut x, mut y, mut noise) = (Vec::new(), Vec::new(), Vec::new());
     for (c, o) in points {
@@ -270,7 +305,7 @@ fn process(
     if y.len() < 2 {
         return None;
     }
-    Process::fit(&x, &y, &noise, trend)
+    Process::fit(&x, &y, &noise, kern)
 }
 
 /// The unmeasured configurations weighed: every one, or beyond [`MOST_CANDIDATES`] an even
@@ -312,14 +347,21 @@ fn improvement(best: f64, mean: f64, sd: f64) -> f64 {
 /// likeliest to meet them), or `None` with fewer than two measurements.
 pub(super) fn suggest(e: &Explorer) -> Option<Config> {
     let points = fitted(e);
-    let primary = process(&e.space, &points, &|o| log_primary(e, o), 0.0)?;
-    let trend = if e.settings.walk >= 5 {
-        MARGIN_TREND
-    } else {
-        0.0
+    let walk = e.settings.walk;
+    let kern = Kern {
+        length: LENGTHS[0],
+        named: named_distance(walk),
+        trend: 0.0,
+        offset: 0.0,
     };
-    let slo = process(&e.space, &points, &margin, trend);
-    let within = |x: &[f64]| {
+    let primary = process(&e.space, &points, &|o| log_primary(e, o), kern)?;
+    let slo_kern = Kern {
+        trend: if walk >= 5 { MARGIN_TREND } else { 0.0 },
+        offset: if walk >= 6 { NAMED_OFFSET } else { 0.0 },
+        ..kern
+    };
+    let slo = process(&e.space, &points, &margin, slo_kern);
+    let within = |x: &Point| {
         slo.as_ref().map_or(1.0, |p| {
             let (m, s) = p.predict(x);
             normal_cdf(-m / s)
@@ -519,5 +561,45 @@ mod tests {
         assert!((4.0 * x[0] + 2.0 * x[1] - 2.0).abs() < 1e-12);
         assert!((2.0 * x[0] + 3.0 * x[1] - 1.0).abs() < 1e-12);
         assert!(cholesky(&[vec![1.0, 2.0], vec![2.0, 1.0]]).is_none());
+    }
+
+    /// From walk 6 a named knob's value shifts the SLOs' margin the same way everywhere: one
+    /// value measured within the limit at one end, the other past it all along, the first
+    /// value at the other end is predicted within (walk 5 reverted it towards the other
+    /// value's margins: past the limit).
+    #[test]
+    fn a_named_value_carries_its_margin_across_the_space() {
+        let mut s = SpaceSpec::default();
+        s.knobs.insert(
+            "a".into(),
+            KnobSpec {
+                values: Some((1..=5).map(KnobValue::Int).collect()),
+                ..KnobSpec::default()
+            },
+        );
+        let named = ["x", "y"].map(|v| KnobValue::Text(v.into()));
+        s.knobs.insert(
+            "kind".into(),
+            KnobSpec {
+                values: Some(named.to_vec()),
+                ..KnobSpec::default()
+            },
+        );
+        let space = Space::new(&s).unwrap();
+        let at = |a: usize, kind: usize| coordinates(&space, &vec![a, kind]);
+        let points = [at(0, 0), at(2, 0), at(4, 0), at(0, 1)];
+        let (y, noise) = ([0.4, 0.4, 0.4, -0.4], [LEAST_NOISE; 4]);
+        let margin_at = |walk: u32| {
+            let kern = Kern {
+                length: LENGTHS[0],
+                named: named_distance(walk),
+                trend: MARGIN_TREND,
+                offset: if walk >= 6 { NAMED_OFFSET } else { 0.0 },
+            };
+            let p = Process::fit(&points, &y, &noise, kern).unwrap();
+            p.predict(&at(4, 1)).0
+        };
+        assert!(margin_at(6) < 0.0, "{}", margin_at(6));
+        assert!(margin_at(5) > 0.0, "{}", margin_at(5));
     }
 }

@@ -1,7 +1,7 @@
 //! The search's answer: the pick (frozen at the first confirmation), why every other measured
 //! configuration is not it, and what the fresh launches said.
 
-use super::{bound, frozen, pick, standing, tier, Standing, LIKELY};
+use super::{apart, bound, frozen, pick, standing, sure, tier, Standing, LIKELY};
 use crate::analyse::explore::{Dropped, Estimate, Explorer, Outcome, Purpose, SearchResult};
 use crate::base::fmt::format_number;
 use crate::check::space::Config;
@@ -58,7 +58,19 @@ fn not_chosen(e: &Explorer, c: &Config, chosen: Option<&Config>) -> String {
         return "not chosen: no pick to compare it with".into();
     };
     let tiers = chosen.map(|p| (tier(e, p), tier(e, c)));
+    // From walk 6 a better point estimate gives way to a pick sure of its SLOs that it cannot
+    // be told from.
+    let gave_way = chosen.is_some_and(|p| {
+        e.settings.walk >= 6
+            && sure(e, p)
+            && !sure(e, c)
+            && !apart(e, c, p)
+            && mine.score(e.primary).0 < pick.score(e.primary).0
+    });
     let why = match tiers {
+        _ if gave_way => "its point estimate better but not apart with confidence; the pick \
+                          meets every SLO with confidence, it does not"
+            .into(),
         Some((0, t)) if t > 0 && e.settings.walk >= 4 => format!(
             "the pick meets every SLO with a chance of {} % or more by its intervals, it does not",
             format_number(100.0 * LIKELY)
