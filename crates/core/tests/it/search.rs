@@ -191,6 +191,20 @@ fn measured(p: f64, w: f64, slo: f64, n: u64) -> Outcome {
     }
 }
 
+/// [`measured`] with its SLO at 0.9 of the limit, the interval reaching past it: likely met,
+/// not with confidence.
+fn likely(p: f64, w: f64, n: u64) -> Outcome {
+    let mut o = measured(p, w, 90.0, n);
+    if let Outcome::Measured { evidence } = &mut o {
+        evidence.slo[0].estimate = Some(Estimate {
+            value: 90.0,
+            lo: Some(81.0),
+            hi: Some(101.0),
+        });
+    }
+    o
+}
+
 /// Runs a search where TPOT p95 is the sum of the value indices (best at the first values), a
 /// knob value `parallel 8` does not launch, and the SLO is missed where `cache` is `q8_0`.
 fn drive(space: &Space, stop_after: Option<usize>) -> Explorer {
@@ -600,16 +614,7 @@ fn walk_4_picks_the_best_likely_within_the_slos() {
             96,
             measured(30.0, 2.0, 101.0, 96),
         );
-        // Its SLO at 0.9 of the limit, the interval reaching past it: likely, not confident.
-        let mut likely = measured(40.0, 2.0, 90.0, 96);
-        if let Outcome::Measured { evidence } = &mut likely {
-            evidence.slo[0].estimate = Some(Estimate {
-                value: 90.0,
-                lo: Some(81.0),
-                hi: Some(101.0),
-            });
-        }
-        e.record(near.clone(), Purpose::Screen, 96, likely);
+        e.record(near.clone(), Purpose::Screen, 96, likely(40.0, 2.0, 96));
         // Met with confidence, 20 % slower.
         e.record(
             sure.clone(),
@@ -710,16 +715,7 @@ fn walk_6_prefers_a_tied_pick_sure_of_its_slos() {
     let pick = |walk: u32, sure_tpot: f64| {
         let settings = Settings::new(&space, &SpaceBudget::default(), 24, 3).at_walk(walk);
         let mut e = Explorer::new(space.clone(), Metric::TPOT_P95, settings);
-        // Its SLO at 0.9 of the limit, the interval reaching past it: likely, not confident.
-        let mut likely = measured(40.0, 3.0, 90.0, 288);
-        if let Outcome::Measured { evidence } = &mut likely {
-            evidence.slo[0].estimate = Some(Estimate {
-                value: 90.0,
-                lo: Some(81.0),
-                hi: Some(101.0),
-            });
-        }
-        e.record(near.clone(), Purpose::Screen, 288, likely);
+        e.record(near.clone(), Purpose::Screen, 288, likely(40.0, 3.0, 288));
         e.record(
             sure.clone(),
             Purpose::Screen,
