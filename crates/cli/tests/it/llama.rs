@@ -241,17 +241,18 @@ fn compare_finds_a_serving_flag_that_made_the_real_server_worse() {
     // serving flag beside the candidate's own setting. Every prompt is then read a token per
     // forward pass and every decoding step of the 4 streams takes 4 passes: on this host
     // TPOT and end-to-end about doubled (`--no-cont-batching` and `--threads-http 1` were tried
-    // first: on a loaded 2-core host their effect was within the noise). 48 requests a repeat
-    // instead of 8, for an interval that shows it (at 24, a CI run with every other test beside
-    // it once left every interval too wide to decide).
+    // first: on a loaded 2-core host their effect was within the noise). Three repeats of 32
+    // requests instead of two of 8, for an interval that shows it: at two repeats (of 24, and
+    // once of 48) a CI run with every other test beside it left every interval too wide to
+    // decide, a median's interval widened by the repeats' drift with one degree of freedom.
     let d = scratch("llama-compare");
     let lineage = d.join("lineage");
     lineage_in(&lineage, "Q4_1");
     let text = std::fs::read_to_string(repo().join("tests/fixtures/llama/plan.toml"))
         .unwrap()
         .replace(
-            "requests_per_repeat = 8, prompt_length",
-            "requests_per_repeat = 48, prompt_length",
+            "repeats = 2, requests_per_repeat = 8, prompt_length",
+            "repeats = 3, requests_per_repeat = 32, prompt_length",
         )
         .replace("../../../examples/llama-cpu/lineage/", "lineage/")
         .replace(
