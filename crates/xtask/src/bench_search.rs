@@ -147,6 +147,7 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
     let quick = args.iter().any(|a| a == "--quick");
     let walk = walk_of(args)?;
     let mut sizes: Vec<(usize, bool)> = Vec::new();
+    let mut shares: Vec<f64> = Vec::new();
     let shape = shape_of(args)?;
     let n: u64 = match args.first().filter(|a| !a.starts_with("--")) {
         Some(a) => a.parse()?,
@@ -163,6 +164,7 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
         ties += t;
         let searched = drive::search_walk(&l, REPEAT, &SpaceBudget::default(), walk);
         s.add(&l, &searched, t);
+        shares.push(searched.launches as f64 / l.space.configs.len() as f64);
         sizes.push((
             l.space.configs.len(),
             searched.picked.as_ref().is_some_and(|c| l.hits(c, t)),
@@ -226,6 +228,11 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
             },
         );
     }
+    println!(
+        "the search's launches against each landscape's own grid: mean {:.1} %, at most {:.1} %",
+        100.0 * shares.iter().sum::<f64>() / shares.len().max(1) as f64,
+        100.0 * shares.iter().copied().fold(0.0, f64::max),
+    );
     if args.iter().any(|a| a == "--by-size") {
         by_size(&sizes);
     }

@@ -12,7 +12,8 @@
 //! Gaussian process of the measurements expects the most improvement within the SLOs; give the
 //! *contenders* (the best and those it cannot be told from) more requests — from walk 5 on the
 //! launch that just measured them, while its server still runs; then *confirm*: the
-//! chosen configuration and its nearest rival launched afresh and measured again. A launch that
+//! chosen configuration and its nearest rival launched afresh and measured again (from walk 7,
+//! exploring ends early once the kriging expects nothing more to gain). A launch that
 //! fails is an infeasible trial with its reason, never the end of the search.
 
 mod choose;
@@ -33,11 +34,15 @@ use crate::schema::SpaceBudget;
 
 pub use evidence::{Estimate, Evidence, Outcome, SloEstimate};
 
-/// Launches a budget gives by default: 30 % of the configurations, at least 6 (never more than
-/// the configurations and the confirmation).
-pub fn default_launches(configs: usize) -> u32 {
-    let third = (configs as f64 * 0.3).ceil() as u32;
-    third.max(6).min(configs as u32 + 2)
+/// Launches a budget gives by default to a search of walk revision `walk`: 30 % of the
+/// configurations rounded up, at least 6 (from walk 7, at least 8: six launches over a small
+/// space leave four to explore it, too few to find its best), never more than the
+/// configurations and the confirmation. From walk 7 the search stops exploring early where the
+/// kriging expects nothing more to gain, so the launches it spends are fewer.
+pub fn default_launches(configs: usize, walk: u32) -> u32 {
+    let share = (configs as f64 * 0.3).ceil() as u32;
+    let least = if walk >= 7 { 8 } else { 6 };
+    share.max(least).min(configs as u32 + 2)
 }
 
 /// A space's size against its budget, in one line: `space: 3 knobs (parallel 4, ubatch 4,
@@ -51,7 +56,7 @@ pub fn budget_line(space: &Space, budget: &SpaceBudget) -> String {
         .collect();
     let launches = budget
         .launches
-        .unwrap_or_else(|| default_launches(space.configs.len()));
+        .unwrap_or_else(|| default_launches(space.configs.len(), WALK));
     let share = 100.0 * f64::from(launches) / space.configs.len() as f64;
     let mut line = format!(
         "space: {} knob{} ({}), {} of a {}-configuration grid allowed by the constraints; budget {launches} launches per profile ({share:.0} % of the configurations{})",
@@ -94,6 +99,10 @@ pub struct Settings {
     pub seed: u64,
     /// The revision of the walk ([`WALK`] for a new search; a replay takes its trials').
     pub walk: u32,
+    /// The configurations `launches` is the default budget of, by the walk's rule
+    /// ([`default_launches`]; `null`: the plan set the launches).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default_of: Option<usize>,
 }
 
 /// The revision of the search's walk this build runs: 1, the refinement walks to the best
@@ -108,8 +117,10 @@ pub struct Settings {
 /// trial, which costs no launch), up to twelve repeats pooled, and the kriging of the SLOs'
 /// margin has a linear trend (a limit is usually crossed going one way along a knob); 6, a
 /// pick only likely within the SLOs gives way to a survivor sure to meet them that the
-/// measurements cannot tell from it on the primary metric.
-pub const WALK: u32 = 6;
+/// measurements cannot tell from it on the primary metric; 7, exploring stops early, once half
+/// the launches are spent and the kriging expects no unmeasured configuration to gain a tenth
+/// of a per cent on the incumbent (the launches left are not spent).
+pub const WALK: u32 = 7;
 
 /// Requests of a confirmation launch: two repeats, and at least as many as bound a p95 from
 /// above on the fresh launch alone (59), so that the verdict drawn on the fresh measurement can
@@ -132,7 +143,7 @@ impl Settings {
         Settings {
             launches: budget
                 .launches
-                .unwrap_or_else(|| default_launches(space.configs.len())),
+                .unwrap_or_else(|| default_launches(space.configs.len(), WALK)),
             requests: budget.requests,
             screen_requests: r * sizes(WALK).0,
             more_requests: r * sizes(WALK).1,
@@ -142,6 +153,7 @@ impl Settings {
                 .map_or_else(|| confirm_requests(r), |n| n.max(1).div_ceil(r) * r),
             seed,
             walk: WALK,
+            default_of: budget.launches.is_none().then_some(space.configs.len()),
         }
     }
 }
@@ -162,8 +174,12 @@ fn sizes(walk: u32) -> (u64, u64, u64) {
 }
 
 impl Settings {
-    /// The same settings for walk revision `walk` (the sizes its trials measure).
+    /// The same settings for walk revision `walk` (the sizes its trials measure, and its
+    /// default budget where the plan set none).
     pub fn at_walk(mut self, walk: u32) -> Settings {
+        if let Some(n) = self.default_of {
+            self.launches = default_launches(n, walk);
+        }
         let r = self.screen_requests / sizes(self.walk).0;
         let (screen, more, max) = sizes(walk);
         self.screen_requests = r * screen;

@@ -521,6 +521,43 @@ fn a_search_with_nothing_meeting_the_slo_spends_its_whole_budget_looking() {
 /// The budget's `confirm_requests` sizes each confirmation launch, rounded up to whole
 /// repeats, and only the confirmations; without it a confirmation is two repeats or the 59
 /// requests that bound a p95 from above, whichever is more (three repeats of 24 here).
+/// The default budget is its walk's: a search of 18 configurations gets 6 launches to walk 6
+/// and 8 from walk 7 (a replay of an older search keeps its own), a large one 30 % rounded up
+/// in both; launches the plan sets are the same in every walk.
+#[test]
+fn the_default_budget_is_the_walks() {
+    let mut small = SpaceSpec::default();
+    small.knobs.insert("parallel".into(), list(&[1, 2, 4]));
+    small.knobs.insert("ubatch".into(), list(&[64, 128, 256]));
+    small
+        .knobs
+        .insert("cache".into(), spec(&[]).knobs["cache"].clone());
+    let small = Space::new(&small).unwrap();
+    assert_eq!(small.configs.len(), 18);
+    let large = Space::new(&spec(&[])).unwrap();
+    let launches = |space: &Space, budget: Option<u32>, walk: u32| {
+        let budget = SpaceBudget {
+            launches: budget,
+            ..SpaceBudget::default()
+        };
+        let s = Settings::new(space, &budget, 24, 3).at_walk(walk);
+        let replayed = Settings::new(space, &budget, 24, 3)
+            .at_walk(5)
+            .at_walk(walk);
+        assert_eq!(replayed, s);
+        s.launches
+    };
+    assert_eq!(launches(&small, None, 6), 6);
+    assert_eq!(launches(&small, None, 7), 8);
+    assert_eq!(launches(&large, None, 6), 10);
+    assert_eq!(launches(&large, None, 7), 10);
+    for walk in [4, 6, 7] {
+        assert_eq!(launches(&small, Some(5), walk), 5);
+    }
+    let line = sloscope_core::search::budget_line(&small, &SpaceBudget::default());
+    assert!(line.contains("budget 8 launches"), "{line}");
+}
+
 #[test]
 fn the_budget_sizes_the_confirmation_launches() {
     let space = Space::new(&spec(&[])).unwrap();
@@ -748,4 +785,35 @@ fn walk_6_prefers_a_tied_pick_sure_of_its_slos() {
     let apart = pick(6, 48.0);
     assert_eq!(apart.chosen, Some(near.clone()), "{apart:#?}");
     assert!(!apart.chosen_meets_all);
+}
+
+/// From walk 7 a search stops exploring once half its launches are spent, the best
+/// survivor's neighbours are all measured and the kriging expects no unmeasured configuration
+/// to gain a tenth of a per cent: the same pick, confirmed, with launches left unspent. Walk 6
+/// spends them all; and a search with nothing meeting the SLOs never stops early (see
+/// `a_search_with_nothing_meeting_the_slo_spends_its_whole_budget_looking`).
+#[test]
+fn walk_7_stops_exploring_when_nothing_more_is_expected() {
+    let space = Space::new(&spec(&[])).unwrap();
+    let (six, seven) = (
+        drive_budget(&space, None, 6, 24, 1.0),
+        drive_budget(&space, None, 7, 24, 1.0),
+    );
+    assert_eq!(six.launches_used(), 24, "{:#?}", six.trials());
+    let used = seven.launches_used();
+    assert!((12..24).contains(&used), "{used}: {:#?}", seven.trials());
+    let (r6, r7) = (six.result(), seven.result());
+    assert_eq!(r7.chosen, r6.chosen);
+    assert_eq!(r7.chosen, Some(vec![0, 0, 0]));
+    assert_eq!(r7.confirmed, Some(true));
+    let chosen = r7.chosen.unwrap();
+    let explored: Vec<&Vec<usize>> = seven.trials().iter().map(|t| &t.config).collect();
+    for n in space.neighbours(&chosen) {
+        assert!(explored.contains(&&n), "{n:?} not measured");
+    }
+    let kinds: Vec<Purpose> = seven.trials().iter().map(|t| t.purpose).collect();
+    assert_eq!(
+        &kinds[kinds.len() - 2..],
+        &[Purpose::Confirm, Purpose::Confirm]
+    );
 }

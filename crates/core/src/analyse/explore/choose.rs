@@ -19,6 +19,11 @@ const CONTENDERS: usize = 4;
 /// From walk 4, the pick is the best survivor that meets every SLO with at least this chance
 /// ([`super::evidence::SloEstimate::likely_met`]).
 pub(super) const LIKELY: f64 = 0.8;
+/// From walk 7, the expected gain (on the primary metric's logarithm: 0.001, a tenth of a
+/// per cent) under which exploring stops ([`settled`]).
+const SETTLED_GAIN: f64 = 0.001;
+/// From walk 7, the share of the launches spent before exploring may stop early.
+const SETTLED_AFTER: f64 = 0.5;
 /// Fewer launches than this keep none for the contenders while refining (walk 3).
 const FEW_LAUNCHES: u32 = 12;
 
@@ -159,8 +164,10 @@ fn alive(e: &Explorer) -> Vec<Config> {
 /// farthest from every measured one.
 fn refine(e: &Explorer) -> Option<Config> {
     if e.settings.walk >= 4 {
-        if let Some(c) = kriging::suggest(e) {
-            return Some(c);
+        match kriging::suggest(e) {
+            Some((_, Some(gain))) if settled(e, gain) => return None,
+            Some((c, _)) => return Some(c),
+            None => {}
         }
     }
     let top: Vec<Config> = alive(e).into_iter().take(REFINE_AROUND).collect();
@@ -202,6 +209,25 @@ fn refine(e: &Explorer) -> Option<Config> {
         })
         .max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(a.1)))
         .map(|(_, c)| c.clone())
+}
+
+/// From walk 7, whether exploring is over before the launches are: at least
+/// [`SETTLED_AFTER`] of them spent, and the best unmeasured configuration's expected gain over
+/// the incumbent (kriging's expected improvement times its chance within the SLOs, on the
+/// primary metric's logarithm) under [`SETTLED_GAIN`]. Launches are what a search costs (a
+/// server's start takes minutes on a GPU host); spending the rest where nothing is expected
+/// buys little, and the launches left unspent are the search's saving. The contenders'
+/// further requests and the confirmation still follow.
+fn settled(e: &Explorer, gain: f64) -> bool {
+    e.settings.walk >= 7
+        && gain < SETTLED_GAIN
+        && f64::from(e.launches_used()) >= SETTLED_AFTER * f64::from(e.settings.launches)
+        && alive(e).first().is_some_and(|best| {
+            e.space
+                .neighbours(best)
+                .iter()
+                .all(|n| e.known.contains_key(n))
+        })
 }
 
 /// How promising the step from `c` to its neighbour `n` looks (lower first): away from a

@@ -343,8 +343,10 @@ fn improvement(best: f64, mean: f64, sd: f64) -> f64 {
 
 /// The unmeasured configuration with the largest expected improvement on the primary metric
 /// times its chance of meeting every SLO (with nothing measured within the SLOs yet: the
-/// likeliest to meet them), or `None` with fewer than two measurements.
-pub(super) fn suggest(e: &Explorer) -> Option<Config> {
+/// likeliest to meet them), or `None` with fewer than two measurements; with its expected
+/// gain (that product, on the primary metric's logarithm) when there is an incumbent to
+/// improve on.
+pub(super) fn suggest(e: &Explorer) -> Option<(Config, Option<f64>)> {
     let points = fitted(e);
     let walk = e.settings.walk;
     let kern = Kern {
@@ -388,7 +390,7 @@ pub(super) fn suggest(e: &Explorer) -> Option<Config> {
             (gain, c)
         })
         .max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)))
-        .map(|(_, c)| c)
+        .map(|(g, c)| (c, best.map(|_| g)))
 }
 
 #[cfg(test)]

@@ -103,8 +103,9 @@ pub(super) fn lines(s: &SearchReport) -> Vec<String> {
     }
     out.push(match &r.chosen_name {
         Some(n) => format!(
-            "chose {n} after {} launches and {} requests over {} configurations{} (walk revision {})",
+            "chose {n} after {} of {} launches and {} requests over {} configurations{} (walk revision {})",
             r.launches,
+            s.settings.launches,
             r.requests,
             r.configurations,
             if r.chosen_meets_all {
@@ -115,8 +116,8 @@ pub(super) fn lines(s: &SearchReport) -> Vec<String> {
             s.settings.walk
         ),
         None => format!(
-            "no configuration meets the SLOs after {} launches and {} requests over {} configurations (walk revision {})",
-            r.launches, r.requests, r.configurations, s.settings.walk
+            "no configuration meets the SLOs after {} of {} launches and {} requests over {} configurations (walk revision {})",
+            r.launches, s.settings.launches, r.requests, r.configurations, s.settings.walk
         ),
     });
     out.push(match (r.confirmed, &r.confirmation) {

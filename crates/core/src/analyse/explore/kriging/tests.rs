@@ -68,7 +68,7 @@ const SPREAD: [[usize; 2]; 5] = [[0, 0], [0, 4], [4, 0], [4, 4], [2, 2]];
 #[test]
 fn it_looks_next_to_the_best_measured_towards_the_floor() {
     let e = explorer(&SPREAD, 9.0, &[]);
-    let next = suggest(&e).unwrap();
+    let next = suggest(&e).unwrap().0;
     // The floor (3, 1) is between the best measured, (4, 0) and (2, 2).
     let d = |c: &Config| c[0].abs_diff(3) + c[1].abs_diff(1);
     assert!(d(&next) <= 1, "{next:?}");
@@ -76,7 +76,7 @@ fn it_looks_next_to_the_best_measured_towards_the_floor() {
     // that measured worst.
     let mut near: Vec<[usize; 2]> = SPREAD.to_vec();
     near.extend([[3, 1], [3, 0], [3, 2], [2, 1], [4, 1]]);
-    let next = suggest(&explorer(&near, 9.0, &[])).unwrap();
+    let next = suggest(&explorer(&near, 9.0, &[])).unwrap().0;
     assert!(d(&next) <= 3, "{next:?}");
 }
 
@@ -84,13 +84,13 @@ fn it_looks_next_to_the_best_measured_towards_the_floor() {
 fn it_keeps_within_the_slos_and_away_from_failed_launches() {
     // The SLO is missed where a's position passes 0.4 (a ≥ 3): the floor is out of bounds.
     let e = explorer(&SPREAD, 0.4, &[]);
-    let next = suggest(&e).unwrap();
+    let next = suggest(&e).unwrap().0;
     assert!(next[0] <= 2, "{next:?}");
     // Launches failed on the side of the floor (a = 5): the next is not beside them.
     let mut failing = SPREAD.to_vec();
     failing.push([4, 2]);
     let e = explorer(&failing, 9.0, &[[4, 0], [4, 4], [4, 2]]);
-    let next = suggest(&e).unwrap();
+    let next = suggest(&e).unwrap().0;
     assert!(next[0] <= 3, "{next:?}");
 }
 
@@ -143,7 +143,7 @@ fn a_large_search_fits_a_bounded_number_of_points() {
     assert!(e.known.len() > MOST_POINTS);
     assert_eq!(fitted(&e).len(), MOST_POINTS);
     assert!(candidates(&e, &fitted(&e)).len() < MOST_CANDIDATES + 60 * 10);
-    let next = suggest(&e).unwrap();
+    let next = suggest(&e).unwrap().0;
     assert!(!e.known.contains_key(&next));
     let best_measured = e.known.keys().map(floor).fold(f64::MAX, f64::min);
     assert!(floor(&next) <= best_measured + 2.0, "{next:?}");
