@@ -74,7 +74,7 @@ pub struct KnobSpec {
 #[serde(deny_unknown_fields)]
 pub struct SpaceBudget {
     /// Server launches, the confirmation's two included (default: 30 % of the configurations,
-    /// at least 6).
+    /// at least 8; at least 6 in a search of walk revision 6 or older).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub launches: Option<u32>,
     /// Measured requests in all.
