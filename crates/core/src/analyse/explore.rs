@@ -13,7 +13,8 @@
 //! *contenders* (the best and those it cannot be told from) more requests — from walk 5 on the
 //! launch that just measured them, while its server still runs; then *confirm*: the
 //! chosen configuration and its nearest rival launched afresh and measured again (from walk 7,
-//! exploring ends early once the kriging expects nothing more to gain). A launch that
+//! exploring ends early once the best's neighbours are measured and the kriging expects
+//! nothing more to gain). A launch that
 //! fails is an infeasible trial with its reason, never the end of the search.
 
 mod choose;
@@ -118,8 +119,9 @@ pub struct Settings {
 /// margin has a linear trend (a limit is usually crossed going one way along a knob); 6, a
 /// pick only likely within the SLOs gives way to a survivor sure to meet them that the
 /// measurements cannot tell from it on the primary metric; 7, exploring stops early, once half
-/// the launches are spent and the kriging expects no unmeasured configuration to gain a tenth
-/// of a per cent on the incumbent (the launches left are not spent).
+/// the launches are spent, the best survivor's neighbours are measured and the kriging expects
+/// no unmeasured configuration to gain a tenth of a per cent on the incumbent (the launches
+/// left are not spent), and a default budget is at least 8 launches.
 pub const WALK: u32 = 7;
 
 /// Requests of a confirmation launch: two repeats, and at least as many as bound a p95 from

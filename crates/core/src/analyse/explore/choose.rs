@@ -212,9 +212,11 @@ fn refine(e: &Explorer) -> Option<Config> {
 }
 
 /// From walk 7, whether exploring is over before the launches are: at least
-/// [`SETTLED_AFTER`] of them spent, and the best unmeasured configuration's expected gain over
-/// the incumbent (kriging's expected improvement times its chance within the SLOs, on the
-/// primary metric's logarithm) under [`SETTLED_GAIN`]. Launches are what a search costs (a
+/// [`SETTLED_AFTER`] of them spent, every neighbour of the best survivor measured, and the best
+/// unmeasured configuration's expected gain over the incumbent (kriging's expected improvement
+/// times its chance within the SLOs, on the primary metric's logarithm) under
+/// [`SETTLED_GAIN`]. The neighbours guard the kriging: alone, it stopped where it was wrong
+/// about the space (fewer hits on the benchmark's landscapes). Launches are what a search costs (a
 /// server's start takes minutes on a GPU host); spending the rest where nothing is expected
 /// buys little, and the launches left unspent are the search's saving. The contenders'
 /// further requests and the confirmation still follow.
