@@ -49,7 +49,7 @@ test('a configuration search dropped on the page shows its trials, pick and conf
       if (t.infeasible) assert.match(text, /infeasible: server did not start/);
     }
     const lines = await section.locator('ul.search-lines').textContent();
-    assert.ok(lines.includes(`chose ${s.result.chosen_name} after ${s.result.launches} launches`), lines);
+    assert.ok(lines.includes(`chose ${s.result.chosen_name} after ${s.result.launches} of ${s.settings.launches} launches`), lines);
     assert.match(lines, /confirmed on fresh launches|NOT upheld on fresh launches/);
     // Its path is one of the charts shown first, drawn (not blank).
     const first = await page.locator('#profile-latency .charts.first canvas').evaluateAll((cs) => cs.map((c) => c.id));

@@ -313,8 +313,12 @@ impl RunCtx<'_> {
             None => "not confirmed",
         };
         self.progress.say(&format!(
-            "search {}: chose {chosen} ({confirmed}) after {} launches of {} configurations, {} requests",
-            p.name, r.launches, r.configurations, r.requests
+            "search {}: chose {chosen} ({confirmed}) after {} of {} launches over {} configurations, {} requests",
+            p.name,
+            r.launches,
+            e.settings().launches,
+            r.configurations,
+            r.requests
         ));
     }
 }
