@@ -243,10 +243,11 @@ fn compare_finds_a_serving_flag_that_made_the_real_server_worse() {
     // serving flag beside the candidate's own setting. Every prompt is then read a token per
     // forward pass and every decoding step of the 4 streams takes 4 passes: on this host
     // TPOT and end-to-end about doubled (`--no-cont-batching` and `--threads-http 1` were tried
-    // first: on a loaded 2-core host their effect was within the noise). Three repeats of 32
+    // first: on a loaded 2-core host their effect was within the noise). Six repeats of 16
     // requests instead of two of 8, for an interval that shows it: at two repeats (of 24, and
-    // once of 48) a CI run with every other test beside it left every interval too wide to
-    // decide, a median's interval widened by the repeats' drift with one degree of freedom.
+    // once of 48) and at three of 32, CI runs with every other test beside it left every
+    // interval too wide to decide, a median's interval widened by the repeats' drift with one
+    // or two degrees of freedom; six give five a side.
     let d = scratch("llama-compare");
     let lineage = d.join("lineage");
     lineage_in(&lineage, "Q4_1");
@@ -254,7 +255,7 @@ fn compare_finds_a_serving_flag_that_made_the_real_server_worse() {
         .unwrap()
         .replace(
             "repeats = 2, requests_per_repeat = 8, prompt_length",
-            "repeats = 3, requests_per_repeat = 32, prompt_length",
+            "repeats = 6, requests_per_repeat = 16, prompt_length",
         )
         .replace("../../../examples/llama-cpu/lineage/", "lineage/")
         .replace(
@@ -297,7 +298,13 @@ fn compare_finds_a_serving_flag_that_made_the_real_server_worse() {
         ],
         &[],
     );
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}\n{}",
+        stderr(&o),
+        String::from_utf8_lossy(&o.stdout)
+    );
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["outcome"], "regression");
     let metrics = v["cells"][0]["metrics"].as_array().unwrap();
