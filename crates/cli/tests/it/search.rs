@@ -124,6 +124,10 @@ fn a_searched_plan_runs_confirms_its_pick_and_is_recomputed_by_analyze() {
         !chosen.contains("ttft-120"),
         "120 ms misses the 60 ms SLO: {chosen}"
     );
+    // The fastest end, 5 ms, is found although its 8-slot launch fails: from walk 8 a failed
+    // launch is a process of its own, not a margin past the SLO that its neighbours share
+    // (walk 7 settled on 30 ms here).
+    assert!(chosen.contains("ttft-5"), "{chosen}\n{s:#}");
     assert!(trials
         .iter()
         .any(|t| t["purpose"] == "confirm" && t["name"] == chosen));

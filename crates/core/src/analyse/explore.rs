@@ -15,7 +15,8 @@
 //! chosen configuration and its nearest rival launched afresh and measured again (from walk 7,
 //! exploring ends early once the best's neighbours are measured and the kriging expects
 //! nothing more to gain). A launch that
-//! fails is an infeasible trial with its reason, never the end of the search.
+//! fails is an infeasible trial with its reason, never the end of the search (from walk 8 the
+//! kriging models whether a launch starts apart from the SLOs).
 
 mod choose;
 pub mod evidence;
@@ -121,8 +122,11 @@ pub struct Settings {
 /// measurements cannot tell from it on the primary metric; 7, exploring stops early, once half
 /// the launches are spent, the best survivor's neighbours are measured and the kriging expects
 /// no unmeasured configuration to gain a tenth of a per cent on the incumbent (the launches
-/// left are not spent), and a default budget is at least 8 launches.
-pub const WALK: u32 = 7;
+/// left are not spent), and a default budget is at least 8 launches; 8, a launch that failed
+/// is no longer a margin past every SLO in the kriging of the SLOs' margin but a process of its
+/// own, whether a launch starts, so a failure is put on the knob values it shares with the
+/// other failures, not spread over the SLOs of every configuration near it.
+pub const WALK: u32 = 8;
 
 /// Requests of a confirmation launch: two repeats, and at least as many as bound a p95 from
 /// above on the fresh launch alone (59), so that the verdict drawn on the fresh measurement can

@@ -13,7 +13,12 @@
 //! the width of its 95 % interval (the two sides' mean, or the one side it has). From walk 5
 //! the SLOs' margin has a linear trend across the space as well ([`MARGIN_TREND`]); from walk
 //! 6 named values sit closer, and each has an offset of its own in the margin
-//! ([`NAMED_OFFSET`]).
+//! ([`NAMED_OFFSET`]). From walk 8 a launch that failed is left out of the SLOs' margin and
+//! a third process, of whether a launch starts (−1 served, +1 failed, with the margin's
+//! kernel), weighs each configuration by its chance to start as well: to walk 7 a failure
+//! counted as a margin past every limit, which the margin's trend carried along the other
+//! knobs (on the test kit's scripted plan, 8 slots failing at 5 ms made the whole 5 ms end
+//! look past the SLO, and the search never measured it).
 
 use super::{Explorer, Outcome};
 use crate::base::metric::Direction;
@@ -38,8 +43,13 @@ const UNBOUNDED_NOISE: f64 = 0.3;
 /// The least noise of a measurement (sd, log scale): what one configuration varies by between
 /// launches.
 const LEAST_NOISE: f64 = 0.03;
-/// The margin a launch that failed counts as (well past every limit).
+/// The margin a launch that failed counts as (well past every limit), to walk 7; from walk 8
+/// a failed launch is no measurement of the SLOs' margin but of whether a launch succeeds
+/// ([`feasible`]).
 const FAILED_MARGIN: f64 = 1.0;
+/// The noise of a launch's outcome (succeeded −1, failed +1) in the kriging of whether a
+/// launch succeeds (from walk 8).
+const LAUNCH_NOISE: f64 = 0.3;
 /// The weight of the linear trend in the kriging of the SLOs' margin (from walk 5), as a share
 /// of the margins' variance per unit of a knob's range: an SLO metric mostly rises or falls
 /// along a knob (more slots, more waiting), so a limit crossed at one end is likelier crossed
@@ -267,6 +277,21 @@ fn margin(o: &Outcome) -> Option<(f64, f64)> {
     Some(worst.unwrap_or((-FAILED_MARGIN, LEAST_NOISE)))
 }
 
+/// Whether a launch failed, as the process of launches sees it (from walk 8): +1 failed, −1
+/// started and served.
+fn launch(o: &Outcome) -> Option<(f64, f64)> {
+    let failed = matches!(o, Outcome::Infeasible { .. });
+    Some((if failed { 1.0 } else { -1.0 }, LAUNCH_NOISE))
+}
+
+/// The worst SLO margin of a launch that served (from walk 8; a failed one is [`launch`]'s).
+fn served_margin(o: &Outcome) -> Option<(f64, f64)> {
+    match o {
+        Outcome::Infeasible { .. } => None,
+        Outcome::Measured { .. } => margin(o),
+    }
+}
+
 /// The measured configurations the processes are fitted to: every one, or beyond
 /// [`MOST_POINTS`] the best on the primary metric (a fit's work grows with the cube of its
 /// points, and a replay fits one per step).
@@ -341,6 +366,63 @@ fn improvement(best: f64, mean: f64, sd: f64) -> f64 {
     (best - mean) * normal_cdf(z) + sd * density
 }
 
+/// The chance that the quantity of process `p` is below 0 at `x` (1 without a process), with
+/// `noise` (sd) of its own added to the process's: a launch's outcome is a noisy label, and
+/// from a few of them the process's own sd near one would call its neighbour sure to fail.
+fn chance(p: &Option<Process>, x: &Point, noise: f64) -> f64 {
+    p.as_ref().map_or(1.0, |p| {
+        let (m, s) = p.predict(x);
+        normal_cdf(-m / (s * s + noise * noise).sqrt())
+    })
+}
+
+/// The processes fitted to the measured configurations: the primary metric's, the SLOs'
+/// margin's and (from walk 8, once a launch failed) whether a launch starts.
+struct Model {
+    primary: Process,
+    slo: Option<Process>,
+    starts: Option<Process>,
+}
+
+impl Model {
+    /// The processes of `points`, or `None` with fewer than two primary measurements.
+    fn fit(e: &Explorer, points: &[(&Config, &Outcome)]) -> Option<Model> {
+        let walk = e.settings.walk;
+        let kern = Kern {
+            length: LENGTHS[0],
+            named: named_distance(walk),
+            trend: 0.0,
+            offset: 0.0,
+        };
+        let primary = process(&e.space, points, &|o| log_primary(e, o), kern)?;
+        let slo_kern = Kern {
+            trend: if walk >= 5 { MARGIN_TREND } else { 0.0 },
+            offset: if walk >= 6 { NAMED_OFFSET } else { 0.0 },
+            ..kern
+        };
+        let separate = walk >= 8;
+        let slo_margin: &dyn Fn(&Outcome) -> Option<(f64, f64)> =
+            if separate { &served_margin } else { &margin };
+        let slo = process(&e.space, points, slo_margin, slo_kern);
+        let failed = points
+            .iter()
+            .any(|(_, o)| matches!(o, Outcome::Infeasible { .. }));
+        let starts = (separate && failed)
+            .then(|| process(&e.space, points, &launch, slo_kern))
+            .flatten();
+        Some(Model {
+            primary,
+            slo,
+            starts,
+        })
+    }
+
+    /// The chance that a launch at `x` starts and meets every SLO.
+    fn within(&self, x: &Point) -> f64 {
+        chance(&self.slo, x, 0.0) * chance(&self.starts, x, LAUNCH_NOISE)
+    }
+}
+
 /// The unmeasured configuration with the largest expected improvement on the primary metric
 /// times its chance of meeting every SLO (with nothing measured within the SLOs yet: the
 /// likeliest to meet them), or `None` with fewer than two measurements; with its expected
@@ -348,41 +430,22 @@ fn improvement(best: f64, mean: f64, sd: f64) -> f64 {
 /// improve on.
 pub(super) fn suggest(e: &Explorer) -> Option<(Config, Option<f64>)> {
     let points = fitted(e);
-    let walk = e.settings.walk;
-    let kern = Kern {
-        length: LENGTHS[0],
-        named: named_distance(walk),
-        trend: 0.0,
-        offset: 0.0,
-    };
-    let primary = process(&e.space, &points, &|o| log_primary(e, o), kern)?;
-    let slo_kern = Kern {
-        trend: if walk >= 5 { MARGIN_TREND } else { 0.0 },
-        offset: if walk >= 6 { NAMED_OFFSET } else { 0.0 },
-        ..kern
-    };
-    let slo = process(&e.space, &points, &margin, slo_kern);
-    let within = |x: &Point| {
-        slo.as_ref().map_or(1.0, |p| {
-            let (m, s) = p.predict(x);
-            normal_cdf(-m / s)
-        })
-    };
+    let model = Model::fit(e, &points)?;
     // The incumbent: the best predicted among the measured configurations likely within.
     let best = points
         .iter()
         .map(|(c, _)| coordinates(&e.space, c))
-        .filter(|x| within(x) >= 0.5)
-        .map(|x| primary.predict(&x).0)
+        .filter(|x| model.within(x) >= 0.5)
+        .map(|x| model.primary.predict(&x).0)
         .min_by(f64::total_cmp);
     candidates(e, &points)
         .into_iter()
         .map(|c| {
             let x = coordinates(&e.space, &c);
-            let p = within(&x);
+            let p = model.within(&x);
             let gain = match best {
                 Some(b) => {
-                    let (m, s) = primary.predict(&x);
+                    let (m, s) = model.primary.predict(&x);
                     improvement(b, m, s) * p
                 }
                 None => p,

@@ -208,3 +208,78 @@ fn a_named_value_carries_its_margin_across_the_space() {
     assert!(margin_at(6) < 0.0, "{}", margin_at(6));
     assert!(margin_at(5) > 0.0, "{}", margin_at(5));
 }
+
+/// The test kit's scripted search (`tests/fixtures/scripted/search.toml`) as walk 7 went:
+/// 30 ms served twice with 2 slots, and 8 slots failed at 120 ms and then at 5 ms. To walk 7 a
+/// failed launch was a margin past every limit, so the 5 ms end looked past the SLO with any
+/// slots, and walk 7 never launched it again; from walk 8 whether a launch starts is a process
+/// of its own, which sees the 8 slots both failures share, and the 5 ms end is as likely
+/// within the SLO as the 30 ms served (with 1 slot likelier to start than with 4).
+#[test]
+fn failed_launches_are_a_process_of_their_own_from_walk_8() {
+    let mut s = SpaceSpec {
+        constraints: vec!["ttft >= 2 * gap".into()],
+        ..SpaceSpec::default()
+    };
+    let ints = |v: &[i64]| KnobSpec {
+        values: Some(v.iter().map(|&x| KnobValue::Int(x)).collect()),
+        ..KnobSpec::default()
+    };
+    s.knobs.insert("gap".into(), ints(&[2, 6]));
+    s.knobs.insert("slots".into(), ints(&[1, 2, 4, 8]));
+    s.knobs.insert("ttft".into(), ints(&[5, 30, 120]));
+    let space = Space::new(&s).unwrap();
+    assert_eq!(space.configs.len(), 20);
+    let est = Some(Estimate {
+        value: 32.0,
+        lo: Some(31.7),
+        hi: Some(33.0),
+    });
+    let served = Outcome::Measured {
+        evidence: Evidence {
+            requests: 96,
+            primary: est,
+            slo: vec![SloEstimate {
+                metric: Metric::TTFT_P95,
+                limit: 60.0,
+                estimate: est,
+                decided: None,
+            }],
+        },
+    };
+    let failed = Outcome::Infeasible {
+        reason: "out of memory".into(),
+    };
+    // (gap, slots, ttft) as value indices.
+    let trials = [
+        ([0, 1, 1], served.clone()),
+        ([1, 3, 2], failed.clone()),
+        ([1, 1, 1], served),
+        ([0, 3, 0], failed),
+    ];
+    let model = |walk: u32, trials: &[([usize; 3], Outcome)]| {
+        let settings = Settings::new(&space, &SpaceBudget::default(), 12, 0);
+        let mut e = Explorer::new(space.clone(), Metric::TTFT_P95, settings).with_walk(walk);
+        for (c, o) in trials {
+            e.record(c.to_vec(), Purpose::Screen, 48, o.clone());
+        }
+        Model::fit(&e, &fitted(&e)).unwrap()
+    };
+    let at = |c: [usize; 3]| coordinates(&space, &c.to_vec());
+    let (one, four, eight) = (at([0, 0, 0]), at([0, 2, 0]), at([0, 3, 0]));
+    let (now, before) = (model(8, &trials), model(7, &trials));
+    // The SLOs' margin is fitted to the served launches alone: as if nothing had failed.
+    let served_only = model(8, &[trials[0].clone(), trials[2].clone()]);
+    let slo = |m: &Model, x: &Point| chance(&m.slo, x, 0.0);
+    assert!((slo(&now, &one) - slo(&served_only, &one)).abs() < 1e-12);
+    assert!(served_only.starts.is_none() && before.starts.is_none());
+    // Whether a launch starts: likelier than not with 1 slot (the failures share its gap and
+    // ttft), less with 4, not with 8.
+    let starts = |x: &Point| chance(&now.starts, x, LAUNCH_NOISE);
+    assert!(starts(&one) > 0.6, "{}", starts(&one));
+    assert!(starts(&four) < starts(&one) - 0.2, "{}", starts(&four));
+    assert!(starts(&eight) < 0.01, "{}", starts(&eight));
+    // Walk 7 took the failures for the SLO's: the 5 ms end with 1 slot less likely within.
+    assert!(slo(&before, &one) < slo(&now, &one) - 0.3);
+    assert!(before.within(&one) < now.within(&one));
+}
