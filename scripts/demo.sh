@@ -46,7 +46,7 @@ echo "== analysis" >&2
 if [ "${SLOSCOPE_DEMO_SEARCH:-1}" != 0 ]; then
   # A sibling directory: analysing $out must not mix the two plans' runs.
   search=${out%/}-search
-  echo "== configuration search (examples/llama-cpu/search.toml): --parallel × -ub × --cache-type-k for the throughput profile, one server launch per trial, into $search (about 6 minutes; SLOSCOPE_DEMO_SEARCH=0 skips it)" >&2
+  echo "== configuration search (examples/llama-cpu/search.toml): --parallel × -ub × --cache-type-k for the throughput profile, one server launch per trial, into $search (about 7 minutes; SLOSCOPE_DEMO_SEARCH=0 skips it)" >&2
   rm -rf "$search"
   mkdir -p "$search"
   cp "$root/examples/llama-cpu/search.toml" "$search/plan.toml"
